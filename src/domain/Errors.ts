@@ -1,0 +1,66 @@
+/**
+ * Every failure a user, the journal or an assistant sees. Each is encodable and carries a readable message.
+ */
+import { Schema } from "effect"
+import { Stage } from "./Decision.js"
+
+/** A gate said no (or said "ask" and nobody could answer yes). */
+export class ToolDenied extends Schema.TaggedError<ToolDenied>()("ToolDenied", {
+  tool: Schema.String,
+  stage: Stage,
+  rule: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.tool} denied by ${this.stage} (${this.rule}): ${this.reason}`
+  }
+}
+
+export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", {
+  tool: Schema.String,
+  known: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `unknown tool "${this.tool}"`
+  }
+}
+
+export class InvalidArguments extends Schema.TaggedError<InvalidArguments>()("InvalidArguments", {
+  tool: Schema.String,
+  details: Schema.String
+}) {
+  override get message() {
+    return `invalid arguments for ${this.tool}: ${this.details}`
+  }
+}
+
+/** The tool ran and failed in a way the caller should see (missing file, no match, non-zero exit is NOT this). */
+export class ToolFailed extends Schema.TaggedError<ToolFailed>()("ToolFailed", {
+  tool: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.tool} failed: ${this.reason}`
+  }
+}
+
+export class ToolTimeout extends Schema.TaggedError<ToolTimeout>()("ToolTimeout", {
+  tool: Schema.String,
+  millis: Schema.Number
+}) {
+  override get message() {
+    return `${this.tool} timed out after ${this.millis} ms`
+  }
+}
+
+/** A port whose adapter is not installed in this build or configuration. */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
+  port: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.port} is not available: ${this.reason}`
+  }
+}
+
+export type ToolError = ToolDenied | UnknownTool | InvalidArguments | ToolFailed | ToolTimeout | Unavailable

@@ -1,0 +1,150 @@
+/**
+ * The jail: one pure decision shared by every tool, the bash guard's path checks and `mcp serve`.
+ * It judges facts an adapter already gathered (the lexical path and its resolution through symlinks),
+ * so the same rules hold for the real file system and the in-memory one.
+ */
+import * as P from "./PosixPath.js"
+
+export type Access = "read" | "write"
+
+/** What resolution found out about one path. `real` is the realpath of the deepest existing ancestor plus the rest. */
+export interface PathFacts {
+  readonly input: string
+  readonly lexical: string
+  readonly real: string
+  readonly exists: boolean
+  /** A symlink was followed on the way (the file itself or a parent). */
+  readonly viaSymlink: boolean
+  /** A symlink on the way points at something that does not exist. */
+  readonly dangling: boolean
+  readonly kind: "file" | "directory" | "symlink" | "other" | "missing"
+  readonly nlink: number
+}
+
+export interface JailContext {
+  /** The canonical workspace root (already realpath'd). */
+  readonly root: string
+  /** The user's home, for `~` in shell paths; optional. */
+  readonly home?: string
+  /** Opens paths outside the workspace; secrets, minicode state and /proc aliases stay denied. */
+  readonly unrestricted: boolean
+}
+
+export type JailVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly rule: string; readonly reason: string }
+
+const ok: JailVerdict = { ok: true }
+const no = (rule: string, reason: string): JailVerdict => ({ ok: false, rule, reason })
+
+const envTemplates = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"])
+const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure"])
+const secretNames = new Set([
+  ".git-credentials",
+  ".npmrc",
+  ".netrc",
+  "_netrc",
+  ".pypirc",
+  ".pgpass",
+  "credentials.json",
+  "id_rsa",
+  "id_dsa",
+  "id_ecdsa",
+  "id_ed25519",
+  "id_ecdsa_sk",
+  "id_ed25519_sk"
+])
+const keyExtensions = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
+const systemSecrets = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"])
+
+/**
+ * Why a path is a secret, or undefined. Matched on segments, case-insensitively, and it holds for paths that do
+ * not exist yet (protection is by name, not by content).
+ */
+export const sensitiveReason = (absolute: string, root?: string): string | undefined => {
+  const lower = absolute.toLowerCase()
+  if (systemSecrets.has(lower)) return `${lower} holds system credentials`
+  if (/^\/proc\/[^/]+\/(task\/[^/]+\/)?environ$/.test(lower)) return "a process environment holds secrets"
+  // Inside the workspace only the workspace-relative part counts: a root that happens to live below a folder
+  // named like a secret does not make every file secret.
+  const scoped = root !== undefined && P.isInside(root, absolute) ? P.relative(root, absolute) : absolute
+  const segs = P.segments(scoped).map((s) => s.toLowerCase())
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i] ?? ""
+    const last = i === segs.length - 1
+    if (secretDirs.has(seg)) return `${seg}/ holds credentials`
+    if (seg === ".git") {
+      const rest = segs.slice(i + 1)
+      if (rest.includes("hooks")) return ".git/hooks/ runs code outside any sandbox"
+      const tail = rest[rest.length - 1]
+      if (tail === "config" || tail === "config.worktree") return ".git/config can run programs and hold credentials"
+    }
+    if (seg === ".docker" && segs[i + 1] === "config.json") return ".docker/config.json holds registry credentials"
+    if (!last) continue
+    if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
+    if (secretNames.has(seg)) return `${seg} holds credentials`
+    if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`
+    if (seg.startsWith("secrets.")) return `${seg} holds secrets`
+  }
+  return undefined
+}
+
+/** `/proc/<pid>/root`, `/proc/self/cwd`, `/dev/fd/3`…: aliases that reach any file through the kernel. */
+export const isProcAlias = (absolute: string): boolean =>
+  /^\/proc\/[^/]+\/(task\/[^/]+\/)?(root|cwd|exe|fd|fdinfo|map_files|mem|environ)(\/|$)/.test(absolute) ||
+  /^\/dev\/(fd|stdin|stdout|stderr)(\/|$)/.test(absolute)
+
+/** `.minicode/` anywhere (scoped to the workspace-relative part inside it) and the global config folder. */
+export const isStatePath = (absolute: string, root?: string): boolean => {
+  const scoped = root !== undefined && P.isInside(root, absolute) ? P.relative(root, absolute) : absolute
+  const segs = P.segments(scoped).map((s) => s.toLowerCase())
+  return segs.some((s, i) => s === ".minicode" || (s === ".config" && segs[i + 1] === "minicode"))
+}
+
+/** Judges a resolved path for an access. Checks the name as given, the lexical path and the real path. */
+export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailVerdict => {
+  if (facts.input.includes("\0")) return no("jail.nul-byte", "the path contains a NUL byte")
+  if (facts.input.trim() === "") return no("jail.empty-path", "the path is empty")
+  for (const candidate of [facts.lexical, facts.real]) {
+    if (isProcAlias(candidate)) return no("jail.proc-alias", `${candidate} is a kernel alias for other files`)
+    if (isStatePath(candidate, ctx.root)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
+    const secret = sensitiveReason(candidate, ctx.root)
+    if (secret !== undefined) return no("jail.sensitive", `${display(ctx, candidate)} is protected: ${secret}`)
+  }
+  if (!ctx.unrestricted) {
+    if (!P.isInside(ctx.root, facts.lexical)) {
+      return no("jail.outside-workspace", `${facts.input} is outside the workspace`)
+    }
+    if (!P.isInside(ctx.root, facts.real)) {
+      return facts.dangling
+        ? no("jail.symlink-escape", `${facts.input} is a dangling symlink that points outside the workspace`)
+        : no("jail.symlink-escape", `${facts.input} leads outside the workspace through a symlink`)
+    }
+  }
+  if (access === "write") {
+    if (facts.real === ctx.root) return no("jail.workspace-root", "the workspace root itself cannot be written or removed")
+    if (facts.kind === "file" && facts.nlink > 1) {
+      return no("jail.hardlink", `${facts.input} has ${facts.nlink} hard links; writing it would change another file`)
+    }
+  }
+  return ok
+}
+
+/** A path as shown to users: workspace-relative inside, absolute outside. */
+export const display = (ctx: Pick<JailContext, "root">, absolute: string): string =>
+  P.isInside(ctx.root, absolute) ? P.relative(ctx.root, absolute) || "." : absolute
+
+/**
+ * The lexical half of the jail, for callers that cannot resolve links (the bash guard judging a command before it
+ * runs): expands `~`, resolves against `cwd`, and judges as if no symlink were on the way.
+ */
+export const checkLexical = (ctx: JailContext, cwd: string, input: string, access: Access): JailVerdict => {
+  const expanded =
+    ctx.home !== undefined && (input === "~" || input.startsWith("~/")) ? ctx.home + input.slice(1) : input
+  const lexical = P.resolve(cwd, expanded)
+  return check(
+    ctx,
+    { input, lexical, real: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0 },
+    access
+  )
+}

@@ -1,0 +1,55 @@
+import { Context, type Effect, type Option, Schema } from "effect"
+
+export type FileKind = "file" | "directory" | "symlink" | "other"
+
+export interface FileStat {
+  readonly kind: FileKind
+  readonly size: number
+  readonly mode: number
+  readonly nlink: number
+  readonly dev: number
+  readonly ino: number
+  readonly mtimeMs: number
+}
+
+/** The identity a later open must still find (`fstat` after `O_NOFOLLOW`), or "absent" for a create. */
+export type Expect = { readonly dev: number; readonly ino: number } | "absent"
+
+export interface DirEntry {
+  readonly name: string
+  readonly kind: FileKind
+}
+
+export class FsError extends Schema.TaggedError<FsError>()("FsError", {
+  op: Schema.String,
+  path: Schema.String,
+  code: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.op} ${this.path}: ${this.reason}`
+  }
+}
+
+/**
+ * Absolute paths only: the jail has resolved them before any adapter sees them. Opens do not follow a final
+ * symlink, and `expect` lets the adapter re-check that what it opened is what the jail validated.
+ */
+export interface FileSystemShape {
+  readonly lstat: (path: string) => Effect.Effect<Option.Option<FileStat>, FsError>
+  readonly readlink: (path: string) => Effect.Effect<string, FsError>
+  readonly readFile: (path: string, expect?: Expect) => Effect.Effect<Uint8Array, FsError>
+  /** Writes to a temporary file beside `path`, then renames it over: readers never see half a file. */
+  readonly writeFile: (
+    path: string,
+    data: Uint8Array,
+    options?: { readonly mode?: number; readonly expect?: Expect }
+  ) => Effect.Effect<void, FsError>
+  readonly readDir: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, FsError>
+  readonly makeDirectory: (path: string) => Effect.Effect<void, FsError>
+  readonly remove: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, FsError>
+  readonly rename: (from: string, to: string) => Effect.Effect<void, FsError>
+  readonly chmod: (path: string, mode: number) => Effect.Effect<void, FsError>
+}
+
+export class FileSystem extends Context.Tag("minicode/FileSystem")<FileSystem, FileSystemShape>() {}

@@ -1,0 +1,18 @@
+import { Context } from "effect"
+import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/Modes.js"
+
+/** The settings of one session: fixed for its lifetime, provided once by the program that runs the chain. */
+export interface SessionShape {
+  readonly id: string
+  readonly turn: number
+  /** Canonical (realpath'd) workspace root. */
+  readonly root: string
+  readonly home?: string | undefined
+  readonly workMode: WorkMode
+  readonly permissionMode: PermissionMode
+  readonly policy?: AccessPolicy | undefined
+  /** Per-tool output cap in bytes. */
+  readonly maxOutputBytes: number
+}
+
+export class Session extends Context.Tag("minicode/Session")<Session, SessionShape>() {}

@@ -1,0 +1,37 @@
+import { Context, type Effect, Schema } from "effect"
+
+export interface ProcessSpec {
+  /** Run through `bash -c` when a string, directly when argv. */
+  readonly command: string | ReadonlyArray<string>
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string>>
+  readonly timeoutMs: number
+  readonly maxOutputBytes: number
+  readonly stdin?: string
+  readonly network?: boolean
+}
+
+export interface ProcessResult {
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly truncated: boolean
+  readonly timedOut: boolean
+  readonly durationMs: number
+}
+
+export class ShellError extends Schema.TaggedError<ShellError>()("ShellError", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `shell: ${this.reason}`
+  }
+}
+
+/** Runs a process in its own group; interruption or timeout kills the whole group. */
+export interface ShellShape {
+  readonly run: (spec: ProcessSpec) => Effect.Effect<ProcessResult, ShellError>
+}
+
+export class Shell extends Context.Tag("minicode/Shell")<Shell, ShellShape>() {}

@@ -1,0 +1,30 @@
+import { Context, type Effect } from "effect"
+import type { Decision } from "../domain/Decision.js"
+import type { ToolError } from "../domain/Errors.js"
+import type { PathFacts } from "../domain/Jail.js"
+import type { Facts } from "../domain/Tools.js"
+
+/** One call on its way down the chain. Stages add what they learned; none removes anything. */
+export interface Invocation {
+  readonly facts: Facts
+  /** Decisions so far, in stage order. */
+  readonly decisions: ReadonlyArray<Decision>
+  /** Jailed resolution of every path argument, keyed by field (`path`, `from`, `paths[0]`…). */
+  readonly resolved: Readonly<Record<string, PathFacts>>
+  /** The MCP JSON-RPC request id, when the call came from `mcp serve`. */
+  readonly requestId?: string | undefined
+}
+
+export interface ToolOutput {
+  readonly text: string
+  readonly truncated: boolean
+  /** Set when an executor-level failure is reported as content (a non-zero exit, a tool error from a server). */
+  readonly isError?: boolean
+}
+
+/** Every stage of the chain provides this port and wraps the next one. */
+export interface ToolExecutorShape {
+  readonly run: (invocation: Invocation) => Effect.Effect<ToolOutput, ToolError>
+}
+
+export class ToolExecutor extends Context.Tag("minicode/ToolExecutor")<ToolExecutor, ToolExecutorShape>() {}
