@@ -12,6 +12,8 @@ export interface PathFacts {
   readonly input: string
   readonly lexical: string
   readonly real: string
+  /** The entry itself: the real parent plus the final name, not following a final symlink (for delete/move). */
+  readonly entry: string
   readonly exists: boolean
   /** A symlink was followed on the way (the file itself or a parent). */
   readonly viaSymlink: boolean
@@ -19,6 +21,9 @@ export interface PathFacts {
   readonly dangling: boolean
   readonly kind: "file" | "directory" | "symlink" | "other" | "missing"
   readonly nlink: number
+  /** Identity of what was found (0 when missing), re-checked by the adapter when it opens the file. */
+  readonly dev: number
+  readonly ino: number
 }
 
 export interface JailContext {
@@ -144,7 +149,7 @@ export const checkLexical = (ctx: JailContext, cwd: string, input: string, acces
   const lexical = P.resolve(cwd, expanded)
   return check(
     ctx,
-    { input, lexical, real: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0 },
+    { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0 },
     access
   )
 }

@@ -7,6 +7,8 @@ import type { Facts } from "../domain/Tools.js"
 /** One call on its way down the chain. Stages add what they learned; none removes anything. */
 export interface Invocation {
   readonly facts: Facts
+  /** The permission answer so far: "ask" until the guard's allowlist match or the operator turns it into allow. */
+  readonly permission: Decision
   /** Decisions so far, in stage order. */
   readonly decisions: ReadonlyArray<Decision>
   /** Jailed resolution of every path argument, keyed by field (`path`, `from`, `paths[0]`…). */

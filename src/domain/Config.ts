@@ -1,0 +1,41 @@
+/**
+ * minicode's configuration file (global `~/.config/minicode/config.json`, local `.minicode/config.json` only when
+ * trusted). Unknown keys are kept for forward compatibility; `unrestricted` can never come from a file.
+ */
+import { Schema } from "effect"
+
+export const ServerEntry = Schema.Struct({
+  command: Schema.optional(Schema.String),
+  args: Schema.optional(Schema.Array(Schema.String)),
+  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  url: Schema.optional(Schema.String),
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  allowPrivate: Schema.optional(Schema.Boolean),
+  sandbox: Schema.optional(Schema.Boolean)
+})
+export type ServerEntry = typeof ServerEntry.Type
+
+export const ConfigFile = Schema.Struct({
+  workMode: Schema.optional(Schema.Literal("DISCUSS", "PLAN", "BUILD")),
+  permissionMode: Schema.optional(Schema.Literal("AUTO", "ASK")),
+  policy: Schema.optional(Schema.Literal("readonly", "plan", "allowlist", "allow-all")),
+  allowlist: Schema.optional(Schema.Array(Schema.Unknown)),
+  mcpServers: Schema.optional(Schema.Record({ key: Schema.String, value: ServerEntry })),
+  lsp: Schema.optional(Schema.Record({ key: Schema.String, value: ServerEntry })),
+  sql: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  sandbox: Schema.optional(Schema.Literal("auto", "bwrap", "none"))
+})
+export type ConfigFile = typeof ConfigFile.Type
+
+/** Local entries override global ones key by key; a local file can narrow nothing it cannot see. */
+export const merge = (global: ConfigFile, local: ConfigFile | undefined): ConfigFile =>
+  local === undefined
+    ? global
+    : {
+        ...global,
+        ...local,
+        allowlist: [...(global.allowlist ?? []), ...(local.allowlist ?? [])],
+        mcpServers: { ...global.mcpServers, ...local.mcpServers },
+        lsp: { ...global.lsp, ...local.lsp },
+        sql: { ...global.sql, ...local.sql }
+      }

@@ -1,0 +1,244 @@
+/**
+ * The `minicode` command line (@effect/cli). Composition only: every decision is made by the chain.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Either, Option } from "effect"
+import * as Approvers from "../adapters/Approvers.js"
+import * as JsonFileAllowlist from "../adapters/JsonFileAllowlist.js"
+import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
+import * as MemoryJournal from "../adapters/MemoryJournal.js"
+import * as NodeConfig from "../adapters/NodeConfig.js"
+import * as NodeFileSystem from "../adapters/NodeFileSystem.js"
+import * as Unavailable from "../adapters/Unavailable.js"
+import * as Allowlist from "../domain/Allowlist.js"
+import * as Conformance from "../domain/Conformance.js"
+import type { Decision } from "../domain/Decision.js"
+import { ToolFailed } from "../domain/Errors.js"
+import * as Modes from "../domain/Modes.js"
+import * as Kernel from "./Kernel.js"
+import * as Runner from "./Runner.js"
+
+export const version = "0.1.0"
+
+const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
+const workMode = Options.text("work-mode").pipe(Options.withDescription("DISCUSS (read-only, default), PLAN or BUILD"), Options.optional)
+const permissionMode = Options.text("permission-mode").pipe(Options.withDescription("AUTO (default) or ASK"), Options.optional)
+const policy = Options.text("policy").pipe(Options.withDescription("readonly, plan, allowlist or allow-all"), Options.optional)
+const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output"))
+const allowLocalConfig = Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
+
+const common = { cwd, workMode, permissionMode, policy, allowLocalConfig }
+
+type CommonFlags = {
+  readonly cwd: Option.Option<string>
+  readonly workMode: Option.Option<string>
+  readonly permissionMode: Option.Option<string>
+  readonly policy: Option.Option<string>
+  readonly allowLocalConfig: boolean
+}
+
+const usage = (reason: string) => new ToolFailed({ tool: "minicode", reason })
+
+const parseOption = <A>(raw: Option.Option<string>, parse: (s: string) => Either.Either<A, string>) =>
+  Option.match(raw, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (s) => Either.match(parse(s), { onLeft: (e) => Effect.fail(usage(e)), onRight: (a) => Effect.succeed<A | undefined>(a) })
+  })
+
+const parseJsonArgs = (text: string) =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (cause) => usage(`ARGS_JSON is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
+  })
+
+/** Session settings and adapters from flags, then the config file, then the product defaults. */
+const setup = (flags: CommonFlags) =>
+  Effect.gen(function* () {
+    const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
+    const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig))
+    const config = loaded.config
+    const session: Kernel.SessionOptions = {
+      workspace,
+      workMode: (yield* parseOption(flags.workMode, Modes.parseWorkMode)) ?? config.workMode,
+      permissionMode: (yield* parseOption(flags.permissionMode, Modes.parsePermissionMode)) ?? config.permissionMode,
+      policy: (yield* parseOption(flags.policy, (s) => Modes.parseAccessPolicy(s, { allowUnrestricted: false }))) ?? config.policy,
+      home: process.env["HOME"],
+      sessionId: "cli"
+    }
+    const configured = yield* Either.match(Allowlist.parseEntries(config.allowlist ?? []), {
+      onLeft: (e) => Effect.fail(usage(`config allowlist: ${e}`)),
+      onRight: Effect.succeed
+    })
+    const adapters: Kernel.Adapters = {
+      fileSystem: NodeFileSystem.layer,
+      allowlist: JsonFileAllowlist.layer(loaded.paths.allowlist, configured),
+      approver: Approvers.tty,
+      bashGuard: Unavailable.bashGuard,
+      journal: MemoryJournal.layer
+    }
+    return { session, adapters, loaded }
+  })
+
+const printDecision = (decision: Decision, asJson: boolean) =>
+  Console.log(
+    asJson
+      ? JSON.stringify({ decision: decision.decision, stage: decision.stage, rule: decision.rule, reason: decision.reason })
+      : `${decision.decision} (${decision.stage}: ${decision.rule})\n${decision.reason}`
+  )
+
+const tool = Command.make(
+  "tool",
+  { ...common, json, name: Args.text({ name: "NAME" }), args: Args.text({ name: "ARGS_JSON" }).pipe(Args.withDefault("{}")) },
+  (flags) =>
+    Effect.gen(function* () {
+      const { session, adapters } = yield* setup(flags)
+      const args = yield* parseJsonArgs(flags.args)
+      const outcome = yield* Runner.invoke({ tool: flags.name, args }).pipe(
+        Effect.provide(Kernel.layer(session, adapters)),
+        Effect.either
+      )
+      if (Either.isRight(outcome)) {
+        const out = outcome.right
+        yield* flags.json ? Console.log(JSON.stringify({ ok: true, text: out.text, truncated: out.truncated, isError: out.isError === true })) : Console.log(out.text)
+        if (out.isError === true) process.exitCode = 1
+        return
+      }
+      const error = outcome.left
+      yield* flags.json ? Console.log(JSON.stringify({ ok: false, error: { ...error, message: error.message } })) : Console.error(`minicode: ${error.message}`)
+      process.exitCode = error._tag === "ToolDenied" ? 3 : 1
+    })
+).pipe(Command.withDescription("Run one tool call through the chain and print its result"))
+
+const explain = Command.make(
+  "explain",
+  { ...common, json, name: Args.text({ name: "TOOL" }), args: Args.text({ name: "ARGS_JSON" }).pipe(Args.withDefault("{}")) },
+  (flags) =>
+    Effect.gen(function* () {
+      const { session, adapters } = yield* setup(flags)
+      const args = yield* parseJsonArgs(flags.args)
+      const decision = yield* Runner.explain({ tool: flags.name, args }, Kernel.gatesLayer(session, adapters))
+      yield* printDecision(decision, flags.json)
+    })
+).pipe(Command.withDescription("Decide a call without executing it: decision, stage, rule, reason"))
+
+const junit = Options.file("junit").pipe(Options.withDescription("Also write a JUnit XML report here"), Options.optional)
+
+const conformance = Command.make(
+  "conformance",
+  { cwd, json, junit, allowLocalConfig, cases: Args.file({ name: "CASES.jsonl", exists: "yes" }) },
+  (flags) =>
+    Effect.gen(function* () {
+      const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
+      const text = yield* Effect.try({
+        try: () => fs.readFileSync(flags.cases, "utf8"),
+        catch: (cause) => usage(`cannot read ${flags.cases}: ${String(cause)}`)
+      })
+      const results: Array<Conformance.Result> = []
+      for (const line of Conformance.parse(text)) {
+        const result = line._tag === "Malformed" ? line.result : yield* decideCase(workspace, line.case)
+        results.push(result)
+        yield* flags.json
+          ? Console.log(JSON.stringify(result))
+          : Console.log(`${result.pass ? "PASS" : "FAIL"} ${result.name}: expected ${result.expect}, got ${result.got} (${result.stage}: ${result.rule})${result.pass ? "" : ` — ${result.reason}`}`)
+      }
+      if (Option.isSome(flags.junit)) {
+        const file = flags.junit.value
+        yield* Effect.try({
+          try: () => fs.writeFileSync(file, Conformance.junit(results, path.basename(flags.cases))),
+          catch: (cause) => usage(`cannot write ${file}: ${String(cause)}`)
+        })
+      }
+      yield* Console.log(Conformance.summary(results))
+      if (results.some((r) => !r.pass)) process.exitCode = 1
+    })
+).pipe(Command.withDescription("Check expected decisions (JSON lines) against the gates; exits 1 on any failure"))
+
+/** One case: its own modes and allowlist, decided without executing anything. */
+const decideCase = (workspace: string, c: Conformance.Case) =>
+  Effect.gen(function* () {
+    const name = c.name ?? `${c.tool} ${JSON.stringify(c.args)}`
+    const entries = Allowlist.parseEntries(c.allowlist ?? [])
+    const base = { name, tool: c.tool, expect: c.expect }
+    if (Either.isLeft(entries)) {
+      return { ...base, got: "error", stage: "case", rule: "case.allowlist", reason: entries.left, pass: false }
+    }
+    const session: Kernel.SessionOptions = {
+      workspace,
+      workMode: c.workMode,
+      permissionMode: c.permissionMode,
+      policy: c.policy,
+      home: process.env["HOME"],
+      sessionId: "conformance"
+    }
+    const adapters: Kernel.Adapters = {
+      fileSystem: NodeFileSystem.layer,
+      allowlist: MemoryAllowlist.layer(entries.right),
+      approver: Approvers.constant("no"),
+      bashGuard: Unavailable.bashGuard,
+      journal: MemoryJournal.layer
+    }
+    return yield* Runner.explain({ tool: c.tool, args: c.args }, Kernel.gatesLayer(session, adapters)).pipe(
+      Effect.map((d): Conformance.Result => ({ ...base, got: d.decision, stage: d.stage, rule: d.rule, reason: d.reason, pass: d.decision === c.expect })),
+      Effect.catchAll((e) => Effect.succeed<Conformance.Result>({ ...base, got: "error", stage: "case", rule: `error.${e._tag}`, reason: e.message, pass: false }))
+    )
+  })
+
+const policyCommand = Command.make("policy").pipe(
+  Command.withDescription("Explain decisions and check them in CI"),
+  Command.withSubcommands([explain, conformance])
+)
+
+const doctor = Command.make("doctor", { cwd, json, allowLocalConfig }, (flags) =>
+  Effect.gen(function* () {
+    const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
+    const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig)).pipe(Effect.either)
+    const config = Either.isRight(loaded) ? loaded.right.config : {}
+    const report = {
+      minicode: version,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      workspace,
+      workspaceExists: fs.existsSync(workspace),
+      config: {
+        global: NodeConfig.paths(workspace).global,
+        globalFound: Either.isRight(loaded) && loaded.right.globalFound,
+        local: NodeConfig.paths(workspace).local,
+        localFound: Either.isRight(loaded) && loaded.right.localFound,
+        localUsed: Either.isRight(loaded) && loaded.right.localUsed,
+        error: Either.isLeft(loaded) ? loaded.left.message : null
+      },
+      defaults: { workMode: config.workMode ?? "DISCUSS", permissionMode: config.permissionMode ?? "AUTO", policy: config.policy ?? "default" },
+      servers: {
+        mcp: Object.keys(config.mcpServers ?? {}),
+        lsp: Object.keys(config.lsp ?? {}),
+        sql: Object.keys(config.sql ?? {})
+      },
+      bashGuard: "not installed in this build (bash is denied)"
+    }
+    if (flags.json) return yield* Console.log(JSON.stringify(report, null, 2))
+    yield* Console.log(
+      [
+        `minicode ${report.minicode} on node ${report.node} (${report.platform})`,
+        `workspace: ${report.workspace}${report.workspaceExists ? "" : " (missing!)"}`,
+        `global config: ${report.config.global} ${report.config.globalFound ? "(found)" : "(none)"}`,
+        `local config: ${report.config.local} ${report.config.localFound ? (report.config.localUsed ? "(found, used)" : "(found, ignored: pass --allow-local-config to trust it)") : "(none)"}`,
+        ...(report.config.error === null ? [] : [`config error: ${report.config.error}`]),
+        `defaults: work mode ${report.defaults.workMode}, permission mode ${report.defaults.permissionMode}, policy ${report.defaults.policy}`,
+        `MCP servers: ${report.servers.mcp.length === 0 ? "none" : report.servers.mcp.join(", ")}`,
+        `language servers: ${report.servers.lsp.length === 0 ? "none" : report.servers.lsp.join(", ")}`,
+        `SQL connections: ${report.servers.sql.length === 0 ? "none" : report.servers.sql.join(", ")}`,
+        `bash guard: ${report.bashGuard}`
+      ].join("\n")
+    )
+  })
+).pipe(Command.withDescription("Versions, workspace, config files and configured servers"))
+
+export const root = Command.make("minicode").pipe(
+  Command.withDescription("A tool kernel for AI coding agents: deterministic gates between the model and your machine"),
+  Command.withSubcommands([tool, policyCommand, doctor])
+)
+
+export const run = Command.run(root, { name: "minicode", version })
+

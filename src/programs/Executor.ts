@@ -1,0 +1,78 @@
+/**
+ * The bottom of the chain: runs an admitted call. Reads run in parallel; writes are bounded in number and
+ * serialised per path; every output is capped with a visible marker; interruption stops the work.
+ */
+import { Effect, Layer, SynchronizedRef } from "effect"
+import { Unavailable } from "../domain/Errors.js"
+import { nameOf } from "../domain/Tools.js"
+import { Session } from "../ports/Session.js"
+import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
+import type { ToolError } from "../domain/Errors.js"
+import * as FileTools from "./FileTools.js"
+import { FileSystem } from "../ports/FileSystem.js"
+
+const maxConcurrentWrites = 8
+
+/** Tools other issues fill in: until then a clear "not available", never a silent no-op. */
+export type Extension = (inv: Invocation) => Effect.Effect<ToolOutput, ToolError> | undefined
+
+export const make = (extensions: ReadonlyArray<Extension> = []) =>
+  Effect.gen(function* () {
+    const session = yield* Session
+    const fs = yield* FileSystem
+    const writes = yield* Effect.makeSemaphore(maxConcurrentWrites)
+    const locks = yield* SynchronizedRef.make(new Map<string, Effect.Semaphore>())
+    const lockFor = (path: string) =>
+      SynchronizedRef.modifyEffect(locks, (map) => {
+        const found = map.get(path)
+        if (found !== undefined) return Effect.succeed([found, map] as const)
+        return Effect.map(Effect.makeSemaphore(1), (s) => [s, new Map(map).set(path, s)] as const)
+      })
+    /** Holds one permit per written path (in a stable order, so two writers cannot deadlock) and one global permit. */
+    const serialised = <A, E, R>(inv: Invocation, effect: Effect.Effect<A, E, R>) => {
+      const paths = [...new Set(Object.values(inv.resolved).map((f) => f.real))].sort()
+      return Effect.gen(function* () {
+        const sems = yield* Effect.forEach(paths, lockFor)
+        const guarded = sems.reduceRight<Effect.Effect<A, E, R>>((acc, sem) => sem.withPermits(1)(acc), effect)
+        return yield* writes.withPermits(1)(guarded)
+      })
+    }
+    const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError, Session | FileSystem> => {
+      const call = inv.facts.call
+      switch (call.tool) {
+        case "read_file":
+          return FileTools.readFile(inv, call)
+        case "list_dir":
+          return FileTools.listDir(inv)
+        case "glob":
+          return FileTools.glob(inv, call)
+        case "grep":
+          return FileTools.grep(inv, call)
+        case "write_file":
+          return serialised(inv, FileTools.writeFile(inv, call))
+        case "edit_file":
+          return serialised(inv, FileTools.editFile(inv, call))
+        case "move_file":
+          return serialised(inv, FileTools.moveFile(inv, call))
+        case "delete_file":
+          return serialised(inv, FileTools.deleteFile(inv))
+        default: {
+          for (const extension of extensions) {
+            const handled = extension(inv)
+            if (handled !== undefined) return handled
+          }
+          return Effect.fail(new Unavailable({ port: nameOf(call), reason: "this tool is not installed in this build" }))
+        }
+      }
+    }
+    return ToolExecutor.of({
+      run: (inv) =>
+        dispatch(inv).pipe(
+          Effect.map((output) => FileTools.cap(output, session.maxOutputBytes)),
+          Effect.provideService(Session, session),
+          Effect.provideService(FileSystem, fs)
+        )
+    })
+  })
+
+export const layer = (extensions: ReadonlyArray<Extension> = []) => Layer.effect(ToolExecutor, make(extensions))

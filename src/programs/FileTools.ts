@@ -1,0 +1,237 @@
+/**
+ * The workspace file tools, over the FileSystem port. Every path they touch was resolved and judged by the jail;
+ * they act on the resolved path and hand the adapter the identity the jail saw, so a swap in between is caught.
+ */
+import { Effect } from "effect"
+import picomatch from "picomatch"
+import { ToolFailed } from "../domain/Errors.js"
+import * as Jail from "../domain/Jail.js"
+import * as P from "../domain/PosixPath.js"
+import type { CallOf } from "../domain/Tools.js"
+import { capText } from "../domain/Truncate.js"
+import { type Expect, FileSystem, type FsError } from "../ports/FileSystem.js"
+import { Session } from "../ports/Session.js"
+import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
+import { walk } from "./Walk.js"
+
+const decoder = new TextDecoder("utf-8")
+const encoder = new TextEncoder()
+
+export const limits = {
+  readLines: 2000,
+  lineChars: 2000,
+  readBytes: 50 * 1024 * 1024,
+  listEntries: 1000,
+  globResults: 1000,
+  grepMatches: 500,
+  grepFileBytes: 5 * 1024 * 1024,
+  walkEntries: 200_000
+}
+
+const failed = (tool: string) => (e: FsError) => new ToolFailed({ tool, reason: e.reason })
+
+const out = (text: string, truncated = false): ToolOutput => ({ text, truncated })
+
+const resolvedOf = (inv: Invocation, field: string) =>
+  Effect.flatMap(Session, (session) => {
+    const facts = inv.resolved[field]
+    return facts === undefined
+      ? Effect.dieMessage(`the jail did not resolve ${field}`)
+      : Effect.succeed({ facts, shown: Jail.display(session, facts.lexical) })
+  })
+
+const identity = (facts: Jail.PathFacts): Expect => (facts.exists ? { dev: facts.dev, ino: facts.ino } : "absent")
+
+const isBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
+
+const numbered = (lines: ReadonlyArray<string>, first: number) =>
+  lines
+    .map((line, i) => {
+      const shown = line.length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${line.length} chars]` : line
+      return `${String(first + i).padStart(6)}\t${shown}`
+    })
+    .join("\n")
+
+export const readFile = (inv: Invocation, call: CallOf<"read_file">) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const { facts, shown } = yield* resolvedOf(inv, "path")
+    if (facts.kind === "missing") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} does not exist` })
+    if (facts.kind === "directory") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is a directory: use list_dir` })
+    const stat = yield* fs.lstat(facts.real).pipe(Effect.mapError(failed("read_file")))
+    const size = stat._tag === "Some" ? stat.value.size : 0
+    if (size > limits.readBytes) {
+      return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is ${size} bytes, over the ${limits.readBytes}-byte read limit` })
+    }
+    const bytes = yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("read_file")))
+    if (isBinary(bytes)) return out(`[binary file ${shown}, ${bytes.byteLength} bytes]`)
+    const text = decoder.decode(bytes)
+    if (text === "") return out(`[${shown} is empty]`)
+    const all = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n")
+    const first = call.args.offset ?? 1
+    if (first > all.length) {
+      return yield* new ToolFailed({ tool: "read_file", reason: `offset ${first} is past the end: ${shown} has ${all.length} lines` })
+    }
+    const limit = call.args.limit ?? limits.readLines
+    const lines = all.slice(first - 1, first - 1 + limit)
+    const last = first + lines.length - 1
+    const body = numbered(lines, first)
+    const more = last < all.length ? `\n[truncated: showing lines ${first}-${last} of ${all.length}; use offset/limit to read more]` : ""
+    return out(body + more, more !== "")
+  })
+
+export const writeFile = (inv: Invocation, call: CallOf<"write_file">) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const { facts, shown } = yield* resolvedOf(inv, "path")
+    if (facts.kind === "directory") return yield* new ToolFailed({ tool: "write_file", reason: `${shown} is a directory` })
+    if (!facts.exists) yield* fs.makeDirectory(P.dirname(facts.real)).pipe(Effect.mapError(failed("write_file")))
+    const data = encoder.encode(call.args.content)
+    yield* fs.writeFile(facts.real, data, { expect: identity(facts) }).pipe(Effect.mapError(failed("write_file")))
+    return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes)`)
+  })
+
+const count = (haystack: string, needle: string) => {
+  let n = 0
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) n++
+  return n
+}
+
+export const editFile = (inv: Invocation, call: CallOf<"edit_file">) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const { facts, shown } = yield* resolvedOf(inv, "path")
+    if (facts.kind !== "file") return yield* new ToolFailed({ tool: "edit_file", reason: `${shown} ${facts.exists ? "is not a file" : "does not exist"}` })
+    const before = decoder.decode(yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("edit_file"))))
+    const { old_string: oldText, new_string: newText } = call.args
+    const n = count(before, oldText)
+    if (n === 0) {
+      const hint = before.includes(oldText.trim()) ? " (it does match with different surrounding whitespace)" : ""
+      return yield* new ToolFailed({ tool: "edit_file", reason: `old_string was not found in ${shown}${hint}; read the file and copy the text exactly` })
+    }
+    if (n > 1 && call.args.replace_all !== true) {
+      return yield* new ToolFailed({ tool: "edit_file", reason: `old_string matches ${n} times in ${shown}; add surrounding context to make it unique, or set replace_all` })
+    }
+    // split/join, not String.replace: `$&` and friends in new_string must stay literal.
+    const after = call.args.replace_all === true ? before.split(oldText).join(newText) : before.replace(oldText, () => newText)
+    yield* fs.writeFile(facts.real, encoder.encode(after), { expect: identity(facts) }).pipe(Effect.mapError(failed("edit_file")))
+    return out(`edited ${shown}: ${n} replacement${n === 1 ? "" : "s"}`)
+  })
+
+export const listDir = (inv: Invocation) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const { facts, shown } = yield* resolvedOf(inv, "path")
+    if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "list_dir", reason: `${shown} ${facts.exists ? "is not a directory" : "does not exist"}` })
+    const entries = (yield* fs.readDir(facts.real).pipe(Effect.mapError(failed("list_dir")))).filter((e) => e.name !== ".minicode")
+    const sorted = [...entries].sort((a, b) => (a.kind === "directory") === (b.kind === "directory") ? (a.name < b.name ? -1 : 1) : a.kind === "directory" ? -1 : 1)
+    const shownEntries = sorted.slice(0, limits.listEntries).map((e) => e.kind === "directory" ? `${e.name}/` : e.kind === "symlink" ? `${e.name}@` : e.name)
+    const more = sorted.length > limits.listEntries ? `\n[truncated: ${sorted.length - limits.listEntries} more entries]` : ""
+    if (sorted.length === 0) return out(`[${shown} is empty]`)
+    return out(shownEntries.join("\n") + more, more !== "")
+  })
+
+const matcher = (pattern: string, options: { readonly nocase?: boolean } = {}) =>
+  picomatch(pattern, { dot: true, nocase: options.nocase === true, matchBase: !pattern.includes("/") })
+
+export const glob = (inv: Invocation, call: CallOf<"glob">) =>
+  Effect.gen(function* () {
+    const session = yield* Session
+    const { facts, shown } = yield* resolvedOf(inv, "path")
+    if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "glob", reason: `${shown} is not a directory` })
+    const isMatch = matcher(call.args.pattern)
+    const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries })
+    const base = P.relative(session.root, facts.real)
+    const hits = walked.files.filter((f) => isMatch(base === "" ? f : f.slice(base.length + 1)))
+    const shownHits = hits.slice(0, limits.globResults)
+    const notes = [
+      hits.length > limits.globResults ? `[truncated: ${hits.length - limits.globResults} more matches]` : "",
+      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
+    ].filter((n) => n !== "")
+    if (hits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
+    return out([...shownHits, ...notes].join("\n"), notes.length > 0)
+  })
+
+export const grep = (inv: Invocation, call: CallOf<"grep">) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const session = yield* Session
+    const { facts, shown } = yield* resolvedOf(inv, "path")
+    if (!facts.exists) return yield* new ToolFailed({ tool: "grep", reason: `${shown} does not exist` })
+    const regex = new RegExp(call.args.pattern, call.args.ignore_case === true ? "i" : "")
+    const filter = call.args.glob === undefined ? () => true : matcher(call.args.glob)
+    const walked =
+      facts.kind === "directory"
+        ? yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries })
+        : { files: [P.relative(session.root, facts.real)], incomplete: false }
+    const ctx = { root: session.root, unrestricted: false }
+    // Files the jail would refuse to read (secrets) are skipped, never searched.
+    const candidates = walked.files.filter((f) => filter(f) && Jail.checkLexical(ctx, session.root, f, "read").ok)
+    const matches: Array<string> = []
+    let total = 0
+    yield* Effect.forEach(
+      candidates,
+      (file) =>
+        Effect.gen(function* () {
+          const abs = P.join(session.root, file)
+          const stat = yield* fs.lstat(abs).pipe(Effect.orElseSucceed(() => undefined))
+          if (stat === undefined || stat._tag === "None" || stat.value.kind !== "file" || stat.value.size > limits.grepFileBytes) return
+          const bytes = yield* fs.readFile(abs).pipe(Effect.orElseSucceed(() => new Uint8Array()))
+          if (isBinary(bytes)) return
+          const lines = decoder.decode(bytes).split("\n")
+          lines.forEach((line, i) => {
+            if (!regex.test(line)) return
+            total++
+            if (matches.length < limits.grepMatches) {
+              const text = line.length > 500 ? `${line.slice(0, 500)} [truncated]` : line
+              matches.push(`${file}:${i + 1}:${text}`)
+            }
+          })
+        }),
+      { concurrency: 16, discard: true }
+    )
+    matches.sort((a, b) => compareHits(a, b))
+    const notes = [
+      total > matches.length ? `[truncated: ${total - matches.length} more matches]` : "",
+      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
+    ].filter((n) => n !== "")
+    if (total === 0) return out(`no matches for /${call.args.pattern}/`)
+    return out([...matches, ...notes].join("\n"), notes.length > 0)
+  })
+
+const compareHits = (a: string, b: string) => {
+  const [fa = "", la = "0"] = a.split(":", 2)
+  const [fb = "", lb = "0"] = b.split(":", 2)
+  return fa === fb ? Number(la) - Number(lb) : fa < fb ? -1 : 1
+}
+
+export const moveFile = (inv: Invocation, call: CallOf<"move_file">) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const from = yield* resolvedOf(inv, "from")
+    const to = yield* resolvedOf(inv, "to")
+    if (!from.facts.exists && from.facts.kind !== "symlink") return yield* new ToolFailed({ tool: "move_file", reason: `${from.shown} does not exist` })
+    if (to.facts.exists && call.args.overwrite !== true) {
+      return yield* new ToolFailed({ tool: "move_file", reason: `${to.shown} already exists; pass overwrite: true to replace it` })
+    }
+    if (to.facts.kind === "directory") return yield* new ToolFailed({ tool: "move_file", reason: `${to.shown} is a directory; name the new path itself` })
+    if (P.isInside(from.facts.entry, to.facts.entry)) return yield* new ToolFailed({ tool: "move_file", reason: `cannot move ${from.shown} into itself` })
+    yield* fs.makeDirectory(P.dirname(to.facts.entry)).pipe(Effect.mapError(failed("move_file")))
+    yield* fs.rename(from.facts.entry, to.facts.entry).pipe(Effect.mapError(failed("move_file")))
+    return out(`moved ${from.shown} → ${to.shown}`)
+  })
+
+export const deleteFile = (inv: Invocation) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const { facts, shown } = yield* resolvedOf(inv, "path")
+    if (facts.kind === "missing") return yield* new ToolFailed({ tool: "delete_file", reason: `${shown} does not exist` })
+    if (facts.kind === "directory") return yield* new ToolFailed({ tool: "delete_file", reason: `${shown} is a directory; delete_file removes files only` })
+    yield* fs.remove(facts.entry).pipe(Effect.mapError(failed("delete_file")))
+    return out(`deleted ${shown}`)
+  })
+
+export const cap = (output: ToolOutput, maxBytes: number): ToolOutput => {
+  const capped = capText(output.text, maxBytes)
+  return { ...output, text: capped.text, truncated: output.truncated || capped.truncated }
+}

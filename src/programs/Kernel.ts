@@ -1,0 +1,86 @@
+/**
+ * Composition: a session's settings plus the adapters it runs on, assembled into the chain. Every adapter can
+ * be swapped (tests give in-memory fakes); the defaults are the real Node ones.
+ */
+import { Effect, Layer } from "effect"
+import type { AllowEntry } from "../domain/Allowlist.js"
+import { ToolFailed } from "../domain/Errors.js"
+import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/Modes.js"
+import * as P from "../domain/PosixPath.js"
+import type { Allowlist } from "../ports/Allowlist.js"
+import type { Approver } from "../ports/Approver.js"
+import type { BashGuard } from "../ports/BashGuard.js"
+import type { FileSystem } from "../ports/FileSystem.js"
+import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
+import type { Journal } from "../ports/Journal.js"
+import { Session } from "../ports/Session.js"
+import type { ToolExecutor } from "../ports/ToolExecutor.js"
+import * as Executor from "./Executor.js"
+import * as PathResolver from "./PathResolver.js"
+import { chain, gates } from "./ToolChain.js"
+
+export interface SessionOptions {
+  /** The workspace: the one root for the jail, execution and the journal. */
+  readonly workspace: string
+  readonly workMode?: WorkMode | undefined
+  readonly permissionMode?: PermissionMode | undefined
+  readonly policy?: AccessPolicy | undefined
+  readonly sessionId?: string | undefined
+  readonly turn?: number | undefined
+  readonly home?: string | undefined
+  readonly maxOutputBytes?: number | undefined
+}
+
+export const defaultMaxOutputBytes = 256 * 1024
+
+/** The session, with the workspace resolved to its canonical path (it must exist and be a directory). */
+export const sessionLayer = (options: SessionOptions) =>
+  Layer.effect(
+    Session,
+    Effect.gen(function* () {
+      const absolute = P.resolve("/", options.workspace)
+      const facts = yield* PathResolver.resolve("/", absolute).pipe(
+        Effect.mapError((e) => new ToolFailed({ tool: "workspace", reason: `${absolute}: ${e.reason}` }))
+      )
+      if (facts.kind !== "directory") {
+        return yield* new ToolFailed({ tool: "workspace", reason: `${absolute} is not an existing directory` })
+      }
+      return Session.of({
+        id: options.sessionId ?? "cli",
+        turn: options.turn ?? 1,
+        root: facts.real,
+        home: options.home,
+        workMode: options.workMode ?? "DISCUSS",
+        permissionMode: options.permissionMode ?? "AUTO",
+        policy: options.policy,
+        maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes
+      })
+    })
+  )
+
+export interface Adapters<E = never> {
+  readonly fileSystem: Layer.Layer<FileSystem, E>
+  readonly allowlist: Layer.Layer<Allowlist, E>
+  readonly approver: Layer.Layer<Approver, E>
+  readonly bashGuard: Layer.Layer<BashGuard, E>
+  readonly journal: Layer.Layer<Journal, E>
+  readonly extensions?: ReadonlyArray<Executor.Extension>
+}
+
+const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
+  const services = Layer.mergeAll(adapters.allowlist, adapters.approver, adapters.bashGuard, adapters.journal)
+  const session = sessionLayer(options)
+  return Layer.provideMerge(Layer.merge(session, services), adapters.fileSystem)
+}
+
+/** The runtime chain for one session. */
+export const layer = <E>(options: SessionOptions, adapters: Adapters<E>): Layer.Layer<ToolExecutor, E | ToolFailed> =>
+  chain(Executor.layer(adapters.extensions ?? [])).pipe(Layer.provide(base(options, adapters)))
+
+/** The gates only, over a given terminal (for `policy explain`). */
+export const gatesLayer =
+  <E>(options: SessionOptions, adapters: Adapters<E>) =>
+  (terminal: Layer.Layer<ToolExecutor>): Layer.Layer<ToolExecutor, E | ToolFailed> =>
+    gates(terminal).pipe(Layer.provide(base(options, adapters)))
+
+export { FileSystemTag }

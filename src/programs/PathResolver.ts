@@ -1,0 +1,81 @@
+/**
+ * Resolves a path argument the way the kernel will: component by component, following symlinks (with `..`
+ * applied after a link, as the kernel does), continuing lexically past the first missing component.
+ * It only observes (lstat, readlink); the jail judges the facts it returns.
+ */
+import { Effect, Option } from "effect"
+import type { PathFacts } from "../domain/Jail.js"
+import * as P from "../domain/PosixPath.js"
+import { FileSystem, type FileStat, FsError } from "../ports/FileSystem.js"
+
+const maxLinks = 40
+
+export const resolve = Effect.fn("PathResolver.resolve")(function* (base: string, input: string) {
+  const fs = yield* FileSystem
+  const lexical = P.resolve(base, input)
+  if (input.includes("\0")) {
+    return { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0 } satisfies PathFacts
+  }
+  const queue: Array<string> = [...P.segments(lexical)]
+  let current = "/"
+  let entry = lexical
+  let exists = true
+  let viaSymlink = false
+  let dangling = false
+  let links = 0
+  let fromLink = 0 // how many queued segments at the front came from a link target
+  let last: FileStat | undefined
+  while (queue.length > 0) {
+    const seg = queue.shift() ?? ""
+    const insideLink = fromLink > 0
+    fromLink = Math.max(fromLink - 1, 0)
+    // The caller's own final name: the entry is its real parent plus that name (a final link is not followed).
+    if (queue.length === 0 && !insideLink) entry = seg === ".." ? P.dirname(current) : P.join(current, seg)
+    if (seg === "..") {
+      current = P.dirname(current)
+      continue
+    }
+    const next = P.join(current, seg)
+    if (!exists) {
+      current = next
+      continue
+    }
+    const stat = yield* fs.lstat(next)
+    if (Option.isNone(stat)) {
+      exists = false
+      if (insideLink) dangling = true
+      last = undefined
+      current = next
+      continue
+    }
+    if (stat.value.kind === "symlink") {
+      links++
+      if (links > maxLinks) {
+        return yield* new FsError({ op: "resolve", path: input, code: "ELOOP", reason: "too many levels of symbolic links" })
+      }
+      viaSymlink = true
+      const target = yield* fs.readlink(next)
+      const targetSegs = target.split("/").filter((s) => s !== "" && s !== ".")
+      if (target.startsWith("/")) current = "/"
+      queue.unshift(...targetSegs)
+      fromLink += targetSegs.length
+      continue
+    }
+    last = stat.value
+    current = next
+  }
+  const facts: PathFacts = {
+    input,
+    lexical,
+    real: current,
+    entry,
+    exists: exists && last !== undefined,
+    viaSymlink,
+    dangling,
+    kind: exists && last !== undefined ? last.kind : "missing",
+    nlink: last?.nlink ?? 0,
+    dev: last?.dev ?? 0,
+    ino: last?.ino ?? 0
+  }
+  return facts
+})

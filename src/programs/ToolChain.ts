@@ -1,0 +1,257 @@
+/**
+ * The chain: Permission → Jail → Bash Guard → Argument Validation → Approval → Journal → Executor. Each stage is a
+ * Layer that wraps the next ToolExecutor; every decision is a pure domain function. Nothing with a side effect
+ * (a write, a spawn, a network call, a state change) runs before Permission and Jail have allowed the call; the
+ * operator is asked only once every gate has passed, so nobody approves what would be denied anyway.
+ */
+import { Effect, Layer } from "effect"
+import * as Allowlist from "../domain/Allowlist.js"
+import * as D from "../domain/Decision.js"
+import { ToolDenied, ToolFailed } from "../domain/Errors.js"
+import * as Jail from "../domain/Jail.js"
+import * as Policy from "../domain/Policy.js"
+import * as P from "../domain/PosixPath.js"
+import { type Facts, nameOf } from "../domain/Tools.js"
+import { validate } from "../domain/Validate.js"
+import { Allowlist as AllowlistStore } from "../ports/Allowlist.js"
+import { Approver } from "../ports/Approver.js"
+import { BashGuard } from "../ports/BashGuard.js"
+import { FileSystem } from "../ports/FileSystem.js"
+import { Journal, type Snapshot as JournalSnapshot } from "../ports/Journal.js"
+import { Session, type SessionShape } from "../ports/Session.js"
+import { type Invocation, ToolExecutor } from "../ports/ToolExecutor.js"
+import * as PathResolver from "./PathResolver.js"
+
+const denied = (inv: Invocation, d: D.Decision) =>
+  new ToolDenied({ tool: nameOf(inv.facts.call), stage: d.stage, rule: d.rule, reason: d.reason })
+
+const wrap = <R>(
+  around: (next: (inv: Invocation) => ReturnType<typeof ToolExecutor.Service.run>) => Effect.Effect<typeof ToolExecutor.Service, never, R>
+) =>
+  Layer.effect(
+    ToolExecutor,
+    Effect.flatMap(ToolExecutor, (next) => around(next.run))
+  )
+
+export const jailContext = (session: SessionShape): Jail.JailContext => ({
+  root: session.root,
+  ...(session.home === undefined ? {} : { home: session.home }),
+  unrestricted: session.policy === "unrestricted"
+})
+
+const loadAllowlist = Effect.flatMap(AllowlistStore, (store) => store.entries).pipe(
+  Effect.mapError((e) => new ToolFailed({ tool: "allowlist", reason: e.reason }))
+)
+
+/** Permission: work mode, access policy and permission mode. Pure; touches nothing. */
+export const PermissionStage = wrap((next) =>
+  Effect.gen(function* () {
+    const session = yield* Session
+    const store = yield* AllowlistStore
+    return ToolExecutor.of({
+      run: (inv) =>
+        Effect.gen(function* () {
+          const allowlist = yield* Effect.provideService(loadAllowlist, AllowlistStore, store)
+          const decision = Policy.evaluate({ ...session, allowlist }, inv.facts)
+          if (D.isDeny(decision)) return yield* denied(inv, decision)
+          return yield* next({ ...inv, permission: decision, decisions: [...inv.decisions, decision] })
+        })
+    })
+  })
+)
+
+/** Jail: every path argument resolved (lstat/readlink only) and judged; the facts travel on to the executor. */
+export const JailStage = wrap((next) =>
+  Effect.gen(function* () {
+    const session = yield* Session
+    const fs = yield* FileSystem
+    const ctx = jailContext(session)
+    return ToolExecutor.of({
+      run: (inv) =>
+        Effect.gen(function* () {
+          const resolved: Record<string, Jail.PathFacts> = {}
+          for (const use of inv.facts.paths) {
+            const facts = yield* PathResolver.resolve(session.root, use.path).pipe(
+              Effect.provideService(FileSystem, fs),
+              Effect.catchTag("FsError", (e) =>
+                Effect.fail(
+                  denied(inv, D.deny("jail", e.code === "ELOOP" ? "jail.symlink-loop" : "jail.unresolvable", `${use.path}: ${e.reason}`))
+                )
+              )
+            )
+            const verdict = Jail.check(ctx, facts, use.access)
+            if (!verdict.ok) return yield* denied(inv, D.deny("jail", verdict.rule, `${use.field}: ${verdict.reason}`))
+            resolved[use.field] = facts
+          }
+          return yield* next({
+            ...inv,
+            resolved,
+            decisions: [...inv.decisions, D.allow("jail", "jail.inside", "every path stays inside the jail")]
+          })
+        })
+    })
+  })
+)
+
+/** Guard: bash commands judged on their syntax tree (the BashGuard port); allowlist matches can turn an ask into allow. */
+export const GuardStage = wrap((next) =>
+  Effect.gen(function* () {
+    const session = yield* Session
+    const guard = yield* BashGuard
+    const store = yield* AllowlistStore
+    const ctx = jailContext(session)
+    return ToolExecutor.of({
+      run: (inv) =>
+        Effect.gen(function* () {
+          const call = inv.facts.call
+          if (call.tool !== "bash" || session.policy === "unrestricted") return yield* next(inv)
+          const allowlist = yield* Effect.provideService(loadAllowlist, AllowlistStore, store)
+          const cwd = inv.resolved["cwd"]?.real ?? session.root
+          const judged = yield* guard.judge({
+            command: call.args.command,
+            cwd,
+            jail: ctx,
+            allowlist,
+            requireAllowlist: session.policy === "allowlist",
+            network: call.args.network === true
+          })
+          if (D.isDeny(judged.decision)) return yield* denied(inv, judged.decision)
+          const permission =
+            inv.permission.decision === "ask" && judged.allowlisted
+              ? D.allow("permission", "allowlist.saved", "every command matches a saved approval")
+              : inv.permission
+          return yield* next({ ...inv, permission, decisions: [...inv.decisions, judged.decision] })
+        })
+    })
+  })
+)
+
+/** Validation: what the Schema cannot say (an empty old_string, an invalid regex…). */
+export const ValidationStage = wrap((next) =>
+  Effect.succeed(
+    ToolExecutor.of({
+      run: (inv) => {
+        const problem = validate(inv.facts.call)
+        return problem === undefined ? next(inv) : Effect.fail(denied(inv, problem))
+      }
+    })
+  )
+)
+
+const summary = (facts: Facts): string => {
+  const call = facts.call
+  if (call.tool === "bash") return `$ ${call.args.command}`
+  if (call.tool === "mcp_dynamic") return `${call.name} ${JSON.stringify(call.args)}`
+  const paths = facts.paths.map((p) => p.path)
+  return paths.length > 0 ? `${nameOf(call)} ${paths.join(" → ")}` : `${nameOf(call)} ${JSON.stringify(call.args)}`
+}
+
+/** The entry an "always" answer saves: the exact tool (an MCP call keeps its server.tool), never a wildcard. */
+const entryFor = (facts: Facts): Allowlist.AllowEntry => {
+  const call = facts.call
+  if (call.tool === "mcp_call") return { tool: `${call.args.server}.${call.args.tool}` }
+  return { tool: nameOf(call) }
+}
+
+/** Approval: an "ask" that survived every gate goes to the operator; without one it is a deny. */
+export const ApprovalStage = wrap((next) =>
+  Effect.gen(function* () {
+    const approver = yield* Approver
+    const store = yield* AllowlistStore
+    return ToolExecutor.of({
+      run: (inv) =>
+        Effect.gen(function* () {
+          if (inv.permission.decision !== "ask") return yield* next(inv)
+          const answer = yield* approver.ask({ tool: nameOf(inv.facts.call), summary: summary(inv.facts), decision: inv.permission })
+          if (answer === "no") {
+            return yield* denied(inv, D.deny("permission", "approval.declined", `${inv.permission.reason}; the operator said no (or nobody could be asked)`))
+          }
+          if (answer === "always" && inv.facts.call.tool !== "bash") {
+            yield* store.add(entryFor(inv.facts)).pipe(Effect.mapError((e) => new ToolFailed({ tool: "allowlist", reason: e.reason })))
+          }
+          const permission = D.allow("permission", "approval.granted", "the operator approved this call")
+          return yield* next({ ...inv, permission, decisions: [...inv.decisions, permission] })
+        })
+    })
+  })
+)
+
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+export const canonicalArgs = (inv: Invocation): string =>
+  canonical({ tool: nameOf(inv.facts.call), args: inv.facts.call.args })
+
+/** Journal: a mutating call is recorded pending before its effect and committed / failed / unknown after it. */
+export const JournalStage = wrap((next) =>
+  Effect.gen(function* () {
+    const session = yield* Session
+    const journal = yield* Journal
+    const fs = yield* FileSystem
+    const journalError = (e: { readonly reason: string }) => new ToolFailed({ tool: "journal", reason: e.reason })
+    const snapshot = (facts: Jail.PathFacts): Effect.Effect<JournalSnapshot, ToolFailed> => {
+      const path = Jail.display(session, facts.entry)
+      if (facts.kind !== "file") return Effect.succeed({ path, content: null, mode: null })
+      return Effect.all([fs.readFile(facts.real), fs.lstat(facts.real)]).pipe(
+        Effect.map(([content, stat]) => ({ path, content, mode: stat._tag === "Some" ? stat.value.mode : null })),
+        // Without the old content, undo could not restore it: refuse rather than mutate unrecoverably.
+        Effect.mapError((e) => new ToolFailed({ tool: "journal", reason: `cannot snapshot ${path} before changing it: ${e.reason}` }))
+      )
+    }
+    return ToolExecutor.of({
+      run: (inv) =>
+        Effect.gen(function* () {
+          if (!inv.facts.mutates) return yield* next(inv)
+          const writes = inv.facts.paths.filter((p) => p.access === "write").flatMap((p) => {
+            const facts = inv.resolved[p.field]
+            return facts === undefined ? [] : [facts]
+          })
+          const snapshots = yield* Effect.forEach(writes, snapshot)
+          const record = yield* journal
+            .begin(
+              {
+                session: session.id,
+                turn: session.turn,
+                tool: nameOf(inv.facts.call),
+                capability: inv.facts.capability,
+                paths: writes.map((f) => Jail.display(session, f.entry)),
+                canonicalArgs: canonicalArgs(inv),
+                requestId: inv.requestId,
+                remote: inv.facts.capability === "external"
+              },
+              snapshots
+            )
+            .pipe(Effect.mapError(journalError))
+          return yield* next(inv).pipe(
+            Effect.onExit((exit) => {
+              if (exit._tag === "Success") return journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore)
+              const interrupted = exit.cause._tag === "Interrupt" || (exit.cause._tag !== "Fail" && exit.cause._tag !== "Die")
+              return journal.complete(record.id, interrupted ? "unknown" : "failed", interrupted ? "interrupted" : "the tool failed").pipe(Effect.ignore)
+            })
+          )
+        })
+    })
+  })
+)
+
+/** The gates alone, over whatever `terminal` executor: the runtime chain and `policy explain` share them. */
+export const gates = <E, R>(terminal: Layer.Layer<ToolExecutor, E, R>) =>
+  PermissionStage.pipe(
+    Layer.provide(JailStage),
+    Layer.provide(GuardStage),
+    Layer.provide(ValidationStage),
+    Layer.provide(terminal)
+  )
+
+/** The whole runtime chain over the executor. */
+export const chain = <E, R>(executor: Layer.Layer<ToolExecutor, E, R>) =>
+  gates(ApprovalStage.pipe(Layer.provide(JournalStage), Layer.provide(executor)))
+
+export const workspaceRelative = (session: Pick<SessionShape, "root">, absolute: string) =>
+  P.isInside(session.root, absolute) ? P.relative(session.root, absolute) : absolute
