@@ -115,7 +115,10 @@ export const make = Effect.sync(() => {
           const same =
             expect === "absent"
               ? Option.isNone(now)
-              : Option.isSome(now) && now.value.dev === expect.dev && now.value.ino === expect.ino
+              : Option.isSome(now) &&
+                now.value.dev === expect.dev &&
+                now.value.ino === expect.ino &&
+                (expect.mtimeMs === undefined || now.value.mtimeMs === expect.mtimeMs)
           if (!same) {
             return yield* new FsError({ op: "write", path: p, code: "ECHANGED", reason: "the file changed between check and use" })
           }

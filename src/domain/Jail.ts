@@ -24,6 +24,7 @@ export interface PathFacts {
   /** Identity of what was found (0 when missing), re-checked by the adapter when it opens the file. */
   readonly dev: number
   readonly ino: number
+  readonly mtimeMs: number
 }
 
 export interface JailContext {
@@ -149,7 +150,7 @@ export const checkLexical = (ctx: JailContext, cwd: string, input: string, acces
   const lexical = P.resolve(cwd, expanded)
   return check(
     ctx,
-    { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0 },
+    { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0 },
     access
   )
 }

@@ -12,8 +12,11 @@ export interface FileStat {
   readonly mtimeMs: number
 }
 
-/** The identity a later open must still find (`fstat` after `O_NOFOLLOW`), or "absent" for a create. */
-export type Expect = { readonly dev: number; readonly ino: number } | "absent"
+/**
+ * The identity a later open must still find (`fstat` after `O_NOFOLLOW`), or "absent" for a create. Writers add
+ * the modification time, since a replaced file can reuse the inode number of the one it replaced.
+ */
+export type Expect = { readonly dev: number; readonly ino: number; readonly mtimeMs?: number } | "absent"
 
 export interface DirEntry {
   readonly name: string

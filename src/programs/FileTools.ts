@@ -41,6 +41,8 @@ const resolvedOf = (inv: Invocation, field: string) =>
   })
 
 const identity = (facts: Jail.PathFacts): Expect => (facts.exists ? { dev: facts.dev, ino: facts.ino } : "absent")
+const unchanged = (facts: Jail.PathFacts): Expect =>
+  facts.exists ? { dev: facts.dev, ino: facts.ino, mtimeMs: facts.mtimeMs } : "absent"
 
 const isBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
 
@@ -87,7 +89,7 @@ export const writeFile = (inv: Invocation, call: CallOf<"write_file">) =>
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "write_file", reason: `${shown} is a directory` })
     if (!facts.exists) yield* fs.makeDirectory(P.dirname(facts.real)).pipe(Effect.mapError(failed("write_file")))
     const data = encoder.encode(call.args.content)
-    yield* fs.writeFile(facts.real, data, { expect: identity(facts) }).pipe(Effect.mapError(failed("write_file")))
+    yield* fs.writeFile(facts.real, data, { expect: unchanged(facts) }).pipe(Effect.mapError(failed("write_file")))
     return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes)`)
   })
 
@@ -114,7 +116,7 @@ export const editFile = (inv: Invocation, call: CallOf<"edit_file">) =>
     }
     // split/join, not String.replace: `$&` and friends in new_string must stay literal.
     const after = call.args.replace_all === true ? before.split(oldText).join(newText) : before.replace(oldText, () => newText)
-    yield* fs.writeFile(facts.real, encoder.encode(after), { expect: identity(facts) }).pipe(Effect.mapError(failed("edit_file")))
+    yield* fs.writeFile(facts.real, encoder.encode(after), { expect: unchanged(facts) }).pipe(Effect.mapError(failed("edit_file")))
     return out(`edited ${shown}: ${n} replacement${n === 1 ? "" : "s"}`)
   })
 

@@ -14,7 +14,7 @@ export const resolve = Effect.fn("PathResolver.resolve")(function* (base: string
   const fs = yield* FileSystem
   const lexical = P.resolve(base, input)
   if (input.includes("\0")) {
-    return { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0 } satisfies PathFacts
+    return { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0 } satisfies PathFacts
   }
   const queue: Array<string> = [...P.segments(lexical)]
   let current = "/"
@@ -75,7 +75,8 @@ export const resolve = Effect.fn("PathResolver.resolve")(function* (base: string
     kind: exists && last !== undefined ? last.kind : "missing",
     nlink: last?.nlink ?? 0,
     dev: last?.dev ?? 0,
-    ino: last?.ino ?? 0
+    ino: last?.ino ?? 0,
+    mtimeMs: last?.mtimeMs ?? 0
   }
   return facts
 })
