@@ -5,6 +5,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    pool: "forks"
+    pool: "forks",
+    globalSetup: ["test/support/globalSetup.ts"]
   }
 })

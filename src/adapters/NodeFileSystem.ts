@@ -99,13 +99,14 @@ export const make = Effect.sync(() => {
       const dir = path.dirname(p)
       const tmp = path.join(dir, `.${path.basename(p)}.${randomBytes(6).toString("hex")}.minicode-tmp`)
       const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW
-      yield* withHandle(tmp, flags, options.mode ?? 0o644, "write", (handle) =>
+      // A replaced file keeps its mode unless the caller names one.
+      const previous = options.mode === undefined ? yield* lstat(p) : Option.none<FileStat>()
+      const mode = options.mode ?? (Option.isSome(previous) && previous.value.kind === "file" ? previous.value.mode : undefined)
+      yield* withHandle(tmp, flags, mode ?? 0o644, "write", (handle) =>
         Effect.gen(function* () {
           yield* verify(handle, tmp, undefined, "write")
           yield* Effect.tryPromise({ try: () => handle.writeFile(data), catch: fail("write", p) })
-          if (options.mode !== undefined) {
-            yield* Effect.tryPromise({ try: () => handle.chmod(options.mode ?? 0o644), catch: fail("chmod", p) })
-          }
+          if (mode !== undefined) yield* Effect.tryPromise({ try: () => handle.chmod(mode), catch: fail("chmod", p) })
         })
       ).pipe(Effect.tapError(() => Effect.promise(() => fsp.rm(tmp, { force: true }))))
       const replace = Effect.gen(function* () {
