@@ -4,10 +4,6 @@
  */
 import { Effect, Either, Exit, Layer, ManagedRuntime } from "effect"
 import * as Approvers from "./adapters/Approvers.js"
-import * as MemoryAllowlist from "./adapters/MemoryAllowlist.js"
-import * as MemoryJournal from "./adapters/MemoryJournal.js"
-import * as NodeFileSystem from "./adapters/NodeFileSystem.js"
-import * as Unavailable from "./adapters/Unavailable.js"
 import * as Allowlist from "./domain/Allowlist.js"
 import type { Decision } from "./domain/Decision.js"
 import type { ToolError } from "./domain/Errors.js"
@@ -16,6 +12,7 @@ import type { AccessPolicy, PermissionMode, WorkMode } from "./domain/Modes.js"
 import type { Answer } from "./ports/Approver.js"
 import type { ToolExecutor, ToolOutput } from "./ports/ToolExecutor.js"
 import * as Kernel from "./programs/Kernel.js"
+import * as NodeAdapters from "./programs/NodeAdapters.js"
 import * as Runner from "./programs/Runner.js"
 
 export interface RunToolOptions {
@@ -49,11 +46,8 @@ const adaptersFor = (options: RunToolOptions) =>
       onRight: Effect.succeed
     })
     const adapters: Kernel.Adapters = {
-      fileSystem: NodeFileSystem.layer,
-      allowlist: MemoryAllowlist.layer(entries),
+      ...NodeAdapters.adapters({ unrestricted: options.policy === "unrestricted", allowlist: entries }),
       approver: Approvers.constant(options.approve ?? "no"),
-      bashGuard: Unavailable.bashGuard,
-      journal: MemoryJournal.layer,
       ...options.adapters
     }
     return adapters

@@ -7,17 +7,14 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as JsonFileAllowlist from "../adapters/JsonFileAllowlist.js"
-import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
-import * as MemoryJournal from "../adapters/MemoryJournal.js"
 import * as NodeConfig from "../adapters/NodeConfig.js"
-import * as NodeFileSystem from "../adapters/NodeFileSystem.js"
-import * as Unavailable from "../adapters/Unavailable.js"
 import * as Allowlist from "../domain/Allowlist.js"
 import * as Conformance from "../domain/Conformance.js"
 import type { Decision } from "../domain/Decision.js"
 import { ToolFailed } from "../domain/Errors.js"
 import * as Modes from "../domain/Modes.js"
 import * as Kernel from "./Kernel.js"
+import * as NodeAdapters from "./NodeAdapters.js"
 import * as Runner from "./Runner.js"
 
 export const version = "0.1.0"
@@ -72,11 +69,9 @@ const setup = (flags: CommonFlags) =>
       onRight: Effect.succeed
     })
     const adapters: Kernel.Adapters = {
-      fileSystem: NodeFileSystem.layer,
+      ...NodeAdapters.adapters({ unrestricted: false }),
       allowlist: JsonFileAllowlist.layer(loaded.paths.allowlist, configured),
-      approver: Approvers.tty,
-      bashGuard: Unavailable.bashGuard,
-      journal: MemoryJournal.layer
+      approver: Approvers.tty
     }
     return { session, adapters, loaded }
   })
@@ -172,13 +167,7 @@ const decideCase = (workspace: string, c: Conformance.Case) =>
       home: process.env["HOME"],
       sessionId: "conformance"
     }
-    const adapters: Kernel.Adapters = {
-      fileSystem: NodeFileSystem.layer,
-      allowlist: MemoryAllowlist.layer(entries.right),
-      approver: Approvers.constant("no"),
-      bashGuard: Unavailable.bashGuard,
-      journal: MemoryJournal.layer
-    }
+    const adapters = NodeAdapters.adapters({ unrestricted: c.policy === "unrestricted", allowlist: entries.right })
     return yield* Runner.explain({ tool: c.tool, args: c.args }, Kernel.gatesLayer(session, adapters)).pipe(
       Effect.map((d): Conformance.Result => ({ ...base, got: d.decision, stage: d.stage, rule: d.rule, reason: d.reason, pass: d.decision === c.expect })),
       Effect.catchAll((e) => Effect.succeed<Conformance.Result>({ ...base, got: "error", stage: "case", rule: `error.${e._tag}`, reason: e.message, pass: false }))

@@ -2,7 +2,7 @@
  * The bottom of the chain: runs an admitted call. Reads run in parallel; writes are bounded in number and
  * serialised per path; every output is capped with a visible marker; interruption stops the work.
  */
-import { Effect, Layer, SynchronizedRef } from "effect"
+import { Context, Effect, Layer, Option, SynchronizedRef } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 import { nameOf } from "../domain/Tools.js"
 import { Session } from "../ports/Session.js"
@@ -16,8 +16,13 @@ const maxConcurrentWrites = 8
 /** Tools other issues fill in: until then a clear "not available", never a silent no-op. */
 export type Extension = (inv: Invocation) => Effect.Effect<ToolOutput, ToolError> | undefined
 
-export const make = (extensions: ReadonlyArray<Extension> = []) =>
+/** Executors for tools beyond the file tools (bash, git, MCP, LSP, SQL…), provided by the composition. */
+export class Extensions extends Context.Tag("minicode/Extensions")<Extensions, ReadonlyArray<Extension>>() {}
+
+export const make = (given: ReadonlyArray<Extension> = []) =>
   Effect.gen(function* () {
+    const provided = yield* Effect.serviceOption(Extensions)
+    const extensions = [...given, ...Option.getOrElse(provided, () => [])]
     const session = yield* Session
     const fs = yield* FileSystem
     const writes = yield* Effect.makeSemaphore(maxConcurrentWrites)

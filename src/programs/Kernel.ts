@@ -3,7 +3,6 @@
  * be swapped (tests give in-memory fakes); the defaults are the real Node ones.
  */
 import { Effect, Layer } from "effect"
-import type { AllowEntry } from "../domain/Allowlist.js"
 import { ToolFailed } from "../domain/Errors.js"
 import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/Modes.js"
 import * as P from "../domain/PosixPath.js"
@@ -64,7 +63,8 @@ export interface Adapters<E = never> {
   readonly approver: Layer.Layer<Approver, E>
   readonly bashGuard: Layer.Layer<BashGuard, E>
   readonly journal: Layer.Layer<Journal, E>
-  readonly extensions?: ReadonlyArray<Executor.Extension>
+  /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
+  readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
@@ -74,8 +74,11 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
 }
 
 /** The runtime chain for one session. */
-export const layer = <E>(options: SessionOptions, adapters: Adapters<E>): Layer.Layer<ToolExecutor, E | ToolFailed> =>
-  chain(Executor.layer(adapters.extensions ?? [])).pipe(Layer.provide(base(options, adapters)))
+export const layer = <E>(options: SessionOptions, adapters: Adapters<E>): Layer.Layer<ToolExecutor, E | ToolFailed> => {
+  const services = base(options, adapters)
+  const executor = adapters.extensions === undefined ? Executor.layer() : Executor.layer().pipe(Layer.provide(adapters.extensions))
+  return chain(executor).pipe(Layer.provide(services))
+}
 
 /** The gates only, over a given terminal (for `policy explain`). */
 export const gatesLayer =

@@ -1,0 +1,32 @@
+/**
+ * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
+ * replace what they need (the approver, the allowlist store, a fake for tests).
+ */
+import { Effect, Layer } from "effect"
+import * as Approvers from "../adapters/Approvers.js"
+import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
+import * as MemoryJournal from "../adapters/MemoryJournal.js"
+import * as NodeFileSystem from "../adapters/NodeFileSystem.js"
+import * as NodeShell from "../adapters/NodeShell.js"
+import * as Unavailable from "../adapters/Unavailable.js"
+import type { AllowEntry } from "../domain/Allowlist.js"
+import * as BashTool from "./BashTool.js"
+import { Extensions } from "./Executor.js"
+import * as GitTools from "./GitTools.js"
+import type { Adapters } from "./Kernel.js"
+
+/** bash and the git tools over the Node shell. */
+export const extensions = (options: { readonly unrestricted: boolean }) =>
+  Layer.effect(Extensions, Effect.all([BashTool.make, GitTools.make])).pipe(Layer.provide(NodeShell.layer(options)))
+
+export const adapters = (options: {
+  readonly unrestricted: boolean
+  readonly allowlist?: ReadonlyArray<AllowEntry>
+}): Adapters => ({
+  fileSystem: NodeFileSystem.layer,
+  allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
+  approver: Approvers.constant("no"),
+  bashGuard: Unavailable.bashGuard,
+  journal: MemoryJournal.layer,
+  extensions: extensions(options)
+})

@@ -1,0 +1,75 @@
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { runTool } from "../../src/index.js"
+
+let ws: string
+const git = (...args: Array<string>) => execFileSync("git", args, { cwd: ws, encoding: "utf8" })
+
+beforeEach(() => {
+  ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-git-")))
+  git("init", "-q", "-b", "main")
+  git("config", "user.email", "dev@example.com")
+  git("config", "user.name", "Dev")
+  fs.writeFileSync(path.join(ws, "a.txt"), "one\n")
+  git("add", "a.txt")
+  git("commit", "-q", "-m", "first")
+})
+afterEach(() => fs.rmSync(ws, { recursive: true, force: true }))
+
+const run = (tool: string, args: unknown, policy?: "allow-all") =>
+  runTool({ workspace: ws, workMode: "BUILD", tool, args, ...(policy === undefined ? {} : { policy }) })
+
+describe("git tools", () => {
+  it("status, diff, log and show read the repository", async () => {
+    fs.writeFileSync(path.join(ws, "a.txt"), "two\n")
+    const status = await run("git_status", {})
+    expect(status.ok && status.text).toContain(" M a.txt")
+    const diff = await run("git_diff", { path: "a.txt" })
+    expect(diff.ok && diff.text).toContain("+two")
+    const log = await run("git_log", { limit: 1 })
+    expect(log.ok && log.text).toContain("first")
+    const show = await run("git_show", { rev: "HEAD" })
+    expect(show.ok && show.text).toContain("+one")
+  })
+
+  it("never runs the repository's hooks, fsmonitor, external diff or pager", async () => {
+    const marker = path.join(ws, "pwned")
+    const script = path.join(ws, "evil.sh")
+    fs.writeFileSync(script, `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 })
+    git("config", "core.fsmonitor", script)
+    git("config", "diff.external", script)
+    git("config", "core.pager", script)
+    fs.writeFileSync(path.join(ws, ".git/hooks/pre-commit"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 })
+    fs.writeFileSync(path.join(ws, "a.txt"), "two\n")
+    for (const tool of ["git_status", "git_diff", "git_log"]) expect((await run(tool, {})).ok).toBe(true)
+    expect((await run("git_commit", { message: "second", paths: ["a.txt"] }, "allow-all")).ok).toBe(true)
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
+  it("git_commit asks (denied without a TTY), commits with allow-all, refuses filters before staging", async () => {
+    fs.writeFileSync(path.join(ws, "b.txt"), "b\n")
+    const asked = await run("git_commit", { message: "add b", paths: ["b.txt"] })
+    expect(!asked.ok && asked.error["rule"]).toBe("approval.declined")
+    const done = await run("git_commit", { message: "add b; rm -rf /", paths: ["b.txt"] }, "allow-all")
+    expect(done.ok).toBe(true)
+    expect(git("log", "-1", "--format=%s").trim()).toBe("add b; rm -rf /")
+    git("config", "filter.evil.clean", "touch pwned")
+    fs.writeFileSync(path.join(ws, "c.txt"), "c\n")
+    const refused = await run("git_commit", { message: "c", paths: ["c.txt"] }, "allow-all")
+    expect(!refused.ok && refused.error.message).toContain("filters")
+    expect(git("status", "--short")).toContain("?? c.txt")
+    const outside = await run("git_commit", { message: "x", paths: ["../x"] }, "allow-all")
+    expect(!outside.ok && outside.error["rule"]).toBe("jail.outside-workspace")
+  })
+
+  it("git_push refuses a repository whose own config runs programs", async () => {
+    git("config", "core.sshCommand", "touch pwned; ssh")
+    const r = await run("git_push", {}, "allow-all")
+    expect(!r.ok && r.error.message).toContain("push it yourself")
+    const denied = await runTool({ workspace: ws, workMode: "BUILD", policy: "readonly", tool: "git_push", args: {} })
+    expect(denied.ok).toBe(false)
+  })
+})
