@@ -215,6 +215,14 @@ const inspectBody = (body: string, what: string, ctx: Context): Denial | undefin
   return undefined
 }
 
+/** Consecutive string literals from `k`, concatenated as the server does; undefined when none. */
+const stringRun = (ts: ReadonlyArray<Token>, k: number): readonly [string | undefined, number] => {
+  let j = k
+  let text: string | undefined
+  for (let t = ts[j]; t !== undefined && t.kind === "string"; t = ts[++j]) text = (text ?? "") + t.value
+  return [text, j]
+}
+
 /** Language named after LANGUAGE at `k`, lower-cased. */
 const languageAt = (ts: ReadonlyArray<Token>, k: number): string | undefined => {
   const t = ts[k + 1]
@@ -227,6 +235,7 @@ const reaching = (ts: ReadonlyArray<Token>, ctx: Context): Denial | undefined =>
   const head = wordAt(ts, 0)
   const routine = ts.some((t) => t.kind === "word" && (t.value === "FUNCTION" || t.value === "PROCEDURE"))
   const hasCreate = ts.some((t) => t.kind === "word" && t.value === "CREATE")
+  const hasSet = ts.some((t) => t.kind === "word" && t.value === "SET")
   // The language of a routine or DO block: untrusted languages reach files and processes; only SQL and PL/pgSQL
   // bodies are inspected (other trusted languages cannot leave the database).
   let language: string | undefined
@@ -323,7 +332,7 @@ const reaching = (ts: ReadonlyArray<Token>, ctx: Context): Denial | undefined =>
     if ((w === "INSTALL" || w === "UNINSTALL") && (next === "PLUGIN" || next === "COMPONENT")) {
       return deny("sql.function.extension", `${w} ${next} ${reachDescription.extension}`)
     }
-    if (libraryLoadingSettings.has(w)) {
+    if (libraryLoadingSettings.has(w) && hasSet) {
       return deny("sql.function.extension", `${w.toLowerCase()} ${reachDescription.extension}`)
     }
     if (w === "TEMP_STORE_DIRECTORY" || w === "DATA_STORE_DIRECTORY") {
@@ -351,56 +360,53 @@ const reaching = (ts: ReadonlyArray<Token>, ctx: Context): Denial | undefined =>
         return deny("sql.function.extension", `virtual table module ${module?.text ?? "?"} may reach files or native code`)
       }
     }
-    if (w === "KILL" && (isSubHead(ts, k) || next === "CONNECTION" || next === "QUERY")) {
+    const verb = isSubHead(ts, k) && looksLikeStatement(ts, k)
+    if (w === "KILL" && (verb || next === "CONNECTION" || next === "QUERY")) {
       return deny("sql.function.process", `KILL ${reachDescription.process}`)
     }
-    if (w === "SHUTDOWN") return deny("sql.function.process", `SHUTDOWN stops the database server`)
+    if (w === "SHUTDOWN" && verb) return deny("sql.function.process", `SHUTDOWN stops the database server`)
     if (w === "NEXT" && next === "VALUE" && isWord(ts, k + 2, "FOR")) {
       const found = reachDenial("state", "NEXT VALUE FOR", ctx)
       if (found !== undefined) return found
     }
-    if (w === "ATTACH" && (isSubHead(ts, k) || next === "DATABASE" || kindAt(ts, k + 1) === "string")) {
+    if (w === "ATTACH" && (verb || next === "DATABASE" || kindAt(ts, k + 1) === "string")) {
       return deny("sql.function.file", `ATTACH opens another database file`)
     }
 
     // MySQL dynamic SQL: PREPARE s FROM '…' and EXECUTE IMMEDIATE '…'.
-    if (dialect === "mysql" && w === "PREPARE" && isWord(ts, k + 2, "FROM")) {
-      const source = ts[k + 3]
-      if (source !== undefined && source.kind === "string" && kindAt(ts, k + 4) !== "op") {
-        const found = nested(source.value, "PREPARE … FROM", ctx)
-        if (found !== undefined) return found
-      } else {
-        return deny("sql.function.dynamic", `PREPARE … FROM a computed string ${reachDescription.dynamic}`)
+    const source = dialect === "mysql" && w === "PREPARE" && isWord(ts, k + 2, "FROM")
+      ? k + 3
+      : w === "EXECUTE" && next === "IMMEDIATE"
+      ? k + 2
+      : -1
+    if (source >= 0) {
+      const [text, after] = stringRun(ts, source)
+      const what = w === "PREPARE" ? "PREPARE … FROM" : "EXECUTE IMMEDIATE"
+      if (text === undefined || !(after >= ts.length || kindAt(ts, after) === "semicolon")) {
+        return deny("sql.function.dynamic", `${what} a computed string ${reachDescription.dynamic}`)
       }
-    }
-    if (w === "EXECUTE" && next === "IMMEDIATE") {
-      const source = ts[k + 2]
-      if (source !== undefined && source.kind === "string" && kindAt(ts, k + 3) !== "op") {
-        const found = nested(source.value, "EXECUTE IMMEDIATE", ctx)
-        if (found !== undefined) return found
-      } else {
-        return deny("sql.function.dynamic", `EXECUTE IMMEDIATE of a computed string ${reachDescription.dynamic}`)
-      }
+      const found = nested(text, what, ctx)
+      if (found !== undefined) return found
     }
 
     // PostgreSQL code bodies: DO '…' and CREATE FUNCTION … AS '…'.
     if (dialect === "postgres" && w === "DO" && inspectable) {
       const b = isWord(ts, k + 1, "LANGUAGE") ? k + 3 : k + 1
-      const body = ts[b]
-      if (body !== undefined && body.kind === "string") {
-        const found = inspectBody(body.value, "DO block", ctx)
+      const [body] = stringRun(ts, b)
+      if (body !== undefined) {
+        const found = inspectBody(body, "DO block", ctx)
         if (found !== undefined) return found
       }
     }
     if (dialect === "postgres" && w === "AS" && routine && hasCreate && inspectable) {
       let b = k + 1
-      while (ts[b]?.kind === "string") {
-        const body = ts[b]
-        if (body !== undefined) {
-          const found = inspectBody(body.value, "function body", ctx)
-          if (found !== undefined) return found
-        }
-        b += kindAt(ts, b + 1) === "comma" ? 2 : 1
+      for (;;) {
+        const [body, after] = stringRun(ts, b)
+        if (body === undefined) break
+        const found = inspectBody(body, "function body", ctx)
+        if (found !== undefined) return found
+        if (kindAt(ts, after) !== "comma") break
+        b = after + 1
       }
     }
 

@@ -112,6 +112,54 @@ const mysqlEscape = (c: string): string => {
   }
 }
 
+const hexValue = (hex: string): string | undefined => {
+  const code = Number.parseInt(hex, 16)
+  return Number.isNaN(code) || code > 0x10ffff ? undefined : String.fromCodePoint(code)
+}
+
+/** PostgreSQL E'' escape at `at`: \b \f \n \r \t, octal, \xHH, \uXXXX, \UXXXXXXXX, else the character itself. */
+const postgresEscape = (sql: string, at: number): readonly [number, string] => {
+  const c = sql.charAt(at + 1)
+  const simple: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }
+  const mapped = simple[c]
+  if (mapped !== undefined) return [2, mapped]
+  const octal = /^[0-7]{1,3}/.exec(sql.slice(at + 1, at + 4))
+  if (octal !== null) return [1 + octal[0].length, String.fromCharCode(Number.parseInt(octal[0], 8) & 0xff)]
+  const hex = c === "x" ? /^[0-9a-fA-F]{1,2}/.exec(sql.slice(at + 2, at + 4)) : null
+  if (hex !== null) return [2 + hex[0].length, String.fromCharCode(Number.parseInt(hex[0], 16))]
+  const width = c === "u" ? 4 : c === "U" ? 8 : 0
+  if (width > 0 && /^[0-9a-fA-F]+$/.test(sql.slice(at + 2, at + 2 + width)) && sql.length >= at + 2 + width) {
+    const decoded = hexValue(sql.slice(at + 2, at + 2 + width))
+    if (decoded !== undefined) return [2 + width, decoded]
+  }
+  return [2, c]
+}
+
+/** Decode PostgreSQL U&'' escapes (\XXXX, \+XXXXXX, \\); undefined when malformed. */
+const decodeUnicodeEscapes = (raw: string): string | undefined => {
+  let out = ""
+  for (let j = 0; j < raw.length; j++) {
+    const ch = raw.charAt(j)
+    if (ch !== "\\") {
+      out += ch
+      continue
+    }
+    if (raw.charAt(j + 1) === "\\") {
+      out += "\\"
+      j++
+      continue
+    }
+    const plus = raw.charAt(j + 1) === "+"
+    const hex = plus ? raw.slice(j + 2, j + 8) : raw.slice(j + 1, j + 5)
+    if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== (plus ? 6 : 4)) return undefined
+    const decoded = hexValue(hex)
+    if (decoded === undefined) return undefined
+    out += decoded
+    j += plus ? 7 : 4
+  }
+  return out
+}
+
 /** Lex `sql` under `options`. Fails on anything the dialect would reject or that the guard cannot see through. */
 export const lex = (sql: string, options: LexOptions): Either.Either<Lexed, LexError> => {
   const { dialect } = options
@@ -138,6 +186,12 @@ export const lex = (sql: string, options: LexOptions): Either.Either<Lexed, LexE
     }
     return j
   }
+  /** Decode one backslash escape at `at` (the backslash); returns [length, decoded]. */
+  const escape = (at: number): readonly [number, string] => {
+    const c = sql.charAt(at + 1)
+    if (dialect === "mysql") return [2, mysqlEscape(c)]
+    return postgresEscape(sql, at)
+  }
   /** Scan a quoted literal from `start` (the opening quote); returns [end, decoded] or undefined if unterminated. */
   const quotedBody = (start: number, quote: string, backslash: boolean): readonly [number, string] | undefined => {
     let j = start + 1
@@ -146,8 +200,9 @@ export const lex = (sql: string, options: LexOptions): Either.Either<Lexed, LexE
       const ch = sql.charAt(j)
       if (backslash && ch === "\\") {
         if (j + 1 >= n) return undefined
-        value += dialect === "mysql" ? mysqlEscape(sql.charAt(j + 1)) : sql.charAt(j + 1)
-        j += 2
+        const [length, decoded] = escape(j)
+        value += decoded
+        j += length
         continue
       }
       if (ch === quote) {
@@ -340,6 +395,21 @@ export const lex = (sql: string, options: LexOptions): Either.Either<Lexed, LexE
       let j = i + 1
       while (j < n && isIdentPart(sql.charCodeAt(j))) j++
       const text = sql.slice(i, j)
+      if (dialect === "postgres" && text.toUpperCase() === "UESCAPE") {
+        return fail("UESCAPE is not supported: the guard cannot decode custom Unicode escapes", i)
+      }
+      const quote = sql.charAt(j + 1)
+      if (dialect === "postgres" && (text === "U" || text === "u") && sql.charAt(j) === "&" &&
+        (quote === "'" || quote === "\"")) {
+        const body = quotedBody(j + 1, quote, false)
+        if (body === undefined) return fail("unterminated U& literal", i)
+        const [end, raw] = body
+        const value = decodeUnicodeEscapes(raw)
+        if (value === undefined) return fail("invalid Unicode escape in U& literal", i)
+        push(quote === "'" ? "string" : "quoted", i, end, value, `U&${quote}`)
+        i = end
+        continue
+      }
       if (dialect === "postgres" && (text === "E" || text === "e") && sql.charAt(j) === "'") {
         const body = quotedBody(j, "'", true)
         if (body === undefined) return fail("unterminated E'' string literal", i)

@@ -85,6 +85,8 @@ describe("SqlGuard: lexing", () => {
     allows("SELECT 1--1; DELETE FROM users", "postgres")
     allows("SELECT $1, x$y FROM t WHERE a = $2", "postgres")
     allows("SELECT 'a' || U&'\\0041' FROM t", "postgres")
+    denies("SELECT U&\"\\0070g_read_file\"('/etc/passwd')", "postgres", "sql.function.file")
+    denies("SELECT U&'\\0041' UESCAPE '!'", "postgres", "sql.lex-error")
   })
 
   it("SQLite: [identifiers], backticks, no backslash escapes", () => {
@@ -276,6 +278,7 @@ describe("SqlGuard: known read-only forms", () => {
       allows("SELECT count(*) FILTER (WHERE x > 1) FROM t", d)
       allows("SELECT avg(load), max(release) FROM metrics", d)
       allows("SELECT substr(comment, 1, 10) FROM posts", d)
+      allows("SELECT max(kill), avg(attach), min(shutdown), sum(checkpoint) FROM stats", d)
     })
     allows("TABLE users", "postgres")
   })
@@ -457,6 +460,11 @@ describe("SqlGuard: write mode", () => {
   it("still denies server-side code that reaches outside", () => {
     denies("DO $$ BEGIN PERFORM pg_read_file('/etc/passwd'); END $$", "postgres", "sql.function.file", true)
     denies("DO $$ BEGIN EXECUTE 'SELECT 1'; END $$", "postgres", "sql.function.dynamic", true)
+    denies("DO E'BEGIN PERFORM \\x70g_read_file(''/etc/passwd''); END'", "postgres", "sql.function.file", true)
+    denies("DO 'BEGIN PERFORM pg_read_' \n 'file(''/etc/passwd''); END'", "postgres", "sql.function.file", true)
+    denies("PREPARE s FROM 'SELECT LOAD_' 'FILE(''/etc/passwd'')'", "mysql", "sql.function.file", true)
+    denies("PREPARE s FROM CONCAT('SELECT ', 'LOAD_FILE(1)')", "mysql", "sql.function.dynamic", true)
+    denies("SET session_preload_libraries = 'x'", "postgres", "sql.function.extension", true)
     denies("DO $$ BEGIN COPY t FROM PROGRAM 'id'; END $$", "postgres", undefined, true)
     denies("DO LANGUAGE plpython3u $$ import os $$", "postgres", "sql.function.process", true)
     denies("DO $$ import os $$ LANGUAGE plpython3u", "postgres", "sql.function.process", true)
