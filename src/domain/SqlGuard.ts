@@ -251,6 +251,17 @@ const reaching = (ts: ReadonlyArray<Token>, ctx: Context): Denial | undefined =>
     }
   }
   const inspectable = language === undefined || language === "sql" || language === "plpgsql"
+  // For each token, the next server-wide scope (SET GLOBAL, SET @@persist.x) before the next `;`, or -1.
+  const scopes = new Array<number>(ts.length).fill(-1)
+  for (let k = ts.length - 1, found = -1; k >= 0; k--) {
+    const u = ts[k]
+    if (u === undefined || u.kind === "semicolon") found = -1
+    else if (
+      (u.kind === "word" && (u.value === "GLOBAL" || u.value === "PERSIST" || u.value === "PERSIST_ONLY")) ||
+      (u.kind === "param" && /^@@(global|persist)/i.test(u.text))
+    ) found = k
+    scopes[k] = found
+  }
 
   for (let k = 0; k < ts.length; k++) {
     const t = ts[k]
@@ -412,9 +423,9 @@ const reaching = (ts: ReadonlyArray<Token>, ctx: Context): Denial | undefined =>
 
     if (!isSubHead(ts, k) || !looksLikeStatement(ts, k)) continue
     // Statement-level forms, also inside routine bodies.
-    const end = pieceEnd(ts, k)
-    const piece = ts.slice(k, end)
-    if (w === "RESTART" && piece.length === 1) return deny("sql.function.process", `RESTART restarts the server`)
+    const piece = (): ReadonlyArray<Token> => ts.slice(k, pieceEnd(ts, k))
+    const statementStart = k === 0 || kindAt(ts, k - 1) === "semicolon"
+    if (w === "RESTART" && (k + 1 >= ts.length || kindAt(ts, k + 1) === "semicolon")) return deny("sql.function.process", `RESTART restarts the server`)
     if (w === "FLUSH" || w === "PURGE" || w === "BINLOG" || w === "CHECKPOINT") {
       return deny("sql.function.server", `${w} ${reachDescription.server}`)
     }
@@ -431,35 +442,32 @@ const reaching = (ts: ReadonlyArray<Token>, ctx: Context): Denial | undefined =>
     if (w === "LOAD" && kindAt(ts, k + 1) === "string") {
       return deny("sql.function.extension", `LOAD ${reachDescription.extension}`)
     }
-    if (w === "COPY") {
+    if (w === "COPY" && statementStart) {
+      const copy = piece()
       let depth = 0
-      for (let j = 1; j < piece.length; j++) {
-        const u = piece[j]
+      for (let j = 1; j < copy.length; j++) {
+        const u = copy[j]
         if (u === undefined) continue
         if (u.kind === "lparen") depth++
         else if (u.kind === "rparen") depth--
         else if (u.kind === "word" && u.value === "PROGRAM") {
           return deny("sql.function.process", `COPY … PROGRAM runs a shell command on the database server`)
         } else if (depth === 0 && u.kind === "word" && (u.value === "FROM" || u.value === "TO")) {
-          const target = piece[j + 1]
+          const target = copy[j + 1]
           if (target !== undefined && target.kind !== "word") {
             return deny("sql.function.file", `COPY … ${u.value} a file reads or writes the database server's disk`)
           }
         }
       }
     }
-    if (w === "VACUUM" && piece.some((u) => u.kind === "word" && u.value === "INTO")) {
+    if (w === "VACUUM" && statementStart && piece().some((u) => u.kind === "word" && u.value === "INTO")) {
       return deny("sql.function.file", `VACUUM INTO writes a database file`)
     }
     if (w === "SET") {
-      const rest = piece.slice(1)
-      const scope = rest.find((u) =>
-        (u.kind === "word" && (u.value === "GLOBAL" || u.value === "PERSIST" || u.value === "PERSIST_ONLY")) ||
-        (u.kind === "param" && /^@@(global|persist)/i.test(u.text))
-      )
+      const scope = ts[scopes[k] ?? -1]
       if (scope !== undefined) return deny("sql.function.server", `SET ${scope.text} ${reachDescription.server}`)
-      const first = wordAt(piece, 1)
-      const second = wordAt(piece, 2)
+      const first = wordAt(ts, k + 1)
+      const second = wordAt(ts, k + 2)
       if (
         first === "ROLE" || first === "PASSWORD" ||
         ((first === "SESSION" || first === "LOCAL") && (second === "ROLE" || second === "AUTHORIZATION")) ||
