@@ -13,6 +13,8 @@ export interface SessionShape {
   readonly policy?: AccessPolicy | undefined
   /** Per-tool output cap in bytes. */
   readonly maxOutputBytes: number
+  /** The SQL dialect to judge `sql_query` by when no connection says (conformance cases set it). */
+  readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
 }
 
 export class Session extends Context.Tag("minicode/Session")<Session, SessionShape>() {}

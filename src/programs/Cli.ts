@@ -165,7 +165,8 @@ const decideCase = (workspace: string, c: Conformance.Case) =>
       permissionMode: c.permissionMode,
       policy: c.policy,
       home: process.env["HOME"],
-      sessionId: "conformance"
+      sessionId: "conformance",
+      sqlDialect: c.dialect === "postgresql" ? "postgres" : c.dialect
     }
     const adapters = NodeAdapters.adapters({ unrestricted: c.policy === "unrestricted", allowlist: entries.right })
     return yield* Runner.explain({ tool: c.tool, args: c.args }, Kernel.gatesLayer(session, adapters)).pipe(

@@ -28,6 +28,7 @@ export interface SessionOptions {
   readonly turn?: number | undefined
   readonly home?: string | undefined
   readonly maxOutputBytes?: number | undefined
+  readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
 }
 
 export const defaultMaxOutputBytes = 256 * 1024
@@ -52,7 +53,8 @@ export const sessionLayer = (options: SessionOptions) =>
         workMode: options.workMode ?? "DISCUSS",
         permissionMode: options.permissionMode ?? "AUTO",
         policy: options.policy,
-        maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes
+        maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
+        sqlDialect: options.sqlDialect
       })
     })
   )
