@@ -252,6 +252,37 @@ const prepareFiles = (dbPath: string) =>
     catch: (cause) => new JournalError({ reason: `cannot prepare ${dbPath}: ${String(cause)}` })
   })
 
+/**
+ * Signs of a torn write that SQLite itself would silently skip: a database file that is not whole pages, a WAL
+ * that ends in half a frame. Read before SQLite opens (and recovers) the files.
+ */
+const tornWrites = (dbPath: string): ReadonlyArray<string> => {
+  try {
+    const size = NodeFs.statSync(dbPath).size
+    if (size === 0) return []
+    const header = Buffer.alloc(100)
+    const fd = NodeFs.openSync(dbPath, "r")
+    try {
+      NodeFs.readSync(fd, header, 0, 100, 0)
+    } finally {
+      NodeFs.closeSync(fd)
+    }
+    const raw = header.readUInt16BE(16)
+    const pageSize = raw === 1 ? 65536 : raw
+    if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return []
+    const found: Array<string> = []
+    if (size % pageSize !== 0) found.push(`state.db is ${size} bytes, not whole ${pageSize}-byte pages (torn or truncated)`)
+    const wal = NodeFs.statSync(`${dbPath}-wal`, { throwIfNoEntry: false })
+    if (wal !== undefined && wal.size > 0 && (wal.size < 32 || (wal.size - 32) % (pageSize + 24) !== 0)) {
+      found.push(`the write-ahead log ends in a partial frame (${wal.size} bytes): its last write was torn`)
+    }
+    return found
+  } catch (cause) {
+    return [`cannot inspect ${dbPath}: ${String(cause)}`]
+  }
+}
+
+
 const sqlError = (what: string) => (error: SqlError) =>
   new JournalError({ reason: `${what}: ${error.cause instanceof Error ? error.cause.message : error.message}` })
 
@@ -266,6 +297,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
   Effect.gen(function* () {
     const retention = Math.max(1, options.retentionTurns ?? defaultRetentionTurns)
     yield* prepareFiles(options.dbPath)
+    const torn = tornWrites(options.dbPath)
     const context = yield* Layer.build(SqliteClient.layer({ filename: options.dbPath })).pipe(
       Effect.catchAllDefect((defect) => Effect.fail(new JournalError({ reason: `cannot open ${options.dbPath}: ${String(defect)}` }))),
       Effect.catchTag("ConfigError", (e) => Effect.fail(new JournalError({ reason: e.message })))
@@ -523,6 +555,22 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       ).pipe(Effect.mapError(sqlError("resolve")))
       return { ...record, state: "committed" as const, note, finalized: true, updatedAt: now }
     })
+
+    if (problems.length === 0) {
+      for (const reason of torn) {
+        yield* begin({
+          session: "minicode",
+          turn: 0,
+          tool: Recovery.integrityTool,
+          capability: "write",
+          paths: [],
+          canonicalArgs: JSON.stringify({ reason }),
+          remote: false
+        }, []).pipe(Effect.flatMap((r) => complete(r.id, "unknown", reason)))
+      }
+    } else {
+      yield* Ref.update(damaged, (ps) => [...ps, ...torn])
+    }
 
     const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, list, recover, resolve })
 

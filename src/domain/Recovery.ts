@@ -54,6 +54,9 @@ export interface RecoveryPlan {
   readonly counts: Readonly<Record<Classification, number>>
 }
 
+/** Records the journal writes about itself when it finds a torn write at open. */
+export const integrityTool = "journal.integrity"
+
 const pathsText = (paths: ReadonlyArray<string>): string => (paths.length === 0 ? "its effects" : paths.join(", "))
 
 /** Classifies one record. Total and pure. */
@@ -66,6 +69,12 @@ export const classify = (record: RecoveryInput): { readonly classification: Clas
     return {
       classification: "failed",
       advice: "resolved by a human as absent: the effect did not happen; may retry after checking"
+    }
+  }
+  if (record.tool === integrityTool) {
+    return {
+      classification: "ambiguous",
+      advice: `the journal was found damaged (${record.note ?? "no detail"}): its last records may be missing; inspect the recent changes before repeating anything`
     }
   }
   switch (record.state) {
