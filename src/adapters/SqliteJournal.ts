@@ -365,12 +365,6 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         Effect.mapError(sqlError("read"))
       )
 
-    const putBlob = (content: Uint8Array) => {
-      const hash = sha256(content)
-      return sql`INSERT OR IGNORE INTO blobs (hash, size, content) VALUES (${hash}, ${content.byteLength}, ${content})`.pipe(
-        Effect.as(hash)
-      )
-    }
 
     const begin = Effect.fn("SqliteJournal.begin")(function* (
       intent: Intent,
@@ -422,22 +416,32 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
             Option.flatMap(Option.fromNullable(inserted[0]), (r) => Option.getRight(decodeSeq(r))),
             () => ({ seq: -1 })
           ).seq
-          for (const snap of snapshots) {
+          // One statement for the blobs, one for the snapshot rows: the statement is the unit of cost here.
+          const blobs = new Map<string, Uint8Array>()
+          const address = (content: Uint8Array | null): string | null => {
+            if (content === null) return null
+            const hash = sha256(content)
+            blobs.set(hash, content)
+            return hash
+          }
+          const rows = snapshots.map((snap) => {
             const after = intended.find((i) => i.path === snap.path)
-            const beforeHash = snap.content === null ? null : yield* putBlob(snap.content)
-            const afterHash = after === undefined || after.content === null ? null : yield* putBlob(after.content)
-            yield* sql`INSERT OR REPLACE INTO snapshots ${
-              sql.insert({
-                record_seq: seq,
-                path: snap.path,
-                before_hash: beforeHash,
-                before_mode: snap.content === null ? null : snap.mode,
-                after_known: after === undefined ? 0 : 1,
-                after_hash: afterHash,
-                after_mode: after === undefined || after.content === null ? null : after.mode
-              })
+            return {
+              record_seq: seq,
+              path: snap.path,
+              before_hash: address(snap.content),
+              before_mode: snap.content === null ? null : snap.mode,
+              after_known: after === undefined ? 0 : 1,
+              after_hash: after === undefined ? null : address(after.content),
+              after_mode: after === undefined || after.content === null ? null : after.mode
+            }
+          })
+          if (blobs.size > 0) {
+            yield* sql`INSERT OR IGNORE INTO blobs ${
+              sql.insert([...blobs].map(([hash, content]) => ({ hash, size: content.byteLength, content })))
             }`
           }
+          if (rows.length > 0) yield* sql`INSERT OR REPLACE INTO snapshots ${sql.insert(rows)}`
           return seq
         })
       ).pipe(Effect.mapError(sqlError("begin")))

@@ -121,7 +121,7 @@ describe("SqliteJournal under SIGKILL", () => {
           assert.deepStrictEqual(tree(root), initial, `step ${killAt}: undo restores byte for byte`)
           assert.isTrue((yield* journal.recover).items.every((it) => it.tool !== "undo"), "undo records are finalised")
         }).pipe(Effect.provide(withJournal(root)))
-      }), { concurrency: 2, discard: true }), { timeout: 90_000 })
+      }), { concurrency: 2, discard: true }), { timeout: process.env["CRASH_POINTS"] === "all" ? 300_000 : 90_000 })
 
   it.live("at random moments: done means done, and undo restores", () =>
     Effect.forEach([150, 300, 450], (killAfter) =>
