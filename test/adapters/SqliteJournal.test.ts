@@ -104,4 +104,21 @@ describe("SqliteJournal", () => {
       assert.isTrue(plan.items.some((i) => i.classification === "ambiguous"))
     })
   })
+
+  it.live("a write-ahead log ending in half a frame is journaled as an ambiguity until resolved", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    const open = <A, E>(f: (j: typeof Journal.Service) => Effect.Effect<A, E>) =>
+      Effect.flatMap(Journal, f).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+    return Effect.gen(function* () {
+      yield* open((j) => j.list())
+      NodeFs.writeFileSync(`${dbPath}-wal`, Buffer.alloc(100, 1), { mode: 0o600 })
+      const plan = yield* open((j) => j.recover)
+      assert.deepStrictEqual(plan.items.map((i) => i.classification), ["ambiguous"])
+      assert.include(plan.items[0]?.advice ?? "", "partial frame")
+      // Still reported at the next opening, until a human resolves it.
+      const seq = (yield* SqliteJournal.recoverAt({ dbPath })).items[0]?.seq ?? -1
+      yield* open((j) => j.resolve(seq, "applied", "test"))
+      assert.isTrue((yield* SqliteJournal.recoverAt({ dbPath })).clean)
+    })
+  })
 })
