@@ -1,8 +1,17 @@
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { Damage, RecoveryPlan, Resolution } from "../domain/Recovery.js"
 import type { Capability } from "../domain/Tools.js"
 
 export type Terminal = "committed" | "failed" | "unknown"
 export type JournalState = "pending" | Terminal
+export type { Damage, RecoveryPlan, Resolution }
+
+/** The checkpoint an undo or redo call restores (set only on the journal's own restore records). */
+export interface RestoreTarget {
+  readonly action: "undo" | "redo"
+  readonly session: string
+  readonly turn: number
+}
 
 export interface Intent {
   readonly session: string
@@ -16,6 +25,8 @@ export interface Intent {
   readonly requestId?: string | undefined
   /** The effect happens elsewhere (an MCP server): its success is "the server says so". */
   readonly remote: boolean
+  /** Only for undo/redo records written by the Undo program. */
+  readonly restores?: RestoreTarget | undefined
 }
 
 export interface JournalRecord {
@@ -34,9 +45,15 @@ export interface JournalRecord {
   readonly createdAt: number
   readonly updatedAt: number
   readonly finalized: boolean
+  /** Set when a human or client resolved a non-committed record (`recover resolve SEQ applied|absent`). */
+  readonly resolution: Resolution | null
+  readonly restores: RestoreTarget | null
 }
 
-/** A file's content before a mutation (null: it did not exist), kept for undo. */
+/**
+ * A file's content at one moment (null: it did not exist), kept for undo. `path` is workspace-relative.
+ * Passed to `begin` as the state before the call, and optionally as the state the call intends to leave.
+ */
 export interface Snapshot {
   readonly path: string
   readonly content: Uint8Array | null
@@ -56,14 +73,31 @@ export class JournalError extends Schema.TaggedError<JournalError>()("JournalErr
  * Reads are not journaled.
  */
 export interface JournalShape {
-  readonly begin: (intent: Intent, snapshots: ReadonlyArray<Snapshot>) => Effect.Effect<JournalRecord, JournalError>
+  /**
+   * Writes the intent (`pending`) with the before-images of the paths it will mutate, durably, before the
+   * effect. `intended`: the content the call means to leave, when known in advance (write_file, edit_file,
+   * delete_file): it lets undo accept a file whose call crashed after its effect.
+   */
+  readonly begin: (
+    intent: Intent,
+    snapshots: ReadonlyArray<Snapshot>,
+    intended?: ReadonlyArray<Snapshot>
+  ) => Effect.Effect<JournalRecord, JournalError>
   readonly complete: (id: string, state: Terminal, note?: string) => Effect.Effect<void, JournalError>
   readonly finalizeTurn: (session: string, turn: number) => Effect.Effect<void, JournalError>
   readonly findByRequest: (session: string, requestId: string) => Effect.Effect<Option.Option<JournalRecord>, JournalError>
   readonly list: (filter?: {
     readonly turn?: number
     readonly state?: JournalState
+    readonly session?: string
   }) => Effect.Effect<ReadonlyArray<JournalRecord>, JournalError>
+  /** The recovery plan of the unfinalised records, with every damage found reported as `ambiguous`. Never acts. */
+  readonly recover: Effect.Effect<RecoveryPlan, JournalError>
+  /**
+   * A human's or client's verdict on a non-committed record. Journaled as its own (finalised) record
+   * `recover.resolve`; returns that record. Fails on a committed, finalised or unknown seq.
+   */
+  readonly resolve: (seq: number, outcome: Resolution, by?: string) => Effect.Effect<JournalRecord, JournalError>
 }
 
 export class Journal extends Context.Tag("minicode/Journal")<Journal, JournalShape>() {}

@@ -27,6 +27,6 @@ export const adapters = (options: {
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashGuard: Unavailable.bashGuard,
-  journal: MemoryJournal.layer,
+  journal: MemoryJournal.layer(),
   extensions: extensions(options)
 })

@@ -58,7 +58,7 @@ export const recordingChain = (
   )
   const journal = Layer.effect(
     Journal,
-    Effect.map(MemoryJournal.make, (j) =>
+    Effect.map(MemoryJournal.make(), ({ journal: j }) =>
       Journal.of({
         ...j,
         begin: (i, s) => Effect.zipRight(push("journal:begin"), j.begin(i, s)),
@@ -97,5 +97,5 @@ export const memoryAdapters = (allowlist: ReadonlyArray<AllowEntry> = []): Kerne
     BashGuard,
     BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "guard.fake", "fake guard"), allowlisted: false }) })
   ),
-  journal: MemoryJournal.layer
+  journal: MemoryJournal.layer()
 })

@@ -1,0 +1,668 @@
+/**
+ * The journal in one SQLite database per workspace (`.minicode/state.db`), shared by every process that works
+ * there (a CLI call beside a running `mcp serve`): WAL, a busy timeout, schema by @effect/sql's migrator.
+ *
+ * Every write transaction starts with a write statement, so a process waiting for another's lock goes through
+ * SQLite's busy handler instead of failing with SQLITE_BUSY. Rows carry sha256 checksums; a row or a database
+ * that fails its check is reported by `recover` as ambiguous, and a damaged database refuses new intents.
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { createHash, randomUUID } from "node:crypto"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Schema, type Scope } from "effect"
+import * as Recovery from "../domain/Recovery.js"
+import type { FileState, PathChange } from "../domain/Undo.js"
+import { type Checkpoint, Checkpoints, type CheckpointStatus, type CheckpointsShape } from "../ports/Checkpoints.js"
+import {
+  type Intent,
+  Journal,
+  JournalError,
+  type JournalRecord,
+  type JournalShape,
+  type JournalState,
+  type Snapshot,
+  type Terminal
+} from "../ports/Journal.js"
+
+export interface Options {
+  readonly dbPath: string
+  /** How many turns keep their records and checkpoints once finalised (default 50). */
+  readonly retentionTurns?: number
+  /** Milliseconds a writer waits for another process's lock (default 5000). */
+  readonly busyTimeoutMs?: number
+  /**
+   * `normal` (default): a commit survives a crash of the process (the tested failure) but may be lost with the
+   * machine's power. `full`: fsync at every commit, durable across power loss, several times slower.
+   */
+  readonly synchronous?: "normal" | "full"
+}
+
+export const defaultRetentionTurns = 50
+
+/** `.minicode/state.db` under a workspace root. */
+export const dbPathFor = (root: string): string => NodePath.join(root, ".minicode", "state.db")
+
+export const sha256 = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex")
+
+// ---------------------------------------------------------------------------------------------------------------
+// Schema
+
+const migrations = Migrator.fromRecord({
+  "1_journal": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE records (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      id TEXT NOT NULL UNIQUE,
+      session TEXT NOT NULL,
+      turn INTEGER NOT NULL,
+      tool TEXT NOT NULL,
+      capability TEXT NOT NULL,
+      paths TEXT NOT NULL,
+      args_hash TEXT NOT NULL,
+      request_id TEXT,
+      remote INTEGER NOT NULL,
+      state TEXT NOT NULL,
+      note TEXT,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      finalized INTEGER NOT NULL DEFAULT 0,
+      resolution TEXT,
+      restore_action TEXT,
+      restore_session TEXT,
+      restore_turn INTEGER,
+      sum TEXT NOT NULL,
+      state_sum TEXT NOT NULL,
+      resolution_sum TEXT
+    )`
+    yield* sql`CREATE INDEX records_turn ON records (session, turn)`
+    yield* sql`CREATE INDEX records_request ON records (session, request_id) WHERE request_id IS NOT NULL`
+    yield* sql`CREATE INDEX records_open ON records (finalized) WHERE finalized = 0`
+    yield* sql`CREATE INDEX records_restore ON records (restore_session, restore_turn) WHERE restore_action IS NOT NULL`
+    yield* sql`CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, content BLOB NOT NULL) WITHOUT ROWID`
+    yield* sql`CREATE TABLE snapshots (
+      record_seq INTEGER NOT NULL,
+      path TEXT NOT NULL,
+      before_hash TEXT,
+      before_mode INTEGER,
+      after_known INTEGER NOT NULL,
+      after_hash TEXT,
+      after_mode INTEGER,
+      PRIMARY KEY (record_seq, path)
+    ) WITHOUT ROWID`
+  })
+})
+
+const latestMigration = 1
+
+const Capability = Schema.Literal("read", "write", "exec", "network", "external")
+const State = Schema.Literal("pending", "committed", "failed", "unknown")
+const Flag = Schema.Literal(0, 1)
+
+const RecordRow = Schema.Struct({
+  seq: Schema.Number,
+  id: Schema.String,
+  session: Schema.String,
+  turn: Schema.Number,
+  tool: Schema.String,
+  capability: Capability,
+  paths: Schema.parseJson(Schema.Array(Schema.String)),
+  args_hash: Schema.String,
+  request_id: Schema.NullOr(Schema.String),
+  remote: Flag,
+  state: State,
+  note: Schema.NullOr(Schema.String),
+  created_at: Schema.Number,
+  updated_at: Schema.Number,
+  finalized: Flag,
+  resolution: Schema.NullOr(Schema.Literal("applied", "absent")),
+  restore_action: Schema.NullOr(Schema.Literal("undo", "redo")),
+  restore_session: Schema.NullOr(Schema.String),
+  restore_turn: Schema.NullOr(Schema.Number),
+  sum: Schema.String,
+  state_sum: Schema.String,
+  resolution_sum: Schema.NullOr(Schema.String)
+})
+type RecordRow = typeof RecordRow.Type
+const decodeRecordRow = Schema.decodeUnknownEither(RecordRow)
+const SeqOnly = Schema.Struct({ seq: Schema.Number })
+const decodeSeq = Schema.decodeUnknownEither(SeqOnly)
+
+const ChangeRow = Schema.Struct({
+  seq: Schema.Number,
+  path: Schema.String,
+  state: State,
+  resolution: Schema.NullOr(Schema.Literal("applied", "absent")),
+  before_hash: Schema.NullOr(Schema.String),
+  before_mode: Schema.NullOr(Schema.Number),
+  after_known: Flag,
+  after_hash: Schema.NullOr(Schema.String),
+  after_mode: Schema.NullOr(Schema.Number)
+})
+const decodeChangeRows = Schema.decodeUnknownEither(Schema.Array(ChangeRow))
+const BlobRow = Schema.Struct({ content: Schema.Uint8ArrayFromSelf })
+const decodeBlobRows = Schema.decodeUnknownEither(Schema.Array(BlobRow))
+const TurnRow = Schema.Struct({
+  session: Schema.String,
+  turn: Schema.Number,
+  first_seq: Schema.Number,
+  last_seq: Schema.Number,
+  created_at: Schema.Number,
+  finalized: Flag,
+  paths: Schema.String
+})
+const decodeTurnRows = Schema.decodeUnknownEither(Schema.Array(TurnRow))
+const RestoreRow = Schema.Struct({
+  restore_session: Schema.String,
+  restore_turn: Schema.Number,
+  restore_action: Schema.Literal("undo", "redo"),
+  state: State
+})
+const decodeRestoreRows = Schema.decodeUnknownEither(Schema.Array(RestoreRow))
+const CheckRow = Schema.Struct({ quick_check: Schema.String })
+const decodeCheckRows = Schema.decodeUnknownEither(Schema.Array(CheckRow))
+const MigrationRow = Schema.Struct({ latest: Schema.NullOr(Schema.Number) })
+const decodeMigrationRows = Schema.decodeUnknownEither(Schema.Array(MigrationRow))
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checksums: over the immutable fields at insert, over (state, note) and over the resolution as they change.
+
+interface Immutable {
+  readonly id: string
+  readonly session: string
+  readonly turn: number
+  readonly tool: string
+  readonly capability: string
+  readonly paths: ReadonlyArray<string>
+  readonly argsHash: string
+  readonly requestId: string | null
+  readonly remote: boolean
+  readonly restores: { readonly action: string; readonly session: string; readonly turn: number } | null
+  readonly createdAt: number
+}
+
+const immutableSum = (r: Immutable): string =>
+  sha256(JSON.stringify([
+    r.id,
+    r.session,
+    r.turn,
+    r.tool,
+    r.capability,
+    r.paths,
+    r.argsHash,
+    r.requestId,
+    r.remote,
+    r.restores === null ? null : [r.restores.action, r.restores.session, r.restores.turn],
+    r.createdAt
+  ]))
+const stateSum = (id: string, state: JournalState, note: string | null): string => sha256(JSON.stringify([id, state, note]))
+const resolutionSum = (id: string, resolution: string): string => sha256(JSON.stringify([id, resolution]))
+
+const toRecord = (row: RecordRow): JournalRecord => ({
+  id: row.id,
+  seq: row.seq,
+  session: row.session,
+  turn: row.turn,
+  tool: row.tool,
+  capability: row.capability,
+  paths: row.paths,
+  argsHash: row.args_hash,
+  requestId: row.request_id,
+  remote: row.remote === 1,
+  state: row.state,
+  note: row.note,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  finalized: row.finalized === 1,
+  resolution: row.resolution,
+  restores: row.restore_action === null || row.restore_session === null || row.restore_turn === null
+    ? null
+    : { action: row.restore_action, session: row.restore_session, turn: row.restore_turn }
+})
+
+/** A decoded row whose checksums do not match: the reason, or null when it is intact. */
+const rowDamage = (row: RecordRow): string | null => {
+  const record = toRecord(row)
+  if (immutableSum(record) !== row.sum) return "record checksum mismatch"
+  if (stateSum(row.id, row.state, row.note) !== row.state_sum) return "state checksum mismatch"
+  if (row.resolution !== null && (row.resolution_sum === null || resolutionSum(row.id, row.resolution) !== row.resolution_sum)) {
+    return "resolution checksum mismatch"
+  }
+  return null
+}
+
+const rawSeq = (raw: unknown): number | null =>
+  typeof raw === "object" && raw !== null && "seq" in raw && typeof raw.seq === "number" ? raw.seq : null
+
+// ---------------------------------------------------------------------------------------------------------------
+// Files: the directory 700, the database 600 (SQLite gives -wal and -shm the database's mode).
+
+const prepareFiles = (dbPath: string) =>
+  Effect.try({
+    try: () => {
+      const dir = NodePath.dirname(dbPath)
+      NodeFs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+      NodeFs.chmodSync(dir, 0o700)
+      NodeFs.closeSync(NodeFs.openSync(dbPath, NodeFs.constants.O_CREAT | NodeFs.constants.O_RDWR, 0o600))
+      NodeFs.chmodSync(dbPath, 0o600)
+    },
+    catch: (cause) => new JournalError({ reason: `cannot prepare ${dbPath}: ${String(cause)}` })
+  })
+
+/**
+ * Signs of a torn write that SQLite itself would silently skip: a database file that is not whole pages, a WAL
+ * that ends in half a frame. Read before SQLite opens (and recovers) the files.
+ */
+const tornWrites = (dbPath: string): ReadonlyArray<string> => {
+  try {
+    const size = NodeFs.statSync(dbPath).size
+    if (size === 0) return []
+    const header = Buffer.alloc(100)
+    const fd = NodeFs.openSync(dbPath, "r")
+    try {
+      NodeFs.readSync(fd, header, 0, 100, 0)
+    } finally {
+      NodeFs.closeSync(fd)
+    }
+    const raw = header.readUInt16BE(16)
+    const pageSize = raw === 1 ? 65536 : raw
+    if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return []
+    const found: Array<string> = []
+    if (size % pageSize !== 0) found.push(`state.db is ${size} bytes, not whole ${pageSize}-byte pages (torn or truncated)`)
+    const wal = NodeFs.statSync(`${dbPath}-wal`, { throwIfNoEntry: false })
+    if (wal !== undefined && wal.size > 0 && (wal.size < 32 || (wal.size - 32) % (pageSize + 24) !== 0)) {
+      found.push(`the write-ahead log ends in a partial frame (${wal.size} bytes): its last write was torn`)
+    }
+    return found
+  } catch (cause) {
+    return [`cannot inspect ${dbPath}: ${String(cause)}`]
+  }
+}
+
+
+const sqlError = (what: string) => (error: SqlError) =>
+  new JournalError({ reason: `${what}: ${error.cause instanceof Error ? error.cause.message : error.message}` })
+
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface Services {
+  readonly journal: JournalShape
+  readonly checkpoints: CheckpointsShape
+}
+
+export const make = (options: Options): Effect.Effect<Services, JournalError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const retention = Math.max(1, options.retentionTurns ?? defaultRetentionTurns)
+    yield* prepareFiles(options.dbPath)
+    const torn = tornWrites(options.dbPath)
+    const context = yield* Layer.build(SqliteClient.layer({ filename: options.dbPath })).pipe(
+      Effect.catchAllDefect((defect) => Effect.fail(new JournalError({ reason: `cannot open ${options.dbPath}: ${String(defect)}` }))),
+      Effect.catchTag("ConfigError", (e) => Effect.fail(new JournalError({ reason: e.message })))
+    )
+    const sql = Context.get(context, SqliteClient.SqliteClient)
+    const busy = options.busyTimeoutMs ?? 5000
+
+    const check = Effect.gen(function* () {
+      yield* sql.unsafe(`PRAGMA busy_timeout = ${busy}`)
+      yield* sql.unsafe(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`)
+      const rows = decodeCheckRows(yield* sql`PRAGMA quick_check`)
+      return Either.match(rows, {
+        onLeft: () => ["quick_check returned an unreadable answer"],
+        onRight: (rs) => rs.map((r) => r.quick_check).filter((s) => s !== "ok")
+      })
+    }).pipe(Effect.catchAll((e) => Effect.succeed([`integrity check failed: ${e.message}`])))
+
+    const problems = yield* check
+    // Several processes may open a fresh database at once: the migrator's loser skips (`locked`), so wait
+    // until the winner's schema is visible.
+    const migrate = Migrator.make({})({ loader: migrations }).pipe(
+      Effect.provide(context),
+      Effect.zipRight(sql`SELECT MAX(migration_id) AS latest FROM effect_sql_migrations`),
+      Effect.flatMap((rows) =>
+        Either.match(decodeMigrationRows(rows), {
+          onLeft: () => Effect.fail(new JournalError({ reason: "unreadable migrations table" })),
+          onRight: ([row]) =>
+            (row?.latest ?? 0) >= latestMigration
+              ? Effect.void
+              : Effect.fail(new JournalError({ reason: "schema not migrated yet" }))
+        })
+      ),
+      Effect.mapError((e) => (e._tag === "JournalError" ? e : new JournalError({ reason: `migration: ${e.message}` }))),
+      Effect.retry(Schedule.spaced(Duration.millis(20)).pipe(Schedule.compose(Schedule.recurs(250))))
+    )
+    if (problems.length === 0) yield* migrate
+    const damaged = yield* Ref.make<ReadonlyArray<string>>(problems)
+
+    const writable = Effect.flatMap(Ref.get(damaged), (ps) =>
+      ps.length === 0
+        ? Effect.void
+        : Effect.fail(new JournalError({ reason: `the journal database is damaged (${ps.join("; ")}): run \`minicode recover\`` })))
+
+    const selectRecords = (where: ReturnType<typeof sql.and>) => sql`SELECT * FROM records WHERE ${where} ORDER BY seq`
+
+    const decodeRecords = (rows: ReadonlyArray<unknown>) => {
+      const records: Array<JournalRecord> = []
+      const damage: Array<Recovery.Damage> = []
+      for (const raw of rows) {
+        const decoded = decodeRecordRow(raw)
+        if (Either.isLeft(decoded)) {
+          damage.push({ seq: rawSeq(raw), reason: "unreadable record row" })
+          continue
+        }
+        const reason = rowDamage(decoded.right)
+        if (reason !== null) damage.push({ seq: decoded.right.seq, reason })
+        records.push(toRecord(decoded.right))
+      }
+      return { records, damage }
+    }
+
+    const byId = (id: string) =>
+      selectRecords(sql.and([sql`id = ${id}`])).pipe(
+        Effect.map((rows) => decodeRecords(rows).records[0]),
+        Effect.mapError(sqlError("read"))
+      )
+
+
+    const begin = Effect.fn("SqliteJournal.begin")(function* (
+      intent: Intent,
+      snapshots: ReadonlyArray<Snapshot>,
+      intended: ReadonlyArray<Snapshot> = []
+    ) {
+      yield* writable
+      const now = yield* Clock.currentTimeMillis
+      const id = randomUUID()
+      const base = {
+        id,
+        session: intent.session,
+        turn: intent.turn,
+        tool: intent.tool,
+        capability: intent.capability,
+        paths: intent.paths,
+        argsHash: sha256(intent.canonicalArgs),
+        requestId: intent.requestId ?? null,
+        remote: intent.remote,
+        restores: intent.restores ?? null,
+        createdAt: now
+      }
+      const row = {
+        id,
+        session: base.session,
+        turn: base.turn,
+        tool: base.tool,
+        capability: base.capability,
+        paths: JSON.stringify(base.paths),
+        args_hash: base.argsHash,
+        request_id: base.requestId,
+        remote: base.remote ? 1 : 0,
+        state: "pending",
+        note: null,
+        created_at: now,
+        updated_at: now,
+        finalized: 0,
+        restore_action: base.restores?.action ?? null,
+        restore_session: base.restores?.session ?? null,
+        restore_turn: base.restores?.turn ?? null,
+        sum: immutableSum(base),
+        state_sum: stateSum(id, "pending", null)
+      }
+      const seq = yield* sql.withTransaction(
+        Effect.gen(function* () {
+          // The insert comes first: it takes the write lock through the busy handler.
+          const inserted = yield* sql`INSERT INTO records ${sql.insert(row)} RETURNING seq`
+          const seq = Option.getOrElse(
+            Option.flatMap(Option.fromNullable(inserted[0]), (r) => Option.getRight(decodeSeq(r))),
+            () => ({ seq: -1 })
+          ).seq
+          // One statement for the blobs, one for the snapshot rows: the statement is the unit of cost here.
+          const blobs = new Map<string, Uint8Array>()
+          const address = (content: Uint8Array | null): string | null => {
+            if (content === null) return null
+            const hash = sha256(content)
+            blobs.set(hash, content)
+            return hash
+          }
+          const rows = snapshots.map((snap) => {
+            const after = intended.find((i) => i.path === snap.path)
+            return {
+              record_seq: seq,
+              path: snap.path,
+              before_hash: address(snap.content),
+              before_mode: snap.content === null ? null : snap.mode,
+              after_known: after === undefined ? 0 : 1,
+              after_hash: after === undefined ? null : address(after.content),
+              after_mode: after === undefined || after.content === null ? null : after.mode
+            }
+          })
+          if (blobs.size > 0) {
+            yield* sql`INSERT OR IGNORE INTO blobs ${
+              sql.insert([...blobs].map(([hash, content]) => ({ hash, size: content.byteLength, content })))
+            }`
+          }
+          if (rows.length > 0) yield* sql`INSERT OR REPLACE INTO snapshots ${sql.insert(rows)}`
+          return seq
+        })
+      ).pipe(Effect.mapError(sqlError("begin")))
+      const record: JournalRecord = {
+        ...base,
+        seq,
+        state: "pending",
+        note: null,
+        updatedAt: now,
+        finalized: false,
+        resolution: null
+      }
+      return record
+    })
+
+    const complete = Effect.fn("SqliteJournal.complete")(function* (id: string, state: Terminal, note?: string) {
+      yield* writable
+      const now = yield* Clock.currentTimeMillis
+      const text = note ?? null
+      const updated = yield* sql`UPDATE records SET state = ${state}, note = ${text}, updated_at = ${now},
+        state_sum = ${stateSum(id, state, text)} WHERE id = ${id} AND state = 'pending' RETURNING seq`.pipe(
+        Effect.mapError(sqlError("complete"))
+      )
+      if (updated.length > 0) return
+      const existing = yield* byId(id)
+      if (existing === undefined) return yield* new JournalError({ reason: `no record ${id}` })
+      if (existing.state !== state) {
+        return yield* new JournalError({ reason: `record #${existing.seq} is already ${existing.state}` })
+      }
+    })
+
+    // Keeps the last `retention` turns (by their newest call); an unfinalised turn is never pruned.
+    const prune = sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`WITH turns AS (
+            SELECT session, turn, MAX(seq) AS last FROM records WHERE restore_action IS NULL GROUP BY session, turn),
+          kept AS (SELECT session, turn FROM turns ORDER BY last DESC LIMIT ${retention})
+          DELETE FROM records WHERE finalized = 1 AND (
+            (restore_action IS NULL AND (session, turn) NOT IN (SELECT session, turn FROM kept))
+            OR (restore_action IS NOT NULL AND (restore_session, restore_turn) NOT IN (SELECT session, turn FROM kept)))`
+        yield* sql`DELETE FROM snapshots WHERE record_seq NOT IN (SELECT seq FROM records)`
+        yield* sql`DELETE FROM blobs WHERE hash NOT IN (
+          SELECT before_hash FROM snapshots WHERE before_hash IS NOT NULL
+          UNION SELECT after_hash FROM snapshots WHERE after_hash IS NOT NULL)`
+      })
+    )
+
+    const finalizeTurn = Effect.fn("SqliteJournal.finalizeTurn")(function* (session: string, turn: number) {
+      yield* writable
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`UPDATE records SET finalized = 1, updated_at = ${now}
+        WHERE session = ${session} AND turn = ${turn} AND finalized = 0`.pipe(Effect.mapError(sqlError("finalize")))
+      yield* prune.pipe(Effect.mapError(sqlError("retention")))
+    })
+
+    const findByRequest = Effect.fn("SqliteJournal.findByRequest")(function* (session: string, requestId: string) {
+      const rows = yield* sql`SELECT * FROM records WHERE session = ${session} AND request_id = ${requestId}
+        ORDER BY seq DESC LIMIT 1`.pipe(Effect.mapError(sqlError("read")))
+      return Option.fromNullable(decodeRecords(rows).records[0])
+    })
+
+    const list = Effect.fn("SqliteJournal.list")(function* (filter?: {
+      readonly turn?: number
+      readonly state?: JournalState
+      readonly session?: string
+    }) {
+      const clauses = [
+        ...(filter?.turn === undefined ? [] : [sql`turn = ${filter.turn}`]),
+        ...(filter?.state === undefined ? [] : [sql`state = ${filter.state}`]),
+        ...(filter?.session === undefined ? [] : [sql`session = ${filter.session}`])
+      ]
+      const rows = yield* selectRecords(sql.and(clauses)).pipe(Effect.mapError(sqlError("read")))
+      return decodeRecords(rows).records
+    })
+
+    const recover = Effect.gen(function* () {
+      const problems = yield* Ref.get(damaged)
+      const dbDamage = problems.map((reason): Recovery.Damage => ({ seq: null, reason: `database: ${reason}` }))
+      const read = yield* selectRecords(sql.and([sql`finalized = 0`])).pipe(Effect.either)
+      if (Either.isLeft(read)) {
+        return Recovery.plan([], [...dbDamage, { seq: null, reason: `cannot read the records: ${read.left.message}` }])
+      }
+      const { damage, records } = decodeRecords(read.right)
+      return Recovery.plan(records, [...dbDamage, ...damage])
+    }).pipe(Effect.withSpan("SqliteJournal.recover"))
+
+    const resolve = Effect.fn("SqliteJournal.resolve")(function* (seq: number, outcome: Recovery.Resolution, by?: string) {
+      yield* writable
+      const rows = yield* selectRecords(sql.and([sql`seq = ${seq}`])).pipe(Effect.mapError(sqlError("read")))
+      const { damage, records } = decodeRecords(rows)
+      const target = records[0]
+      if (target === undefined) return yield* new JournalError({ reason: `no readable record #${seq}` })
+      if (target.finalized) return yield* new JournalError({ reason: `#${seq} belongs to a finalised turn` })
+      if (target.state === "committed" && !target.remote && damage.length === 0) {
+        return yield* new JournalError({ reason: `#${seq} is committed: nothing to resolve` })
+      }
+      const record = yield* begin({
+        session: target.session,
+        turn: target.turn,
+        tool: "recover.resolve",
+        capability: "write",
+        paths: target.paths,
+        canonicalArgs: JSON.stringify({ seq, outcome }),
+        remote: false
+      }, [])
+      const now = yield* Clock.currentTimeMillis
+      const note = `#${seq} resolved ${outcome}${by === undefined ? "" : ` by ${by}`}`
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`UPDATE records SET resolution = ${outcome}, resolution_sum = ${resolutionSum(target.id, outcome)},
+            updated_at = ${now} WHERE seq = ${seq}`
+          yield* sql`UPDATE records SET state = 'committed', note = ${note}, finalized = 1, updated_at = ${now},
+            state_sum = ${stateSum(record.id, "committed", note)} WHERE id = ${record.id}`
+        })
+      ).pipe(Effect.mapError(sqlError("resolve")))
+      return { ...record, state: "committed" as const, note, finalized: true, updatedAt: now }
+    })
+
+    if (problems.length === 0) {
+      for (const reason of torn) {
+        yield* begin({
+          session: "minicode",
+          turn: 0,
+          tool: Recovery.integrityTool,
+          capability: "write",
+          paths: [],
+          canonicalArgs: JSON.stringify({ reason }),
+          remote: false
+        }, []).pipe(Effect.flatMap((r) => complete(r.id, "unknown", reason)))
+      }
+    } else {
+      yield* Ref.update(damaged, (ps) => [...ps, ...torn])
+    }
+
+    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, list, recover, resolve })
+
+    // -------------------------------------------------------------------------------------------------------
+    // Checkpoints
+
+    const checkpointList = Effect.gen(function* () {
+      const turns = yield* sql`SELECT r.session AS session, r.turn AS turn, MIN(r.seq) AS first_seq, MAX(r.seq) AS last_seq,
+          MIN(r.created_at) AS created_at, MIN(r.finalized) AS finalized, json_group_array(DISTINCT s.path) AS paths
+        FROM records r JOIN snapshots s ON s.record_seq = r.seq
+        WHERE r.restore_action IS NULL GROUP BY r.session, r.turn ORDER BY last_seq DESC`
+      const restores = yield* sql`SELECT restore_session, restore_turn, restore_action, state FROM records
+        WHERE restore_action IS NOT NULL ORDER BY seq`
+      const decodedTurns = decodeTurnRows(turns)
+      const decodedRestores = decodeRestoreRows(restores)
+      if (Either.isLeft(decodedTurns) || Either.isLeft(decodedRestores)) {
+        return yield* new JournalError({ reason: "unreadable checkpoint rows" })
+      }
+      const status = new Map<string, CheckpointStatus>()
+      for (const r of decodedRestores.right) {
+        const key = JSON.stringify([r.restore_session, r.restore_turn])
+        status.set(
+          key,
+          r.state === "committed" ? (r.restore_action === "undo" ? "undone" : "applied") : r.restore_action === "undo" ? "undoing" : "redoing"
+        )
+      }
+      const paths = Schema.decodeUnknownEither(Schema.parseJson(Schema.Array(Schema.String)))
+      return decodedTurns.right.map((t): Checkpoint => ({
+        session: t.session,
+        turn: t.turn,
+        firstSeq: t.first_seq,
+        lastSeq: t.last_seq,
+        createdAt: t.created_at,
+        finalized: t.finalized === 1,
+        paths: Either.getOrElse(paths(t.paths), () => []),
+        status: status.get(JSON.stringify([t.session, t.turn])) ?? "applied"
+      }))
+    }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(sqlError("checkpoints")(e))), Effect.withSpan("SqliteJournal.checkpoints"))
+
+    const changes = Effect.fn("SqliteJournal.changes")(function* (session: string, turn: number) {
+      const rows = yield* sql`SELECT r.seq AS seq, s.path AS path, r.state AS state, r.resolution AS resolution,
+          s.before_hash, s.before_mode, s.after_known, s.after_hash, s.after_mode
+        FROM snapshots s JOIN records r ON r.seq = s.record_seq
+        WHERE r.session = ${session} AND r.turn = ${turn} AND r.restore_action IS NULL ORDER BY r.seq, s.path`.pipe(
+        Effect.mapError(sqlError("changes"))
+      )
+      const decoded = decodeChangeRows(rows)
+      if (Either.isLeft(decoded)) return yield* new JournalError({ reason: "unreadable snapshot rows" })
+      return decoded.right.map((r): PathChange => {
+        const before: FileState = { hash: r.before_hash, mode: r.before_mode }
+        return {
+          seq: r.seq,
+          path: r.path,
+          state: r.resolution === "applied" ? "committed" : r.resolution === "absent" ? "failed" : r.state,
+          before,
+          after: r.after_known === 1 ? { hash: r.after_hash, mode: r.after_mode } : null
+        }
+      })
+    })
+
+    const blob = Effect.fn("SqliteJournal.blob")(function* (hash: string) {
+      const rows = yield* sql`SELECT content FROM blobs WHERE hash = ${hash}`.pipe(Effect.mapError(sqlError("blob")))
+      const decoded = decodeBlobRows(rows)
+      if (Either.isLeft(decoded)) return yield* new JournalError({ reason: `unreadable blob ${hash}` })
+      const row = decoded.right[0]
+      if (row === undefined) return Option.none()
+      if (sha256(row.content) !== hash) return yield* new JournalError({ reason: `blob ${hash} is damaged` })
+      return Option.some(row.content)
+    })
+
+    const checkpoints = Checkpoints.of({ list: checkpointList, changes, blob, address: sha256 })
+    return { journal, checkpoints }
+  })
+
+/** Journal and Checkpoints over the database at `dbPath`; closed with the layer's scope. */
+export const layer = (options: Options): Layer.Layer<Journal | Checkpoints, JournalError> =>
+  Layer.scopedContext(
+    Effect.map(make(options), ({ checkpoints, journal }) =>
+      Context.make(Journal, journal).pipe(Context.add(Checkpoints, checkpoints)))
+  )
+
+/**
+ * The start-up recovery API: the plan for the workspace's database, even when it cannot be opened (then the
+ * plan holds one `ambiguous` item saying why). Never fails, never acts.
+ */
+export const recoverAt = (options: Options): Effect.Effect<Recovery.RecoveryPlan> =>
+  Effect.scoped(
+    Effect.flatMap(make(options), ({ journal }) => journal.recover)
+  ).pipe(
+    Effect.catchTag("JournalError", (e) => Effect.succeed(Recovery.plan([], [{ seq: null, reason: e.reason }])))
+  )

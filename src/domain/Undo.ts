@@ -1,0 +1,123 @@
+/**
+ * Undo/redo planning, pure: from a turn's recorded path changes and the files' current states to one step
+ * per path. A path whose current state is not one the turn could have left (someone else changed it) is
+ * refused with the reason, never overwritten.
+ */
+import { Schema } from "effect"
+import type { RecordState } from "./Recovery.js"
+
+/** A file's identity for undo: the sha256 of its content (null: absent) and its permission bits. */
+export interface FileState {
+  readonly hash: string | null
+  readonly mode: number | null
+}
+
+/** What one journal record did (or meant to do) to one path. */
+export interface PathChange {
+  readonly seq: number
+  readonly path: string
+  readonly state: RecordState
+  readonly before: FileState
+  /** What the call intended to leave, when known in advance. */
+  readonly after: FileState | null
+}
+
+export type Step =
+  | { readonly _tag: "Restore"; readonly path: string; readonly to: FileState }
+  | { readonly _tag: "Skip"; readonly path: string; readonly reason: string }
+  | { readonly _tag: "Refuse"; readonly path: string; readonly reason: string }
+
+export const absent: FileState = { hash: null, mode: null }
+
+export const permissions = (mode: number): number => mode & 0o7777
+
+/** Same content (or both absent) and, when both are known, the same permission bits. */
+export const sameState = (a: FileState, b: FileState): boolean =>
+  a.hash === b.hash &&
+  (a.hash === null || a.mode === null || b.mode === null || permissions(a.mode) === permissions(b.mode))
+
+const show = (s: FileState): string =>
+  s.hash === null ? "absent" : `sha256 ${s.hash.slice(0, 12)}${s.mode === null ? "" : ` mode ${permissions(s.mode).toString(8)}`}`
+
+const groupByPath = (changes: ReadonlyArray<PathChange>): ReadonlyArray<readonly [string, ReadonlyArray<PathChange>]> => {
+  const groups = new Map<string, Array<PathChange>>()
+  for (const change of [...changes].sort((a, b) => a.seq - b.seq)) {
+    const group = groups.get(change.path)
+    if (group === undefined) groups.set(change.path, [change])
+    else group.push(change)
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+/** The states the turn may have left a path in: a committed last call left its after-image; any other, either. */
+const leftBy = (last: PathChange): ReadonlyArray<FileState> | string =>
+  last.state === "committed"
+    ? last.after === null ? `the result of #${last.seq} was not recorded` : [last.after]
+    : [last.before, ...(last.after === null ? [] : [last.after])]
+
+const oneOf = (current: FileState, states: ReadonlyArray<FileState>): boolean =>
+  states.some((s) => sameState(current, s))
+
+/**
+ * Undo: every path back to its state before the turn's first call on it. Accepts a path already restored
+ * (a crashed undo re-run), refuses one that is neither what the turn left nor what it found.
+ */
+export const planUndo = (
+  changes: ReadonlyArray<PathChange>,
+  current: (path: string) => FileState
+): ReadonlyArray<Step> =>
+  groupByPath(changes).flatMap(([path, group]): ReadonlyArray<Step> => {
+    const first = group[0]
+    const last = group[group.length - 1]
+    if (first === undefined || last === undefined) return []
+    const target = first.before
+    const now = current(path)
+    if (sameState(now, target)) return [{ _tag: "Skip", path, reason: "already as before the turn" }]
+    const left = leftBy(last)
+    if (typeof left === "string") return [{ _tag: "Refuse", path, reason: `${left}: cannot tell whether ${path} changed since` }]
+    if (!oneOf(now, left)) {
+      return [{
+        _tag: "Refuse",
+        path,
+        reason: `${path} changed after the turn (now ${show(now)}, the turn left ${left.map(show).join(" or ")}): not overwriting it`
+      }]
+    }
+    return [{ _tag: "Restore", path, to: target }]
+  })
+
+/**
+ * Redo: every path to the state the turn's last call on it left. Only a committed last call is re-applied
+ * (an unconfirmed one would be a re-execution); a path must be as before the turn (or already redone).
+ */
+export const planRedo = (
+  changes: ReadonlyArray<PathChange>,
+  current: (path: string) => FileState
+): ReadonlyArray<Step> =>
+  groupByPath(changes).flatMap(([path, group]): ReadonlyArray<Step> => {
+    const first = group[0]
+    const last = group[group.length - 1]
+    if (first === undefined || last === undefined) return []
+    if (last.state !== "committed" || last.after === null) {
+      return [{ _tag: "Refuse", path, reason: `#${last.seq} on ${path} was never confirmed (${last.state}): not re-applying it` }]
+    }
+    const target = last.after
+    const now = current(path)
+    if (sameState(now, target)) return [{ _tag: "Skip", path, reason: "already as the turn left it" }]
+    if (!sameState(now, first.before)) {
+      return [{
+        _tag: "Refuse",
+        path,
+        reason: `${path} changed since the undo (now ${show(now)}, expected ${show(first.before)}): not overwriting it`
+      }]
+    }
+    return [{ _tag: "Restore", path, to: target }]
+  })
+
+export class UndoError extends Schema.TaggedError<UndoError>()("UndoError", {
+  action: Schema.Literal("undo", "redo"),
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.action}: ${this.reason}`
+  }
+}

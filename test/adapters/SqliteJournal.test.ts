@@ -1,0 +1,124 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { Effect } from "effect"
+import * as SqliteJournal from "../../src/adapters/SqliteJournal.js"
+import { Journal } from "../../src/ports/Journal.js"
+import { journalContract } from "../contracts/Journal.contract.js"
+import { tempDir } from "../support/Workspace.js"
+
+journalContract("SqliteJournal", (options) =>
+  SqliteJournal.layer({ dbPath: SqliteJournal.dbPathFor(tempDir()), ...options }))
+
+const secret = "sk-live-SECRET-4242"
+
+describe("SqliteJournal", () => {
+  it.live("creates .minicode 700 and state.db 600, and never stores raw arguments", () => {
+    const root = tempDir()
+    const dbPath = SqliteJournal.dbPathFor(root)
+    return Effect.gen(function* () {
+      const journal = yield* Journal
+      const r = yield* journal.begin({
+        session: "s", turn: 1, tool: "bash", capability: "exec", paths: [],
+        canonicalArgs: JSON.stringify({ command: `curl -H ${secret}` }), remote: false
+      }, [])
+      yield* journal.complete(r.id, "committed")
+    }).pipe(
+      Effect.provide(SqliteJournal.layer({ dbPath })),
+      Effect.andThen(() => {
+        assert.strictEqual(NodeFs.statSync(NodePath.dirname(dbPath)).mode & 0o777, 0o700)
+        for (const file of NodeFs.readdirSync(NodePath.dirname(dbPath))) {
+          const full = NodePath.join(NodePath.dirname(dbPath), file)
+          assert.strictEqual(NodeFs.statSync(full).mode & 0o777, 0o600, file)
+          assert.notInclude(NodeFs.readFileSync(full).toString("latin1"), secret)
+        }
+      })
+    )
+  })
+
+  it.live("persists across openings", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    const layer = SqliteJournal.layer({ dbPath })
+    return Effect.gen(function* () {
+      yield* Effect.flatMap(Journal, (j) =>
+        j.begin({ session: "s", turn: 1, tool: "write_file", capability: "write", paths: ["x"], canonicalArgs: "{}", remote: false }, [])
+      ).pipe(Effect.provide(layer))
+      const plan = yield* SqliteJournal.recoverAt({ dbPath })
+      assert.deepStrictEqual(plan.items.map((i) => [i.classification, i.paths]), [["verify", ["x"]]])
+    })
+  })
+
+  it.live("a tampered row is ambiguous, never done", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    return Effect.gen(function* () {
+      yield* Effect.flatMap(Journal, (j) =>
+        Effect.flatMap(
+          j.begin({ session: "s", turn: 1, tool: "write_file", capability: "write", paths: ["x"], canonicalArgs: "{}", remote: false }, []),
+          (r) => j.complete(r.id, "failed")
+        )
+      ).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+      // Flip the state behind the journal's back: the state checksum no longer matches.
+      yield* Effect.flatMap(SqliteClient.SqliteClient, (sql) => sql`UPDATE records SET state = 'committed'`).pipe(
+        Effect.provide(SqliteClient.layer({ filename: dbPath })),
+        Effect.orDie
+      )
+      const plan = yield* SqliteJournal.recoverAt({ dbPath })
+      assert.deepStrictEqual(plan.items.map((i) => [i.seq, i.classification]), [[1, "ambiguous"]])
+      assert.isFalse(plan.clean)
+    })
+  })
+
+  it.live("a damaged database is reported as ambiguous and refuses new intents", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    return Effect.gen(function* () {
+      yield* Effect.flatMap(Journal, (j) =>
+        j.begin({ session: "s", turn: 1, tool: "write_file", capability: "write", paths: ["x"], canonicalArgs: "{}", remote: false }, [])
+      ).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+      // Overwrite the header and a page: the torn/damaged file of a crash mid-write.
+      const fd = NodeFs.openSync(dbPath, "r+")
+      NodeFs.writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 0)
+      NodeFs.closeSync(fd)
+      const plan = yield* SqliteJournal.recoverAt({ dbPath })
+      assert.isFalse(plan.clean)
+      assert.strictEqual(plan.items[0]?.classification, "ambiguous")
+      const refused = yield* Effect.flatMap(Journal, (j) =>
+        j.begin({ session: "s", turn: 2, tool: "write_file", capability: "write", paths: ["x"], canonicalArgs: "{}", remote: false }, [])
+      ).pipe(Effect.provide(SqliteJournal.layer({ dbPath })), Effect.flip)
+      assert.strictEqual(refused._tag, "JournalError")
+    })
+  })
+
+  it.live("a truncated database (torn last write) is never reported clean", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    return Effect.gen(function* () {
+      yield* Effect.flatMap(Journal, (j) =>
+        Effect.forEach([1, 2, 3, 4, 5, 6, 7, 8], (turn) =>
+          j.begin({ session: "s", turn, tool: "write_file", capability: "write", paths: ["x"], canonicalArgs: "{}", remote: false },
+            [{ path: "x", content: new Uint8Array(3000).fill(turn), mode: 0o644 }]))
+      ).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+      const size = NodeFs.statSync(dbPath).size
+      NodeFs.truncateSync(dbPath, size - 1500)
+      const plan = yield* SqliteJournal.recoverAt({ dbPath })
+      assert.isFalse(plan.clean)
+      assert.isTrue(plan.items.some((i) => i.classification === "ambiguous"))
+    })
+  })
+
+  it.live("a write-ahead log ending in half a frame is journaled as an ambiguity until resolved", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    const open = <A, E>(f: (j: typeof Journal.Service) => Effect.Effect<A, E>) =>
+      Effect.flatMap(Journal, f).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+    return Effect.gen(function* () {
+      yield* open((j) => j.list())
+      NodeFs.writeFileSync(`${dbPath}-wal`, Buffer.alloc(100, 1), { mode: 0o600 })
+      const plan = yield* open((j) => j.recover)
+      assert.deepStrictEqual(plan.items.map((i) => i.classification), ["ambiguous"])
+      assert.include(plan.items[0]?.advice ?? "", "partial frame")
+      // Still reported at the next opening, until a human resolves it.
+      const seq = (yield* SqliteJournal.recoverAt({ dbPath })).items[0]?.seq ?? -1
+      yield* open((j) => j.resolve(seq, "applied", "test"))
+      assert.isTrue((yield* SqliteJournal.recoverAt({ dbPath })).clean)
+    })
+  })
+})
