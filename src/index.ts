@@ -26,7 +26,7 @@ export interface RunToolOptions {
   /** How asks are answered; default "no" (nobody to ask). */
   readonly approve?: Answer
   /** Replace any adapter (tests pass in-memory fakes). */
-  readonly adapters?: Partial<Kernel.Adapters>
+  readonly adapters?: Partial<Kernel.Adapters<ToolFailed>>
   readonly maxOutputBytes?: number
 }
 
@@ -45,7 +45,7 @@ const adaptersFor = (options: RunToolOptions) =>
       onLeft: (reason) => Effect.fail(new ToolFailed({ tool: "allowlist", reason })),
       onRight: Effect.succeed
     })
-    const adapters: Kernel.Adapters = {
+    const adapters: Kernel.Adapters<ToolFailed> = {
       ...NodeAdapters.adapters({ unrestricted: options.policy === "unrestricted", allowlist: entries }),
       approver: Approvers.constant(options.approve ?? "no"),
       ...options.adapters

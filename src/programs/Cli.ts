@@ -68,7 +68,7 @@ const setup = (flags: CommonFlags) =>
       onLeft: (e) => Effect.fail(usage(`config allowlist: ${e}`)),
       onRight: Effect.succeed
     })
-    const adapters: Kernel.Adapters = {
+    const adapters: Kernel.Adapters<ToolFailed> = {
       ...NodeAdapters.adapters({ unrestricted: false }),
       allowlist: JsonFileAllowlist.layer(loaded.paths.allowlist, configured),
       approver: Approvers.tty

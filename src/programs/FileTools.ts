@@ -2,7 +2,8 @@
  * The workspace file tools, over the FileSystem port. Every path they touch was resolved and judged by the jail;
  * they act on the resolved path and hand the adapter the identity the jail saw, so a swap in between is caught.
  */
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
+import * as Edit from "../domain/Edit.js"
 import picomatch from "picomatch"
 import { ToolFailed } from "../domain/Errors.js"
 import * as Jail from "../domain/Jail.js"
@@ -93,29 +94,24 @@ export const writeFile = (inv: Invocation, call: CallOf<"write_file">) =>
     return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes)`)
   })
 
-const count = (haystack: string, needle: string) => {
-  let n = 0
-  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) n++
-  return n
-}
-
 export const editFile = (inv: Invocation, call: CallOf<"edit_file">) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
     const { facts, shown } = yield* resolvedOf(inv, "path")
     if (facts.kind !== "file") return yield* new ToolFailed({ tool: "edit_file", reason: `${shown} ${facts.exists ? "is not a file" : "does not exist"}` })
     const before = decoder.decode(yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("edit_file"))))
-    const { old_string: oldText, new_string: newText } = call.args
-    const n = count(before, oldText)
-    if (n === 0) {
-      const hint = before.includes(oldText.trim()) ? " (it does match with different surrounding whitespace)" : ""
-      return yield* new ToolFailed({ tool: "edit_file", reason: `old_string was not found in ${shown}${hint}; read the file and copy the text exactly` })
+    const edited = Edit.apply(before, call.args.old_string, call.args.new_string, call.args.replace_all === true)
+    if (Either.isLeft(edited)) {
+      const e = edited.left
+      return yield* new ToolFailed({
+        tool: "edit_file",
+        reason:
+          e._tag === "NotFound"
+            ? `old_string was not found in ${shown}${e.nearMatch ? " (it does match with different surrounding whitespace)" : ""}; read the file and copy the text exactly`
+            : `old_string matches ${e.matches} times in ${shown}; add surrounding context to make it unique, or set replace_all`
+      })
     }
-    if (n > 1 && call.args.replace_all !== true) {
-      return yield* new ToolFailed({ tool: "edit_file", reason: `old_string matches ${n} times in ${shown}; add surrounding context to make it unique, or set replace_all` })
-    }
-    // split/join, not String.replace: `$&` and friends in new_string must stay literal.
-    const after = call.args.replace_all === true ? before.split(oldText).join(newText) : before.replace(oldText, () => newText)
+    const { after, replacements: n } = edited.right
     yield* fs.writeFile(facts.real, encoder.encode(after), { expect: unchanged(facts) }).pipe(Effect.mapError(failed("edit_file")))
     return out(`edited ${shown}: ${n} replacement${n === 1 ? "" : "s"}`)
   })

@@ -64,15 +64,16 @@ export interface Adapters<E = never> {
   readonly allowlist: Layer.Layer<Allowlist, E>
   readonly approver: Layer.Layer<Approver, E>
   readonly bashGuard: Layer.Layer<BashGuard, E>
-  readonly journal: Layer.Layer<Journal, E>
+  /** May depend on the session (the SQLite journal lives under the canonical workspace root). */
+  readonly journal: Layer.Layer<Journal, E, Session>
   /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
   readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
+  const session = Layer.provideMerge(sessionLayer(options), adapters.fileSystem)
   const services = Layer.mergeAll(adapters.allowlist, adapters.approver, adapters.bashGuard, adapters.journal)
-  const session = sessionLayer(options)
-  return Layer.provideMerge(Layer.merge(session, services), adapters.fileSystem)
+  return Layer.provideMerge(services, session)
 }
 
 /** The runtime chain for one session. */

@@ -10,10 +10,26 @@ import * as NodeFileSystem from "../adapters/NodeFileSystem.js"
 import * as NodeShell from "../adapters/NodeShell.js"
 import * as Unavailable from "../adapters/Unavailable.js"
 import type { AllowEntry } from "../domain/Allowlist.js"
+import { ToolFailed } from "../domain/Errors.js"
+import { Session } from "../ports/Session.js"
 import * as BashTool from "./BashTool.js"
 import { Extensions } from "./Executor.js"
 import * as GitTools from "./GitTools.js"
 import type { Adapters } from "./Kernel.js"
+
+/**
+ * The SQLite journal at `<workspace>/.minicode/state.db`, loaded on first use only: commands that never mutate
+ * (explain, conformance, doctor) do not pay for SQLite.
+ */
+export const sqliteJournal = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const session = yield* Session
+    const SqliteJournal = yield* Effect.promise(() => import("../adapters/SqliteJournal.js"))
+    return SqliteJournal.layer({ dbPath: SqliteJournal.dbPathFor(session.root) }).pipe(
+      Layer.mapError((e) => new ToolFailed({ tool: "journal", reason: e.reason }))
+    )
+  })
+)
 
 /** bash and the git tools over the Node shell. */
 export const extensions = (options: { readonly unrestricted: boolean }) =>
@@ -22,11 +38,13 @@ export const extensions = (options: { readonly unrestricted: boolean }) =>
 export const adapters = (options: {
   readonly unrestricted: boolean
   readonly allowlist?: ReadonlyArray<AllowEntry>
-}): Adapters => ({
+  /** "memory" for decisions only (explain, conformance) and dry runs. */
+  readonly journal?: "sqlite" | "memory"
+}): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashGuard: Unavailable.bashGuard,
-  journal: MemoryJournal.layer(),
+  journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
   extensions: extensions(options)
 })

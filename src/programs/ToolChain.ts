@@ -4,7 +4,8 @@
  * (a write, a spawn, a network call, a state change) runs before Permission and Jail have allowed the call; the
  * operator is asked only once every gate has passed, so nobody approves what would be denied anyway.
  */
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Either, Layer, Option } from "effect"
+import * as Edit from "../domain/Edit.js"
 import * as Allowlist from "../domain/Allowlist.js"
 import * as D from "../domain/Decision.js"
 import { ToolDenied, ToolFailed } from "../domain/Errors.js"
@@ -188,6 +189,49 @@ const canonical = (value: unknown): string => {
 export const canonicalArgs = (inv: Invocation): string =>
   canonical({ tool: nameOf(inv.facts.call), args: inv.facts.call.args })
 
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/**
+ * What a file tool will leave, known before it runs: it lets recovery and undo accept a call that crashed after
+ * its effect. Unknown (bash, git, a failing edit) is simply absent.
+ */
+const intendedOf = (inv: Invocation, before: ReadonlyMap<string, JournalSnapshot>, shown: (field: string) => string | undefined) => {
+  const call = inv.facts.call
+  const at = (field: string) => {
+    const path = shown(field)
+    return path === undefined ? undefined : { path, before: before.get(path) }
+  }
+  switch (call.tool) {
+    case "write_file": {
+      const p = at("path")
+      return p === undefined ? [] : [{ path: p.path, content: encoder.encode(call.args.content), mode: p.before?.mode ?? 0o644 }]
+    }
+    case "delete_file": {
+      const p = at("path")
+      return p === undefined ? [] : [{ path: p.path, content: null, mode: null }]
+    }
+    case "edit_file": {
+      const p = at("path")
+      const content = p?.before?.content
+      if (p === undefined || content === null || content === undefined) return []
+      const edited = Edit.apply(decoder.decode(content), call.args.old_string, call.args.new_string, call.args.replace_all === true)
+      return Either.isRight(edited) ? [{ path: p.path, content: encoder.encode(edited.right.after), mode: p.before?.mode ?? null }] : []
+    }
+    case "move_file": {
+      const from = at("from")
+      const to = at("to")
+      if (from === undefined || to === undefined || from.before?.content == null) return []
+      return [
+        { path: from.path, content: null, mode: null },
+        { path: to.path, content: from.before.content, mode: from.before.mode }
+      ]
+    }
+    default:
+      return []
+  }
+}
+
 /** Journal: a mutating call is recorded pending before its effect and committed / failed / unknown after it. */
 export const JournalStage = wrap((next) =>
   Effect.gen(function* () {
@@ -210,9 +254,14 @@ export const JournalStage = wrap((next) =>
           if (!inv.facts.mutates) return yield* next(inv)
           const writes = inv.facts.paths.filter((p) => p.access === "write").flatMap((p) => {
             const facts = inv.resolved[p.field]
-            return facts === undefined ? [] : [facts]
+            return facts === undefined ? [] : [{ field: p.field, facts }]
           })
-          const snapshots = yield* Effect.forEach(writes, snapshot)
+          const snapshots = yield* Effect.forEach(writes, (w) => snapshot(w.facts))
+          const byPath = new Map(snapshots.map((s) => [s.path, s] as const))
+          const shown = (field: string) => {
+            const facts = inv.resolved[field]
+            return facts === undefined ? undefined : Jail.display(session, facts.entry)
+          }
           const record = yield* journal
             .begin(
               {
@@ -220,19 +269,29 @@ export const JournalStage = wrap((next) =>
                 turn: session.turn,
                 tool: nameOf(inv.facts.call),
                 capability: inv.facts.capability,
-                paths: writes.map((f) => Jail.display(session, f.entry)),
+                paths: snapshots.map((s) => s.path),
                 canonicalArgs: canonicalArgs(inv),
                 requestId: inv.requestId,
                 remote: inv.facts.capability === "external"
               },
-              snapshots
+              snapshots,
+              intendedOf(inv, byPath, shown)
             )
             .pipe(Effect.mapError(journalError))
           return yield* next(inv).pipe(
             Effect.onExit((exit) => {
-              if (exit._tag === "Success") return journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore)
-              const interrupted = exit.cause._tag === "Interrupt" || (exit.cause._tag !== "Fail" && exit.cause._tag !== "Die")
-              return journal.complete(record.id, interrupted ? "unknown" : "failed", interrupted ? "interrupted" : "the tool failed").pipe(Effect.ignore)
+              if (exit._tag === "Success") {
+                return journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore)
+              }
+              const interrupted = Cause.isInterruptedOnly(exit.cause)
+              const failedCleanly = Cause.failureOption(exit.cause).pipe(
+                Option.map((e) => e._tag === "ToolDenied" || e._tag === "InvalidArguments" || (e._tag === "ToolFailed" && inv.facts.capability !== "exec")),
+                Option.getOrElse(() => false)
+              )
+              // A file tool that failed before writing left nothing; anything else may have happened halfway.
+              return journal
+                .complete(record.id, failedCleanly ? "failed" : "unknown", interrupted ? "interrupted" : Cause.pretty(exit.cause).split("\n")[0])
+                .pipe(Effect.ignore)
             })
           )
         })
