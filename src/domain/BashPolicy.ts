@@ -280,6 +280,7 @@ const samplePool = [
   ".pgpass", "credentials.json", "credentials", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
   "secrets.json", "secrets.yaml", "secrets.yml", "secrets.env", "etc", "shadow", "gshadow", "sudoers", "master.passwd",
   "proc", "self", "1", "task", "environ", ".minicode", ".config", "minicode", "authorized_keys", "known_hosts",
+  "x.pem", "x.key", "x.p12", "x.pfx", "x.jks", "x.keystore",
   ...rcFiles
 ]
 const keyExts = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
@@ -343,7 +344,8 @@ const segmentCandidates = (seg: W.Field): ReadonlyArray<string> => {
   if (!hasLiteral) return [neutral, ""]
   const re = segmentRegExp(seg)
   const prefix = literalPrefix(seg)
-  const derived = [...keyExts.map((e) => prefix + "x" + e), ...keyExts.map((e) => prefix + e), prefix + "x", prefix]
+  // `server.*` could be `server.pem`: a wildcard standing for an extension could be a key's
+  const derived = W.hasGlob(seg) && prefix.endsWith(".") ? keyExts.map((e) => prefix + e.slice(1)) : []
   const out = [...samplePool, ...derived].filter((s) => s !== "" && re.test(s))
   return [neutral, ...new Set(out)]
 }
@@ -494,7 +496,13 @@ class State {
 
   /** A literal that holds `$(…)` is code once bash evaluates it arithmetically or as a prompt. */
   taint(root: BashNode, assigned: ReadonlyMap<string, W.VarValue>): void {
-    const tainted = new Set([...assigned].filter(([, v]) => v !== "unknown" && v.tainted).map(([k]) => k))
+    const tainted = new Set<string>()
+    const collect = (node: BashNode): void => {
+      if (node.type === "variable_assignment" && /\$\(|`|\$\{/.test(fieldOf(node, "value")?.text ?? "")) tainted.add(fieldOf(node, "name")?.text ?? "")
+      node.children.forEach(collect)
+    }
+    collect(root)
+    void assigned
     if (tainted.size === 0) return
     const walk = (node: BashNode, evaluating: boolean): void => {
       if (evaluating && (node.type === "variable_name" || node.type === "word") && tainted.has(node.text.replace(/^\$\{?|\}$/g, ""))) {
@@ -706,6 +714,8 @@ class State {
     if (expanded.problem !== undefined) return void this.deny(Rules.dynamicCommand, expanded.problem)
     const reading = op === "<" || op === "<&"
     for (const f of expanded.fields) this.pathArg(f, reading ? "read" : "write", info.cwd, `redirect ${op}`)
+    const from = expanded.fields.length === 1 ? W.literal(expanded.fields[0] ?? []) : undefined
+    if (reading && (from === undefined || /^\/(dev\/(stdin|fd\/0)|proc\/self\/fd\/0)$/.test(from))) return { kind: "pipe" }
     return reading ? { kind: "file" } : undefined
   }
 
@@ -1248,7 +1258,7 @@ class State {
           const v = long[3] ?? value
           const opt = long[1] ?? ""
           if (opt === "upload-file" || opt === "config") return this.deny(Rules.exfiltration, `curl --${opt} sends a file`)
-          if (v === undefined || /(^|=)@|^<|=</.test(v) || (opt === "form" && /[@<]/.test(v))) return this.deny(Rules.exfiltration, `curl --${opt} ${v ?? "…"} uploads a file or stdin`)
+          if (v === undefined || /(^|=)@|^<|=</.test(v) || (opt === "form" && /[@<]/.test(v)) || (opt === "data-urlencode" && /^[^=]*@/.test(v))) return this.deny(Rules.exfiltration, `curl --${opt} ${v ?? "…"} uploads a file or stdin`)
           continue
         }
         if (/^-[a-zA-Z]*[TK]/.test(a) && !a.startsWith("--")) return this.deny(Rules.exfiltration, `curl ${a} uploads a file`)
@@ -1271,7 +1281,7 @@ class State {
       return
     }
     if (base === "http" || base === "https" || base === "xh" || base === "xhs" || base === "httpie") {
-      const upload = lits.find((a) => a === undefined || /^[^-=:@][^=:@]*(=@|:=@|@)/.test(a) || a === "@-")
+      const upload = lits.find((a) => a === undefined || /^[^-=:@][^=:@]*(=@|:=@|@)/.test(a) || a.startsWith("@"))
       if (upload !== undefined) return this.deny(Rules.exfiltration, `${base} ${upload ?? "…"} uploads a file`)
       if (info.stdin.kind !== "none" && !lits.includes("--ignore-stdin")) return this.deny(Rules.exfiltration, `${base} sends what it reads on stdin`)
       return
@@ -1423,7 +1433,8 @@ class State {
         }
         if (namesSecret && headBase !== undefined && !nonReaders.has(headBase)) return this.deny(Rules.secretRead, `find ${a} ${headBase} on files named like secrets`)
         for (const s of starts) {
-          const found: W.Field = filtered ? [...s, ...W.fromString("/"), W.subCh] : [...s, W.subCh]
+          // `{}` is a path strictly below the start when a test filters, else possibly the start itself
+          const found: W.Field = filtered ? [...s, ...W.fromString("/"), W.subCh] : s
           const argv = inner.map((f) => replaceToken(f, "{}", found))
           this.argv(argv, { ...info, stdin: noStdin }, { ...flags, procSub: false, substitution: false })
           if (this.denial !== undefined) return
@@ -1637,7 +1648,7 @@ class State {
     const dotdot = /^(\.\.\/?)+$/.test(raw)
     const isAncestorOrSelf = (dir: string | undefined) => dir !== undefined && P.isInside(target, dir)
     const topLevel = P.segments(target).length <= 1
-    if (j.sub && !includesSelf) {
+    if (j.sub) {
       // a path strictly below the start: only the start's breadth matters
       if (target === "/" || isAncestorOrSelf(home) && target !== root && !P.isInside(root, target) || (isAncestorOrSelf(root) && target !== root)) {
         return this.deny(Rules.destruction, `${what} below ${target} reaches system or home folders`)
@@ -1679,10 +1690,11 @@ class State {
     for (let i = 0; i < rest.length; i++) {
       const a = lits[i]
       let f = rest[i] ?? []
-      if (a !== undefined && a.startsWith("-")) {
-        const eq = a.indexOf("=")
-        if (!a.startsWith("--") || eq < 0 || /^--(exclude|ignore|include)/.test(a)) continue
-        f = W.fromString(a.slice(eq + 1))
+      const t = W.text(f)
+      if (t.startsWith("-")) {
+        const eq = t.indexOf("=")
+        if (!t.startsWith("--") || eq < 0 || /^--(exclude|ignore|include)/.test(t)) continue
+        f = f.slice(eq + 1)
       }
       if (a !== undefined && a.startsWith("@") && (base === "curl" || base === "http" || base === "xh")) f = W.fromString(a.slice(1))
       this.pathArg(f, reads ? "read" : "list", info.cwd, base)
