@@ -427,6 +427,21 @@ const judgePath = (field: W.Field, cwd: string, root: string): PathJudgement => 
   return { literal: undefined, base, unknown, sub, glob, protectedBy: undefined }
 }
 
+/** The working folder after a `cd` the guard cannot follow: relative writes then land outside the workspace. */
+const unknownCwd = "/\uE000"
+
+const changesDirectory = (node: BashNode): boolean => {
+  if (node.type === "subshell" || node.type === "pipeline" || node.type === "command_substitution" || node.type === "process_substitution") return false
+  if (node.type === "command") {
+    const name = fieldOf(node, "name")?.text
+    return name === "cd" || name === "pushd" || name === "popd"
+  }
+  return node.children.some(changesDirectory)
+}
+
+/** Reserved words tree-sitter sometimes accepts as command names where bash would stop with a syntax error. */
+const reservedWords = new Set(["do", "done", "then", "fi", "elif", "else", "esac", "in", "if", "for", "while", "until", "case", "select", "function", "{", "}", "!", "]]"])
+
 const isTempPath = (abs: string): boolean => P.isInside("/tmp", abs) || P.isInside("/var/tmp", abs)
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -522,11 +537,41 @@ class State {
 
   /** Top-level statements in order: definite literal assignments update the scope as they are passed. */
   statements(root: BashNode, info: CommandInfo, assigned: ReadonlyMap<string, W.VarValue>): void {
+    let current = info
     for (const child of root.children) {
       if (this.denial !== undefined) return
-      this.visit(child, info)
+      current = this.step(child, current)
       this.definite(child, info.scope, assigned)
     }
+  }
+
+  /** Statements in order; a `cd` changes the folder later relative paths resolve against. */
+  seq(children: ReadonlyArray<BashNode>, info: CommandInfo): CommandInfo {
+    let current = info
+    for (const child of children) {
+      if (this.denial !== undefined) break
+      current = this.step(child, current)
+    }
+    return current
+  }
+
+  step(child: BashNode, info: CommandInfo): CommandInfo {
+    if (child.type === "list" || (child.type === "compound_statement" && !child.text.startsWith("(("))) return this.seq(child.children, info)
+    this.visit(child, info)
+    if (child.type === "command") {
+      const name = fieldOf(child, "name")?.text
+      if (name === "cd" || name === "pushd" || name === "popd") {
+        const args = fieldsOf(child, "argument").flatMap((a) => W.expand(a, info.scope).fields)
+        const operands = args.filter((f) => !W.text(f).startsWith("-"))
+        const target = operands[0]
+        if (name === "popd") return { ...info, cwd: unknownCwd }
+        if (target === undefined) return { ...info, cwd: info.scope.home ?? unknownCwd }
+        const t = W.literal(target)
+        return { ...info, cwd: t === undefined || info.cwd === unknownCwd ? unknownCwd : P.resolve(info.cwd, t) }
+      }
+      return info
+    }
+    return changesDirectory(child) ? { ...info, cwd: unknownCwd } : info
   }
 
   definite(node: BashNode, scope: MutableScope, assigned: ReadonlyMap<string, W.VarValue>): void {
@@ -573,6 +618,8 @@ class State {
       case "negated_command":
       case "list":
       case "program":
+        this.seq(node.children, info)
+        return
       case "c_style_for_statement":
       case "test_command":
         for (const c of node.children) this.visit(c, info)
@@ -675,7 +722,14 @@ class State {
       const s = this.redirect(r, info)
       if (s !== undefined) stdin = s
     }
-    if (body !== undefined) this.visit(body, { ...info, stdin })
+    if (body === undefined) return
+    if (body.type === "list") {
+      // tree-sitter hangs `a && b > f` on the whole list; bash applies it to `b`, after any `cd` in `a`
+      const after = this.seq(body.children, { ...info, stdin })
+      if (after.cwd !== info.cwd) for (const r of redirects) this.redirect(r, after)
+      return
+    }
+    this.visit(body, { ...info, stdin })
   }
 
   /** Judges one redirect; returns what it feeds to stdin, if anything. */
@@ -756,7 +810,7 @@ class State {
   /** Records one simple command for the allowlist. */
   simple(argv: ReadonlyArray<string>, full?: ReadonlyArray<string>): void {
     const trivial = new Set(["cd", "pushd", "popd", "true", "false", ":", "set", "shopt", "test", "[", "[["])
-    if (argv.length === 0 || (trivial.has(argv[0] ?? "") && full === undefined)) return
+    if (argv.length === 0 || trivial.has(argv[0] ?? "")) return
     this.simpleCommands++
     const matched = this.ctx.allowlist.some((e) => matchesArgv(e, argv) || (full !== undefined && matchesArgv(e, full)))
     if (!matched) {
@@ -786,12 +840,15 @@ class State {
         return this.deny(Rules.dynamicCommand, `the command name \`${W.text(head).replace(/\uE000/g, "$…")}\` is not a literal word`)
       }
       if (name === "") return this.deny(Rules.dynamicCommand, "the command name is empty")
+      if (reservedWords.has(name)) return this.deny(Rules.parseError, `the reserved word \`${name}\` stands where a command should: the parser and bash would disagree`)
       const base = name.includes("/") ? P.basename(name) : name
       const rest = args.slice(1)
       const step = this.unwrap(base, rest, info, flags)
       if (step === "done") return
       if (step === "judge") {
-        this.simple(args.map((f) => W.text(f)), privileged ? undefined : full)
+        // behind sudo/doas/chroot only the full command line can match: approving `npm test` is not `sudo npm test`
+        const normalised = args.map((f) => W.text(f))
+        this.simple(privileged ? full : normalised, privileged ? undefined : full)
         return this.judgeSimple(base, name, rest, info, flags)
       }
       if (step.privileged) privileged = true
@@ -857,7 +914,6 @@ class State {
       case "dbus-run-session":
       case "catchsegv":
       case "pkexec":
-      case "then":
         return next(base === "pkexec" ? skipOptions(lits, 0, new Set(["--user"])) : 0, { privileged: base === "pkexec" })
       case "exec":
         return next(skipOptions(lits, 0, new Set(["-a"])))
@@ -1411,9 +1467,9 @@ class State {
       }
       if (a === "-delete") {
         for (const s of starts) {
-          this.pathArg(s, "write", info.cwd, "find -delete")
           if (filtered) this.broad([...s, ...W.fromString("/"), W.subCh], info, "find -delete", false)
           else this.broad(s, info, "find -delete", true)
+          this.pathArg(s, "write", info.cwd, "find -delete")
         }
       }
       if (/^-(fprint|fprint0|fprintf|fls)$/.test(a)) this.pathArg(rest[i + 1] ?? [], "write", info.cwd, `find ${a}`)
