@@ -18,6 +18,7 @@ const common = {
   logLevel: "warning"
 }
 
-await build({ ...common, entryPoints: ["src/bin.ts"], outfile: "dist/bin.js" })
-await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.js" })
+// Code splitting: adapters imported with import() (SQLite journal, tree-sitter guard, MCP SDK…) become chunks
+// that load only when a command needs them.
+await build({ ...common, entryPoints: { bin: "src/bin.ts", index: "src/index.ts" }, outdir: "dist", splitting: true, chunkNames: "chunks/[name]-[hash]" })
 chmodSync("dist/bin.js", 0o755)

@@ -480,7 +480,7 @@ class State {
     }
     const assigned = literalAssignments(ast.root, parent)
     const scope: MutableScope = { vars: new Map(parent.vars), home: parent.home, cwd, ifsChanged: parent.ifsChanged }
-    for (const [name, v] of assigned) {
+    for (const [name] of assigned) {
       // assigned in this unit: unknown until a definite literal assignment is passed
       scope.vars.set(name, "unknown")
       if (name === "IFS") scope.ifsChanged = true

@@ -8,7 +8,6 @@ import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/NodeFileSystem.js"
 import * as NodeShell from "../adapters/NodeShell.js"
-import * as Unavailable from "../adapters/Unavailable.js"
 import type { AllowEntry } from "../domain/Allowlist.js"
 import { ToolFailed } from "../domain/Errors.js"
 import { Session } from "../ports/Session.js"
@@ -31,6 +30,11 @@ export const sqliteJournal = Layer.unwrapEffect(
   })
 )
 
+/** The bash guard on tree-sitter-bash, loaded on first use (the parser and its rules are the heaviest code). */
+export const treeSitterGuard = Layer.unwrapEffect(
+  Effect.promise(() => import("../adapters/TreeSitterBashParser.js")).pipe(Effect.map((m) => m.layer))
+)
+
 /** bash and the git tools over the Node shell. */
 export const extensions = (options: { readonly unrestricted: boolean }) =>
   Layer.effect(Extensions, Effect.all([BashTool.make, GitTools.make])).pipe(Layer.provide(NodeShell.layer(options)))
@@ -44,7 +48,7 @@ export const adapters = (options: {
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
-  bashGuard: Unavailable.bashGuard,
+  bashGuard: treeSitterGuard,
   journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
   extensions: extensions(options)
 })
