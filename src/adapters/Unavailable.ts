@@ -30,7 +30,7 @@ const missing = (port: string) => () => Effect.fail(new Unavailable({ port, reas
 
 export const mcpTransport = Layer.succeed(
   McpTransport,
-  McpTransport.of({ list: missing("MCP client"), call: missing("MCP client"), read: missing("MCP client"), prompt: missing("MCP client") })
+  McpTransport.of({ servers: [], list: missing("MCP client"), call: missing("MCP client"), read: missing("MCP client"), prompt: missing("MCP client") })
 )
 
 export const lspTransport = Layer.succeed(LspTransport, LspTransport.of({ request: missing("LSP client") }))

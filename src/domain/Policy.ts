@@ -6,7 +6,7 @@ import * as Allowlist from "./Allowlist.js"
 import * as D from "./Decision.js"
 import type { AccessPolicy, PermissionMode, WorkMode } from "./Modes.js"
 import * as P from "./PosixPath.js"
-import { type Facts, nameOf } from "./Tools.js"
+import { approvalName, type Facts, nameOf } from "./Tools.js"
 
 export interface PermissionContext {
   readonly root: string
@@ -48,7 +48,7 @@ const isPureRead = (facts: Facts) => !facts.mutates && (facts.capability === "re
 
 const savedApproval = (ctx: PermissionContext, facts: Facts): boolean => {
   if (facts.call.tool === "bash") return false // bash approvals are matched on argv by the guard
-  const name = facts.call.tool === "mcp_call" ? `${facts.call.args.server}.${facts.call.args.tool}` : nameOf(facts.call)
+  const name = approvalName(facts.call)
   const paths = relativePaths(ctx, facts)
   return ctx.allowlist.some((e) => Allowlist.matchesCall(e, name, paths))
 }
@@ -110,6 +110,9 @@ export const evaluate = (ctx: PermissionContext, facts: Facts): D.Decision => {
     case "allowlist":
       if (read && !facts.gated) return D.allow("permission", "policy.allowlist.read", `${name} only reads`)
       if (facts.call.tool === "git_push") return D.deny("permission", "policy.allowlist.push", "git_push is never allowed under policy allowlist")
+      if (facts.scope === "mcp" && facts.gated) {
+        return D.deny("permission", "policy.allowlist.mcp", `policy allowlist denies MCP server calls, and ${describe(facts)}`)
+      }
       if (facts.call.tool === "bash") {
         return D.allow("permission", "policy.allowlist.bash", "bash runs only if every command matches an allowlist entry (checked by the guard)")
       }

@@ -316,5 +316,22 @@ export const decode = (tool: string, args: unknown): Either.Either<ToolCall, Dec
   return Either.left({ _tag: "UnknownTool", tool })
 }
 
+/**
+ * The name an approval is saved and matched under: an MCP tool is `server.tool` whichever way it was called
+ * (`mcp_call` or the dynamic tool), a resource read or prompt is `mcp_read@server` / `mcp_prompt@server`.
+ * Never a name that covers a whole server or every server.
+ */
+export const approvalName = (call: ToolCall): string => {
+  switch (call.tool) {
+    case "mcp_call":
+      return `${call.args.server}.${call.args.tool}`
+    case "mcp_read":
+    case "mcp_prompt":
+      return `${call.tool}@${call.args.server}`
+    default:
+      return nameOf(call)
+  }
+}
+
 /** The public name of a call (dynamic MCP tools keep their `server.tool` name). */
 export const nameOf = (call: ToolCall): string => (call.tool === "mcp_dynamic" ? call.name : call.tool)

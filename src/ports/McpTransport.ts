@@ -1,17 +1,21 @@
 import { Context, type Effect } from "effect"
-import type { Unavailable } from "../domain/Errors.js"
+import type { ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
+import type { McpContent, McpServerListing } from "../domain/McpFormat.js"
 
-export interface McpContent {
-  readonly text: string
-  readonly isError: boolean
-}
+export type { McpBlock, McpContent, McpServerListing, McpToolInfo } from "../domain/McpFormat.js"
 
-/** Talks to the configured MCP servers (stdio or Streamable HTTP). */
+export type McpError = ToolFailed | ToolTimeout | Unavailable
+
+/**
+ * Talks to the configured MCP servers (stdio or Streamable HTTP). Servers connect on first use. Interrupting a
+ * call stops waiting and sends `notifications/cancelled`; what the server already did stays done.
+ */
 export interface McpTransportShape {
-  readonly list: (server?: string) => Effect.Effect<string, Unavailable>
-  readonly call: (server: string, tool: string, args: Readonly<Record<string, unknown>>) => Effect.Effect<McpContent, Unavailable>
-  readonly read: (server: string, uri: string) => Effect.Effect<McpContent, Unavailable>
-  readonly prompt: (server: string, name: string, args: Readonly<Record<string, string>>) => Effect.Effect<McpContent, Unavailable>
+  readonly servers: ReadonlyArray<string>
+  readonly list: (server?: string) => Effect.Effect<ReadonlyArray<McpServerListing>, McpError>
+  readonly call: (server: string, tool: string, args: Readonly<Record<string, unknown>>) => Effect.Effect<McpContent, McpError>
+  readonly read: (server: string, uri: string) => Effect.Effect<McpContent, McpError>
+  readonly prompt: (server: string, name: string, args: Readonly<Record<string, string>>) => Effect.Effect<McpContent, McpError>
 }
 
 export class McpTransport extends Context.Tag("minicode/McpTransport")<McpTransport, McpTransportShape>() {}

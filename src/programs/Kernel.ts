@@ -12,6 +12,8 @@ import type { BashGuard } from "../ports/BashGuard.js"
 import type { FileSystem } from "../ports/FileSystem.js"
 import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
 import type { Journal } from "../ports/Journal.js"
+import type { NetGuard } from "../ports/NetGuard.js"
+import * as NodeNetGuard from "../adapters/NetGuard.js"
 import { Session } from "../ports/Session.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
 import * as Executor from "./Executor.js"
@@ -66,13 +68,21 @@ export interface Adapters<E = never> {
   readonly bashGuard: Layer.Layer<BashGuard, E>
   /** May depend on the session (the SQLite journal lives under the canonical workspace root). */
   readonly journal: Layer.Layer<Journal, E, Session>
+  /** The SSRF guard for web_fetch (default: the Node resolver). */
+  readonly netGuard?: Layer.Layer<NetGuard, E>
   /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
   readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
   const session = Layer.provideMerge(sessionLayer(options), adapters.fileSystem)
-  const services = Layer.mergeAll(adapters.allowlist, adapters.approver, adapters.bashGuard, adapters.journal)
+  const services = Layer.mergeAll(
+    adapters.allowlist,
+    adapters.approver,
+    adapters.bashGuard,
+    adapters.journal,
+    adapters.netGuard ?? NodeNetGuard.layer
+  )
   return Layer.provideMerge(services, session)
 }
 

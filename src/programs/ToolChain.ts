@@ -12,13 +12,14 @@ import { ToolDenied, ToolFailed } from "../domain/Errors.js"
 import * as Jail from "../domain/Jail.js"
 import * as Policy from "../domain/Policy.js"
 import * as P from "../domain/PosixPath.js"
-import { type Facts, nameOf } from "../domain/Tools.js"
+import { approvalName, type Facts, nameOf } from "../domain/Tools.js"
 import { validate } from "../domain/Validate.js"
 import { Allowlist as AllowlistStore } from "../ports/Allowlist.js"
 import { Approver } from "../ports/Approver.js"
 import { BashGuard } from "../ports/BashGuard.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import { Journal, type Snapshot as JournalSnapshot } from "../ports/Journal.js"
+import { NetGuard } from "../ports/NetGuard.js"
 import { Session, type SessionShape } from "../ports/Session.js"
 import { type Invocation, ToolExecutor } from "../ports/ToolExecutor.js"
 import * as PathResolver from "./PathResolver.js"
@@ -94,17 +95,27 @@ export const JailStage = wrap((next) =>
   })
 )
 
-/** Guard: bash commands judged on their syntax tree (the BashGuard port); allowlist matches can turn an ask into allow. */
+/**
+ * Guard: bash commands judged on their syntax tree (the BashGuard port); allowlist matches can turn an ask into
+ * allow. `web_fetch` URLs judged by the SSRF guard (the NetGuard port), resolving names as the real call will
+ * (the connection itself is pinned and checked again by the fetch).
+ */
 export const GuardStage = wrap((next) =>
   Effect.gen(function* () {
     const session = yield* Session
     const guard = yield* BashGuard
+    const net = yield* NetGuard
     const store = yield* AllowlistStore
     const ctx = jailContext(session)
     return ToolExecutor.of({
       run: (inv) =>
         Effect.gen(function* () {
           const call = inv.facts.call
+          if (call.tool === "web_fetch") {
+            const checked = yield* net.check(call.args.url)
+            if (D.isDeny(checked.decision)) return yield* denied(inv, checked.decision)
+            return yield* next({ ...inv, decisions: [...inv.decisions, checked.decision] })
+          }
           if (call.tool !== "bash" || session.policy === "unrestricted") return yield* next(inv)
           const allowlist = yield* Effect.provideService(loadAllowlist, AllowlistStore, store)
           const cwd = inv.resolved["cwd"]?.real ?? session.root
@@ -148,11 +159,7 @@ const summary = (facts: Facts): string => {
 }
 
 /** The entry an "always" answer saves: the exact tool (an MCP call keeps its server.tool), never a wildcard. */
-const entryFor = (facts: Facts): Allowlist.AllowEntry => {
-  const call = facts.call
-  if (call.tool === "mcp_call") return { tool: `${call.args.server}.${call.args.tool}` }
-  return { tool: nameOf(call) }
-}
+const entryFor = (facts: Facts): Allowlist.AllowEntry => ({ tool: approvalName(facts.call) })
 
 /** Approval: an "ask" that survived every gate goes to the operator; without one it is a deny. */
 export const ApprovalStage = wrap((next) =>
@@ -285,13 +292,16 @@ export const JournalStage = wrap((next) =>
               }
               const interrupted = Cause.isInterruptedOnly(exit.cause)
               const failedCleanly = Cause.failureOption(exit.cause).pipe(
-                Option.map((e) => e._tag === "ToolDenied" || e._tag === "InvalidArguments" || (e._tag === "ToolFailed" && inv.facts.capability !== "exec")),
+                Option.map((e) => e._tag === "ToolDenied" || e._tag === "InvalidArguments" || (e._tag === "ToolFailed" && inv.facts.capability !== "exec" && inv.facts.capability !== "external")),
                 Option.getOrElse(() => false)
               )
+              const note = !interrupted
+                ? Cause.pretty(exit.cause).split("\n")[0]
+                : inv.facts.capability === "external"
+                  ? "interrupted: cancellation sent to the server, which may already have acted"
+                  : "interrupted"
               // A file tool that failed before writing left nothing; anything else may have happened halfway.
-              return journal
-                .complete(record.id, failedCleanly ? "failed" : "unknown", interrupted ? "interrupted" : Cause.pretty(exit.cause).split("\n")[0])
-                .pipe(Effect.ignore)
+              return journal.complete(record.id, failedCleanly ? "failed" : "unknown", note).pipe(Effect.ignore)
             })
           )
         })

@@ -13,6 +13,7 @@ import { Approver, type Answer } from "../../src/ports/Approver.js"
 import { BashGuard } from "../../src/ports/BashGuard.js"
 import { FileSystem } from "../../src/ports/FileSystem.js"
 import { Journal } from "../../src/ports/Journal.js"
+import { NetGuard } from "../../src/ports/NetGuard.js"
 import { ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Executor from "../../src/programs/Executor.js"
 import * as Kernel from "../../src/programs/Kernel.js"
@@ -33,6 +34,12 @@ export const seed: MemoryFileSystem.Seed = {
   "/ws/PLAN.md": "# plan\n",
   "/outside/secret.txt": "outside\n"
 }
+
+/** No network in these tests: every URL is refused. */
+export const offline = Layer.succeed(
+  NetGuard,
+  NetGuard.of({ check: () => Effect.succeed({ decision: D.deny("guard", "net.offline", "no network in tests"), addresses: [] }) })
+)
 
 /** A chain over in-memory adapters whose every effect is logged, with a probe right after Permission and Jail. */
 export const recordingChain = (
@@ -85,7 +92,7 @@ export const recordingChain = (
     Layer.provide(Chain.ValidationStage),
     Layer.provide(executor)
   )
-  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, guard, journal, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
+  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, guard, journal, offline, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
   return stages.pipe(Layer.provide(Layer.merge(services, fsLayer)))
 }
 
@@ -97,5 +104,6 @@ export const memoryAdapters = (allowlist: ReadonlyArray<AllowEntry> = []): Kerne
     BashGuard,
     BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "guard.fake", "fake guard"), allowlisted: false }) })
   ),
-  journal: MemoryJournal.layer()
+  journal: MemoryJournal.layer(),
+  netGuard: offline
 })

@@ -1,0 +1,147 @@
+/**
+ * `minicode config mcp add|list|remove`: MCP server entries in the global config (default) or the workspace's
+ * `.minicode/config.json` (`--local`, used only with `--allow-local-config`). Other keys of the file are kept.
+ * Header and env values are stored (file mode 0600) but never printed.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Either, Option, Schema } from "effect"
+import * as NodeConfig from "../../adapters/NodeConfig.js"
+import { target } from "../../adapters/NetGuard.js"
+import { ConfigFile, type ServerEntry } from "../../domain/Config.js"
+import { ToolFailed } from "../../domain/Errors.js"
+import * as McpServers from "../../domain/McpServers.js"
+
+const usage = (reason: string) => new ToolFailed({ tool: "config", reason })
+
+const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
+const global = Options.boolean("global").pipe(Options.withDescription("Write the global config (default)"))
+const local = Options.boolean("local").pipe(Options.withDescription("Write the workspace's .minicode/config.json (used only with --allow-local-config)"))
+const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output (values still masked)"))
+const allowLocalConfig = Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
+const id = Args.text({ name: "ID" }).pipe(Args.withDescription("Server id: letters, digits, _ and - (not first); no dots"))
+
+const workspaceOf = (dir: Option.Option<string>) => path.resolve(Option.getOrElse(dir, () => process.cwd()))
+
+const fileFor = (workspace: string, flags: { readonly global: boolean; readonly local: boolean }) =>
+  flags.global && flags.local
+    ? Effect.fail(usage("choose one of --global and --local"))
+    : Effect.succeed(flags.local ? NodeConfig.paths(workspace).local : NodeConfig.paths(workspace).global)
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** The file's JSON object as written (unknown keys kept), or `{}` when it does not exist. */
+const readRaw = (file: string) =>
+  Effect.gen(function* () {
+    if (!fs.existsSync(file)) return {}
+    const text = yield* Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: (cause) => usage(`cannot read ${file}: ${String(cause)}`) })
+    const json = yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: () => usage(`${file} is not valid JSON; fix or remove it first`) })
+    if (!isRecord(json)) return yield* usage(`${file} does not hold a JSON object`)
+    return json
+  })
+
+const writeRaw = (file: string, json: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    yield* Schema.decodeUnknown(ConfigFile)(json).pipe(Effect.mapError((e) => usage(`the result would not be a valid config: ${e.message}`)))
+    yield* Effect.try({
+      try: () => {
+        fs.mkdirSync(path.dirname(file), { recursive: true })
+        const temp = `${file}.${process.pid}.tmp`
+        fs.writeFileSync(temp, `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 })
+        fs.renameSync(temp, file)
+      },
+      catch: (cause) => usage(`cannot write ${file}: ${String(cause)}`)
+    })
+  })
+
+const servers = (json: Record<string, unknown>): Record<string, unknown> => {
+  const found = json["mcpServers"]
+  return isRecord(found) ? { ...found } : {}
+}
+
+const check = <A>(either: Either.Either<A, string>) => Either.match(either, { onLeft: (e) => Effect.fail(usage(e)), onRight: Effect.succeed })
+
+const add = Command.make(
+  "add",
+  {
+    id,
+    cwd,
+    global,
+    local,
+    command: Options.text("command").pipe(Options.withDescription("Program to spawn (stdio server)"), Options.optional),
+    args: Options.text("args").pipe(Options.withDescription("Its arguments, comma-separated: --args \"-y,pkg,.\""), Options.optional),
+    arg: Options.text("arg").pipe(Options.withDescription("One argument verbatim (repeatable; for arguments with a comma)"), Options.repeated),
+    env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable)"), Options.repeated),
+    url: Options.text("url").pipe(Options.withDescription("Streamable HTTP endpoint (HTTP server)"), Options.optional),
+    header: Options.text("header").pipe(Options.withDescription("K=V HTTP header (repeatable; stored, never printed)"), Options.repeated),
+    allowPrivate: Options.boolean("allow-private").pipe(Options.withDescription("Allow loopback/private addresses for this server only"))
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const serverId = yield* check(McpServers.validateId(flags.id))
+      const file = yield* fileFor(workspaceOf(flags.cwd), flags)
+      const command = Option.getOrUndefined(flags.command)
+      const url = Option.getOrUndefined(flags.url)
+      if ((command === undefined) === (url === undefined)) return yield* usage("give exactly one of --command (stdio) or --url (HTTP)")
+      let entry: ServerEntry
+      if (command !== undefined) {
+        if (flags.header.length > 0 || flags.allowPrivate) return yield* usage("--header and --allow-private apply to --url servers")
+        if (command.trim() === "") return yield* usage("--command is empty")
+        const env = yield* check(McpServers.parsePairs("env", flags.env))
+        const args = McpServers.argvOf(Option.getOrUndefined(flags.args), flags.arg)
+        entry = { command, ...(args.length > 0 ? { args } : {}), ...(Object.keys(env).length > 0 ? { env } : {}) }
+      } else {
+        if (Option.isSome(flags.args) || flags.arg.length > 0 || flags.env.length > 0) return yield* usage("--args, --arg and --env apply to --command servers")
+        const parsed = target(url ?? "")
+        if (Either.isLeft(parsed)) return yield* usage(`--url: ${parsed.left.reason}`)
+        const headers = yield* check(McpServers.parsePairs("header", flags.header))
+        entry = { url: parsed.right.url.href, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(flags.allowPrivate ? { allowPrivate: true } : {}) }
+      }
+      const raw = yield* readRaw(file)
+      const existing = servers(raw)
+      const replaced = Object.hasOwn(existing, serverId)
+      yield* writeRaw(file, { ...raw, mcpServers: { ...existing, [serverId]: entry } })
+      yield* Console.log(`${replaced ? "replaced" : "added"} ${McpServers.describe(serverId, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`)
+    })
+).pipe(Command.withDescription("Add (or replace) an MCP server: --command CMD [--args A,B] [--arg A]... [--env K=V]... | --url URL [--header K=V]... [--allow-private]"))
+
+const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
+  Effect.gen(function* () {
+    const workspace = workspaceOf(flags.cwd)
+    const p = NodeConfig.paths(workspace)
+    const trusted = NodeConfig.localTrusted(flags.allowLocalConfig)
+    const decode = (raw: Record<string, unknown>) =>
+      Schema.decodeUnknown(ConfigFile)(raw).pipe(Effect.map((c) => c.mcpServers ?? {}), Effect.mapError((e) => usage(e.message)))
+    const globalServers = yield* Effect.flatMap(readRaw(p.global), decode)
+    const localServers = fs.existsSync(p.local) ? yield* Effect.flatMap(readRaw(p.local), decode) : {}
+    const rows = [
+      ...Object.entries(globalServers).map(([k, v]) => ({ id: k, scope: "global", used: !(trusted && Object.hasOwn(localServers, k)), entry: v })),
+      ...Object.entries(localServers).map(([k, v]) => ({ id: k, scope: "local", used: trusted, entry: v }))
+    ]
+    if (flags.json) {
+      return yield* Console.log(JSON.stringify(rows.map((r) => ({ id: r.id, scope: r.scope, used: r.used, summary: McpServers.describe(r.id, r.entry) }))))
+    }
+    if (rows.length === 0) return yield* Console.log("no MCP servers configured (minicode config mcp add ID --command CMD | --url URL)")
+    for (const r of rows) {
+      const note = r.used ? "" : r.scope === "local" ? " (ignored: pass --allow-local-config to trust local config)" : " (overridden by local)"
+      yield* Console.log(`${McpServers.describe(r.id, r.entry)} [${r.scope}]${note}`)
+    }
+  })
+).pipe(Command.withDescription("List configured MCP servers (header and env values masked)"))
+
+const remove = Command.make("remove", { id, cwd, global, local }, (flags) =>
+  Effect.gen(function* () {
+    const file = yield* fileFor(workspaceOf(flags.cwd), flags)
+    const raw = yield* readRaw(file)
+    const existing = servers(raw)
+    if (!Object.hasOwn(existing, flags.id)) return yield* usage(`no MCP server "${flags.id}" in ${file}`)
+    const { [flags.id]: _removed, ...rest } = existing
+    yield* writeRaw(file, { ...raw, mcpServers: rest })
+    yield* Console.log(`removed ${flags.id} from ${file}`)
+  })
+).pipe(Command.withDescription("Remove an MCP server"))
+
+const mcp = Command.make("mcp").pipe(Command.withDescription("MCP servers minicode connects to"), Command.withSubcommands([add, list, remove]))
+
+export const config = Command.make("config").pipe(Command.withDescription("Edit minicode's configuration"), Command.withSubcommands([mcp]))
