@@ -45,7 +45,7 @@ describe("SdkMcpTransport over stdio", () => {
       const mcp = yield* McpTransport
       const [listing] = yield* mcp.list("tiny")
       assert.deepStrictEqual([listing?.resources.length, listing?.prompts.length, listing?.error], [0, 0, undefined])
-      assert.strictEqual(listing?.tools.length, 4)
+      assert.strictEqual(listing?.tools.length, 5)
       const env = text(yield* mcp.call("tiny", "env", {})).split(",")
       assert.include(env, "PATH")
       assert.include(env, "MY_SETTING")

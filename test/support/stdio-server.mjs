@@ -11,5 +11,6 @@ server.registerTool("die", { description: "Exit mid-call." }, async () => {
   setTimeout(() => process.exit(3), 10)
   return new Promise(() => {})
 })
+server.registerTool("slow", { description: "Never answers." }, async () => new Promise(() => {}))
 server.registerTool("big", { description: "A large reply.", inputSchema: { n: z.number() } }, async ({ n }) => ({ content: [{ type: "text", text: "x".repeat(n) }] }))
 await server.connect(new StdioServerTransport())
