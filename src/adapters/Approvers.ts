@@ -28,6 +28,8 @@ export const tty = Layer.succeed(
         try {
           input = fs.createReadStream("/dev/tty")
           output = fs.createWriteStream("/dev/tty")
+          // Without a terminal the open fails asynchronously: an unhandled 'error' would crash the process.
+          output.on("error", () => undefined)
           await new Promise<void>((resolve, reject) => {
             input?.once("open", () => resolve())
             input?.once("error", reject)

@@ -81,7 +81,8 @@ export const judge = (host: string, addresses: ReadonlyArray<ResolvedAddress>, a
   }
   for (const a of addresses) {
     const v = classify(a.address)
-    if (!v.ok) return D.deny("guard", "net.blocked-address", `${host} → ${a.address}: ${v.range} addresses are not reachable from tools (SSRF guard)`)
+    const shown = a.address === host ? host : `${host} → ${a.address}`
+    if (!v.ok) return D.deny("guard", "net.blocked-address", `${shown}: ${v.range} addresses are not reachable from tools (SSRF guard)`)
   }
   return D.allow("guard", "net.public", `${host} → ${addresses.map((a) => a.address).join(", ")}: public addresses`)
 }
