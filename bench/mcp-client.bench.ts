@@ -43,7 +43,7 @@ const viaMinicode = Effect.gen(function* () {
   const extension = yield* McpTools.live({ servers: { tiny: { command: process.execPath, args: [server] } }, env: process.env })
   const layer = Kernel.layer(
     { workspace, workMode: "BUILD", policy: "allow-all" },
-    { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer(), approver: Approvers.constant("no"), bashGuard: Unavailable.bashGuard, journal: MemoryJournal.layer, extensions: [extension] }
+    { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer(), approver: Approvers.constant("no"), bashGuard: Unavailable.bashGuard, journal: MemoryJournal.layer(), extensions: Kernel.extensionsOf([extension]) }
   )
   return yield* Effect.gen(function* () {
     const chain = yield* ToolExecutor

@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
+import * as MemoryJournal from "../adapters/MemoryJournal.js"
 import * as JsonFileAllowlist from "../adapters/JsonFileAllowlist.js"
 import * as NodeConfig from "../adapters/NodeConfig.js"
 import * as Allowlist from "../domain/Allowlist.js"
@@ -14,6 +15,7 @@ import type { Decision } from "../domain/Decision.js"
 import { ToolFailed } from "../domain/Errors.js"
 import * as Modes from "../domain/Modes.js"
 import * as Kernel from "./Kernel.js"
+import { config } from "./cli/ConfigCommands.js"
 import * as NodeAdapters from "./NodeAdapters.js"
 import * as Runner from "./Runner.js"
 
@@ -69,7 +71,7 @@ const setup = (flags: CommonFlags) =>
       onRight: Effect.succeed
     })
     const adapters: Kernel.Adapters<ToolFailed> = {
-      ...NodeAdapters.adapters({ unrestricted: false }),
+      ...NodeAdapters.adapters({ unrestricted: false, mcpServers: config.mcpServers ?? {} }),
       allowlist: JsonFileAllowlist.layer(loaded.paths.allowlist, configured),
       approver: Approvers.tty
     }
@@ -113,7 +115,7 @@ const explain = Command.make(
     Effect.gen(function* () {
       const { session, adapters } = yield* setup(flags)
       const args = yield* parseJsonArgs(flags.args)
-      const decision = yield* Runner.explain({ tool: flags.name, args }, Kernel.gatesLayer(session, adapters))
+      const decision = yield* Runner.explain({ tool: flags.name, args }, Kernel.gatesLayer(session, { ...adapters, journal: MemoryJournal.layer() }))
       yield* printDecision(decision, flags.json)
     })
 ).pipe(Command.withDescription("Decide a call without executing it: decision, stage, rule, reason"))
@@ -168,7 +170,7 @@ const decideCase = (workspace: string, c: Conformance.Case) =>
       sessionId: "conformance",
       sqlDialect: c.dialect === "postgresql" ? "postgres" : c.dialect
     }
-    const adapters = NodeAdapters.adapters({ unrestricted: c.policy === "unrestricted", allowlist: entries.right })
+    const adapters = NodeAdapters.adapters({ unrestricted: c.policy === "unrestricted", allowlist: entries.right, journal: "memory" })
     return yield* Runner.explain({ tool: c.tool, args: c.args }, Kernel.gatesLayer(session, adapters)).pipe(
       Effect.map((d): Conformance.Result => ({ ...base, got: d.decision, stage: d.stage, rule: d.rule, reason: d.reason, pass: d.decision === c.expect })),
       Effect.catchAll((e) => Effect.succeed<Conformance.Result>({ ...base, got: "error", stage: "case", rule: `error.${e._tag}`, reason: e.message, pass: false }))
@@ -227,7 +229,7 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig }, (flags) =
 
 export const root = Command.make("minicode").pipe(
   Command.withDescription("A tool kernel for AI coding agents: deterministic gates between the model and your machine"),
-  Command.withSubcommands([tool, policyCommand, doctor])
+  Command.withSubcommands([tool, policyCommand, doctor, config])
 )
 
 export const run = Command.run(root, { name: "minicode", version })

@@ -86,6 +86,10 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
   return Layer.provideMerge(services, session)
 }
 
+/** A fixed set of executor extensions, as the layer `Adapters.extensions` takes. */
+export const extensionsOf = (extensions: ReadonlyArray<Executor.Extension>): Layer.Layer<Executor.Extensions> =>
+  Layer.succeed(Executor.Extensions, extensions)
+
 /** The runtime chain for one session. */
 export const layer = <E>(options: SessionOptions, adapters: Adapters<E>): Layer.Layer<ToolExecutor, E | ToolFailed> => {
   const services = base(options, adapters)

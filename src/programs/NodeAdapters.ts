@@ -9,6 +9,7 @@ import * as MemoryJournal from "../adapters/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/NodeFileSystem.js"
 import * as NodeShell from "../adapters/NodeShell.js"
 import type { AllowEntry } from "../domain/Allowlist.js"
+import type { ServerEntry } from "../domain/Config.js"
 import { ToolFailed } from "../domain/Errors.js"
 import { Session } from "../ports/Session.js"
 import * as BashTool from "./BashTool.js"
@@ -35,15 +36,31 @@ export const treeSitterGuard = Layer.unwrapEffect(
   Effect.promise(() => import("../adapters/TreeSitterBashParser.js")).pipe(Effect.map((m) => m.layer))
 )
 
-/** bash and the git tools over the Node shell. */
-export const extensions = (options: { readonly unrestricted: boolean }) =>
-  Layer.effect(Extensions, Effect.all([BashTool.make, GitTools.make])).pipe(Layer.provide(NodeShell.layer(options)))
+/**
+ * bash and the git tools over the Node shell; the MCP tools and web_fetch over the SDK client and the pinned
+ * fetch (loaded on first use; servers are closed when the session's scope ends).
+ */
+export const extensions = (options: {
+  readonly unrestricted: boolean
+  readonly mcpServers?: Readonly<Record<string, ServerEntry>>
+}) =>
+  Layer.scoped(
+    Extensions,
+    Effect.gen(function* () {
+      const session = yield* Session
+      const local = yield* Effect.all([BashTool.make, GitTools.make])
+      const McpTools = yield* Effect.promise(() => import("./McpTools.js"))
+      const mcp = yield* McpTools.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env })
+      return [...local, mcp]
+    })
+  ).pipe(Layer.provide(NodeShell.layer(options)))
 
 export const adapters = (options: {
   readonly unrestricted: boolean
   readonly allowlist?: ReadonlyArray<AllowEntry>
   /** "memory" for decisions only (explain, conformance) and dry runs. */
   readonly journal?: "sqlite" | "memory"
+  readonly mcpServers?: Readonly<Record<string, ServerEntry>>
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),

@@ -28,7 +28,7 @@ const adapters = (over: Partial<Kernel.Adapters> = {}, answer: Answer = "no"): K
   allowlist: MemoryAllowlist.layer(),
   approver: Approvers.constant(answer),
   bashGuard: Unavailable.bashGuard,
-  journal: MemoryJournal.layer,
+  journal: MemoryJournal.layer(),
   netGuard: NetGuard.layerWith(noDns),
   ...over
 })
@@ -93,12 +93,12 @@ describe("the chain over the real extension", () => {
   const servers = { tiny: { command: process.execPath, args: [tiny] } }
   it.live("a dynamic call runs once approved, 'always' saves server.tool, the journal records it as remote", () =>
     Effect.gen(function* () {
-      const journal = yield* MemoryJournal.make
+      const { journal } = yield* MemoryJournal.make()
       const allowlist = yield* MemoryAllowlist.make()
       const extension = yield* McpTools.live({ servers, env: process.env })
       const layer = Kernel.layer(
         { workspace, workMode: "BUILD" },
-        adapters({ journal: Layer.succeed(Journal, journal), allowlist: Layer.succeed(Allowlist, allowlist), extensions: [extension] }, "always")
+        adapters({ journal: Layer.succeed(Journal, journal), allowlist: Layer.succeed(Allowlist, allowlist), extensions: Kernel.extensionsOf([extension]) }, "always")
       )
       const out = yield* Runner.invoke({ tool: "tiny.echo", args: { text: "via chain" } }).pipe(Effect.provide(layer))
       assert.strictEqual(out.text, "via chain")
@@ -114,7 +114,7 @@ describe("the chain over the real extension", () => {
     Effect.gen(function* () {
       const extension = yield* McpTools.live({ servers: { tiny: { command: "/nonexistent/should-not-spawn" } } })
       const r = yield* Runner.invoke({ tool: "mcp_call", args: { server: "tiny", tool: "echo", arguments: { text: "x" } } }).pipe(
-        Effect.provide(Kernel.layer({ workspace, workMode: "BUILD" }, adapters({ extensions: [extension] }, "no"))),
+        Effect.provide(Kernel.layer({ workspace, workMode: "BUILD" }, adapters({ extensions: Kernel.extensionsOf([extension]) }, "no"))),
         Effect.either
       )
       assert.isTrue(r._tag === "Left" && r.left._tag === "ToolDenied" && r.left.rule === "approval.declined")
@@ -123,9 +123,9 @@ describe("the chain over the real extension", () => {
 
   it.live("an interrupted remote call is journaled unknown", () =>
     Effect.gen(function* () {
-      const journal = yield* MemoryJournal.make
+      const { journal } = yield* MemoryJournal.make()
       const extension = yield* McpTools.live({ servers: { tiny: { command: process.execPath, args: [tiny] } } })
-      const layer = Kernel.layer({ workspace, workMode: "BUILD", policy: "allow-all" }, adapters({ journal: Layer.succeed(Journal, journal), extensions: [extension] }))
+      const layer = Kernel.layer({ workspace, workMode: "BUILD", policy: "allow-all" }, adapters({ journal: Layer.succeed(Journal, journal), extensions: Kernel.extensionsOf([extension]) }))
       const fiber = yield* Effect.fork(Runner.invoke({ tool: "mcp_call", args: { server: "tiny", tool: "slow" } }).pipe(Effect.provide(layer)))
       yield* Effect.sleep("800 millis")
       yield* Fiber.interrupt(fiber)
