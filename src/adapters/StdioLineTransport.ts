@@ -1,0 +1,157 @@
+/**
+ * An MCP `Transport` over a byte stream pair (stdin/stdout): newline-delimited JSON-RPC with a per-line byte cap.
+ * A line over the cap is never held whole: its bytes are dropped as they arrive, scanned only for the request id,
+ * and answered with an error carrying that id. Malformed JSON gets -32700; JSON that is not JSON-RPC gets -32600.
+ * The end of input is reported separately from closing, so the server can drain in-flight calls first.
+ * Only SDK types are imported here: the SDK itself is loaded by whoever passes `parse`.
+ */
+import type { Readable, Writable } from "node:stream"
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import * as Framing from "../domain/JsonRpcFraming.js"
+
+export interface LineTransportOptions {
+  readonly input: Readable
+  readonly output: Writable
+  readonly maxLineBytes: number
+  /** The protocol's validator (the SDK's JSONRPCMessageSchema): the typed message, or undefined. */
+  readonly parse: (value: unknown) => JSONRPCMessage | undefined
+  /** Called once when the input ends (EOF, error or destroy); `close()` is what ends the connection. */
+  readonly onInputEnd: () => void
+}
+
+export interface LineTransport extends Transport {
+  /** Lines refused so far for being too large or malformed (for diagnostics and tests). */
+  readonly refused: () => number
+}
+
+export const make = (options: LineTransportOptions): LineTransport => {
+  const { input, output, maxLineBytes } = options
+  let parts: Array<Uint8Array> = []
+  let size = 0
+  let discarding = false
+  let discarded = 0
+  let sniffState = Framing.sniffStart
+  let refused = 0
+  let started = false
+  let closed = false
+  let inputEnded = false
+
+  const write = (payload: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (closed || output.destroyed || !output.writable) return resolve()
+      const ok = output.write(payload, (error) => (error ? reject(error) : undefined))
+      if (ok) resolve()
+      else output.once("drain", () => resolve())
+    })
+
+  const reply = (r: Framing.ErrorReply) => {
+    refused++
+    write(`${JSON.stringify(r)}\n`).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))))
+  }
+
+  const line = (bytes: Uint8Array) => {
+    const classified = Framing.classify(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"), options.parse)
+    switch (classified._tag) {
+      case "Message":
+        transport.onmessage?.(classified.message)
+        return
+      case "Reply":
+        reply(classified.reply)
+        return
+      case "Ignore":
+        return
+    }
+  }
+
+  const oversize = () => {
+    const id = Framing.sniffedId(sniffState)
+    reply(
+      Framing.errorReply(
+        id,
+        Framing.ErrorCodes.TooLarge,
+        `Request too large: the message is ${discarded} bytes, over the ${maxLineBytes}-byte limit; it was not read`
+      )
+    )
+  }
+
+  const onData = (chunk: Buffer | string) => {
+    const data = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
+    let start = 0
+    while (start <= data.length) {
+      const nl = data.indexOf(0x0a, start)
+      const end = nl < 0 ? data.length : nl
+      const segment = data.subarray(start, end)
+      if (discarding) {
+        sniffState = Framing.sniff(sniffState, segment)
+        discarded += segment.byteLength
+      } else if (size + segment.byteLength > maxLineBytes) {
+        discarding = true
+        sniffState = Framing.sniffStart
+        for (const part of parts) sniffState = Framing.sniff(sniffState, part)
+        sniffState = Framing.sniff(sniffState, segment)
+        discarded = size + segment.byteLength
+        parts = []
+        size = 0
+      } else if (segment.byteLength > 0) {
+        parts.push(segment)
+        size += segment.byteLength
+      }
+      if (nl < 0) return
+      if (discarding) oversize()
+      else line(parts.length === 1 && parts[0] !== undefined ? parts[0] : Buffer.concat(parts, size))
+      parts = []
+      size = 0
+      discarding = false
+      discarded = 0
+      sniffState = Framing.sniffStart
+      start = nl + 1
+    }
+  }
+
+  const onEnd = () => {
+    if (inputEnded) return
+    inputEnded = true
+    // A last line without a newline is still a message.
+    if (!discarding && size > 0) line(Buffer.concat(parts, size))
+    parts = []
+    size = 0
+    options.onInputEnd()
+  }
+
+  const onError = (error: Error) => {
+    transport.onerror?.(error)
+    onEnd()
+  }
+
+  const detach = () => {
+    input.off("data", onData)
+    input.off("end", onEnd)
+    input.off("close", onEnd)
+    input.off("error", onError)
+  }
+
+  const transport: LineTransport = {
+    start: async () => {
+      if (started) throw new Error("the stdio transport is already started")
+      started = true
+      input.on("data", onData)
+      input.on("end", onEnd)
+      input.on("close", onEnd)
+      input.on("error", onError)
+      input.resume()
+    },
+    send: async (message: JSONRPCMessage, _options?: TransportSendOptions) => {
+      await write(`${JSON.stringify(message)}\n`)
+    },
+    close: async () => {
+      if (closed) return
+      detach()
+      input.destroy()
+      closed = true
+      transport.onclose?.()
+    },
+    refused: () => refused
+  }
+  return transport
+}

@@ -1,0 +1,200 @@
+/**
+ * Newline-delimited JSON-RPC framing for `mcp serve`, pure. `classify` turns one line into a message or the error
+ * reply it deserves (-32700 for broken JSON, -32600 for JSON that is not a JSON-RPC message). The id sniffer scans
+ * an oversized line chunk by chunk in constant memory and finds its top-level `"id"`, so the line can be refused
+ * with its own id (the client's request fails instead of hanging) without ever holding the line whole.
+ */
+
+export type WireId = string | number
+
+export const ErrorCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Server-defined (-32000..-32099). */
+  Busy: -32001,
+  Conflict: -32002,
+  AlreadyHandled: -32003,
+  ShuttingDown: -32004,
+  TooLarge: -32005
+} as const
+
+export interface ErrorReply {
+  readonly jsonrpc: "2.0"
+  readonly id: WireId | null
+  readonly error: { readonly code: number; readonly message: string }
+}
+
+export const errorReply = (id: WireId | null, code: number, message: string): ErrorReply => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code, message }
+})
+
+export type Classified<M> =
+  | { readonly _tag: "Message"; readonly message: M }
+  | { readonly _tag: "Reply"; readonly reply: ErrorReply }
+  | { readonly _tag: "Ignore" }
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const idOf = (u: unknown): WireId | null => {
+  if (!isRecord(u)) return null
+  const id = u["id"]
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null
+}
+
+/**
+ * One line, already split and within the size cap. `parse` is the protocol's own validator (the SDK's schema):
+ * it returns the typed message or undefined. A response from the client that does not validate is dropped (a
+ * reply to a reply helps nobody); anything else invalid gets an error reply carrying its id when it has one.
+ */
+export const classify = <M>(line: string, parse: (u: unknown) => M | undefined): Classified<M> => {
+  const text = line.endsWith("\r") ? line.slice(0, -1) : line
+  if (text.trim() === "") return { _tag: "Ignore" }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return { _tag: "Reply", reply: errorReply(null, ErrorCodes.ParseError, "Parse error: the line is not valid JSON") }
+  }
+  const message = parse(value)
+  if (message !== undefined) return { _tag: "Message", message }
+  if (Array.isArray(value)) {
+    return { _tag: "Reply", reply: errorReply(null, ErrorCodes.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported") }
+  }
+  if (isRecord(value) && !("method" in value) && ("result" in value || "error" in value)) return { _tag: "Ignore" }
+  return {
+    _tag: "Reply",
+    reply: errorReply(idOf(value), ErrorCodes.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request or notification")
+  }
+}
+
+/** Sniffer state: a tiny JSON tokenizer that only follows depth, strings and the top-level keys. */
+export interface Sniff {
+  readonly depth: number
+  readonly inString: boolean
+  readonly escaped: boolean
+  /** Where we are inside the top-level object. */
+  readonly phase: "key" | "colon" | "value" | "after"
+  readonly key: string
+  /** Bytes of the string or number being collected (a key, or the id's value), capped. */
+  readonly buffer: ReadonlyArray<number>
+  readonly collecting: "none" | "key" | "id-string" | "id-number"
+  readonly id: WireId | null
+}
+
+export const sniffStart: Sniff = { depth: 0, inString: false, escaped: false, phase: "after", key: "", buffer: [], collecting: "none", id: null }
+
+const maxCollected = 256
+const decoder = new TextDecoder()
+
+const finishNumber = (buffer: ReadonlyArray<number>): WireId | null => {
+  const n = Number(String.fromCharCode(...buffer))
+  return buffer.length > 0 && Number.isFinite(n) ? n : null
+}
+
+const finishString = (buffer: ReadonlyArray<number>): WireId | null => {
+  try {
+    const parsed: unknown = JSON.parse(`"${decoder.decode(new Uint8Array(buffer))}"`)
+    return typeof parsed === "string" ? parsed : null
+  } catch {
+    return null
+  }
+}
+
+/** Feeds bytes to the sniffer; returns the next state. Constant memory whatever the line's length. */
+export const sniff = (state: Sniff, bytes: Uint8Array): Sniff => {
+  let { depth, inString, escaped, phase, key, collecting, id } = state
+  let buffer = [...state.buffer]
+  let overflow = false
+  const collect = (b: number) => {
+    if (buffer.length < maxCollected) buffer.push(b)
+    else overflow = true
+  }
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] ?? 0
+    if (inString) {
+      if (escaped) {
+        escaped = false
+        if (collecting !== "none") collect(b)
+      } else if (b === 0x5c) {
+        escaped = true
+        if (collecting !== "none") collect(b)
+      } else if (b === 0x22) {
+        inString = false
+        if (collecting === "key") {
+          key = overflow ? "" : decoder.decode(new Uint8Array(buffer))
+          phase = "colon"
+        } else if (collecting === "id-string") {
+          id = overflow ? null : finishString(buffer)
+          phase = "after"
+        } else if (depth === 1 && phase === "value") {
+          phase = "after"
+        }
+        collecting = "none"
+        buffer = []
+        overflow = false
+      } else if (collecting !== "none") {
+        collect(b)
+      }
+      continue
+    }
+    if (collecting === "id-number") {
+      const numeric = (b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x2b || b === 0x2e || b === 0x65 || b === 0x45
+      if (numeric) {
+        collect(b)
+        continue
+      }
+      id = overflow ? null : finishNumber(buffer)
+      collecting = "none"
+      buffer = []
+      overflow = false
+      phase = "after"
+    }
+    switch (b) {
+      case 0x22: // "
+        inString = true
+        if (depth === 1 && phase === "key") collecting = "key"
+        else if (depth === 1 && phase === "value" && key === "id") collecting = "id-string"
+        break
+      case 0x7b: // {
+      case 0x5b: // [
+        if (depth === 1 && phase === "value") phase = "after"
+        depth++
+        if (depth === 1) phase = b === 0x7b ? "key" : "after"
+        break
+      case 0x7d: // }
+      case 0x5d: // ]
+        depth = Math.max(0, depth - 1)
+        break
+      case 0x3a: // :
+        if (depth === 1 && phase === "colon") phase = "value"
+        break
+      case 0x2c: // ,
+        if (depth === 1) phase = "key"
+        break
+      case 0x20:
+      case 0x09:
+      case 0x0a:
+      case 0x0d:
+        break
+      default:
+        if (depth === 1 && phase === "value") {
+          if (key === "id" && ((b >= 0x30 && b <= 0x39) || b === 0x2d)) {
+            collecting = "id-number"
+            buffer = [b]
+          } else {
+            phase = "after"
+          }
+        }
+    }
+  }
+  return { depth, inString, escaped, phase, key, buffer, collecting, id }
+}
+
+/** The id found so far (a number still being read at the end of the line counts). */
+export const sniffedId = (state: Sniff): WireId | null =>
+  state.collecting === "id-number" ? finishNumber(state.buffer) : state.id

@@ -1,0 +1,33 @@
+/**
+ * What `mcp serve` tells an assistant about using its tools well: the server's `instructions` and the
+ * `minicode-guide` prompt. Pure text, built from the settings so it names what is actually on.
+ */
+import type { Settings } from "./McpScopes.js"
+import { scopes } from "./McpScopes.js"
+
+export const promptName = "minicode-guide"
+
+export const instructions = (settings: Settings): string => {
+  const levels = scopes
+    .filter((s) => s !== "mcp" || settings.allTools)
+    .map((s) => `${s}=${settings.levels[s]}`)
+    .join(", ")
+  return [
+    "minicode gives you file, search, shell, git, LSP and SQL tools that cannot leave one workspace.",
+    "Paths are relative to the workspace root; anything outside it, and secrets such as .env or keys, are refused.",
+    "",
+    "Use the tools well:",
+    "- Read before you edit: read_file a file before edit_file or write_file on it, and copy old_string exactly from what you read.",
+    "- List before you guess: use list_dir, glob or grep to find files instead of guessing names.",
+    "- Prefer edit_file for small changes; write_file replaces the whole file.",
+    "- Prefer the dedicated tools over bash for reading, searching and editing files.",
+    "- A tool that is missing from the list, or refused with a scope or approval message, is a permission setting chosen by the user. It is not a reason to reach the same goal another way (for example through bash): tell the user which setting would enable it.",
+    "- A denial names the rule that denied the call. Do not retry the same call unchanged.",
+    "- Output over the size limit is cut and marked [truncated: ...]; use offset/limit or a narrower search to see more.",
+    "- Each call's request id is an idempotency key: a retry with the same id returns the first result instead of running again.",
+    "",
+    `This server's scopes: ${levels}. Approval-gated tools (git_commit, git_push, MCP client calls) are ${settings.allowAll ? "allowed (--allow-all)" : "off: nobody can approve them here"}.`
+  ].join("\n")
+}
+
+export const promptDescription = "How to use minicode's workspace tools well (read before edit, list before guessing, missing tools are settings)"

@@ -1,0 +1,432 @@
+/**
+ * `minicode mcp serve`: the tool chain as an MCP server over stdio.
+ *
+ * The core (`makeCore`) is SDK-free and owns every rule of a call: scope refusal, Schema decoding, idempotency by
+ * JSON-RPC request id (concurrent duplicates share one execution, a retry replays the stored result, the same id
+ * with other arguments is a conflict, after a restart the journal answers), the in-flight cap, cancellation
+ * (interrupting a call interrupts exactly its execution), scrubbed errors and capped output.
+ * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
+ */
+import type { Readable, Writable } from "node:stream"
+import { Context, Deferred, Effect, Either, Exit, FiberMap, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema, type Scope } from "effect"
+import * as Approvers from "../adapters/Approvers.js"
+import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
+import * as StdioLineTransport from "../adapters/StdioLineTransport.js"
+import { ToolFailed, type ToolError } from "../domain/Errors.js"
+import * as Framing from "../domain/JsonRpcFraming.js"
+import * as Guide from "../domain/McpGuide.js"
+import * as Scopes from "../domain/McpScopes.js"
+import { scrub } from "../domain/Scrub.js"
+import * as Tools from "../domain/Tools.js"
+import { capText } from "../domain/Truncate.js"
+import { Journal, type JournalError, type JournalRecord } from "../ports/Journal.js"
+import { Session } from "../ports/Session.js"
+import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
+import * as Kernel from "./Kernel.js"
+import * as Runner from "./Runner.js"
+import { canonicalArgs } from "./ToolChain.js"
+
+export const sessionId = "mcp-server"
+
+export const limits = {
+  maxInFlight: 32,
+  maxLineBytes: 4 * 1024 * 1024,
+  drainMs: 5_000,
+  /** Results kept for replay, by total size; the oldest finished ones go first (the journal still answers for writes). */
+  replayBytes: 64 * 1024 * 1024,
+  replayEntries: 20_000
+}
+
+export type WireId = Framing.WireId
+
+export interface TextResult {
+  readonly text: string
+  readonly isError: boolean
+}
+
+/** What a `tools/call` request gets: a tool result (possibly an error result) or a JSON-RPC error. */
+export type Outcome =
+  | { readonly _tag: "Result"; readonly result: TextResult }
+  | { readonly _tag: "RpcError"; readonly code: number; readonly message: string }
+
+const result = (text: string, isError = false): Outcome => ({ _tag: "Result", result: { text, isError } })
+const rpcError = (code: number, message: string): Outcome => ({ _tag: "RpcError", code, message })
+
+export interface ToolDescriptor {
+  readonly name: Tools.ToolName
+  readonly description: string
+  readonly inputSchema: { readonly type: "object" } & Readonly<Record<string, unknown>>
+  readonly annotations: {
+    readonly readOnlyHint: boolean
+    readonly destructiveHint: boolean
+    readonly idempotentHint: boolean
+    readonly openWorldHint: boolean
+  }
+}
+
+const isObjectSchema = (u: object): u is { readonly type: "object" } & Readonly<Record<string, unknown>> =>
+  "type" in u && u.type === "object"
+
+/** One tool as `tools/list` shows it; the input schema comes from the catalog's Schema (one source of truth). */
+export const describeTool = (name: Tools.ToolName): ToolDescriptor => {
+  const info = Tools.staticInfo(name)
+  const { $schema: _ignored, ...schema } = JSONSchema.make(Schema.make(Tools.Args[name].ast))
+  const inputSchema = isObjectSchema(schema) ? schema : { type: "object" as const }
+  const readOnly = Scopes.needs(info) === "read"
+  return {
+    name,
+    description: info.description,
+    inputSchema,
+    annotations: {
+      readOnlyHint: readOnly,
+      destructiveHint: !readOnly && (name === "delete_file" || name === "bash" || name === "write_file" || name === "move_file"),
+      idempotentHint: readOnly || name === "write_file",
+      openWorldHint: info.capability === "network" || info.capability === "external"
+    }
+  }
+}
+
+export interface CoreConfig {
+  readonly settings: Scopes.Settings
+  /** Canonical workspace root, for scrubbing error messages. */
+  readonly root: string
+  readonly sessionId?: string
+  readonly maxInFlight?: number
+  readonly maxOutputBytes?: number
+  readonly replayBytes?: number
+  readonly replayEntries?: number
+}
+
+export interface Core {
+  readonly tools: ReadonlyArray<ToolDescriptor>
+  /**
+   * One `tools/call`. Never fails: every failure is an Outcome. Interrupting it cancels the request's execution
+   * (and, for a duplicate, the execution it joined: cancellation names a request id, and they share it).
+   */
+  readonly call: (id: WireId, name: string, args: unknown) => Effect.Effect<Outcome>
+  /** Refuse new calls from now on ("shutting down"). */
+  readonly stopAccepting: Effect.Effect<void>
+  /** Requests in flight plus executions still running. */
+  readonly busy: Effect.Effect<number>
+  /** Interrupt every running execution (the drain deadline passed). */
+  readonly cancelAll: Effect.Effect<void>
+}
+
+interface Entry {
+  readonly canonical: string
+  readonly done: Deferred.Deferred<Outcome>
+  readonly seq: number
+  readonly finished: boolean
+  readonly bytes: number
+}
+
+interface Table {
+  readonly entries: HashMap.HashMap<string, Entry>
+  readonly seq: number
+  readonly bytes: number
+}
+
+/** Two 32-bit FNV-1a passes: a short, stable digest of the canonical arguments for the journal's request key. */
+const digest = (text: string): string => {
+  let a = 0x811c9dc5
+  let b = 0x01000193 ^ 0x5bd1e995
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193) >>> 0
+    b = Math.imul(b ^ c, 0x5bd1e995) >>> 0
+  }
+  return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0")
+}
+
+/** The journal's request key: the wire id (`5` and `"5"` differ) scoped to the canonical arguments. */
+export const requestKey = (id: WireId, canonical: string): string => `${JSON.stringify(id)}#${digest(canonical)}`
+
+const shortName = (name: string) => (name.length > 80 ? `${name.slice(0, 80)}…` : name)
+
+const journalVerdict = (id: WireId, record: JournalRecord): Outcome => {
+  const when = new Date(record.updatedAt).toISOString()
+  const what = `request ${JSON.stringify(id)} (${record.tool}) was already received before (journal #${record.seq}, ${when})`
+  switch (record.state) {
+    case "committed":
+      return rpcError(Framing.ErrorCodes.AlreadyHandled, `${what} and executed successfully; it is not executed again`)
+    case "failed":
+      return rpcError(Framing.ErrorCodes.AlreadyHandled, `${what} and failed; it is not executed again: send it with a new request id to retry`)
+    case "pending":
+    case "unknown":
+      return rpcError(
+        Framing.ErrorCodes.AlreadyHandled,
+        `${what} and its outcome is unknown (it was interrupted or the server stopped while it ran); it is not executed again: check the workspace, then send it with a new request id if needed`
+      )
+  }
+}
+
+export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExecutor | Journal | Scope.Scope> =>
+  Effect.gen(function* () {
+    const chain = yield* ToolExecutor
+    const journal = yield* Journal
+    const session = config.sessionId ?? sessionId
+    const maxInFlight = config.maxInFlight ?? limits.maxInFlight
+    const maxOutputBytes = config.maxOutputBytes ?? Kernel.defaultMaxOutputBytes
+    const replayBytes = config.replayBytes ?? limits.replayBytes
+    const replayEntries = config.replayEntries ?? limits.replayEntries
+    const clean = (text: string) => scrub({ root: config.root }, text)
+    const fibers = yield* FiberMap.make<string, void>()
+    const table = yield* Ref.make<Table>({ entries: HashMap.empty(), seq: 0, bytes: 0 })
+    const inFlight = yield* Ref.make(0)
+    const accepting = yield* Ref.make(true)
+    const tools = Scopes.listed(config.settings).map(describeTool)
+
+    const outputOf = (out: ToolOutput): Outcome => {
+      const capped = capText(out.text, maxOutputBytes)
+      return result(capped.text, out.isError === true)
+    }
+    const failureOf = (e: ToolError | JournalError): Outcome => result(clean(e.message), true)
+
+    /** Keeps the replay table within its budget: drops the oldest finished entries. */
+    const evict = (t: Table): Table => {
+      if (t.bytes <= replayBytes && HashMap.size(t.entries) <= replayEntries) return t
+      const finished = [...HashMap.entries(t.entries)].filter(([, e]) => e.finished).sort(([, x], [, y]) => x.seq - y.seq)
+      let entries = t.entries
+      let bytes = t.bytes
+      for (const [key, e] of finished) {
+        if (bytes <= (replayBytes * 3) / 4 && HashMap.size(entries) <= (replayEntries * 3) / 4) break
+        entries = HashMap.remove(entries, key)
+        bytes -= e.bytes
+      }
+      return { ...t, entries, bytes }
+    }
+
+    const finish = (wire: string, entry: Entry, outcome: Outcome, keep: boolean) =>
+      Effect.zipRight(
+        Ref.update(table, (t) => {
+          const current = HashMap.get(t.entries, wire)
+          if (Option.isNone(current) || current.value.seq !== entry.seq) return t
+          if (!keep) return { ...t, entries: HashMap.remove(t.entries, wire) }
+          const bytes = outcome._tag === "Result" ? outcome.result.text.length * 2 : 64
+          return evict({ ...t, entries: HashMap.set(t.entries, wire, { ...entry, finished: true, bytes }), bytes: t.bytes + bytes })
+        }),
+        Deferred.succeed(entry.done, outcome)
+      )
+
+    const execute = (id: WireId, wire: string, entry: Entry, inv: Invocation, mutates: boolean) => {
+      const key = requestKey(id, entry.canonical)
+      const run = Effect.gen(function* () {
+        if (mutates) {
+          const prior = yield* journal.findByRequest(session, key)
+          if (Option.isSome(prior)) return journalVerdict(id, prior.value)
+        }
+        return outputOf(yield* chain.run({ ...inv, requestId: key }))
+      }).pipe(
+        Effect.catchAll((e) => Effect.succeed(failureOf(e))),
+        Effect.catchAllDefect(() => Effect.succeed(result("minicode hit an internal error while running this call; nothing more is known", true)))
+      )
+      const cancelled = mutates
+        ? rpcError(
+            Framing.ErrorCodes.AlreadyHandled,
+            `request ${JSON.stringify(id)} was cancelled while it ran; its effect may or may not have happened (journaled as unknown), so it is not executed again`
+          )
+        : rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(id)} was cancelled`)
+      return run.pipe(
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) ? finish(wire, entry, exit.value, true) : finish(wire, entry, cancelled, mutates)
+        ),
+        Effect.asVoid
+      )
+    }
+
+    const cancel = (wire: string) =>
+      Effect.gen(function* () {
+        yield* FiberMap.remove(fibers, wire)
+        const found = HashMap.get((yield* Ref.get(table)).entries, wire)
+        if (Option.isSome(found) && !found.value.finished) {
+          // The execution's own finaliser has settled it; this covers one interrupted before it ever started.
+          yield* Deferred.succeed(found.value.done, rpcError(Framing.ErrorCodes.AlreadyHandled, "the request was cancelled"))
+        }
+      })
+
+    const admitted = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
+      Effect.gen(function* () {
+        const display = shortName(name)
+        const byName = Object.hasOwn(Tools.Args, name) ? Tools.toolNames.find((t) => t === name) : undefined
+        if (byName === undefined) {
+          return rpcError(
+            Framing.ErrorCodes.InvalidParams,
+            clean(Tools.dynamicName.test(name) ? `${display} is an MCP client tool: mcp serve does not expose them` : `unknown tool "${display}"`)
+          )
+        }
+        const early = Scopes.refuseByName(config.settings, byName)
+        if (early !== undefined) return result(`refused (${early.rule}): ${early.reason}`, true)
+        const prepared = Runner.prepare({ tool: byName, args })
+        if (Either.isLeft(prepared)) return result(clean(prepared.left.message), true)
+        const inv = prepared.right
+        const late = Scopes.refuseCall(config.settings, byName, inv.facts)
+        if (late !== undefined) return result(`refused (${late.rule}): ${late.reason}`, true)
+        const canonical = canonicalArgs(inv)
+        const wire = JSON.stringify(id)
+        const fresh = yield* Deferred.make<Outcome>()
+        const claim = yield* Ref.modify(table, (t): readonly [{ readonly _tag: "Own"; readonly entry: Entry } | { readonly _tag: "Join"; readonly entry: Entry }, Table] => {
+          const found = HashMap.get(t.entries, wire)
+          if (Option.isSome(found)) return [{ _tag: "Join", entry: found.value }, t]
+          const entry: Entry = { canonical, done: fresh, seq: t.seq + 1, finished: false, bytes: 0 }
+          return [{ _tag: "Own", entry }, { ...t, seq: t.seq + 1, entries: HashMap.set(t.entries, wire, entry) }]
+        })
+        if (claim._tag === "Join" && claim.entry.canonical !== canonical) {
+          return rpcError(
+            Framing.ErrorCodes.Conflict,
+            `request id ${clean(wire)} was already used for a different call on this connection; use a new id for a new call`
+          )
+        }
+        if (claim._tag === "Own") {
+          yield* FiberMap.run(fibers, wire, execute(id, wire, claim.entry, inv, inv.facts.mutates))
+        }
+        return yield* Deferred.await(claim.entry.done).pipe(Effect.onInterrupt(() => cancel(wire)))
+      })
+
+    const call = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
+      Effect.gen(function* () {
+        if (!(yield* Ref.get(accepting))) return rpcError(Framing.ErrorCodes.ShuttingDown, "minicode is shutting down and accepts no new calls")
+        const ok = yield* Ref.modify(inFlight, (n) => (n >= maxInFlight ? [false, n] : [true, n + 1]))
+        if (!ok) {
+          return rpcError(
+            Framing.ErrorCodes.Busy,
+            `minicode is busy: ${maxInFlight} tool calls are already in flight; retry when one finishes`
+          )
+        }
+        return yield* admitted(id, name, args).pipe(Effect.ensuring(Ref.update(inFlight, (n) => n - 1)))
+      })
+
+    return {
+      tools,
+      call,
+      stopAccepting: Ref.set(accepting, false),
+      busy: Effect.zipWith(Ref.get(inFlight), FiberMap.size(fibers), (a, b) => a + b),
+      cancelAll: FiberMap.clear(fibers)
+    }
+  })
+
+export interface ServeOptions {
+  readonly workspace: string
+  readonly settings: Scopes.Settings
+  readonly version: string
+  readonly home?: string | undefined
+  readonly maxInFlight?: number
+  readonly maxLineBytes?: number
+  readonly drainMs?: number
+  readonly maxOutputBytes?: number
+}
+
+/** The adapters `mcp serve` runs on; the allowlist is empty and nobody can be asked (asks become denies). */
+export type ServeAdapters<E = never> = Omit<Kernel.Adapters<E>, "allowlist" | "approver">
+
+export interface Stdio {
+  readonly input: Readable
+  readonly output: Writable
+}
+
+const sdkError = (cause: unknown) =>
+  new ToolFailed({ tool: "mcp serve", reason: `the MCP SDK failed: ${cause instanceof Error ? cause.message : String(cause)}` })
+
+/** Waits until nothing is in flight or the deadline passes; then what is left is interrupted. */
+const drain = (core: Core, deadlineMs: number) =>
+  Effect.gen(function* () {
+    yield* core.stopAccepting
+    const until = Date.now() + deadlineMs
+    while ((yield* core.busy) > 0 && Date.now() < until) yield* Effect.sleep("20 millis")
+    yield* core.cancelAll
+  })
+
+/**
+ * The server: stdio only, so no network surface. Returns when the input ends (after draining), or drains on
+ * interruption (SIGTERM through the CLI runtime).
+ */
+export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdio: Stdio) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const sessionOptions: Kernel.SessionOptions = {
+        workspace: options.workspace,
+        workMode: "BUILD",
+        permissionMode: "AUTO",
+        policy: options.settings.allowAll ? "allow-all" : undefined,
+        sessionId,
+        home: options.home,
+        maxOutputBytes: options.maxOutputBytes
+      }
+      const root = Context.get(yield* Layer.build(Kernel.sessionLayer(sessionOptions)), Session).root
+      // Built once in this scope and shared by the chain (which writes it) and the core (which asks it after a restart).
+      const journal = Context.get(yield* Layer.build(adapters.journal), Journal)
+      const kernel: Kernel.Adapters<E> = {
+        ...adapters,
+        journal: Layer.succeed(Journal, journal),
+        allowlist: MemoryAllowlist.layer([]),
+        approver: Approvers.constant("no")
+      }
+      const chain = Context.get(yield* Layer.build(Kernel.layer(sessionOptions, kernel)), ToolExecutor)
+      const core = yield* makeCore({
+        settings: options.settings,
+        root,
+        ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+        ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes })
+      }).pipe(Effect.provideService(ToolExecutor, chain), Effect.provideService(Journal, journal))
+
+      const [{ Server }, types] = yield* Effect.tryPromise({
+        try: () => Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]),
+        catch: sdkError
+      })
+      const runtime = yield* Effect.runtime<never>()
+      const run = Runtime.runPromise(runtime)
+      const server = new Server(
+        { name: "minicode", version: options.version },
+        {
+          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
+          instructions: Guide.instructions(options.settings)
+        }
+      )
+      server.onerror = () => undefined
+      const tools = core.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
+        annotations: { ...t.annotations }
+      }))
+      server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools }))
+      server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
+        run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((outcome) =>
+          outcome._tag === "Result"
+            ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
+            : Promise.reject(new types.McpError(outcome.code, outcome.message))
+        )
+      )
+      const guide = Guide.instructions(options.settings)
+      server.setRequestHandler(types.ListPromptsRequestSchema, () => ({
+        prompts: [{ name: Guide.promptName, description: Guide.promptDescription }]
+      }))
+      server.setRequestHandler(types.GetPromptRequestSchema, (request) =>
+        request.params.name === Guide.promptName
+          ? {
+              description: Guide.promptDescription,
+              messages: [{ role: "user" as const, content: { type: "text" as const, text: guide } }]
+            }
+          : Promise.reject(new types.McpError(Framing.ErrorCodes.InvalidParams, `unknown prompt "${shortName(request.params.name)}"`))
+      )
+
+      const ended = yield* Deferred.make<void>()
+      const transport = StdioLineTransport.make({
+        input: stdio.input,
+        output: stdio.output,
+        maxLineBytes: options.maxLineBytes ?? limits.maxLineBytes,
+        parse: (value) => {
+          const parsed = types.JSONRPCMessageSchema.safeParse(value)
+          return parsed.success ? parsed.data : undefined
+        },
+        onInputEnd: () => Deferred.unsafeDone(ended, Exit.void)
+      })
+      // Added after the core's FiberMap, so on interruption this runs first: drain, then close.
+      yield* Effect.addFinalizer(() =>
+        drain(core, options.drainMs ?? limits.drainMs).pipe(
+          Effect.zipRight(Effect.promise(() => server.close().catch(() => undefined)))
+        )
+      )
+      yield* Effect.tryPromise({ try: () => server.connect(transport), catch: sdkError })
+      yield* Deferred.await(ended)
+    })
+  )
