@@ -351,7 +351,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         home: options.home,
         maxOutputBytes: options.maxOutputBytes
       }
-      const root = Context.get(yield* Layer.build(Kernel.sessionLayer(sessionOptions)), Session).root
+      const root = Context.get(yield* Layer.build(Kernel.sessionLayer(sessionOptions).pipe(Layer.provide(adapters.fileSystem))), Session).root
       // Built once in this scope and shared by the chain (which writes it) and the core (which asks it after a restart).
       const journal = Context.get(yield* Layer.build(adapters.journal), Journal)
       const kernel: Kernel.Adapters<E> = {
