@@ -257,7 +257,11 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
         const early = Scopes.refuseByName(config.settings, byName)
         if (early !== undefined) return result(`refused (${early.rule}): ${early.reason}`, true)
         const prepared = Runner.prepare({ tool: byName, args })
-        if (Either.isLeft(prepared)) return result(clean(prepared.left.message), true)
+        if (Either.isLeft(prepared)) {
+          const e = prepared.left
+          const details = e._tag === "InvalidArguments" ? e.details.replace(/(^|; )args\./g, "$1").replace(/(^|; )args: /g, "$1") : e.message
+          return result(clean(`invalid arguments for ${byName}: ${details}`), true)
+        }
         const inv = prepared.right
         const late = Scopes.refuseCall(config.settings, byName, inv.facts)
         if (late !== undefined) return result(`refused (${late.rule}): ${late.reason}`, true)
@@ -326,6 +330,9 @@ export interface Stdio {
 const sdkError = (cause: unknown) =>
   new ToolFailed({ tool: "mcp serve", reason: `the MCP SDK failed: ${cause instanceof Error ? cause.message : String(cause)}` })
 
+/** What the SDK turns into a JSON-RPC error response: it reads `code` and `message` (McpError would prefix the message). */
+const rpcFailure = (code: number, message: string): Error & { readonly code: number } => Object.assign(new Error(message), { code })
+
 /** Waits until nothing is in flight or the deadline passes; then what is left is interrupted. */
 const drain = (core: Core, deadlineMs: number) =>
   Effect.gen(function* () {
@@ -393,7 +400,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((outcome) =>
           outcome._tag === "Result"
             ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
-            : Promise.reject(new types.McpError(outcome.code, outcome.message))
+            : Promise.reject(rpcFailure(outcome.code, outcome.message))
         )
       )
       const guide = Guide.instructions(options.settings)
@@ -406,7 +413,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
               description: Guide.promptDescription,
               messages: [{ role: "user" as const, content: { type: "text" as const, text: guide } }]
             }
-          : Promise.reject(new types.McpError(Framing.ErrorCodes.InvalidParams, `unknown prompt "${shortName(request.params.name)}"`))
+          : Promise.reject(rpcFailure(Framing.ErrorCodes.InvalidParams, `unknown prompt "${shortName(request.params.name)}"`))
       )
 
       const ended = yield* Deferred.make<void>()

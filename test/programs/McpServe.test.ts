@@ -1,0 +1,276 @@
+/**
+ * The `mcp serve` core at the program level: the real chain (permission, jail, guard, validation, journal, executor)
+ * over the real file system in a temporary workspace, with a stand-in guard that admits bash and a fake slow bash
+ * executor, so idempotency, the in-flight cap, cancellation and restart are checked without the SDK.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Deferred, Effect, Either, Fiber, Layer, Ref } from "effect"
+import * as Approvers from "../../src/adapters/Approvers.js"
+import * as MemoryAllowlist from "../../src/adapters/MemoryAllowlist.js"
+import * as MemoryJournal from "../../src/adapters/MemoryJournal.js"
+import * as NodeFileSystem from "../../src/adapters/NodeFileSystem.js"
+import * as D from "../../src/domain/Decision.js"
+import { ErrorCodes } from "../../src/domain/JsonRpcFraming.js"
+import * as Scopes from "../../src/domain/McpScopes.js"
+import { BashGuard } from "../../src/ports/BashGuard.js"
+import { Journal, type JournalShape } from "../../src/ports/Journal.js"
+import { ToolExecutor } from "../../src/ports/ToolExecutor.js"
+import * as Kernel from "../../src/programs/Kernel.js"
+import * as McpServe from "../../src/programs/McpServe.js"
+
+const settings = (flags: ReadonlyArray<string> = [], allowAll = false) =>
+  Either.getOrThrow(Scopes.parse(flags, { allowAll, allTools: false }))
+
+const admitBash = Layer.succeed(
+  BashGuard,
+  BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "test.admit", "test guard"), allowlisted: false }) })
+)
+
+interface Probe {
+  readonly started: Ref.Ref<number>
+  readonly killed: Ref.Ref<number>
+  readonly gate: Deferred.Deferred<void>
+}
+
+/** `bash` never reaches a shell here: it waits for the gate (or forever), counting starts and interruptions. */
+const slowBash = (probe: Probe) => (inv: Parameters<Kernel.Adapters["extensions"] extends ReadonlyArray<infer X> | undefined ? X : never>[0]) =>
+  inv.facts.call.tool !== "bash"
+    ? undefined
+    : Ref.update(probe.started, (n) => n + 1).pipe(
+        Effect.zipRight(Deferred.await(probe.gate)),
+        Effect.as({ text: `ran: ${inv.facts.call.tool === "bash" ? inv.facts.call.args.command : ""}`, truncated: false }),
+        Effect.onInterrupt(() => Ref.update(probe.killed, (n) => n + 1))
+      )
+
+const workspace = Effect.acquireRelease(
+  Effect.sync(() => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-serve-")))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+const makeProbe = Effect.all({ started: Ref.make(0), killed: Ref.make(0), gate: Deferred.make<void>() })
+
+/** A core over the whole chain; `journal` is passed in so a "restart" can keep it while the core starts afresh. */
+const coreOver = (root: string, journal: JournalShape, probe: Probe, options: { readonly settings?: Scopes.Settings; readonly maxInFlight?: number } = {}) =>
+  Effect.gen(function* () {
+    const chain = yield* Layer.build(
+      Kernel.layer(
+        { workspace: root, workMode: "BUILD", permissionMode: "AUTO", sessionId: McpServe.sessionId },
+        {
+          fileSystem: NodeFileSystem.layer,
+          allowlist: MemoryAllowlist.layer([]),
+          approver: Approvers.constant("no"),
+          bashGuard: admitBash,
+          journal: Layer.succeed(Journal, journal),
+          extensions: [slowBash(probe)]
+        }
+      )
+    )
+    return yield* McpServe.makeCore({
+      settings: options.settings ?? settings(),
+      root,
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight })
+    }).pipe(Effect.provideService(ToolExecutor, Context.get(chain, ToolExecutor)), Effect.provideService(Journal, journal))
+  })
+
+const text = (o: McpServe.Outcome) => (o._tag === "Result" ? o.result.text : `rpc ${o.code}: ${o.message}`)
+
+const waitFor = (ref: Ref.Ref<number>, n: number) =>
+  Effect.gen(function* () {
+    while ((yield* Ref.get(ref)) < n) yield* Effect.sleep("5 millis")
+  })
+
+describe("mcp serve core", () => {
+  it.scopedLive("runs a call through the chain and scrubs a denial", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      fs.writeFileSync(path.join(root, "a.txt"), "hello\n")
+      const core = yield* coreOver(root, yield* MemoryJournal.make, yield* makeProbe)
+      const read = yield* core.call(1, "read_file", { path: "a.txt" })
+      assert.strictEqual(read._tag, "Result")
+      assert.include(text(read), "hello")
+      const outside = yield* core.call(2, "read_file", { path: "/etc/passwd" })
+      assert.isTrue(outside._tag === "Result" && outside.result.isError)
+      assert.include(text(outside), "jail")
+      assert.notInclude(text(outside), "/etc/passwd")
+    })
+  )
+
+  it.scopedLive("rejects invalid arguments before anything runs, naming the field", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const probe = yield* makeProbe
+      const core = yield* coreOver(root, yield* MemoryJournal.make, probe)
+      const bad = yield* core.call(1, "write_file", { path: "x.txt", contents: "typo" })
+      assert.isTrue(bad._tag === "Result" && bad.result.isError)
+      assert.include(text(bad), "contents")
+      assert.include(text(bad), "content")
+      assert.isFalse(fs.existsSync(path.join(root, "x.txt")))
+      const wrongType = yield* core.call(2, "bash", { command: 42 })
+      assert.include(text(wrongType), "command")
+      assert.strictEqual(yield* Ref.get(probe.started), 0)
+      const unknown = yield* core.call(3, "rm_rf", {})
+      assert.isTrue(unknown._tag === "RpcError" && unknown.code === ErrorCodes.InvalidParams)
+    })
+  )
+
+  it.scopedLive("refuses a tool outside its scope's level, by name and on the call's facts", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const core = yield* coreOver(root, yield* MemoryJournal.make, yield* makeProbe, { settings: settings(["files=read", "shell=off", "git=write"]) })
+      assert.isFalse(core.tools.some((t) => t.name === "write_file" || t.name === "bash"))
+      assert.isTrue(core.tools.some((t) => t.name === "read_file"))
+      const write = yield* core.call(1, "write_file", { path: "x.txt", content: "x" })
+      assert.include(text(write), "--scope files=write")
+      assert.isFalse(fs.existsSync(path.join(root, "x.txt")))
+      const sqlWrite = yield* core.call(2, "sql_query", { sql: "delete from t", write: true })
+      assert.include(text(sqlWrite), "sql=write")
+      const gated = yield* core.call(3, "git_commit", { message: "m", paths: ["a"] })
+      assert.include(text(gated), "--allow-all")
+      const allowAll = yield* coreOver(root, yield* MemoryJournal.make, yield* makeProbe, { settings: settings(["git=write"], true) })
+      assert.isTrue(allowAll.tools.some((t) => t.name === "git_commit"))
+    })
+  )
+
+  it.scopedLive("concurrent duplicates execute once and share the result; a retry replays it; other arguments conflict", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const probe = yield* makeProbe
+      const core = yield* coreOver(root, yield* MemoryJournal.make, probe)
+      const calls = yield* Effect.forEach([1, 2, 3], () => Effect.fork(core.call(7, "bash", { command: "make" })))
+      yield* waitFor(probe.started, 1)
+      yield* Effect.sleep("20 millis")
+      yield* Deferred.succeed(probe.gate, undefined)
+      const outcomes = yield* Effect.forEach(calls, Fiber.join)
+      assert.strictEqual(yield* Ref.get(probe.started), 1)
+      for (const o of outcomes) assert.strictEqual(text(o), "ran: make")
+      const replay = yield* core.call(7, "bash", { command: "make" })
+      assert.strictEqual(text(replay), "ran: make")
+      assert.strictEqual(yield* Ref.get(probe.started), 1)
+      const conflict = yield* core.call(7, "bash", { command: "make clean" })
+      assert.isTrue(conflict._tag === "RpcError" && conflict.code === ErrorCodes.Conflict)
+      // 7 and "7" are different ids.
+      const other = yield* core.call("7", "bash", { command: "make clean" })
+      assert.strictEqual(text(other), "ran: make clean")
+    })
+  )
+
+  it.scopedLive("writes for real once under duplicate ids (verified on disk)", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      fs.writeFileSync(path.join(root, "log.txt"), "a\n")
+      const journal = yield* MemoryJournal.make
+      const core = yield* coreOver(root, journal, yield* makeProbe)
+      const edit = { path: "log.txt", old_string: "a\n", new_string: "a\na\n" }
+      const outcomes = yield* Effect.all([1, 2, 3, 4].map(() => core.call(9, "edit_file", edit)), { concurrency: "unbounded" })
+      assert.strictEqual(fs.readFileSync(path.join(root, "log.txt"), "utf8"), "a\na\n")
+      for (const o of outcomes) assert.strictEqual(text(o), text(outcomes[0] ?? o))
+      assert.strictEqual((yield* journal.list()).length, 1)
+    })
+  )
+
+  it.scopedLive("at most maxInFlight calls run; the next is refused as busy at once", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const probe = yield* makeProbe
+      const core = yield* coreOver(root, yield* MemoryJournal.make, probe)
+      const running = yield* Effect.forEach(Array.from({ length: 32 }, (_, i) => i), (i) => Effect.fork(core.call(i, "bash", { command: `job ${i}` })))
+      yield* waitFor(probe.started, 32)
+      const busy = yield* core.call(99, "bash", { command: "one more" })
+      assert.isTrue(busy._tag === "RpcError" && busy.code === ErrorCodes.Busy)
+      assert.include(text(busy), "busy")
+      yield* Deferred.succeed(probe.gate, undefined)
+      const done = yield* Effect.forEach(running, Fiber.join)
+      assert.isTrue(done.every((o) => o._tag === "Result" && !o.result.isError))
+      const after = yield* core.call(100, "bash", { command: "now" })
+      assert.strictEqual(text(after), "ran: now")
+    })
+  )
+
+  it.scopedLive("interrupting a call interrupts exactly its execution and journals unknown", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const probe = yield* makeProbe
+      const journal = yield* MemoryJournal.make
+      const core = yield* coreOver(root, journal, probe)
+      const a = yield* Effect.fork(core.call(1, "bash", { command: "sleep 1000" }))
+      const b = yield* Effect.fork(core.call(2, "bash", { command: "sleep 1000 too" }))
+      yield* waitFor(probe.started, 2)
+      yield* Fiber.interrupt(a)
+      yield* waitFor(probe.killed, 1)
+      assert.strictEqual(yield* Ref.get(probe.killed), 1)
+      const records = yield* journal.list()
+      const states = records.map((r) => r.state).sort()
+      assert.deepStrictEqual(states, ["pending", "unknown"])
+      // The cancelled request is not executed again on a retry.
+      const retry = yield* core.call(1, "bash", { command: "sleep 1000" })
+      assert.isTrue(retry._tag === "RpcError" && retry.code === ErrorCodes.AlreadyHandled)
+      assert.include(text(retry), "may or may not have happened")
+      assert.strictEqual(yield* Ref.get(probe.started), 2)
+      yield* Deferred.succeed(probe.gate, undefined)
+      assert.strictEqual(text(yield* Fiber.join(b)), "ran: sleep 1000 too")
+    })
+  )
+
+  it.scopedLive("after a restart the journal answers a retried id: committed, failed or unknown, never re-executed", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      fs.writeFileSync(path.join(root, "f.txt"), "one\n")
+      const journal = yield* MemoryJournal.make
+      const probe = yield* makeProbe
+      const first = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const core = yield* coreOver(root, journal, probe)
+          const written = yield* core.call(1, "write_file", { path: "w.txt", content: "w" })
+          const failed = yield* core.call(2, "edit_file", { path: "f.txt", old_string: "absent", new_string: "x" })
+          const hanging = yield* Effect.fork(core.call(3, "bash", { command: "long" }))
+          yield* waitFor(probe.started, 1)
+          yield* Fiber.interrupt(hanging)
+          return [written, failed]
+        })
+      )
+      assert.isTrue(first.every((o) => o._tag === "Result"))
+      fs.rmSync(path.join(root, "w.txt"))
+      const restarted = yield* coreOver(root, journal, probe)
+      const again = yield* restarted.call(1, "write_file", { path: "w.txt", content: "w" })
+      assert.isTrue(again._tag === "RpcError" && again.code === ErrorCodes.AlreadyHandled)
+      assert.include(text(again), "executed successfully")
+      assert.isFalse(fs.existsSync(path.join(root, "w.txt")))
+      assert.include(text(yield* restarted.call(2, "edit_file", { path: "f.txt", old_string: "absent", new_string: "x" })), "failed")
+      assert.include(text(yield* restarted.call(3, "bash", { command: "long" })), "unknown")
+      assert.strictEqual(yield* Ref.get(probe.started), 1)
+      // A later connection reusing an id for a different call makes a new call.
+      const third = yield* coreOver(root, journal, probe)
+      const fresh = yield* third.call(1, "write_file", { path: "w.txt", content: "other" })
+      assert.isTrue(fresh._tag === "Result" && !fresh.result.isError)
+      assert.strictEqual(fs.readFileSync(path.join(root, "w.txt"), "utf8"), "other")
+    })
+  )
+
+  it.scopedLive("caps output with a visible marker", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      fs.writeFileSync(path.join(root, "big.txt"), "x".repeat(1000) + "\n")
+      const chainCore = yield* coreOver(root, yield* MemoryJournal.make, yield* makeProbe)
+      const normal = yield* chainCore.call(1, "read_file", { path: "big.txt" })
+      assert.notInclude(text(normal), "[truncated")
+      const small = yield* Effect.gen(function* () {
+        const journal = yield* MemoryJournal.make
+        const chain = yield* Layer.build(
+          Kernel.layer(
+            { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },
+            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashGuard: admitBash, journal: Layer.succeed(Journal, journal) }
+          )
+        )
+        return yield* McpServe.makeCore({ settings: settings(), root, maxOutputBytes: 100 }).pipe(
+          Effect.provideService(ToolExecutor, Context.get(chain, ToolExecutor)),
+          Effect.provideService(Journal, journal)
+        )
+      })
+      const capped = yield* small.call(1, "read_file", { path: "big.txt" })
+      assert.include(text(capped), "[truncated:")
+    })
+  )
+})
