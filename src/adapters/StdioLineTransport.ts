@@ -142,7 +142,8 @@ export const make = (options: LineTransportOptions): LineTransport => {
       input.resume()
     },
     send: async (message: JSONRPCMessage, _options?: TransportSendOptions) => {
-      await write(`${JSON.stringify(message)}\n`)
+      const tidy = "error" in message ? Framing.tidyError(message.error.code, message.error.message) : undefined
+      await write(`${JSON.stringify(tidy === undefined || !("error" in message) ? message : { ...message, error: { ...message.error, ...tidy } })}\n`)
     },
     close: async () => {
       if (closed) return

@@ -72,6 +72,27 @@ export const classify = <M>(line: string, parse: (u: unknown) => M | undefined):
   }
 }
 
+/**
+ * The SDK answers a request whose params fail its schema with -32603 and the raw list of schema issues as the
+ * message. That is a client error, not ours: it becomes -32602 with one readable line per issue.
+ */
+export const tidyError = (code: number, message: string): { readonly code: number; readonly message: string } | undefined => {
+  if (code !== ErrorCodes.InternalError || !message.trimStart().startsWith("[")) return undefined
+  let issues: unknown
+  try {
+    issues = JSON.parse(message)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(issues)) return undefined
+  const lines = issues.slice(0, 5).map((issue: unknown) => {
+    if (!isRecord(issue)) return "invalid value"
+    const where = Array.isArray(issue["path"]) && issue["path"].length > 0 ? `${issue["path"].map(String).join(".")}: ` : ""
+    return `${where}${typeof issue["message"] === "string" ? issue["message"] : "invalid value"}`
+  })
+  return { code: ErrorCodes.InvalidParams, message: `Invalid params: ${lines.join("; ")}` }
+}
+
 /** Sniffer state: a tiny JSON tokenizer that only follows depth, strings and the top-level keys. */
 export interface Sniff {
   readonly depth: number
