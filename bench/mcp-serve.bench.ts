@@ -1,0 +1,160 @@
+/**
+ * The same workload through `minicode mcp serve` (the built dist/bin.js) and through
+ * @modelcontextprotocol/server-filesystem, in one run, both driven by the SDK's Client over stdio:
+ * start-up to the first `tools/list` answer, sequential and 32-way concurrent `read_file`, sequential
+ * `write_file` (ours journaled), and resident memory. Prints the figures and ratios (ours / peer).
+ *
+ *   npm run build && npx tsx bench/mcp-serve.bench.ts
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+
+const repo = fileURLToPath(new URL("../", import.meta.url))
+const ours = path.join(repo, "dist/bin.js")
+const peer = path.join(repo, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+
+const startups = Number(process.env["BENCH_STARTUPS"] ?? 7)
+const reads = Number(process.env["BENCH_READS"] ?? 1000)
+const writes = Number(process.env["BENCH_WRITES"] ?? 500)
+
+interface Server {
+  readonly name: string
+  /** argv after `node`, for a workspace. */
+  readonly args: (root: string) => ReadonlyArray<string>
+  /** Tool names and argument shapes for this server. */
+  readonly read: (file: string) => { name: string; arguments: Record<string, unknown> }
+  readonly write: (file: string, content: string) => { name: string; arguments: Record<string, unknown> }
+}
+
+const servers: ReadonlyArray<Server> = [
+  {
+    name: "minicode",
+    args: (root) => [ours, "mcp", "serve", "--cwd", root],
+    read: (file) => ({ name: "read_file", arguments: { path: file } }),
+    write: (file, content) => ({ name: "write_file", arguments: { path: file, content } })
+  },
+  {
+    name: "server-filesystem",
+    args: (root) => [peer, root],
+    // The peer wants absolute paths (or paths relative to its process cwd, which we set to the root).
+    read: (file) => ({ name: "read_text_file", arguments: { path: file } }),
+    write: (file, content) => ({ name: "write_file", arguments: { path: file, content } })
+  }
+]
+
+const workspace = () => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-bench-")))
+  const line = "const value = computeSomething(input, options) // a typical line of source code\n"
+  for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(root, `file${i}.ts`), line.repeat(200))
+  fs.mkdirSync(path.join(root, "out"))
+  return root
+}
+
+const connect = async (server: Server, root: string) => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...server.args(root)], cwd: root, stderr: "ignore" })
+  const client = new Client({ name: "bench", version: "1" })
+  const t0 = performance.now()
+  await client.connect(transport)
+  await client.listTools()
+  const startupMs = performance.now() - t0
+  return { client, startupMs, pid: transport.pid ?? 0 }
+}
+
+const rssMb = (pid: number): number => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? "0")
+  return kb / 1024
+}
+const hwmMb = (pid: number): number => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? "0") / 1024
+}
+
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)] ?? 0
+}
+
+const ensureOk = (result: unknown, what: string) => {
+  if (typeof result === "object" && result !== null && "isError" in result && result.isError === true) {
+    throw new Error(`${what} failed: ${JSON.stringify(result).slice(0, 300)}`)
+  }
+}
+
+interface Figures {
+  startupMs: number
+  seqReadsPerSec: number
+  concReadsPerSec: number
+  writesPerSec: number
+  rssMb: number
+  peakRssMb: number
+}
+
+const measure = async (server: Server, root: string, startupSamples: ReadonlyArray<number>): Promise<Figures> => {
+  const { client, pid } = await connect(server, root)
+  try {
+    const files = Array.from({ length: 50 }, (_, i) => `file${i}.ts`)
+    for (let i = 0; i < 50; i++) ensureOk(await client.callTool(server.read(files[i % 50] ?? "")), "warm-up read")
+    let t = performance.now()
+    for (let i = 0; i < reads; i++) ensureOk(await client.callTool(server.read(files[i % 50] ?? "")), "read")
+    const seqReadsPerSec = reads / ((performance.now() - t) / 1000)
+    t = performance.now()
+    let next = 0
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < reads) {
+          const i = next++
+          ensureOk(await client.callTool(server.read(files[i % 50] ?? "")), "concurrent read")
+        }
+      })
+    )
+    const concReadsPerSec = reads / ((performance.now() - t) / 1000)
+    const content = "export const x = 1\n".repeat(100)
+    t = performance.now()
+    for (let i = 0; i < writes; i++) ensureOk(await client.callTool(server.write(`out/w${i % 100}.ts`, content + i)), "write")
+    const writesPerSec = writes / ((performance.now() - t) / 1000)
+    return { startupMs: median(startupSamples), seqReadsPerSec, concReadsPerSec, writesPerSec, rssMb: rssMb(pid), peakRssMb: hwmMb(pid) }
+  } finally {
+    await client.close()
+  }
+}
+
+const main = async () => {
+  if (!fs.existsSync(ours)) throw new Error("dist/bin.js is missing: run npm run build first")
+  const root = workspace()
+  try {
+    // Start-up, interleaved so both servers see the same machine load.
+    const samples = new Map<string, Array<number>>(servers.map((s) => [s.name, []]))
+    for (let i = 0; i < startups; i++) {
+      for (const s of servers) {
+        const { client, startupMs } = await connect(s, root)
+        samples.get(s.name)?.push(startupMs)
+        await client.close()
+      }
+    }
+    const results = new Map<string, Figures>()
+    for (const s of servers) results.set(s.name, await measure(s, root, samples.get(s.name) ?? []))
+    const a = results.get("minicode")
+    const b = results.get("server-filesystem")
+    if (a === undefined || b === undefined) throw new Error("missing results")
+    const row = (label: string, x: number, y: number, unit: string, ratio: number, goal: string) =>
+      `${label.padEnd(28)} ${x.toFixed(1).padStart(9)} ${y.toFixed(1).padStart(9)} ${unit.padEnd(8)} ${ratio.toFixed(2).padStart(6)}  ${goal}`
+    console.log(`node ${process.version}, ${os.cpus().length} cpus, ${reads} reads, ${writes} writes, ${startups} start-ups (median)`)
+    console.log(`${"".padEnd(28)} ${"minicode".padStart(9)} ${"peer".padStart(9)} ${"".padEnd(8)} ${"ratio".padStart(6)}`)
+    console.log(row("start-up to tools/list", a.startupMs, b.startupMs, "ms", a.startupMs / b.startupMs, "goal ≤ 1.00 (time)"))
+    console.log(row("read_file sequential", a.seqReadsPerSec, b.seqReadsPerSec, "calls/s", a.seqReadsPerSec / b.seqReadsPerSec, "goal ≥ 1.20"))
+    console.log(row("read_file 32-way", a.concReadsPerSec, b.concReadsPerSec, "calls/s", a.concReadsPerSec / b.concReadsPerSec, "goal ≥ 1.20"))
+    console.log(row("write_file sequential", a.writesPerSec, b.writesPerSec, "calls/s", a.writesPerSec / b.writesPerSec, "goal ≥ 0.80 (ours journaled)"))
+    console.log(row("resident memory (end)", a.rssMb, b.rssMb, "MB", a.rssMb / b.rssMb, "goal: ours < 120 MB"))
+    console.log(row("resident memory (peak)", a.peakRssMb, b.peakRssMb, "MB", a.peakRssMb / b.peakRssMb, ""))
+    console.log(`start-up samples (ms): minicode ${samples.get("minicode")?.map((x) => x.toFixed(0)).join(" ")}; peer ${samples.get("server-filesystem")?.map((x) => x.toFixed(0)).join(" ")}`)
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+}
+
+await main()
