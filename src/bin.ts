@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The one place an Effect is run. */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
 import * as Cli from "./programs/Cli.js"
 
