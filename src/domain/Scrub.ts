@@ -28,7 +28,7 @@ const secretPatterns: ReadonlyArray<readonly [RegExp, string]> = [
 const stackFrame = /\n\s+at [^\n]*/g
 
 /** An absolute POSIX path: starts at a boundary (not inside a URL or a word), then segments. */
-const absolutePath = /(^|[\s"'`(=[,:])(\/(?:[^\s"'`()[\],;:]+))/g
+const absolutePath = /(^|[\s"'`(=[,:])(\/(?!\/)(?:[^\s"'`()[\],;:]+))/g
 
 const shorten = (ctx: ScrubContext, path: string): string => {
   const clean = P.resolve("/", path)

@@ -33,8 +33,8 @@ export const limits = {
   maxLineBytes: 4 * 1024 * 1024,
   drainMs: 5_000,
   /** Results kept for replay, by total size; the oldest finished ones go first (the journal still answers for writes). */
-  replayBytes: 64 * 1024 * 1024,
-  replayEntries: 20_000
+  replayBytes: 16 * 1024 * 1024,
+  replayEntries: 10_000
 }
 
 export type WireId = Framing.WireId
