@@ -16,6 +16,7 @@ import { ToolFailed } from "../domain/Errors.js"
 import * as Modes from "../domain/Modes.js"
 import * as Kernel from "./Kernel.js"
 import { config } from "./cli/ConfigCommands.js"
+import { mcp } from "./cli/McpCommands.js"
 import * as NodeAdapters from "./NodeAdapters.js"
 import * as Runner from "./Runner.js"
 
@@ -229,7 +230,7 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig }, (flags) =
 
 export const root = Command.make("minicode").pipe(
   Command.withDescription("A tool kernel for AI coding agents: deterministic gates between the model and your machine"),
-  Command.withSubcommands([tool, policyCommand, doctor, config])
+  Command.withSubcommands([tool, policyCommand, doctor, config, mcp])
 )
 
 export const run = Command.run(root, { name: "minicode", version })

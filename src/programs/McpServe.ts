@@ -358,9 +358,10 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         home: options.home,
         maxOutputBytes: options.maxOutputBytes
       }
-      const root = Context.get(yield* Layer.build(Kernel.sessionLayer(sessionOptions).pipe(Layer.provide(adapters.fileSystem))), Session).root
+      const sessionContext = yield* Layer.build(Kernel.sessionLayer(sessionOptions).pipe(Layer.provide(adapters.fileSystem)))
+      const root = Context.get(sessionContext, Session).root
       // Built once in this scope and shared by the chain (which writes it) and the core (which asks it after a restart).
-      const journal = Context.get(yield* Layer.build(adapters.journal), Journal)
+      const journal = Context.get(yield* Layer.build(adapters.journal.pipe(Layer.provide(Layer.succeedContext(sessionContext)))), Journal)
       const kernel: Kernel.Adapters<E> = {
         ...adapters,
         journal: Layer.succeed(Journal, journal),

@@ -17,7 +17,7 @@ import { ErrorCodes } from "../../src/domain/JsonRpcFraming.js"
 import * as Scopes from "../../src/domain/McpScopes.js"
 import { BashGuard } from "../../src/ports/BashGuard.js"
 import { Journal, type JournalShape } from "../../src/ports/Journal.js"
-import { ToolExecutor } from "../../src/ports/ToolExecutor.js"
+import { type Invocation, ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Kernel from "../../src/programs/Kernel.js"
 import * as McpServe from "../../src/programs/McpServe.js"
 
@@ -36,7 +36,7 @@ interface Probe {
 }
 
 /** `bash` never reaches a shell here: it waits for the gate (or forever), counting starts and interruptions. */
-const slowBash = (probe: Probe) => (inv: Parameters<Kernel.Adapters["extensions"] extends ReadonlyArray<infer X> | undefined ? X : never>[0]) =>
+const slowBash = (probe: Probe) => (inv: Invocation) =>
   inv.facts.call.tool !== "bash"
     ? undefined
     : Ref.update(probe.started, (n) => n + 1).pipe(
@@ -64,7 +64,7 @@ const coreOver = (root: string, journal: JournalShape, probe: Probe, options: { 
           approver: Approvers.constant("no"),
           bashGuard: admitBash,
           journal: Layer.succeed(Journal, journal),
-          extensions: [slowBash(probe)]
+          extensions: Kernel.extensionsOf([slowBash(probe)])
         }
       )
     )
@@ -87,7 +87,7 @@ describe("mcp serve core", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       fs.writeFileSync(path.join(root, "a.txt"), "hello\n")
-      const core = yield* coreOver(root, yield* MemoryJournal.make, yield* makeProbe)
+      const core = yield* coreOver(root, (yield* MemoryJournal.make()).journal, yield* makeProbe)
       const read = yield* core.call(1, "read_file", { path: "a.txt" })
       assert.strictEqual(read._tag, "Result")
       assert.include(text(read), "hello")
@@ -102,7 +102,7 @@ describe("mcp serve core", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       const probe = yield* makeProbe
-      const core = yield* coreOver(root, yield* MemoryJournal.make, probe)
+      const core = yield* coreOver(root, (yield* MemoryJournal.make()).journal, probe)
       const bad = yield* core.call(1, "write_file", { path: "x.txt", contents: "typo" })
       assert.isTrue(bad._tag === "Result" && bad.result.isError)
       assert.include(text(bad), "contents")
@@ -119,7 +119,7 @@ describe("mcp serve core", () => {
   it.scopedLive("refuses a tool outside its scope's level, by name and on the call's facts", () =>
     Effect.gen(function* () {
       const root = yield* workspace
-      const core = yield* coreOver(root, yield* MemoryJournal.make, yield* makeProbe, { settings: settings(["files=read", "shell=off", "git=write"]) })
+      const core = yield* coreOver(root, (yield* MemoryJournal.make()).journal, yield* makeProbe, { settings: settings(["files=read", "shell=off", "git=write"]) })
       assert.isFalse(core.tools.some((t) => t.name === "write_file" || t.name === "bash"))
       assert.isTrue(core.tools.some((t) => t.name === "read_file"))
       const write = yield* core.call(1, "write_file", { path: "x.txt", content: "x" })
@@ -129,7 +129,7 @@ describe("mcp serve core", () => {
       assert.include(text(sqlWrite), "sql=write")
       const gated = yield* core.call(3, "git_commit", { message: "m", paths: ["a"] })
       assert.include(text(gated), "--allow-all")
-      const allowAll = yield* coreOver(root, yield* MemoryJournal.make, yield* makeProbe, { settings: settings(["git=write"], true) })
+      const allowAll = yield* coreOver(root, (yield* MemoryJournal.make()).journal, yield* makeProbe, { settings: settings(["git=write"], true) })
       assert.isTrue(allowAll.tools.some((t) => t.name === "git_commit"))
     })
   )
@@ -138,7 +138,7 @@ describe("mcp serve core", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       const probe = yield* makeProbe
-      const core = yield* coreOver(root, yield* MemoryJournal.make, probe)
+      const core = yield* coreOver(root, (yield* MemoryJournal.make()).journal, probe)
       const calls = yield* Effect.forEach([1, 2, 3], () => Effect.fork(core.call(7, "bash", { command: "make" })))
       yield* waitFor(probe.started, 1)
       yield* Effect.sleep("20 millis")
@@ -161,7 +161,7 @@ describe("mcp serve core", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       fs.writeFileSync(path.join(root, "log.txt"), "a\n")
-      const journal = yield* MemoryJournal.make
+      const { journal } = yield* MemoryJournal.make()
       const core = yield* coreOver(root, journal, yield* makeProbe)
       const edit = { path: "log.txt", old_string: "a\n", new_string: "a\na\n" }
       const outcomes = yield* Effect.all([1, 2, 3, 4].map(() => core.call(9, "edit_file", edit)), { concurrency: "unbounded" })
@@ -175,7 +175,7 @@ describe("mcp serve core", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       const probe = yield* makeProbe
-      const core = yield* coreOver(root, yield* MemoryJournal.make, probe)
+      const core = yield* coreOver(root, (yield* MemoryJournal.make()).journal, probe)
       const running = yield* Effect.forEach(Array.from({ length: 32 }, (_, i) => i), (i) => Effect.fork(core.call(i, "bash", { command: `job ${i}` })))
       yield* waitFor(probe.started, 32)
       const busy = yield* core.call(99, "bash", { command: "one more" })
@@ -193,7 +193,7 @@ describe("mcp serve core", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       const probe = yield* makeProbe
-      const journal = yield* MemoryJournal.make
+      const { journal } = yield* MemoryJournal.make()
       const core = yield* coreOver(root, journal, probe)
       const a = yield* Effect.fork(core.call(1, "bash", { command: "sleep 1000" }))
       const b = yield* Effect.fork(core.call(2, "bash", { command: "sleep 1000 too" }))
@@ -218,7 +218,7 @@ describe("mcp serve core", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       fs.writeFileSync(path.join(root, "f.txt"), "one\n")
-      const journal = yield* MemoryJournal.make
+      const { journal } = yield* MemoryJournal.make()
       const probe = yield* makeProbe
       const first = yield* Effect.scoped(
         Effect.gen(function* () {
@@ -253,11 +253,11 @@ describe("mcp serve core", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       fs.writeFileSync(path.join(root, "big.txt"), "x".repeat(1000) + "\n")
-      const chainCore = yield* coreOver(root, yield* MemoryJournal.make, yield* makeProbe)
+      const chainCore = yield* coreOver(root, (yield* MemoryJournal.make()).journal, yield* makeProbe)
       const normal = yield* chainCore.call(1, "read_file", { path: "big.txt" })
       assert.notInclude(text(normal), "[truncated")
       const small = yield* Effect.gen(function* () {
-        const journal = yield* MemoryJournal.make
+        const { journal } = yield* MemoryJournal.make()
         const chain = yield* Layer.build(
           Kernel.layer(
             { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },

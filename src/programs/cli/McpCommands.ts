@@ -6,12 +6,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Logger, LogLevel, Option } from "effect"
-import * as MemoryJournal from "../../adapters/MemoryJournal.js"
-import * as NodeFileSystem from "../../adapters/NodeFileSystem.js"
-import * as Unavailable from "../../adapters/Unavailable.js"
 import { ToolFailed } from "../../domain/Errors.js"
 import * as ClientConfig from "../../domain/McpClientConfig.js"
 import * as Scopes from "../../domain/McpScopes.js"
+import * as NodeAdapters from "../NodeAdapters.js"
 
 const version = "0.1.0"
 
@@ -46,7 +44,7 @@ const serve = Command.make(
       const McpServe = yield* Effect.promise(() => import("../McpServe.js"))
       yield* McpServe.serve(
         { workspace: workspaceOf(flags.cwd), settings, version, home: process.env["HOME"] },
-        { fileSystem: NodeFileSystem.layer, bashGuard: Unavailable.bashGuard, journal: MemoryJournal.layer },
+        NodeAdapters.adapters({ unrestricted: false }),
         { input: process.stdin, output: process.stdout }
       )
     }).pipe(

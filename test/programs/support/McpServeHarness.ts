@@ -37,12 +37,13 @@ export const makeWorkspace = () => {
   return { parent, root, cleanup: () => fs.rmSync(parent, { recursive: true, force: true }) }
 }
 
-/** Every file under `dir` with its content (for before/after comparisons). */
-export const snapshot = (dir: string): Record<string, string> => {
+/** Every file under `dir` with its content (for before/after comparisons), except under `skip` (the workspace). */
+export const snapshot = (dir: string, skip?: string): Record<string, string> => {
   const out: Record<string, string> = {}
   const walk = (d: string) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name)
+      if (p === skip) continue
       if (e.isDirectory()) walk(p)
       else out[path.relative(dir, p)] = e.isFile() ? fs.readFileSync(p, "utf8") : "<special>"
     }
