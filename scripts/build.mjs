@@ -3,7 +3,7 @@
 import { build } from "esbuild"
 import { chmodSync } from "node:fs"
 
-const external = ["tree-sitter", "tree-sitter-bash", "better-sqlite3", "@modelcontextprotocol/sdk", "vscode-jsonrpc", "libpg-query", "@effect/sql-sqlite-node", "@effect/sql", "undici", "ipaddr.js"]
+const external = ["tree-sitter", "tree-sitter-bash", "better-sqlite3", "@modelcontextprotocol/sdk", "vscode-jsonrpc", "libpg-query", "pg", "@effect/sql-sqlite-node", "@effect/sql", "undici", "ipaddr.js"]
 
 const common = {
   bundle: true,

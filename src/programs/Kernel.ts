@@ -12,7 +12,9 @@ import type { BashGuard } from "../ports/BashGuard.js"
 import type { FileSystem } from "../ports/FileSystem.js"
 import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
 import type { Journal } from "../ports/Journal.js"
+import type { PostgresParser } from "../ports/PostgresParser.js"
 import { Session } from "../ports/Session.js"
+import type { SqlConnections } from "../ports/SqlConnections.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
 import * as Executor from "./Executor.js"
 import * as PathResolver from "./PathResolver.js"
@@ -67,10 +69,13 @@ export interface Adapters<E = never> {
   readonly journal: Layer.Layer<Journal, E>
   /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
   readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
+  /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
+  readonly sql?: Layer.Layer<SqlConnections | PostgresParser, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
-  const services = Layer.mergeAll(adapters.allowlist, adapters.approver, adapters.bashGuard, adapters.journal)
+  const core = Layer.mergeAll(adapters.allowlist, adapters.approver, adapters.bashGuard, adapters.journal)
+  const services = adapters.sql === undefined ? core : Layer.merge(core, adapters.sql)
   const session = sessionLayer(options)
   return Layer.provideMerge(Layer.merge(session, services), adapters.fileSystem)
 }
