@@ -14,6 +14,7 @@ import * as Conformance from "../domain/Conformance.js"
 import type { Decision } from "../domain/Decision.js"
 import { ToolFailed } from "../domain/Errors.js"
 import * as Modes from "../domain/Modes.js"
+import * as SqlConnection from "../domain/SqlConnection.js"
 import * as Kernel from "./Kernel.js"
 import { config } from "./cli/ConfigCommands.js"
 import { mcp } from "./cli/McpCommands.js"
@@ -71,8 +72,12 @@ const setup = (flags: CommonFlags) =>
       onLeft: (e) => Effect.fail(usage(`config allowlist: ${e}`)),
       onRight: Effect.succeed
     })
+    const sql = yield* Either.match(SqlConnection.parseConnections(config.sql), {
+      onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
+      onRight: Effect.succeed
+    })
     const adapters: Kernel.Adapters<ToolFailed> = {
-      ...NodeAdapters.adapters({ unrestricted: false, mcpServers: config.mcpServers ?? {} }),
+      ...NodeAdapters.adapters({ unrestricted: false, mcpServers: config.mcpServers ?? {}, sql }),
       allowlist: JsonFileAllowlist.layer(loaded.paths.allowlist, configured),
       approver: Approvers.tty
     }

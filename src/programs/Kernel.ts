@@ -14,7 +14,9 @@ import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
 import type { Journal } from "../ports/Journal.js"
 import type { NetGuard } from "../ports/NetGuard.js"
 import * as NodeNetGuard from "../adapters/NetGuard.js"
+import type { PostgresParser } from "../ports/PostgresParser.js"
 import { Session } from "../ports/Session.js"
+import type { SqlConnections } from "../ports/SqlConnections.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
 import * as Executor from "./Executor.js"
 import * as PathResolver from "./PathResolver.js"
@@ -72,17 +74,20 @@ export interface Adapters<E = never> {
   readonly netGuard?: Layer.Layer<NetGuard, E>
   /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
   readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
+  /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
+  readonly sql?: Layer.Layer<SqlConnections | PostgresParser, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
   const session = Layer.provideMerge(sessionLayer(options), adapters.fileSystem)
-  const services = Layer.mergeAll(
+  const core = Layer.mergeAll(
     adapters.allowlist,
     adapters.approver,
     adapters.bashGuard,
     adapters.journal,
     adapters.netGuard ?? NodeNetGuard.layer
   )
+  const services = adapters.sql === undefined ? core : Layer.merge(core, adapters.sql)
   return Layer.provideMerge(services, session)
 }
 

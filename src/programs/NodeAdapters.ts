@@ -7,15 +7,20 @@ import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/NodeFileSystem.js"
+import * as LibpgQueryParser from "../adapters/LibpgQueryParser.js"
 import * as NodeShell from "../adapters/NodeShell.js"
+import * as NodeSqlEngine from "../adapters/NodeSqlEngine.js"
 import type { AllowEntry } from "../domain/Allowlist.js"
 import type { ServerEntry } from "../domain/Config.js"
 import { ToolFailed } from "../domain/Errors.js"
+import type { Connections } from "../domain/SqlConnection.js"
 import { Session } from "../ports/Session.js"
+import { SqlConnections } from "../ports/SqlConnections.js"
 import * as BashTool from "./BashTool.js"
 import { Extensions } from "./Executor.js"
 import * as GitTools from "./GitTools.js"
 import type { Adapters } from "./Kernel.js"
+import * as SqlTool from "./SqlTool.js"
 
 /**
  * The SQLite journal at `<workspace>/.minicode/state.db`, loaded on first use only: commands that never mutate
@@ -36,24 +41,31 @@ export const treeSitterGuard = Layer.unwrapEffect(
   Effect.promise(() => import("../adapters/TreeSitterBashParser.js")).pipe(Effect.map((m) => m.layer))
 )
 
+/** What the guard stage needs to judge sql_query: the configured connections and PostgreSQL's parser. */
+export const sqlGuard = (connections: Connections = {}) =>
+  Layer.merge(Layer.succeed(SqlConnections, connections), LibpgQueryParser.layer)
+
 /**
- * bash and the git tools over the Node shell; the MCP tools and web_fetch over the SDK client and the pinned
- * fetch (loaded on first use; servers are closed when the session's scope ends).
+ * bash and the git tools over the Node shell; sql_query over SQLite and PostgreSQL; the MCP tools and web_fetch
+ * over the SDK client and the pinned fetch (loaded on first use; servers are closed when the session's scope ends).
  */
 export const extensions = (options: {
   readonly unrestricted: boolean
   readonly mcpServers?: Readonly<Record<string, ServerEntry>>
+  readonly sql?: Connections
 }) =>
   Layer.scoped(
     Extensions,
     Effect.gen(function* () {
       const session = yield* Session
-      const local = yield* Effect.all([BashTool.make, GitTools.make])
+      const local = yield* Effect.all([BashTool.make, GitTools.make, SqlTool.make])
       const McpTools = yield* Effect.promise(() => import("./McpTools.js"))
       const mcp = yield* McpTools.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env })
       return [...local, mcp]
     })
-  ).pipe(Layer.provide(NodeShell.layer(options)))
+  ).pipe(
+    Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {})))
+  )
 
 export const adapters = (options: {
   readonly unrestricted: boolean
@@ -61,11 +73,14 @@ export const adapters = (options: {
   /** "memory" for decisions only (explain, conformance) and dry runs. */
   readonly journal?: "sqlite" | "memory"
   readonly mcpServers?: Readonly<Record<string, ServerEntry>>
+  /** The config file's `sql` entries, decoded (`SqlConnection.parseConnections`). */
+  readonly sql?: Connections
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashGuard: treeSitterGuard,
   journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
-  extensions: extensions(options)
+  extensions: extensions(options),
+  sql: sqlGuard(options.sql)
 })

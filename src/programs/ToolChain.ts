@@ -11,7 +11,9 @@ import * as D from "../domain/Decision.js"
 import { ToolDenied, ToolFailed } from "../domain/Errors.js"
 import * as Jail from "../domain/Jail.js"
 import * as Policy from "../domain/Policy.js"
+import * as PgTreePolicy from "../domain/PgTreePolicy.js"
 import * as P from "../domain/PosixPath.js"
+import * as SqlPolicy from "../domain/SqlPolicy.js"
 import { approvalName, type Facts, nameOf } from "../domain/Tools.js"
 import { validate } from "../domain/Validate.js"
 import { Allowlist as AllowlistStore } from "../ports/Allowlist.js"
@@ -20,6 +22,8 @@ import { BashGuard } from "../ports/BashGuard.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import { Journal, type Snapshot as JournalSnapshot } from "../ports/Journal.js"
 import { NetGuard } from "../ports/NetGuard.js"
+import { PostgresParser } from "../ports/PostgresParser.js"
+import { SqlConnections } from "../ports/SqlConnections.js"
 import { Session, type SessionShape } from "../ports/Session.js"
 import { type Invocation, ToolExecutor } from "../ports/ToolExecutor.js"
 import * as PathResolver from "./PathResolver.js"
@@ -96,9 +100,32 @@ export const JailStage = wrap((next) =>
 )
 
 /**
+ * sql_query's guard decision: connection and dialect (a configured connection, a workspace file → SQLite, else the
+ * session's hint, else SQLite), the write permission, the static lexer guard, and for PostgreSQL also the walk of
+ * PostgreSQL's own parse tree; both guards must allow. Without the parser installed PostgreSQL is denied.
+ */
+const judgeSql = (
+  session: SessionShape,
+  connections: Option.Option<typeof SqlConnections.Service>,
+  parser: Option.Option<typeof PostgresParser.Service>,
+  call: { readonly sql: string; readonly connection?: string | undefined; readonly write?: boolean | undefined }
+): Effect.Effect<D.Decision> =>
+  Effect.gen(function* () {
+    const judged = SqlPolicy.judgeCall(call, Option.getOrElse(connections, () => ({})), session.sqlDialect)
+    if (Either.isLeft(judged)) return judged.left
+    if (!SqlPolicy.needsTree(judged.right)) return judged.right.decision
+    if (Option.isNone(parser)) return D.deny("guard", "sql.pg.parser-unavailable", "PostgreSQL's parser is not installed in this build")
+    const tree = yield* Effect.either(parser.value.parse(call.sql))
+    if (Either.isLeft(tree)) return SqlPolicy.unparsable(tree.left.reason)
+    const combined = SqlPolicy.withTree(judged.right, PgTreePolicy.judge(tree.right, { write: call.write === true }))
+    return Either.isLeft(combined) ? combined.left : combined.right.decision
+  })
+
+/**
  * Guard: bash commands judged on their syntax tree (the BashGuard port); allowlist matches can turn an ask into
- * allow. `web_fetch` URLs judged by the SSRF guard (the NetGuard port), resolving names as the real call will
- * (the connection itself is pinned and checked again by the fetch).
+ * allow. sql_query judged by `judgeSql` (in every policy: read-only is about the database, not the jail).
+ * `web_fetch` URLs judged by the SSRF guard (the NetGuard port), resolving names as the real call will (the
+ * connection itself is pinned and checked again by the fetch).
  */
 export const GuardStage = wrap((next) =>
   Effect.gen(function* () {
@@ -106,6 +133,8 @@ export const GuardStage = wrap((next) =>
     const guard = yield* BashGuard
     const net = yield* NetGuard
     const store = yield* AllowlistStore
+    const connections = yield* Effect.serviceOption(SqlConnections)
+    const parser = yield* Effect.serviceOption(PostgresParser)
     const ctx = jailContext(session)
     return ToolExecutor.of({
       run: (inv) =>
@@ -115,6 +144,11 @@ export const GuardStage = wrap((next) =>
             const checked = yield* net.check(call.args.url)
             if (D.isDeny(checked.decision)) return yield* denied(inv, checked.decision)
             return yield* next({ ...inv, decisions: [...inv.decisions, checked.decision] })
+          }
+          if (call.tool === "sql_query") {
+            const decision = yield* judgeSql(session, connections, parser, call.args)
+            if (D.isDeny(decision)) return yield* denied(inv, decision)
+            return yield* next({ ...inv, decisions: [...inv.decisions, decision] })
           }
           if (call.tool !== "bash" || session.policy === "unrestricted") return yield* next(inv)
           const allowlist = yield* Effect.provideService(loadAllowlist, AllowlistStore, store)
@@ -153,6 +187,10 @@ export const ValidationStage = wrap((next) =>
 const summary = (facts: Facts): string => {
   const call = facts.call
   if (call.tool === "bash") return `$ ${call.args.command}`
+  if (call.tool === "sql_query") {
+    const params = call.args.params === undefined ? "" : ` with parameters ${JSON.stringify(call.args.params)}`
+    return `${call.args.write === true ? "WRITE " : ""}SQL on ${call.args.connection ?? "the default connection"}${params}:\n${call.args.sql}`
+  }
   if (call.tool === "mcp_dynamic") return `${call.name} ${JSON.stringify(call.args)}`
   const paths = facts.paths.map((p) => p.path)
   return paths.length > 0 ? `${nameOf(call)} ${paths.join(" → ")}` : `${nameOf(call)} ${JSON.stringify(call.args)}`

@@ -3,6 +3,7 @@
  * `.minicode/config.json` (`--local`, used only with `--allow-local-config`). Other keys of the file are kept.
  * Header and env values are stored (file mode 0600) but never printed.
  */
+import { sqlConfig } from "./SqlCommands.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
@@ -144,4 +145,7 @@ const remove = Command.make("remove", { id, cwd, global, local }, (flags) =>
 
 const mcp = Command.make("mcp").pipe(Command.withDescription("MCP servers minicode connects to"), Command.withSubcommands([add, list, remove]))
 
-export const config = Command.make("config").pipe(Command.withDescription("Edit minicode's configuration"), Command.withSubcommands([mcp]))
+export const config = Command.make("config").pipe(
+  Command.withDescription("Edit minicode's configuration"),
+  Command.withSubcommands([mcp, sqlConfig])
+)

@@ -1,0 +1,143 @@
+/**
+ * SQL connections for `sql_query` (issue 7): the configured entries (`sql` in the config file), which connection
+ * a call means, the dialect it is judged by, and whether a write is permitted on it. Pure.
+ *
+ * A call names a configured connection, or a workspace `.db`/`.sqlite`/`.sqlite3`/`.db3` file (jailed by the chain),
+ * or nothing (the one configured connection, if there is exactly one). Writes take two deliberate steps: `write:
+ * true` in the call and `allowWrite` on a configured connection; a bare workspace file is never writable.
+ */
+import { Either, Schema } from "effect"
+import type { SqlDialect } from "./SqlLexer.js"
+
+export const ConnectionEntry = Schema.Struct({
+  /** Absolute path of an SQLite database file. */
+  sqlite: Schema.optional(Schema.String),
+  /** `postgres://` or `postgresql://` URL; may hold a password: stored, never printed. */
+  url: Schema.optional(Schema.String),
+  allowWrite: Schema.optional(Schema.Boolean)
+})
+export type ConnectionEntry = typeof ConnectionEntry.Type
+
+export type Connections = Readonly<Record<string, ConnectionEntry>>
+
+/** Connection names: letters, digits, `_` and `-`, not ending like a database file (that names a workspace file). */
+export const validateName = (name: string): Either.Either<string, string> => {
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/.test(name)) {
+    return Either.left(`connection name "${name}" must be letters, digits, _ and - (not first), at most 64 characters`)
+  }
+  return Either.right(name)
+}
+
+/** A workspace-relative SQLite file, as `Tools.facts` classifies the `connection` argument. */
+export const isWorkspaceFile = (connection: string): boolean => /\.(db|sqlite|sqlite3|db3)$/i.test(connection)
+
+const postgresScheme = /^postgres(ql)?:\/\//i
+
+/** The dialect an entry speaks, or why it is unusable. */
+export const dialectOf = (entry: ConnectionEntry): Either.Either<"sqlite" | "postgres", string> => {
+  if ((entry.sqlite === undefined) === (entry.url === undefined)) return Either.left("needs exactly one of sqlite or url")
+  if (entry.sqlite !== undefined) return Either.right("sqlite")
+  return postgresScheme.test(entry.url ?? "") ? Either.right("postgres") : Either.left("url must start with postgres:// or postgresql://")
+}
+
+/** Decodes the config's `sql` record; entries that do not decode are reported by name. */
+export const parseConnections = (raw: Readonly<Record<string, unknown>> | undefined): Either.Either<Connections, string> => {
+  const out: Record<string, ConnectionEntry> = {}
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    const decoded = Schema.decodeUnknownEither(ConnectionEntry, { onExcessProperty: "error" })(value)
+    if (Either.isLeft(decoded)) return Either.left(`sql connection "${name}": ${decoded.left.message}`)
+    const dialect = dialectOf(decoded.right)
+    if (Either.isLeft(dialect)) return Either.left(`sql connection "${name}": ${dialect.left}`)
+    out[name] = decoded.right
+  }
+  return Either.right(out)
+}
+
+/** What a call's `connection` means. */
+export type Target =
+  | { readonly _tag: "WorkspaceFile"; readonly path: string; readonly dialect: "sqlite" }
+  | { readonly _tag: "Named"; readonly name: string; readonly entry: ConnectionEntry; readonly dialect: "sqlite" | "postgres" }
+  /** No connection named and none to default to: only the static guard can judge (dialect from the session). */
+  | { readonly _tag: "Unbound"; readonly dialect: SqlDialect; readonly reason: string }
+
+export interface Refusal {
+  readonly rule: string
+  readonly reason: string
+}
+
+/**
+ * Resolves `connection` against the configured entries. Without a connection: the only configured entry, else
+ * `Unbound` with the session's dialect hint (conformance cases), else SQLite.
+ */
+export const resolve = (
+  connection: string | undefined,
+  connections: Connections,
+  hint: SqlDialect | undefined
+): Either.Either<Target, Refusal> => {
+  if (connection === undefined) {
+    const names = Object.keys(connections)
+    const only = names.length === 1 ? names[0] : undefined
+    const entry = only === undefined ? undefined : connections[only]
+    if (only !== undefined && entry !== undefined) return named(only, entry)
+    return Either.right({
+      _tag: "Unbound",
+      dialect: hint ?? "sqlite",
+      reason: names.length === 0
+        ? "no connection named and none configured: name a workspace .db/.sqlite file or configure one (minicode config sql add)"
+        : `no connection named; choose one of: ${names.join(", ")}`
+    })
+  }
+  if (isWorkspaceFile(connection)) return Either.right({ _tag: "WorkspaceFile", path: connection, dialect: "sqlite" })
+  const entry = Object.hasOwn(connections, connection) ? connections[connection] : undefined
+  if (entry === undefined) {
+    const names = Object.keys(connections)
+    return Either.left({
+      rule: "sql.connection.unknown",
+      reason: `no SQL connection "${connection}"${names.length > 0 ? ` (configured: ${names.join(", ")})` : " is configured"}`
+    })
+  }
+  return named(connection, entry)
+}
+
+const named = (name: string, entry: ConnectionEntry): Either.Either<Target, Refusal> =>
+  Either.match(dialectOf(entry), {
+    onLeft: (reason) => Either.left({ rule: "sql.connection.invalid", reason: `SQL connection "${name}" ${reason}` }),
+    onRight: (dialect) => Either.right({ _tag: "Named", name, entry, dialect })
+  })
+
+/** Layer 3: a write needs `write: true` and a connection configured with `--allow-write`. Reads always pass. */
+export const writePermission = (target: Target, write: boolean): Refusal | undefined => {
+  if (!write) return undefined
+  switch (target._tag) {
+    case "Named":
+      return target.entry.allowWrite === true
+        ? undefined
+        : { rule: "sql.write.not-allowed", reason: `connection "${target.name}" is read-only (add it with --allow-write to permit writes)` }
+    case "WorkspaceFile":
+      return {
+        rule: "sql.write.not-allowed",
+        reason: `${target.path} is a bare workspace file: writes need a connection configured with --allow-write (minicode config sql add NAME --sqlite ${target.path} --allow-write)`
+      }
+    case "Unbound":
+      return { rule: "sql.write.not-allowed", reason: "writes need a connection configured with --allow-write" }
+  }
+}
+
+/** A URL with its password (and any `password=` parameter) masked: safe to print and log. */
+export const maskUrl = (url: string): string => {
+  let out = url
+  const scheme = out.indexOf("://")
+  const at = out.lastIndexOf("@")
+  if (scheme >= 0 && at > scheme) {
+    const userinfo = out.slice(scheme + 3, at)
+    const colon = userinfo.indexOf(":")
+    if (colon >= 0) out = `${out.slice(0, scheme + 3)}${userinfo.slice(0, colon)}:***${out.slice(at)}`
+  }
+  return out.replace(/([?&](password|sslpassword)=)[^&#]*/gi, "$1***")
+}
+
+/** One line describing an entry, credentials masked. */
+export const describe = (name: string, entry: ConnectionEntry): string => {
+  const where = entry.sqlite !== undefined ? `sqlite ${entry.sqlite}` : `postgres ${maskUrl(entry.url ?? "")}`
+  return `${name}: ${where}${entry.allowWrite === true ? " (writes allowed)" : " (read-only)"}`
+}

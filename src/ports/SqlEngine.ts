@@ -1,0 +1,55 @@
+import { Context, type Effect, Schema } from "effect"
+
+/** A bound parameter: bound by the driver, never spliced into the text. */
+export type SqlParam = string | number | boolean | null
+
+/** Where a query runs. Credentials stay inside `url`; adapters never put it in an error or a log. */
+export type SqlTarget =
+  | { readonly dialect: "sqlite"; readonly file: string }
+  | { readonly dialect: "postgres"; readonly url: string }
+
+export interface SqlRequest {
+  /** One statement per element (the static guard's split): each is prepared and run on its own. */
+  readonly statements: ReadonlyArray<string>
+  readonly params: ReadonlyArray<SqlParam>
+  readonly maxRows: number
+  /** Open for writing. Without it the engine enforces read-only itself (layer 2), whatever the guard said. */
+  readonly write: boolean
+  readonly timeoutMs: number
+}
+
+export interface SqlResultSet {
+  readonly columns: ReadonlyArray<string>
+  /** At most `maxRows` rows; cells are strings, numbers, bigints, booleans, null, byte arrays or JSON values. */
+  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+  /** More rows existed than `maxRows`. */
+  readonly truncated: boolean
+  /** Rows changed by a write (undefined for a statement that returns rows). */
+  readonly changes?: number | undefined
+}
+
+export interface SqlResult {
+  /** One per statement, in order. */
+  readonly results: ReadonlyArray<SqlResultSet>
+}
+
+/**
+ * `refused`: the engine's own read-only enforcement stopped the statement (layer 2). `failed`: the database
+ * reported an error. `timeout`: the statement timeout fired. `unavailable`: no driver for the dialect.
+ */
+export class SqlEngineError extends Schema.TaggedError<SqlEngineError>()("SqlEngineError", {
+  kind: Schema.Literal("refused", "failed", "timeout", "unavailable"),
+  rule: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.kind} (${this.rule}): ${this.reason}`
+  }
+}
+
+/** Runs already-judged statements on a database, enforcing read-only with the engine's own means. */
+export interface SqlEngineShape {
+  readonly run: (target: SqlTarget, request: SqlRequest) => Effect.Effect<SqlResult, SqlEngineError>
+}
+
+export class SqlEngine extends Context.Tag("minicode/SqlEngine")<SqlEngine, SqlEngineShape>() {}
