@@ -5,8 +5,9 @@
  * profile (`domain/SandboxProfile.ts`).
  *
  * Resource limits: prlimit inside the sandbox (RLIMIT_CPU, _FSIZE, _NPROC, _AS; RLIMIT_NPROC counts per user
- * namespace). The kernel never applies RLIMIT_NPROC to host uid 0, so when a pids cgroup can be created (cgroup
- * v1 `pids` or a delegated v2 subtree) each call also runs in its own cgroup with `pids.max`, removed afterwards.
+ * namespace). The kernel never applies RLIMIT_NPROC to host uid 0, so when minicode runs as root and a pids cgroup
+ * can be created (cgroup v1 `pids` or a delegated v2 subtree) each call also runs in its own cgroup with
+ * `pids.max`, removed afterwards.
  */
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -26,7 +27,7 @@ export interface Options {
   readonly scanEntries?: number
   /** Host paths shown read-only besides the system folders (toolchains under the home, say). */
   readonly extraReadOnly?: ReadonlyArray<string>
-  /** Use a pids cgroup when one can be made (default true). */
+  /** Use a pids cgroup when one can be made (default: only when running as root, which RLIMIT_NPROC exempts). */
   readonly cgroups?: boolean
 }
 
@@ -148,11 +149,18 @@ const pidsCgroup = (base: string, max: number, id: string) =>
     }),
     (dir) =>
       Effect.gen(function* () {
-        for (let i = 0; i < 50; i++) {
-          killAll(dir)
-          if (tryRmdir(dir)) return
-          yield* Effect.sleep("10 millis")
-        }
+        killAll(dir)
+        if (tryRmdir(dir)) return
+        // Exiting tasks can hold the cgroup for a moment: remove it in the background, not on the caller's time.
+        yield* Effect.forkDaemon(
+          Effect.gen(function* () {
+            for (let i = 0; i < 100; i++) {
+              yield* Effect.sleep("20 millis")
+              killAll(dir)
+              if (tryRmdir(dir)) return
+            }
+          })
+        )
       })
   )
 
@@ -206,17 +214,27 @@ const probe = (bwrap: string | undefined): Effect.Effect<{ readonly status: Sand
         bwrap
       }
     }
-    return { status: { _tag: "Available", kind: "bwrap", version: version.stdout.trim(), limits: { prlimit: false, pidsCgroup: false } }, bwrap }
+    return { status: { _tag: "Available", kind: "bwrap", version: version.stdout.trim(), limits: { prlimit: false, pidsCgroup: false, processLimit: false } }, bwrap }
   })
 
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const found = yield* probe(options.bwrap ?? findOnPath("bwrap"))
     const host = hostFacts()
-    const cgroupBase = found.status._tag === "Available" && options.cgroups !== false ? pidsCgroupBase() : undefined
+    // RLIMIT_NPROC (per user namespace) holds for everyone but host root, whom the kernel exempts: a pids cgroup
+    // (a few ms per call) only where it is needed, unless asked explicitly.
+    const wantCgroup = options.cgroups ?? process.getuid?.() === 0
+    const cgroupBase = found.status._tag === "Available" && wantCgroup ? pidsCgroupBase() : undefined
     const status: SandboxStatus =
       found.status._tag === "Available"
-        ? { ...found.status, limits: { prlimit: host.prlimit !== undefined, pidsCgroup: cgroupBase !== undefined } }
+        ? {
+            ...found.status,
+            limits: {
+              prlimit: host.prlimit !== undefined,
+              pidsCgroup: cgroupBase !== undefined,
+              processLimit: cgroupBase !== undefined || (host.prlimit !== undefined && process.getuid?.() !== 0)
+            }
+          }
         : found.status
     const hostHome = options.hostHome ?? process.env["HOME"]
     const wrap = (request: WrapRequest): Effect.Effect<Wrapped, SandboxError, Scope.Scope> =>

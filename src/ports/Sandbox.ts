@@ -10,8 +10,11 @@ export type SandboxStatus =
       readonly _tag: "Available"
       readonly kind: "bwrap"
       readonly version: string
-      /** Resource limits: prlimit inside (RLIMIT_*) and a pids cgroup when one is writable. */
-      readonly limits: { readonly prlimit: boolean; readonly pidsCgroup: boolean }
+      /**
+       * Resource limits: prlimit inside (RLIMIT_*), a pids cgroup (used for host root, whom RLIMIT_NPROC exempts),
+       * and whether the process limit actually holds.
+       */
+      readonly limits: { readonly prlimit: boolean; readonly pidsCgroup: boolean; readonly processLimit: boolean }
     }
   | { readonly _tag: "Unavailable"; readonly reason: string }
 

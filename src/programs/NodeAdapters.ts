@@ -13,7 +13,7 @@ import * as SandboxedShell from "../adapters/SandboxedShell.js"
 import * as Unavailable from "../adapters/Unavailable.js"
 import type { AllowEntry } from "../domain/Allowlist.js"
 import { defaultLimits, type Limits } from "../domain/SandboxProfile.js"
-import type { SandboxMode } from "../ports/Sandbox.js"
+import type { SandboxMode, SandboxStatus } from "../ports/Sandbox.js"
 import * as BashTool from "./BashTool.js"
 import { Extensions } from "./Executor.js"
 import * as GitTools from "./GitTools.js"
@@ -41,6 +41,21 @@ export const sandboxStatus = (options: Pick<SandboxOptions, "mode" | "bwrap">) =
   options.mode === "none"
     ? Effect.succeed({ _tag: "Unavailable" as const, reason: "disabled by configuration (sandbox: none)" })
     : Effect.map(BwrapSandbox.make(options.bwrap), (s) => s.status)
+
+/** One plain line for doctor and the `mcp serve` instructions: is bash sandboxed, and if not, why not. */
+export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string => {
+  if (status._tag === "Available") {
+    const limits = status.limits.processLimit
+      ? "resource limits on"
+      : status.limits.prlimit
+        ? "CPU/file/memory limits on, process-count limit NOT enforced (running as root without a writable pids cgroup)"
+        : "resource limits NOT enforced (prlimit missing)"
+    return `sandbox: bash runs inside ${status.version} (mode ${mode}): workspace read-write, secrets and .minicode/ masked, .git/config and .git/hooks read-only, empty home, private /tmp, no network unless network:true is permitted; ${limits}`
+  }
+  return mode === "bwrap"
+    ? `sandbox: REQUIRED but unavailable (${status.reason}): bash calls will be refused`
+    : `sandbox: NONE: bash runs unsandboxed, with only the static guard between commands and this machine (${status.reason})`
+}
 
 /**
  * bash over the sandboxed shell (when asked) and the git tools over the plain Node shell: git_push needs the
