@@ -90,17 +90,28 @@ export type Classification = "mask" | "read-only" | "skip" | "descend" | "keep"
 const notScanned = new Set(["node_modules", ".venv", "venv", "__pycache__", "target", ".gradle", ".cache", ".next", "dist", "build"])
 
 /**
+ * Inside `.git/`: the repository's and each submodule's (`modules/<name>/…`) config and hooks are read-only;
+ * nothing else there is scanned (objects, refs and the index stay writable for git itself).
+ */
+const classifyInGit = (rest: ReadonlyArray<string>, kind: "file" | "directory" | "other"): Classification => {
+  const name = rest[rest.length - 1] ?? ""
+  const gitDir = rest.length === 1 || rest[0] === "modules"
+  if (gitDir && (name === "hooks" || name === "config" || name === "config.worktree")) return kind === "other" ? "skip" : "read-only"
+  if (rest[0] !== "modules" || kind !== "directory") return "skip"
+  return ["objects", "refs", "logs", "info", "lfs"].includes(name) ? "skip" : "descend"
+}
+
+/**
  * The rule per entry, for the bounded scan. `.git` is special: its config and hooks stay readable (git needs them)
  * but read-only; nothing else inside it is scanned.
  */
 export const classify = (root: string, absolute: string, kind: "file" | "directory" | "other"): Classification => {
   const rel = P.relative(root, absolute)
-  const segs = P.segments(rel)
-  const name = (segs[segs.length - 1] ?? "").toLowerCase()
-  const inGit = segs.length >= 2 && segs[segs.length - 2]?.toLowerCase() === ".git"
-  if (inGit && (name === "hooks" || name === "config" || name === "config.worktree")) return "read-only"
+  const segs = P.segments(rel).map((s) => s.toLowerCase())
+  const name = segs[segs.length - 1] ?? ""
+  const git = segs.indexOf(".git")
+  if (git >= 0 && git < segs.length - 1) return classifyInGit(segs.slice(git + 1), kind)
   if (name === ".git") return kind === "directory" ? "descend" : "keep"
-  if (segs.some((s) => s.toLowerCase() === ".git")) return "skip"
   if (Jail.isStatePath(absolute, root)) return "mask"
   if (Jail.sensitiveReason(absolute, root) !== undefined) return kind === "other" ? "skip" : "mask"
   if (kind !== "directory") return "keep"
