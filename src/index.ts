@@ -23,6 +23,8 @@ export interface RunToolOptions {
   readonly policy?: AccessPolicy
   /** Allowlist entries for this session (`"bash:npm test"`, `{tool, argv?, path?}`…). */
   readonly allowlist?: ReadonlyArray<unknown>
+  /** bash in a bubblewrap sandbox: "auto" (default: when usable), "bwrap" (or refuse bash), "none". */
+  readonly sandbox?: "auto" | "bwrap" | "none"
   /** How asks are answered; default "no" (nobody to ask). */
   readonly approve?: Answer
   /** Replace any adapter (tests pass in-memory fakes). */
@@ -46,7 +48,11 @@ const adaptersFor = (options: RunToolOptions) =>
       onRight: Effect.succeed
     })
     const adapters: Kernel.Adapters<ToolFailed> = {
-      ...NodeAdapters.adapters({ unrestricted: options.policy === "unrestricted", allowlist: entries }),
+      ...NodeAdapters.adapters({
+        unrestricted: options.policy === "unrestricted",
+        allowlist: entries,
+        sandbox: { mode: options.sandbox ?? "auto" }
+      }),
       approver: Approvers.constant(options.approve ?? "no"),
       ...options.adapters
     }

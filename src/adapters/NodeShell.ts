@@ -37,12 +37,42 @@ class Capture {
   }
 }
 
+/** The argv a spec runs: `bash -c` for a string. */
+export const argvOf = (command: ProcessSpec["command"]): ReadonlyArray<string> =>
+  typeof command === "string" ? ["bash", "-c", command] : command
+
+/** The environment a spec runs with: this process's, scrubbed, then the spec's own. */
+export const envOf = (spec: ProcessSpec, options: { readonly unrestricted: boolean }): Record<string, string> => ({
+  ...Env.scrub(process.env, options),
+  ...spec.env
+})
+
+/** One exact process: argv and environment as given, own process group, timeout, caps, the group killed at the end. */
+export interface Exact {
+  readonly argv: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd: string
+  readonly timeoutMs: number
+  readonly maxOutputBytes: number
+  readonly stdin?: string | undefined
+}
+
 export const run = (spec: ProcessSpec, options: { readonly unrestricted: boolean }) =>
+  spawnExact({
+    argv: argvOf(spec.command),
+    env: envOf(spec, options),
+    cwd: spec.cwd,
+    timeoutMs: spec.timeoutMs,
+    maxOutputBytes: spec.maxOutputBytes,
+    stdin: spec.stdin
+  })
+
+export const spawnExact = (spec: Exact) =>
   Effect.async<ProcessResult, ShellError>((resume) => {
     const started = Date.now()
-    const [file, args] = typeof spec.command === "string" ? ["bash", ["-c", spec.command]] : [spec.command[0] ?? "", spec.command.slice(1)]
-    const env = { ...Env.scrub(process.env, options), ...spec.env }
-    const child = spawn(file, args, { cwd: spec.cwd, env, detached: true, stdio: [spec.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] })
+    const file = spec.argv[0] ?? ""
+    const args = spec.argv.slice(1)
+    const child = spawn(file, args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: [spec.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] })
     const out = new Capture(spec.maxOutputBytes)
     const err = new Capture(spec.maxOutputBytes)
     child.stdout?.on("data", (c: Buffer) => out.push(c))

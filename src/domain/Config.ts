@@ -23,7 +23,9 @@ export const ConfigFile = Schema.Struct({
   mcpServers: Schema.optional(Schema.Record({ key: Schema.String, value: ServerEntry })),
   lsp: Schema.optional(Schema.Record({ key: Schema.String, value: ServerEntry })),
   sql: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  sandbox: Schema.optional(Schema.Literal("auto", "bwrap", "none"))
+  sandbox: Schema.optional(Schema.Literal("auto", "bwrap", "none")),
+  /** `bash` with `network: true` runs without asking in permission mode AUTO (still denied by readonly/plan). */
+  bashNetwork: Schema.optional(Schema.Boolean)
 })
 export type ConfigFile = typeof ConfigFile.Type
 

@@ -15,6 +15,8 @@ export interface PermissionContext {
   /** No policy named: the product default (writes in the jail, bash through the guard, gated tools ask). */
   readonly policy?: AccessPolicy | undefined
   readonly allowlist: ReadonlyArray<Allowlist.AllowEntry>
+  /** The configuration permits `bash` with `network: true` without asking, in permission mode AUTO. */
+  readonly bashNetwork?: boolean | undefined
 }
 
 const planDirs = new Set(["plans", ".plans", "plan"])
@@ -126,7 +128,9 @@ export const evaluate = (ctx: PermissionContext, facts: Facts): D.Decision => {
       if (savedApproval(ctx, facts)) return D.allow("permission", "allowlist.saved", `${name} was approved before (allowlist)`)
       if (facts.gated) return D.ask("permission", "policy.gated", `${name} needs the operator's approval`)
       if (facts.capability === "network" && facts.call.tool === "bash") {
-        return D.ask("permission", "policy.bash-network", "bash with network access needs the operator's approval")
+        return ctx.permissionMode === "AUTO" && ctx.bashNetwork === true
+          ? D.allow("permission", "policy.bash-network.configured", "the configuration permits network for bash in permission mode AUTO")
+          : D.ask("permission", "policy.bash-network", "bash with network access needs the operator's approval")
       }
       return ctx.permissionMode === "ASK"
         ? D.ask("permission", "mode.ask", `permission mode ASK: ${describe(facts)}, which needs approval`)

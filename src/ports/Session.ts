@@ -15,6 +15,8 @@ export interface SessionShape {
   readonly maxOutputBytes: number
   /** The SQL dialect to judge `sql_query` by when no connection says (conformance cases set it). */
   readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
+  /** The configuration permits `bash` with `network: true` in permission mode AUTO (config `bashNetwork`). */
+  readonly bashNetwork?: boolean | undefined
 }
 
 export class Session extends Context.Tag("minicode/Session")<Session, SessionShape>() {}

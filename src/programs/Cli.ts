@@ -30,7 +30,11 @@ const policy = Options.text("policy").pipe(Options.withDescription("readonly, pl
 const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output"))
 const allowLocalConfig = Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
 
-const common = { cwd, workMode, permissionMode, policy, allowLocalConfig }
+export const sandbox = Options.choice("sandbox", ["auto", "bwrap", "none"]).pipe(
+  Options.withDescription("Run bash in a bubblewrap sandbox: auto (when usable, default), bwrap (or refuse bash), none"),
+  Options.optional
+)
+const common = { cwd, workMode, permissionMode, policy, allowLocalConfig, sandbox }
 
 type CommonFlags = {
   readonly cwd: Option.Option<string>
@@ -38,6 +42,7 @@ type CommonFlags = {
   readonly permissionMode: Option.Option<string>
   readonly policy: Option.Option<string>
   readonly allowLocalConfig: boolean
+  readonly sandbox: Option.Option<"auto" | "bwrap" | "none">
 }
 
 const usage = (reason: string) => new ToolFailed({ tool: "minicode", reason })
@@ -66,7 +71,8 @@ const setup = (flags: CommonFlags) =>
       permissionMode: (yield* parseOption(flags.permissionMode, Modes.parsePermissionMode)) ?? config.permissionMode,
       policy: (yield* parseOption(flags.policy, (s) => Modes.parseAccessPolicy(s, { allowUnrestricted: false }))) ?? config.policy,
       home: process.env["HOME"],
-      sessionId: "cli"
+      sessionId: "cli",
+      bashNetwork: config.bashNetwork
     }
     const configured = yield* Either.match(Allowlist.parseEntries(config.allowlist ?? []), {
       onLeft: (e) => Effect.fail(usage(`config allowlist: ${e}`)),
@@ -77,7 +83,12 @@ const setup = (flags: CommonFlags) =>
       onRight: Effect.succeed
     })
     const adapters: Kernel.Adapters<ToolFailed> = {
-      ...NodeAdapters.adapters({ unrestricted: false, mcpServers: config.mcpServers ?? {}, sql }),
+      ...NodeAdapters.adapters({
+        unrestricted: false,
+        mcpServers: config.mcpServers ?? {},
+        sql,
+        sandbox: { mode: Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto") }
+      }),
       allowlist: JsonFileAllowlist.layer(loaded.paths.allowlist, configured),
       approver: Approvers.tty
     }
@@ -188,11 +199,12 @@ const policyCommand = Command.make("policy").pipe(
   Command.withSubcommands([explain, conformance])
 )
 
-const doctor = Command.make("doctor", { cwd, json, allowLocalConfig }, (flags) =>
+const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, (flags) =>
   Effect.gen(function* () {
     const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
     const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig)).pipe(Effect.either)
     const config = Either.isRight(loaded) ? loaded.right.config : {}
+    const sandboxMode = Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto")
     const report = {
       minicode: version,
       node: process.version,
@@ -213,7 +225,8 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig }, (flags) =
         lsp: Object.keys(config.lsp ?? {}),
         sql: Object.keys(config.sql ?? {})
       },
-      bashGuard: "not installed in this build (bash is denied)"
+      bashGuard: "tree-sitter-bash (commands are parsed and judged on their syntax tree)",
+      sandbox: NodeAdapters.sandboxLine(sandboxMode, yield* NodeAdapters.sandboxStatus({ mode: sandboxMode }))
     }
     if (flags.json) return yield* Console.log(JSON.stringify(report, null, 2))
     yield* Console.log(
@@ -227,7 +240,8 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig }, (flags) =
         `MCP servers: ${report.servers.mcp.length === 0 ? "none" : report.servers.mcp.join(", ")}`,
         `language servers: ${report.servers.lsp.length === 0 ? "none" : report.servers.lsp.join(", ")}`,
         `SQL connections: ${report.servers.sql.length === 0 ? "none" : report.servers.sql.join(", ")}`,
-        `bash guard: ${report.bashGuard}`
+        `bash guard: ${report.bashGuard}`,
+        report.sandbox
       ].join("\n")
     )
   })

@@ -33,6 +33,8 @@ export interface SessionOptions {
   readonly home?: string | undefined
   readonly maxOutputBytes?: number | undefined
   readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
+  /** The configuration permits `bash` with `network: true` in permission mode AUTO. */
+  readonly bashNetwork?: boolean | undefined
 }
 
 export const defaultMaxOutputBytes = 256 * 1024
@@ -58,7 +60,8 @@ export const sessionLayer = (options: SessionOptions) =>
         permissionMode: options.permissionMode ?? "AUTO",
         policy: options.policy,
         maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
-        sqlDialect: options.sqlDialect
+        sqlDialect: options.sqlDialect,
+        bashNetwork: options.bashNetwork
       })
     })
   )

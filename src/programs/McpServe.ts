@@ -317,6 +317,9 @@ export interface ServeOptions {
   readonly maxLineBytes?: number
   readonly drainMs?: number
   readonly maxOutputBytes?: number
+  /** Plain facts appended to the instructions (e.g. whether bash runs in a sandbox). */
+  readonly notes?: ReadonlyArray<string>
+  readonly bashNetwork?: boolean | undefined
 }
 
 /** The adapters `mcp serve` runs on; the allowlist is empty and nobody can be asked (asks become denies). */
@@ -356,7 +359,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         policy: options.settings.allowAll ? "allow-all" : undefined,
         sessionId,
         home: options.home,
-        maxOutputBytes: options.maxOutputBytes
+        maxOutputBytes: options.maxOutputBytes,
+        bashNetwork: options.bashNetwork
       }
       const sessionContext = yield* Layer.build(Kernel.sessionLayer(sessionOptions).pipe(Layer.provide(adapters.fileSystem)))
       const root = Context.get(sessionContext, Session).root
@@ -386,7 +390,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         { name: "minicode", version: options.version },
         {
           capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
-          instructions: Guide.instructions(options.settings)
+          instructions: [Guide.instructions(options.settings), ...(options.notes ?? [])].join("\n\n")
         }
       )
       server.onerror = () => undefined

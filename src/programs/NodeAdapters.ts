@@ -4,16 +4,20 @@
  */
 import { Effect, Layer } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
+import * as BwrapSandbox from "../adapters/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/NodeFileSystem.js"
 import * as LibpgQueryParser from "../adapters/LibpgQueryParser.js"
 import * as NodeShell from "../adapters/NodeShell.js"
 import * as NodeSqlEngine from "../adapters/NodeSqlEngine.js"
+import * as SandboxedShell from "../adapters/SandboxedShell.js"
 import type { AllowEntry } from "../domain/Allowlist.js"
 import type { ServerEntry } from "../domain/Config.js"
 import { ToolFailed } from "../domain/Errors.js"
+import { defaultLimits, type Limits } from "../domain/SandboxProfile.js"
 import type { Connections } from "../domain/SqlConnection.js"
+import type { SandboxMode, SandboxStatus } from "../ports/Sandbox.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import * as BashTool from "./BashTool.js"
@@ -45,20 +49,61 @@ export const treeSitterGuard = Layer.unwrapEffect(
 export const sqlGuard = (connections: Connections = {}) =>
   Layer.merge(Layer.succeed(SqlConnections, connections), LibpgQueryParser.layer)
 
+export interface SandboxOptions {
+  /** `auto`: bwrap when usable, else unsandboxed; `bwrap`: sandbox or refuse bash; `none` (the default here): off. */
+  readonly mode: SandboxMode
+  readonly limits?: Limits | undefined
+  readonly bwrap?: BwrapSandbox.Options | undefined
+}
+
+/** The shell `bash` runs on: the sandboxed one unless the mode is `none`. */
+export const bashShell = (options: { readonly unrestricted: boolean; readonly sandbox?: SandboxOptions | undefined }) => {
+  const sandbox = options.sandbox
+  return sandbox === undefined || sandbox.mode === "none"
+    ? NodeShell.layer(options)
+    : SandboxedShell.layer({ mode: sandbox.mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits }).pipe(
+        Layer.provide(BwrapSandbox.layer(sandbox.bwrap))
+      )
+}
+
+/** What the sandbox probe finds, for doctor and the `mcp serve` instructions. */
+export const sandboxStatus = (options: Pick<SandboxOptions, "mode" | "bwrap">) =>
+  options.mode === "none"
+    ? Effect.succeed({ _tag: "Unavailable" as const, reason: "disabled by configuration (sandbox: none)" })
+    : Effect.map(BwrapSandbox.make(options.bwrap), (s) => s.status)
+
+/** One plain line for doctor and the `mcp serve` instructions: is bash sandboxed, and if not, why not. */
+export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string => {
+  if (status._tag === "Available") {
+    const limits = status.limits.processLimit
+      ? "resource limits on"
+      : status.limits.prlimit
+        ? "CPU/file/memory limits on, process-count limit NOT enforced (running as root without a writable pids cgroup)"
+        : "resource limits NOT enforced (prlimit missing)"
+    return `sandbox: bash runs inside ${status.version} (mode ${mode}): workspace read-write, secrets and .minicode/ masked, .git/config and .git/hooks read-only, empty home, private /tmp, no network unless network:true is permitted; ${limits}`
+  }
+  return mode === "bwrap"
+    ? `sandbox: REQUIRED but unavailable (${status.reason}): bash calls will be refused`
+    : `sandbox: NONE: bash runs unsandboxed, with only the static guard between commands and this machine (${status.reason})`
+}
+
 /**
- * bash and the git tools over the Node shell; sql_query over SQLite and PostgreSQL; the MCP tools and web_fetch
- * over the SDK client and the pinned fetch (loaded on first use; servers are closed when the session's scope ends).
+ * bash over the sandboxed shell (when asked); the git tools over the plain Node shell (git_push needs the network,
+ * and the git tools neutralise repository-controlled execution themselves); sql_query over SQLite and PostgreSQL;
+ * the MCP tools and web_fetch over the SDK client and the pinned fetch (loaded on first use; servers are closed
+ * when the session's scope ends).
  */
 export const extensions = (options: {
   readonly unrestricted: boolean
   readonly mcpServers?: Readonly<Record<string, ServerEntry>>
   readonly sql?: Connections
+  readonly sandbox?: SandboxOptions | undefined
 }) =>
   Layer.scoped(
     Extensions,
     Effect.gen(function* () {
       const session = yield* Session
-      const local = yield* Effect.all([BashTool.make, GitTools.make, SqlTool.make])
+      const local = yield* Effect.all([Effect.provide(BashTool.make, bashShell(options)), GitTools.make, SqlTool.make])
       const McpTools = yield* Effect.promise(() => import("./McpTools.js"))
       const mcp = yield* McpTools.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env })
       return [...local, mcp]
@@ -75,6 +120,7 @@ export const adapters = (options: {
   readonly mcpServers?: Readonly<Record<string, ServerEntry>>
   /** The config file's `sql` entries, decoded (`SqlConnection.parseConnections`). */
   readonly sql?: Connections
+  readonly sandbox?: SandboxOptions | undefined
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),

@@ -10,6 +10,8 @@ import { ToolFailed } from "../../domain/Errors.js"
 import * as ClientConfig from "../../domain/McpClientConfig.js"
 import * as Scopes from "../../domain/McpScopes.js"
 import * as NodeAdapters from "../NodeAdapters.js"
+import * as NodeConfig from "../../adapters/NodeConfig.js"
+import * as SqlConnection from "../../domain/SqlConnection.js"
 
 const version = "0.1.0"
 
@@ -33,7 +35,12 @@ const serve = Command.make(
     scope: Options.text("scope").pipe(
       Options.withDescription("NAME=off|read|write for files, search, shell, git, lsp, sql (and mcp with --all-tools); repeatable"),
       Options.repeated
-    )
+    ),
+    sandbox: Options.choice("sandbox", ["auto", "bwrap", "none"]).pipe(
+      Options.withDescription("Run bash in a bubblewrap sandbox: auto (when usable, default), bwrap (or refuse bash), none"),
+      Options.optional
+    ),
+    allowLocalConfig: Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
   },
   (flags) =>
     Effect.gen(function* () {
@@ -41,10 +48,18 @@ const serve = Command.make(
         onLeft: (reason) => Effect.fail(usage(reason)),
         onRight: Effect.succeed
       })
+      const workspace = workspaceOf(flags.cwd)
+      const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig))
+      const sql = yield* Either.match(SqlConnection.parseConnections(loaded.config.sql), {
+        onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
+        onRight: Effect.succeed
+      })
+      const mode = Option.getOrElse(flags.sandbox, () => loaded.config.sandbox ?? "auto")
+      const sandboxNote = NodeAdapters.sandboxLine(mode, yield* NodeAdapters.sandboxStatus({ mode }))
       const McpServe = yield* Effect.promise(() => import("../McpServe.js"))
       yield* McpServe.serve(
-        { workspace: workspaceOf(flags.cwd), settings, version, home: process.env["HOME"] },
-        NodeAdapters.adapters({ unrestricted: false }),
+        { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork },
+        NodeAdapters.adapters({ unrestricted: false, sql, mcpServers: loaded.config.mcpServers ?? {}, sandbox: { mode } }),
         { input: process.stdin, output: process.stdout }
       )
     }).pipe(

@@ -1,0 +1,56 @@
+import { Context, type Effect, Schema, type Scope } from "effect"
+import type { Limits } from "../domain/SandboxProfile.js"
+
+export const SandboxMode = Schema.Literal("auto", "bwrap", "none")
+export type SandboxMode = typeof SandboxMode.Type
+
+/** What the one probe found: a usable sandbox, or why there is none (said plainly by doctor and `mcp serve`). */
+export type SandboxStatus =
+  | {
+      readonly _tag: "Available"
+      readonly kind: "bwrap"
+      readonly version: string
+      /**
+       * Resource limits: prlimit inside (RLIMIT_*), a pids cgroup (used for host root, whom RLIMIT_NPROC exempts),
+       * and whether the process limit actually holds.
+       */
+      readonly limits: { readonly prlimit: boolean; readonly pidsCgroup: boolean; readonly processLimit: boolean }
+    }
+  | { readonly _tag: "Unavailable"; readonly reason: string }
+
+export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxError", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `sandbox: ${this.reason}`
+  }
+}
+
+/** One command to run inside a sandbox. */
+export interface WrapRequest {
+  readonly command: ReadonlyArray<string>
+  /** Canonical workspace root. */
+  readonly workspace: string
+  readonly cwd: string
+  /** Workspace read-write (bash) or read-only (servers, unless asked). */
+  readonly writable: boolean
+  readonly network: boolean
+  readonly limits?: Limits | undefined
+  /** The environment to start from (already scrubbed); HOME, TMPDIR and PWD are replaced. */
+  readonly env: Readonly<Record<string, string>>
+}
+
+/** The argv and environment to spawn instead. The scope owns what wrapping created (a pids cgroup). */
+export interface Wrapped {
+  readonly argv: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+}
+
+export interface SandboxShape {
+  /** Probed once, when the layer was built. */
+  readonly status: SandboxStatus
+  /** Fails with SandboxError when the sandbox is unavailable or the request cannot be honoured. */
+  readonly wrap: (request: WrapRequest) => Effect.Effect<Wrapped, SandboxError, Scope.Scope>
+}
+
+export class Sandbox extends Context.Tag("minicode/Sandbox")<Sandbox, SandboxShape>() {}
