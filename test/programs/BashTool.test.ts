@@ -1,5 +1,6 @@
 /**
- * The bash executor with real processes. The guard is replaced by one that allows everything, so these tests
+ * The bash executor with real processes, unsandboxed (the sandbox has its own tests). The guard is replaced by
+ * one that allows everything, so these tests
  * show what the executor itself guarantees: process groups killed, timeouts, caps, scrubbed env, redaction.
  */
 import * as fs from "node:fs"
@@ -25,7 +26,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(ws, { recursive: true, force: true }))
 
 const bash = (args: Record<string, unknown>, extra: { maxOutputBytes?: number } = {}) =>
-  runTool({ workspace: ws, workMode: "BUILD", tool: "bash", args, adapters: { bashGuard: permissive }, ...extra })
+  runTool({ workspace: ws, workMode: "BUILD", tool: "bash", args, sandbox: "none", adapters: { bashGuard: permissive }, ...extra })
 
 /** Running or sleeping; a zombie waiting for a reaper is dead. */
 const alive = (pid: number) => {
@@ -71,7 +72,7 @@ describe("bash executor", () => {
     const pidFile = path.join(ws, "pid")
     const program = Effect.gen(function* () {
       const fiber = yield* Effect.fork(
-        runToolEffect({ workspace: ws, workMode: "BUILD", tool: "bash", args: { command: `echo $$ > ${pidFile}; exec sleep 30` }, adapters: { bashGuard: permissive } })
+        runToolEffect({ workspace: ws, workMode: "BUILD", tool: "bash", sandbox: "none", args: { command: `echo $$ > ${pidFile}; exec sleep 30` }, adapters: { bashGuard: permissive } })
       )
       while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, "utf8") === "") yield* Effect.sleep("20 millis")
       yield* Fiber.interrupt(fiber)

@@ -54,7 +54,7 @@ const toolArgs = fc.oneof(
   fc.record({ from: paths, to: paths, overwrite: fc.boolean() }),
   fc.record({ path: paths, old_string: fc.string({ maxLength: 8 }), new_string: fc.string({ maxLength: 8 }) }),
   fc.record({ pattern: fc.constantFrom("a", "b.*", "[", "**/*", "x|y"), path: paths }),
-  fc.record({ command: fc.constantFrom("echo hi > ../escape.txt", "rm -rf /", "sleep 100", "cat /etc/passwd") }),
+  fc.record({ command: fc.constantFrom("echo hi > ../escape.txt", "rm -rf /", "sleep 0.2", "cat /etc/passwd", "echo ok > inside.txt", "ls -la") }),
   fc.dictionary(fc.string({ maxLength: 10 }), value, { maxKeys: 4 }),
   value
 )
