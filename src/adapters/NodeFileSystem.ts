@@ -2,6 +2,10 @@
  * FileSystem on node:fs. Opens never follow a final symlink (O_NOFOLLOW), and after opening, the descriptor is
  * checked against what the jail validated: same device and inode, and on Linux the path the kernel reports for
  * the descriptor (so a parent directory swapped for a symlink between check and use is caught too).
+ *
+ * Metadata calls and small files use the synchronous syscalls: each costs microseconds, while a round trip
+ * through libuv's thread pool costs tens of microseconds, and a call makes several. Files above `syncLimit` are
+ * read and written asynchronously so a large file never stalls the process.
  */
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
@@ -9,6 +13,8 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Layer, Option } from "effect"
 import { type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat } from "../ports/FileSystem.js"
+
+const syncLimit = 4 * 1024 * 1024
 
 const codeOf = (cause: unknown): string =>
   typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : "EIO"
@@ -30,6 +36,9 @@ const fail = (op: string, p: string) => (cause: unknown) => {
   return new FsError({ op, path: p, code, reason: reasons[code] ?? code })
 }
 
+const changed = (op: string, p: string, what: string) =>
+  new FsError({ op, path: p, code: "ECHANGED", reason: `${what} changed between check and use` })
+
 const kindOf = (s: fs.Stats): FileKind =>
   s.isFile() ? "file" : s.isDirectory() ? "directory" : s.isSymbolicLink() ? "symlink" : "other"
 
@@ -45,53 +54,61 @@ const toStat = (s: fs.Stats): FileStat => ({
 
 const procFd = process.platform === "linux"
 
-/** Re-checks an open descriptor: identity as expected, and opened where we meant to open. */
-const verify = (handle: fsp.FileHandle, p: string, expect: Expect | undefined, op: string) =>
-  Effect.gen(function* () {
-    const st = yield* Effect.tryPromise({ try: () => handle.stat(), catch: fail(op, p) })
-    if (expect !== undefined && expect !== "absent" && (st.dev !== expect.dev || st.ino !== expect.ino)) {
-      return yield* new FsError({ op, path: p, code: "ECHANGED", reason: "the file changed between check and use" })
-    }
-    if (procFd) {
-      const actual = yield* Effect.tryPromise({ try: () => fsp.readlink(`/proc/self/fd/${handle.fd}`), catch: fail(op, p) })
-      if (actual !== p) {
-        return yield* new FsError({ op, path: p, code: "ECHANGED", reason: "a parent directory changed between check and use" })
-      }
-    }
-    return st
-  })
+/** Synchronous syscalls as Effects: a thrown error becomes an FsError for `op` on `p`. */
+const sys = <A>(op: string, p: string, f: () => A) => Effect.try({ try: f, catch: fail(op, p) })
 
-const withHandle = <A>(
-  p: string,
-  flags: number,
-  mode: number | undefined,
-  op: string,
-  use: (handle: fsp.FileHandle) => Effect.Effect<A, FsError>
-) =>
-  Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => fsp.open(p, flags, mode), catch: fail(op, p) }),
-    use,
-    (handle) => Effect.promise(() => handle.close())
-  )
+/** Re-checks an open descriptor: identity as expected, and opened where we meant to open. */
+const verifyFd = (fd: number, p: string, expect: Expect | undefined, op: string): fs.Stats => {
+  const st = fs.fstatSync(fd)
+  if (expect !== undefined && expect !== "absent" && (st.dev !== expect.dev || st.ino !== expect.ino)) throw changed(op, p, "the file")
+  if (procFd && fs.readlinkSync(`/proc/self/fd/${fd}`) !== p) throw changed(op, p, "a parent directory")
+  return st
+}
+
+const rethrow = (op: string, p: string) => (cause: unknown) => (cause instanceof FsError ? cause : fail(op, p)(cause))
+
+const lstatSync = (p: string): Option.Option<FileStat> => {
+  const s = fs.lstatSync(p, { throwIfNoEntry: false })
+  return s === undefined ? Option.none() : Option.some(toStat(s))
+}
 
 export const make = Effect.sync(() => {
   const lstat = (p: string) =>
-    Effect.tryPromise({ try: () => fsp.lstat(p), catch: fail("lstat", p) }).pipe(
-      Effect.map((s) => Option.some(toStat(s))),
-      Effect.catchIf(
-        (e) => e.code === "ENOENT" || e.code === "ENOTDIR",
-        () => Effect.succeed(Option.none<FileStat>())
-      )
+    Effect.try({ try: () => lstatSync(p), catch: fail("lstat", p) }).pipe(
+      Effect.catchIf((e) => e.code === "ENOTDIR", () => Effect.succeed(Option.none<FileStat>()))
     )
 
   const readFile = (p: string, expect?: Expect) =>
-    withHandle(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW, undefined, "read", (handle) =>
-      Effect.gen(function* () {
-        const st = yield* verify(handle, p, expect, "read")
-        if (st.isDirectory()) return yield* new FsError({ op: "read", path: p, code: "EISDIR", reason: "is a directory" })
-        const buffer = yield* Effect.tryPromise({ try: () => handle.readFile(), catch: fail("read", p) })
-        return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
-      })
+    Effect.acquireUseRelease(
+      sys("read", p, () => fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)),
+      (fd) =>
+        Effect.try({ try: () => verifyFd(fd, p, expect, "read"), catch: rethrow("read", p) }).pipe(
+          Effect.flatMap((st) => {
+            if (st.isDirectory()) return Effect.fail(new FsError({ op: "read", path: p, code: "EISDIR", reason: "is a directory" }))
+            if (st.size <= syncLimit) {
+              return sys("read", p, () => {
+                const buffer = fs.readFileSync(fd)
+                return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+              })
+            }
+            return Effect.tryPromise({
+              try: async () => {
+                const buffer = Buffer.alloc(st.size)
+                let offset = 0
+                while (offset < st.size) {
+                  const { bytesRead } = await new Promise<{ bytesRead: number }>((resolve, reject) =>
+                    fs.read(fd, buffer, offset, st.size - offset, offset, (err, bytesRead) => (err === null ? resolve({ bytesRead }) : reject(err)))
+                  )
+                  if (bytesRead === 0) break
+                  offset += bytesRead
+                }
+                return new Uint8Array(buffer.buffer, buffer.byteOffset, offset)
+              },
+              catch: fail("read", p)
+            })
+          })
+        ),
+      (fd) => Effect.sync(() => fs.closeSync(fd))
     )
 
   const writeFile = (p: string, data: Uint8Array, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
@@ -102,13 +119,18 @@ export const make = Effect.sync(() => {
       // A replaced file keeps its mode unless the caller names one.
       const previous = options.mode === undefined ? yield* lstat(p) : Option.none<FileStat>()
       const mode = options.mode ?? (Option.isSome(previous) && previous.value.kind === "file" ? previous.value.mode : undefined)
-      yield* withHandle(tmp, flags, mode ?? 0o644, "write", (handle) =>
-        Effect.gen(function* () {
-          yield* verify(handle, tmp, undefined, "write")
-          yield* Effect.tryPromise({ try: () => handle.writeFile(data), catch: fail("write", p) })
-          if (mode !== undefined) yield* Effect.tryPromise({ try: () => handle.chmod(mode), catch: fail("chmod", p) })
-        })
-      ).pipe(Effect.tapError(() => Effect.promise(() => fsp.rm(tmp, { force: true }))))
+      const removeTmp = Effect.sync(() => fs.rmSync(tmp, { force: true }))
+      const fill = Effect.acquireUseRelease(
+        sys("write", p, () => fs.openSync(tmp, flags, mode ?? 0o644)),
+        (fd) =>
+          Effect.gen(function* () {
+            yield* Effect.try({ try: () => verifyFd(fd, tmp, undefined, "write"), catch: rethrow("write", p) })
+            if (data.byteLength <= syncLimit) yield* sys("write", p, () => fs.writeFileSync(fd, data))
+            else yield* Effect.tryPromise({ try: () => new Promise<void>((res, rej) => fs.writeFile(fd, data, (e) => (e === null ? res() : rej(e)))), catch: fail("write", p) })
+            if (mode !== undefined) yield* sys("chmod", p, () => fs.fchmodSync(fd, mode))
+          }),
+        (fd) => Effect.sync(() => fs.closeSync(fd))
+      )
       const replace = Effect.gen(function* () {
         const expect = options.expect
         if (expect !== undefined) {
@@ -120,17 +142,15 @@ export const make = Effect.sync(() => {
                 now.value.dev === expect.dev &&
                 now.value.ino === expect.ino &&
                 (expect.mtimeMs === undefined || now.value.mtimeMs === expect.mtimeMs)
-          if (!same) {
-            return yield* new FsError({ op: "write", path: p, code: "ECHANGED", reason: "the file changed between check and use" })
-          }
+          if (!same) return yield* changed("write", p, "the file")
         }
-        yield* Effect.tryPromise({ try: () => fsp.rename(tmp, p), catch: fail("write", p) })
+        yield* sys("write", p, () => fs.renameSync(tmp, p))
       })
-      yield* replace.pipe(Effect.tapError(() => Effect.promise(() => fsp.rm(tmp, { force: true }))))
+      yield* Effect.zipRight(fill, replace).pipe(Effect.tapError(() => removeTmp), Effect.onInterrupt(() => removeTmp))
     })
 
   const readDir = (p: string) =>
-    Effect.tryPromise({ try: () => fsp.readdir(p, { withFileTypes: true }), catch: fail("list", p) }).pipe(
+    sys("list", p, () => fs.readdirSync(p, { withFileTypes: true })).pipe(
       Effect.map((entries): ReadonlyArray<DirEntry> =>
         entries.map((e) => ({
           name: e.name,
@@ -141,19 +161,17 @@ export const make = Effect.sync(() => {
 
   return FileSystem.of({
     lstat,
-    readlink: (p) => Effect.tryPromise({ try: () => fsp.readlink(p), catch: fail("readlink", p) }),
+    readlink: (p) => sys("readlink", p, () => fs.readlinkSync(p)),
     readFile,
     writeFile,
     readDir,
-    makeDirectory: (p) =>
-      Effect.tryPromise({ try: () => fsp.mkdir(p, { recursive: true }), catch: fail("mkdir", p) }).pipe(Effect.asVoid),
+    makeDirectory: (p) => sys("mkdir", p, () => fs.mkdirSync(p, { recursive: true })).pipe(Effect.asVoid),
     remove: (p, options) =>
-      Effect.tryPromise({
-        try: () => (options?.recursive === true ? fsp.rm(p, { recursive: true }) : fsp.unlink(p)),
-        catch: fail("delete", p)
-      }),
-    rename: (from, to) => Effect.tryPromise({ try: () => fsp.rename(from, to), catch: fail("move", from) }),
-    chmod: (p, mode) => Effect.tryPromise({ try: () => fsp.chmod(p, mode), catch: fail("chmod", p) })
+      options?.recursive === true
+        ? Effect.tryPromise({ try: () => fsp.rm(p, { recursive: true }), catch: fail("delete", p) })
+        : sys("delete", p, () => fs.unlinkSync(p)),
+    rename: (from, to) => sys("move", from, () => fs.renameSync(from, to)),
+    chmod: (p, mode) => sys("chmod", p, () => fs.chmodSync(p, mode))
   })
 })
 

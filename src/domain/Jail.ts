@@ -25,6 +25,8 @@ export interface PathFacts {
   readonly dev: number
   readonly ino: number
   readonly mtimeMs: number
+  /** Size in bytes of what was found (0 when missing). */
+  readonly size: number
 }
 
 export interface JailContext {
@@ -150,7 +152,7 @@ export const checkLexical = (ctx: JailContext, cwd: string, input: string, acces
   const lexical = P.resolve(cwd, expanded)
   return check(
     ctx,
-    { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0 },
+    { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0 },
     access
   )
 }

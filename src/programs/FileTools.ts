@@ -13,7 +13,7 @@ import { capText } from "../domain/Truncate.js"
 import { type Expect, FileSystem, type FsError } from "../ports/FileSystem.js"
 import { Session } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
-import { walk } from "./Walk.js"
+import { breathe, walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
 const encoder = new TextEncoder()
@@ -47,6 +47,7 @@ const unchanged = (facts: Jail.PathFacts): Expect =>
 
 const isBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
 
+
 const numbered = (lines: ReadonlyArray<string>, first: number) =>
   lines
     .map((line, i) => {
@@ -61,8 +62,7 @@ export const readFile = (inv: Invocation, call: CallOf<"read_file">) =>
     const { facts, shown } = yield* resolvedOf(inv, "path")
     if (facts.kind === "missing") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} does not exist` })
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is a directory: use list_dir` })
-    const stat = yield* fs.lstat(facts.real).pipe(Effect.mapError(failed("read_file")))
-    const size = stat._tag === "Some" ? stat.value.size : 0
+    const size = facts.size
     if (size > limits.readBytes) {
       return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is ${size} bytes, over the ${limits.readBytes}-byte read limit` })
     }
@@ -171,6 +171,7 @@ export const grep = (inv: Invocation, call: CallOf<"grep">) =>
       candidates,
       (file) =>
         Effect.gen(function* () {
+          yield* breathe
           const abs = P.join(session.root, file)
           const stat = yield* fs.lstat(abs).pipe(Effect.orElseSucceed(() => undefined))
           if (stat === undefined || stat._tag === "None" || stat.value.kind !== "file" || stat.value.size > limits.grepFileBytes) return

@@ -10,21 +10,26 @@ import { FileSystem, type FileStat, FsError } from "../ports/FileSystem.js"
 
 const maxLinks = 40
 
-export const resolve = Effect.fn("PathResolver.resolve")(function* (base: string, input: string) {
+/**
+ * `canonical`: a directory already known to be a real path with no symlinks (the session's workspace root, which
+ * was realpath'd at start-up). A path lexically inside it starts the walk there instead of at `/`.
+ */
+export const resolve = Effect.fnUntraced(function* (base: string, input: string, canonical?: string) {
   const fs = yield* FileSystem
   const lexical = P.resolve(base, input)
   if (input.includes("\0")) {
-    return { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0 } satisfies PathFacts
+    return { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0 } satisfies PathFacts
   }
-  const queue: Array<string> = [...P.segments(lexical)]
-  let current = "/"
+  const fromCanonical = canonical !== undefined && P.isInside(canonical, lexical)
+  const queue: Array<string> = [...P.segments(fromCanonical ? P.relative(canonical, lexical) : lexical)]
+  let current = fromCanonical ? canonical : "/"
   let entry = lexical
   let exists = true
   let viaSymlink = false
   let dangling = false
   let links = 0
   let fromLink = 0 // how many queued segments at the front came from a link target
-  let last: FileStat | undefined
+  let last: FileStat | undefined = fromCanonical ? Option.getOrUndefined(yield* fs.lstat(canonical)) : undefined
   while (queue.length > 0) {
     const seg = queue.shift() ?? ""
     const insideLink = fromLink > 0
@@ -76,7 +81,8 @@ export const resolve = Effect.fn("PathResolver.resolve")(function* (base: string
     nlink: last?.nlink ?? 0,
     dev: last?.dev ?? 0,
     ino: last?.ino ?? 0,
-    mtimeMs: last?.mtimeMs ?? 0
+    mtimeMs: last?.mtimeMs ?? 0,
+    size: last?.size ?? 0
   }
   return facts
 })

@@ -21,6 +21,15 @@ export interface Walked {
 }
 
 const alwaysSkipped = new Set([".git", ".minicode"])
+
+/**
+ * Lets the event loop run (I/O, a cancellation arriving on stdin) and gives interruption a point to land.
+ * The file system adapter uses synchronous syscalls, so a long walk or search hands control back as it goes.
+ */
+export const breathe = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
 const decoder = new TextDecoder()
 
 export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
@@ -45,10 +54,12 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     dir = P.join(dir, seg)
   }
   let seen = 0
+  let dirs = 0
   let incomplete = false
   const stack = [options.start]
   while (stack.length > 0) {
     const current = stack.pop() ?? options.start
+    if (++dirs % 32 === 0) yield* breathe
     yield* loadIgnore(current)
     const entries = yield* fs.readDir(current).pipe(Effect.orElseSucceed(() => []))
     for (const entry of entries) {
