@@ -11,6 +11,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { createHash, randomUUID } from "node:crypto"
+import { createRequire } from "node:module"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Clock, Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Schema, type Scope } from "effect"
@@ -128,8 +129,6 @@ const RecordRow = Schema.Struct({
 })
 type RecordRow = typeof RecordRow.Type
 const decodeRecordRow = Schema.decodeUnknownEither(RecordRow)
-const SeqOnly = Schema.Struct({ seq: Schema.Number })
-const decodeSeq = Schema.decodeUnknownEither(SeqOnly)
 
 const ChangeRow = Schema.Struct({
   seq: Schema.Number,
@@ -288,6 +287,96 @@ const sqlError = (what: string) => (error: SqlError) =>
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * The per-call statements (an intent before each mutation, its terminal state after) on a second, plain
+ * better-sqlite3 connection to the same WAL database: the same SQL the Effect client would send, without its
+ * per-statement machinery, which cost more than the write being journaled. Migrations, recovery, undo and
+ * listings stay on the Effect client.
+ */
+interface HotRow {
+  readonly id: string
+  readonly session: string
+  readonly turn: number
+  readonly tool: string
+  readonly capability: string
+  readonly paths: string
+  readonly args_hash: string
+  readonly request_id: string | null
+  readonly remote: number
+  readonly state: string
+  readonly note: null
+  readonly created_at: number
+  readonly updated_at: number
+  readonly finalized: number
+  readonly restore_action: string | null
+  readonly restore_session: string | null
+  readonly restore_turn: number | null
+  readonly sum: string
+  readonly state_sum: string
+}
+
+interface HotSnapshot {
+  readonly path: string
+  readonly before_hash: string | null
+  readonly before_mode: number | null
+  readonly after_known: number
+  readonly after_hash: string | null
+  readonly after_mode: number | null
+}
+
+interface BetterStatement {
+  run(...params: ReadonlyArray<unknown>): { readonly changes: number; readonly lastInsertRowid: number | bigint }
+}
+interface BetterDatabase {
+  prepare(source: string): BetterStatement
+  pragma(source: string): unknown
+  transaction<A extends ReadonlyArray<unknown>, R>(f: (...args: A) => R): { immediate: (...args: A) => R }
+  close(): void
+}
+type BetterConstructor = new (filename: string, options?: { readonly timeout?: number }) => BetterDatabase
+
+const isConstructor = (value: unknown): value is BetterConstructor => typeof value === "function"
+
+const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const loaded: unknown = createRequire(import.meta.url)("better-sqlite3")
+        if (!isConstructor(loaded)) throw new Error("better-sqlite3 did not load")
+        const db = new loaded(dbPath, { timeout: busyMs })
+        db.pragma(`synchronous = ${full ? "FULL" : "NORMAL"}`)
+        const insertRecord = db.prepare(`INSERT INTO records (id, session, turn, tool, capability, paths, args_hash, request_id,
+          remote, state, note, created_at, updated_at, finalized, restore_action, restore_session, restore_turn, sum, state_sum)
+          VALUES (@id, @session, @turn, @tool, @capability, @paths, @args_hash, @request_id, @remote, @state, @note,
+          @created_at, @updated_at, @finalized, @restore_action, @restore_session, @restore_turn, @sum, @state_sum)`)
+        const insertBlob = db.prepare("INSERT OR IGNORE INTO blobs (hash, size, content) VALUES (?, ?, ?)")
+        const insertSnapshot = db.prepare(`INSERT OR REPLACE INTO snapshots (record_seq, path, before_hash, before_mode,
+          after_known, after_hash, after_mode) VALUES (@record_seq, @path, @before_hash, @before_mode, @after_known,
+          @after_hash, @after_mode)`)
+        const updateState = db.prepare(`UPDATE records SET state = ?, note = ?, updated_at = ?, state_sum = ?
+          WHERE id = ? AND state = 'pending'`)
+        // The insert comes first: it takes the write lock (IMMEDIATE) through the busy handler.
+        const begin = db.transaction(
+          (row: HotRow, blobs: ReadonlyArray<readonly [string, Uint8Array]>, snapshots: ReadonlyArray<HotSnapshot>): number => {
+            const seq = Number(insertRecord.run(row).lastInsertRowid)
+            for (const [hash, content] of blobs) insertBlob.run(hash, content.byteLength, content)
+            for (const snapshot of snapshots) insertSnapshot.run({ record_seq: seq, ...snapshot })
+            return seq
+          }
+        )
+        return {
+          db,
+          begin: (row: HotRow, blobs: ReadonlyArray<readonly [string, Uint8Array]>, snapshots: ReadonlyArray<HotSnapshot>) =>
+            begin.immediate(row, blobs, snapshots),
+          complete: (id: string, state: string, note: string | null, now: number, sum: string) =>
+            updateState.run(state, note, now, sum, id).changes
+        }
+      },
+      catch: (cause) => new JournalError({ reason: `cannot open ${dbPath}: ${cause instanceof Error ? cause.message : String(cause)}` })
+    }),
+    (hot) => Effect.sync(() => hot.db.close())
+  )
+
 export interface Services {
   readonly journal: JournalShape
   readonly checkpoints: CheckpointsShape
@@ -335,6 +424,11 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     )
     if (problems.length === 0) yield* migrate
     const damaged = yield* Ref.make<ReadonlyArray<string>>(problems)
+    // A damaged database refuses every write (see `writable`): its hot path is never opened.
+    const hot =
+      problems.length === 0
+        ? yield* hotPath(options.dbPath, busy, options.synchronous === "full")
+        : { begin: () => -1, complete: () => 0 }
 
     const writable = Effect.flatMap(Ref.get(damaged), (ps) =>
       ps.length === 0
@@ -366,7 +460,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       )
 
 
-    const begin = Effect.fn("SqliteJournal.begin")(function* (
+    const begin = Effect.fnUntraced(function* (
       intent: Intent,
       snapshots: ReadonlyArray<Snapshot>,
       intended: ReadonlyArray<Snapshot> = []
@@ -408,43 +502,30 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         sum: immutableSum(base),
         state_sum: stateSum(id, "pending", null)
       }
-      const seq = yield* sql.withTransaction(
-        Effect.gen(function* () {
-          // The insert comes first: it takes the write lock through the busy handler.
-          const inserted = yield* sql`INSERT INTO records ${sql.insert(row)} RETURNING seq`
-          const seq = Option.getOrElse(
-            Option.flatMap(Option.fromNullable(inserted[0]), (r) => Option.getRight(decodeSeq(r))),
-            () => ({ seq: -1 })
-          ).seq
-          // One statement for the blobs, one for the snapshot rows: the statement is the unit of cost here.
-          const blobs = new Map<string, Uint8Array>()
-          const address = (content: Uint8Array | null): string | null => {
-            if (content === null) return null
-            const hash = sha256(content)
-            blobs.set(hash, content)
-            return hash
-          }
-          const rows = snapshots.map((snap) => {
-            const after = intended.find((i) => i.path === snap.path)
-            return {
-              record_seq: seq,
-              path: snap.path,
-              before_hash: address(snap.content),
-              before_mode: snap.content === null ? null : snap.mode,
-              after_known: after === undefined ? 0 : 1,
-              after_hash: after === undefined ? null : address(after.content),
-              after_mode: after === undefined || after.content === null ? null : after.mode
-            }
-          })
-          if (blobs.size > 0) {
-            yield* sql`INSERT OR IGNORE INTO blobs ${
-              sql.insert([...blobs].map(([hash, content]) => ({ hash, size: content.byteLength, content })))
-            }`
-          }
-          if (rows.length > 0) yield* sql`INSERT OR REPLACE INTO snapshots ${sql.insert(rows)}`
-          return seq
-        })
-      ).pipe(Effect.mapError(sqlError("begin")))
+      // One synchronous transaction on the hot-path connection: the record, the content-addressed blobs and the
+      // snapshot rows land together or not at all.
+      const blobs = new Map<string, Uint8Array>()
+      const address = (content: Uint8Array | null): string | null => {
+        if (content === null) return null
+        const hash = sha256(content)
+        blobs.set(hash, content)
+        return hash
+      }
+      const snapshotRows = snapshots.map((snap) => {
+        const after = intended.find((i) => i.path === snap.path)
+        return {
+          path: snap.path,
+          before_hash: address(snap.content),
+          before_mode: snap.content === null ? null : snap.mode,
+          after_known: after === undefined ? 0 : 1,
+          after_hash: after === undefined ? null : address(after.content),
+          after_mode: after === undefined || after.content === null ? null : after.mode
+        }
+      })
+      const seq = yield* Effect.try({
+        try: () => hot.begin(row, [...blobs], snapshotRows),
+        catch: (cause) => new JournalError({ reason: `begin: ${cause instanceof Error ? cause.message : String(cause)}` })
+      })
       const record: JournalRecord = {
         ...base,
         seq,
@@ -457,15 +538,15 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       return record
     })
 
-    const complete = Effect.fn("SqliteJournal.complete")(function* (id: string, state: Terminal, note?: string) {
+    const complete = Effect.fnUntraced(function* (id: string, state: Terminal, note?: string) {
       yield* writable
       const now = yield* Clock.currentTimeMillis
       const text = note ?? null
-      const updated = yield* sql`UPDATE records SET state = ${state}, note = ${text}, updated_at = ${now},
-        state_sum = ${stateSum(id, state, text)} WHERE id = ${id} AND state = 'pending' RETURNING seq`.pipe(
-        Effect.mapError(sqlError("complete"))
-      )
-      if (updated.length > 0) return
+      const updated = yield* Effect.try({
+        try: () => hot.complete(id, state, text, now, stateSum(id, state, text)),
+        catch: (cause) => new JournalError({ reason: `complete: ${cause instanceof Error ? cause.message : String(cause)}` })
+      })
+      if (updated > 0) return
       const existing = yield* byId(id)
       if (existing === undefined) return yield* new JournalError({ reason: `no record ${id}` })
       if (existing.state !== state) {
