@@ -2,6 +2,7 @@
  * minicode's programmatic API. `runToolEffect` runs one call through the whole chain as an Effect;
  * `runTool` is its Promise face; `createKernel` keeps one session's chain for many calls.
  */
+import * as os from "node:os"
 import { Effect, Either, Exit, Layer, ManagedRuntime } from "effect"
 import * as Approvers from "./adapters/Approvers.js"
 import * as Allowlist from "./domain/Allowlist.js"
@@ -65,7 +66,8 @@ const sessionOf = (options: RunToolOptions): Kernel.SessionOptions => ({
   permissionMode: options.permissionMode,
   policy: options.policy,
   maxOutputBytes: options.maxOutputBytes,
-  sessionId: "api"
+  sessionId: "api",
+  home: os.homedir()
 })
 
 /** The chain for one session, as a Layer (compose it with your own program). */

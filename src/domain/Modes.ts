@@ -42,6 +42,7 @@ const policyAliases: Record<string, AccessPolicy> = {
   plan: "plan",
   allowlist: "allowlist",
   "allow-all": "allow-all",
+  allow_all: "allow-all",
   allowall: "allow-all",
   unrestricted: "unrestricted"
 }

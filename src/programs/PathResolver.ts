@@ -14,9 +14,11 @@ const maxLinks = 40
  * `canonical`: a directory already known to be a real path with no symlinks (the session's workspace root, which
  * was realpath'd at start-up). A path lexically inside it starts the walk there instead of at `/`.
  */
-export const resolve = Effect.fnUntraced(function* (base: string, input: string, canonical?: string) {
+export const resolve = Effect.fnUntraced(function* (base: string, input: string, canonical?: string, home?: string) {
   const fs = yield* FileSystem
-  const lexical = P.resolve(base, input)
+  // `~` means the home directory to whoever typed it (a model included): never a folder named `~` in the workspace.
+  const expanded = home !== undefined && (input === "~" || input.startsWith("~/")) ? home + input.slice(1) : input
+  const lexical = P.resolve(base, expanded)
   if (input.includes("\0")) {
     return { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0 } satisfies PathFacts
   }

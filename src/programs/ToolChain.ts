@@ -77,7 +77,7 @@ export const JailStage = wrap((next) =>
         Effect.gen(function* () {
           const resolved: Record<string, Jail.PathFacts> = {}
           for (const use of inv.facts.paths) {
-            const facts = yield* PathResolver.resolve(session.root, use.path, session.root).pipe(
+            const facts = yield* PathResolver.resolve(session.root, use.path, session.root, session.home).pipe(
               Effect.provideService(FileSystem, fs),
               Effect.catchTag("FsError", (e) =>
                 Effect.fail(
