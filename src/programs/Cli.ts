@@ -4,7 +4,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Either, Option } from "effect"
+import { Console, Context, Effect, Either, Layer, Option } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryJournal from "../adapters/MemoryJournal.js"
 import * as JsonFileAllowlist from "../adapters/JsonFileAllowlist.js"
@@ -14,9 +14,11 @@ import * as Conformance from "../domain/Conformance.js"
 import type { Decision } from "../domain/Decision.js"
 import { ToolFailed } from "../domain/Errors.js"
 import * as Modes from "../domain/Modes.js"
+import { Journal } from "../ports/Journal.js"
 import * as SqlConnection from "../domain/SqlConnection.js"
 import * as Kernel from "./Kernel.js"
 import { config } from "./cli/ConfigCommands.js"
+import { journalCommands } from "./cli/JournalCommands.js"
 import { mcp } from "./cli/McpCommands.js"
 import * as NodeAdapters from "./NodeAdapters.js"
 import * as Runner from "./Runner.js"
@@ -109,10 +111,28 @@ const tool = Command.make(
     Effect.gen(function* () {
       const { session, adapters } = yield* setup(flags)
       const args = yield* parseJsonArgs(flags.args)
-      const outcome = yield* Runner.invoke({ tool: flags.name, args }).pipe(
-        Effect.provide(Kernel.layer(session, adapters)),
-        Effect.either
-      )
+      const request = { tool: flags.name, args }
+      const prepared = Runner.prepare(request)
+      const mutates = Either.isRight(prepared) && prepared.right.facts.mutates
+      // A read needs no journal (SQLite stays unloaded); a mutation runs in its own turn, numbered after this
+      // session's last one and finalised when the call ends, so `minicode undo` can restore it.
+      const outcome = yield* !mutates
+        ? Runner.invoke(request).pipe(Effect.provide(Kernel.layer(session, { ...adapters, journal: MemoryJournal.layer() })), Effect.either)
+        : Effect.scoped(
+            Effect.gen(function* () {
+              const sessionLayer = Kernel.sessionLayer(session).pipe(Layer.provide(adapters.fileSystem))
+              const journalContext = yield* Layer.build(adapters.journal.pipe(Layer.provide(sessionLayer)))
+              const journal = Context.get(journalContext, Journal)
+              const previous = yield* journal.list({ session: "cli" }).pipe(Effect.orElseSucceed(() => []))
+              const turn = previous.reduce((max, r) => Math.max(max, r.turn), 0) + 1
+              const result = yield* Runner.invoke(request).pipe(
+                Effect.provide(Kernel.layer({ ...session, turn }, { ...adapters, journal: Layer.succeedContext(journalContext) })),
+                Effect.either
+              )
+              yield* journal.finalizeTurn("cli", turn).pipe(Effect.ignore)
+              return result
+            })
+          )
       if (Either.isRight(outcome)) {
         const out = outcome.right
         yield* flags.json ? Console.log(JSON.stringify({ ok: true, text: out.text, truncated: out.truncated, isError: out.isError === true })) : Console.log(out.text)
@@ -249,7 +269,7 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, 
 
 export const root = Command.make("minicode").pipe(
   Command.withDescription("A tool kernel for AI coding agents: deterministic gates between the model and your machine"),
-  Command.withSubcommands([tool, policyCommand, doctor, config, mcp])
+  Command.withSubcommands([tool, policyCommand, doctor, config, mcp, ...journalCommands])
 )
 
 export const run = Command.run(root, { name: "minicode", version })

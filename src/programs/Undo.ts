@@ -171,8 +171,12 @@ export const latestUndoable: Effect.Effect<Option.Option<Checkpoint>, JournalErr
   (list) => Option.fromNullable(list.find((c) => c.status === "applied" || c.status === "undoing" || c.status === "redoing"))
 )
 
-/** The checkpoint `redo` means: the newest one undone (or a redo left half-way). */
+/**
+ * The checkpoint `redo` means: a redo left half-way, else the last one undone. Undo goes newest first, so the
+ * last undone is the oldest turn still undone: redo walks forward again in the order the turns were made.
+ */
 export const latestRedoable: Effect.Effect<Option.Option<Checkpoint>, JournalError, Checkpoints> = Effect.map(
   checkpoints,
-  (list) => Option.fromNullable(list.find((c) => c.status === "undone" || c.status === "redoing"))
+  (list) =>
+    Option.fromNullable(list.find((c) => c.status === "redoing") ?? [...list].reverse().find((c) => c.status === "undone"))
 )

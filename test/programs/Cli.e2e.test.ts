@@ -97,4 +97,32 @@ describe("minicode CLI", () => {
     const doctor = JSON.parse(minicode(["doctor", "--json", "--cwd", dir], { env }).stdout)
     expect(doctor.config).toMatchObject({ localFound: true, localUsed: false, globalFound: false })
   })
+
+  it("journals each mutation in its own turn; undo and redo restore files byte for byte; recover never acts", () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-undo-")))
+    fs.writeFileSync(path.join(dir, "a.txt"), "one\n", { mode: 0o640 })
+    const build = ["--cwd", dir, "--work-mode", "BUILD", "--sandbox", "none"]
+    expect(minicode(["tool", "write_file", '{"path":"a.txt","content":"two\\n"}', ...build]).status).toBe(0)
+    expect(minicode(["tool", "write_file", '{"path":"new/b.txt","content":"b"}', ...build]).status).toBe(0)
+    expect(minicode(["tool", "delete_file", '{"path":"a.txt"}', ...build]).status).toBe(0)
+    const records = JSON.parse(minicode(["journal", "--json", "--cwd", dir]).stdout)
+    expect(records.map((r: { tool: string; turn: number; state: string }) => [r.tool, r.turn, r.state])).toEqual([
+      ["write_file", 1, "committed"],
+      ["write_file", 2, "committed"],
+      ["delete_file", 3, "committed"]
+    ])
+    const plan = JSON.parse(minicode(["recover", "--json", "--cwd", dir]).stdout)
+    expect(plan.items).toEqual([])
+    for (let i = 0; i < 3; i++) expect(minicode(["undo", "--cwd", dir]).status).toBe(0)
+    expect(fs.readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("one\n")
+    expect(fs.statSync(path.join(dir, "a.txt")).mode & 0o777).toBe(0o640)
+    expect(fs.existsSync(path.join(dir, "new/b.txt"))).toBe(false)
+    expect(minicode(["redo", "--cwd", dir]).status).toBe(0)
+    expect(fs.readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("two\n")
+    // Someone else changes the file: undo refuses that path and says why.
+    fs.writeFileSync(path.join(dir, "a.txt"), "theirs\n")
+    const refused = minicode(["undo", "--cwd", dir])
+    expect(refused.stdout).toContain("REFUSED a.txt")
+    expect(fs.readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("theirs\n")
+  })
 })
