@@ -246,7 +246,8 @@ const build = (options: Options) =>
             dispose: () => inner.dispose()
           }
           const conn = m.createMessageConnection(reader, new m.StreamMessageWriter(stdin))
-          conn.onClose(() => die("its connection closed"))
+          // The exit status says more than a closed pipe: give it a moment to arrive.
+          conn.onClose(() => void setTimeout(() => die("its connection closed"), 200).unref())
           conn.onError(([error]) => void error)
           conn.onRequest("workspace/configuration", (params: { readonly items?: ReadonlyArray<unknown> } | undefined) =>
             (params?.items ?? []).map(() => null)
@@ -345,7 +346,13 @@ const build = (options: Options) =>
         Effect.tryPromise({
           try: (signal) => {
             const source = new instance.rpc.CancellationTokenSource()
-            signal.addEventListener("abort", () => source.cancel())
+            signal.addEventListener("abort", () => {
+              try {
+                source.cancel()
+              } catch {
+                // The connection is gone: nothing to cancel.
+              }
+            })
             return instance.conn.sendRequest<unknown>(method, params, source.token)
           },
           catch: (cause) =>
