@@ -206,7 +206,8 @@ export const format = (
 ): { readonly text: string; readonly truncated: boolean } => {
   const withSymbols = ranked.filter((r) => (outlines.get(r.path)?.symbols.length ?? 0) > 0)
   const total = withSymbols.reduce((sum, r) => sum + (outlines.get(r.path)?.symbols.length ?? 0), 0)
-  const header = `repo map of ${title}: ${withSymbols.length} files, ${total} symbols (files most imported first)`
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`
+  const header = `repo map of ${title}: ${plural(withSymbols.length, "file")}, ${plural(total, "symbol")} (files most imported first)`
   const parts: Array<string> = [header]
   let used = header.length
   let shown = 0
