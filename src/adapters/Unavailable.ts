@@ -33,4 +33,17 @@ export const mcpTransport = Layer.succeed(
   McpTransport.of({ servers: [], list: missing("MCP client"), call: missing("MCP client"), read: missing("MCP client"), prompt: missing("MCP client") })
 )
 
-export const lspTransport = Layer.succeed(LspTransport, LspTransport.of({ request: missing("LSP client") }))
+const noLsp = missing("LSP client")
+export const lspTransport = Layer.succeed(
+  LspTransport,
+  LspTransport.of({
+    servers: [],
+    serverFor: () => undefined,
+    diagnostics: noLsp,
+    definition: noLsp,
+    references: noLsp,
+    hover: noLsp,
+    documentSymbols: noLsp,
+    workspaceSymbols: noLsp
+  })
+)

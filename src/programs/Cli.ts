@@ -19,6 +19,7 @@ import * as SqlConnection from "../domain/SqlConnection.js"
 import * as Kernel from "./Kernel.js"
 import { config } from "./cli/ConfigCommands.js"
 import { journalCommands } from "./cli/JournalCommands.js"
+import { lspDoctor } from "./cli/LspCommands.js"
 import { mcp } from "./cli/McpCommands.js"
 import * as NodeAdapters from "./NodeAdapters.js"
 import * as Runner from "./Runner.js"
@@ -89,6 +90,7 @@ const setup = (flags: CommonFlags) =>
         unrestricted: false,
         mcpServers: config.mcpServers ?? {},
         sql,
+        lsp: config.lsp ?? {},
         sandbox: { mode: Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto") }
       }),
       allowlist: JsonFileAllowlist.layer(loaded.paths.allowlist, configured),
@@ -225,6 +227,7 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, 
     const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig)).pipe(Effect.either)
     const config = Either.isRight(loaded) ? loaded.right.config : {}
     const sandboxMode = Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto")
+    const lsp = yield* lspDoctor(workspace, config.lsp ?? {})
     const report = {
       minicode: version,
       node: process.version,
@@ -242,7 +245,7 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, 
       defaults: { workMode: config.workMode ?? "DISCUSS", permissionMode: config.permissionMode ?? "AUTO", policy: config.policy ?? "default" },
       servers: {
         mcp: Object.keys(config.mcpServers ?? {}),
-        lsp: Object.keys(config.lsp ?? {}),
+        lsp: lsp.rows,
         sql: Object.keys(config.sql ?? {})
       },
       bashGuard: "tree-sitter-bash (commands are parsed and judged on their syntax tree)",
@@ -258,7 +261,7 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, 
         ...(report.config.error === null ? [] : [`config error: ${report.config.error}`]),
         `defaults: work mode ${report.defaults.workMode}, permission mode ${report.defaults.permissionMode}, policy ${report.defaults.policy}`,
         `MCP servers: ${report.servers.mcp.length === 0 ? "none" : report.servers.mcp.join(", ")}`,
-        `language servers: ${report.servers.lsp.length === 0 ? "none" : report.servers.lsp.join(", ")}`,
+        ...(lsp.lines.length === 0 ? ["language servers: none"] : lsp.lines),
         `SQL connections: ${report.servers.sql.length === 0 ? "none" : report.servers.sql.join(", ")}`,
         `bash guard: ${report.bashGuard}`,
         report.sandbox

@@ -5,6 +5,7 @@
 import { Context, Effect, Layer, Option, SynchronizedRef } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 import { nameOf } from "../domain/Tools.js"
+import { Diagnostics } from "../ports/Diagnostics.js"
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import type { ToolError } from "../domain/Errors.js"
@@ -16,13 +17,17 @@ const maxConcurrentWrites = 8
 /** Tools other issues fill in: until then a clear "not available", never a silent no-op. */
 export type Extension = (inv: Invocation) => Effect.Effect<ToolOutput, ToolError> | undefined
 
-/** Executors for tools beyond the file tools (bash, git, MCP, LSP, SQL…), provided by the composition. */
+/**
+ * Executors for tools beyond the file tools (bash, git, MCP, LSP, SQL…), provided by the composition. The layer that
+ * provides them may also provide `Diagnostics` (the post-write hook): the executor picks it up when present.
+ */
 export class Extensions extends Context.Tag("minicode/Extensions")<Extensions, ReadonlyArray<Extension>>() {}
 
 export const make = (given: ReadonlyArray<Extension> = []) =>
   Effect.gen(function* () {
     const provided = yield* Effect.serviceOption(Extensions)
     const extensions = [...given, ...Option.getOrElse(provided, () => [])]
+    const diagnostics = yield* Effect.serviceOption(Diagnostics)
     const session = yield* Session
     const fs = yield* FileSystem
     const writes = yield* Effect.makeSemaphore(maxConcurrentWrites)
@@ -42,6 +47,15 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         return yield* writes.withPermits(1)(guarded)
       })
     }
+    /** After a successful write or edit, the file's new diagnostics (when a language server handles it). */
+    const withDiagnostics = <E, R>(inv: Invocation, effect: Effect.Effect<ToolOutput, E, R>): Effect.Effect<ToolOutput, E, R> => {
+      const path = inv.resolved["path"]?.real
+      if (Option.isNone(diagnostics) || path === undefined) return effect
+      const hook = diagnostics.value
+      return Effect.flatMap(effect, (output) =>
+        Effect.map(hook.afterWrite(path), (note) => (note === undefined ? output : { ...output, text: `${output.text}\n${note}` }))
+      )
+    }
     const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError, Session | FileSystem> => {
       const call = inv.facts.call
       switch (call.tool) {
@@ -54,9 +68,9 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         case "grep":
           return FileTools.grep(inv, call)
         case "write_file":
-          return serialised(inv, FileTools.writeFile(inv, call))
+          return withDiagnostics(inv, serialised(inv, FileTools.writeFile(inv, call)))
         case "edit_file":
-          return serialised(inv, FileTools.editFile(inv, call))
+          return withDiagnostics(inv, serialised(inv, FileTools.editFile(inv, call)))
         case "move_file":
           return serialised(inv, FileTools.moveFile(inv, call))
         case "delete_file":

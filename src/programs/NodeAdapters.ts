@@ -2,7 +2,7 @@
  * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
  * replace what they need (the approver, the allowlist store, a fake for tests).
  */
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as BwrapSandbox from "../adapters/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
@@ -18,11 +18,13 @@ import { ToolFailed } from "../domain/Errors.js"
 import { defaultLimits, type Limits } from "../domain/SandboxProfile.js"
 import type { Connections } from "../domain/SqlConnection.js"
 import type { SandboxMode, SandboxStatus } from "../ports/Sandbox.js"
+import { Diagnostics } from "../ports/Diagnostics.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import * as BashTool from "./BashTool.js"
 import { Extensions } from "./Executor.js"
 import * as GitTools from "./GitTools.js"
+import * as RepoMap from "./RepoMap.js"
 import type { Adapters } from "./Kernel.js"
 import * as SqlTool from "./SqlTool.js"
 
@@ -91,22 +93,29 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
  * bash over the sandboxed shell (when asked); the git tools over the plain Node shell (git_push needs the network,
  * and the git tools neutralise repository-controlled execution themselves); sql_query over SQLite and PostgreSQL;
  * the MCP tools and web_fetch over the SDK client and the pinned fetch (loaded on first use; servers are closed
- * when the session's scope ends).
+ * when the session's scope ends); the lsp_* tools over the configured language servers (started on first use,
+ * shut down with the session), with the post-write `Diagnostics` hook beside the extensions; repo_map.
  */
 export const extensions = (options: {
   readonly unrestricted: boolean
   readonly mcpServers?: Readonly<Record<string, ServerEntry>>
   readonly sql?: Connections
   readonly sandbox?: SandboxOptions | undefined
+  /** The config file's `lsp` entries (extension → server). */
+  readonly lsp?: Readonly<Record<string, ServerEntry>>
+  /** "regex" forces the repo map's regex outlines (default: MINICODE_REPOMAP). */
+  readonly repoMap?: "auto" | "regex"
 }) =>
-  Layer.scoped(
-    Extensions,
+  Layer.scopedContext(
     Effect.gen(function* () {
       const session = yield* Session
       const local = yield* Effect.all([Effect.provide(BashTool.make, bashShell(options)), GitTools.make, SqlTool.make])
       const McpTools = yield* Effect.promise(() => import("./McpTools.js"))
       const mcp = yield* McpTools.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env })
-      return [...local, mcp]
+      const LspTools = yield* Effect.promise(() => import("./LspTools.js"))
+      const lsp = yield* LspTools.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted })
+      const repoMap = yield* RepoMap.make({ mode: options.repoMap ?? (process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto") })
+      return Context.make(Extensions, [...local, mcp, lsp.extension, repoMap]).pipe(Context.add(Diagnostics, lsp.diagnostics))
     })
   ).pipe(
     Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {})))
@@ -121,6 +130,8 @@ export const adapters = (options: {
   /** The config file's `sql` entries, decoded (`SqlConnection.parseConnections`). */
   readonly sql?: Connections
   readonly sandbox?: SandboxOptions | undefined
+  /** The config file's `lsp` entries. */
+  readonly lsp?: Readonly<Record<string, ServerEntry>>
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),

@@ -3,6 +3,7 @@
  * `.minicode/config.json` (`--local`, used only with `--allow-local-config`). Other keys of the file are kept.
  * Header and env values are stored (file mode 0600) but never printed.
  */
+import { lspConfig } from "./LspCommands.js"
 import { sqlConfig } from "./SqlCommands.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -147,5 +148,5 @@ const mcp = Command.make("mcp").pipe(Command.withDescription("MCP servers minico
 
 export const config = Command.make("config").pipe(
   Command.withDescription("Edit minicode's configuration"),
-  Command.withSubcommands([mcp, sqlConfig])
+  Command.withSubcommands([mcp, sqlConfig, lspConfig])
 )

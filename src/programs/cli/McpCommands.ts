@@ -59,7 +59,7 @@ const serve = Command.make(
       const McpServe = yield* Effect.promise(() => import("../McpServe.js"))
       yield* McpServe.serve(
         { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork },
-        NodeAdapters.adapters({ unrestricted: false, sql, mcpServers: loaded.config.mcpServers ?? {}, sandbox: { mode } }),
+        NodeAdapters.adapters({ unrestricted: false, sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: { mode } }),
         { input: process.stdin, output: process.stdout }
       )
     }).pipe(

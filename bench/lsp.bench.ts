@@ -1,0 +1,152 @@
+/**
+ * The language tools' costs:
+ * - write_file → diagnostics on a 50-file TypeScript project, through the whole chain (minicode), against the same
+ *   protocol sequence driven directly over vscode-jsonrpc (write the file, didOpen, a barrier request, the first
+ *   publishDiagnostics after it plus the same quiet window, didClose). Alternately breaks and fixes a type.
+ * - repo_map of this repository: cold (no cache) and warm (every outline cached).
+ *
+ *   npx tsx bench/lsp.bench.ts [iterations=10]
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect } from "effect"
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js"
+import * as JsonRpcLspTransport from "../src/adapters/JsonRpcLspTransport.js"
+import * as Kernel from "../src/programs/Kernel.js"
+import * as NodeAdapters from "../src/programs/NodeAdapters.js"
+import * as RepoMap from "../src/programs/RepoMap.js"
+import * as Runner from "../src/programs/Runner.js"
+
+const iterations = Number(process.argv[2] ?? 10)
+const tsls = path.resolve("node_modules/.bin/typescript-language-server")
+const settleMs = JsonRpcLspTransport.defaults.settleMs
+
+const fixture = () => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-lspbench-")))
+  fs.mkdirSync(path.join(root, "src"))
+  fs.writeFileSync(path.join(root, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }))
+  fs.writeFileSync(path.join(root, "package.json"), JSON.stringify({ type: "module" }))
+  for (let i = 0; i < 50; i++) {
+    const prev = i === 0 ? "" : `import { f${i - 1}, type T${i - 1} } from "./m${i - 1}.js"\n`
+    const body = Array.from({ length: 20 }, (_, k) => `export const c${i}_${k}: number = ${k} * 2\n`).join("")
+    fs.writeFileSync(
+      path.join(root, "src", `m${i}.ts`),
+      `${prev}export interface T${i} { readonly id: number; readonly name: string }\nexport function f${i}(x: number): number {\n  return ${i === 0 ? "x" : `f${i - 1}(x)`} + 1\n}\n${body}`
+    )
+  }
+  return root
+}
+const variant = (root: string, i: number, broken: boolean) => {
+  const file = path.join(root, "src", "m25.ts")
+  const text = fs.readFileSync(file, "utf8").replace(/export const total[^\n]*\n/, "")
+  return { file, text: `${text}export const total${i}: number = ${broken ? '"oops"' : "f24(1)"}\n` }
+}
+
+const stats = (label: string, ms: ReadonlyArray<number>) => {
+  const sorted = [...ms].sort((a, b) => a - b)
+  const median = sorted[Math.floor(sorted.length / 2)] ?? 0
+  const mean = ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)
+  console.log(`${label.padEnd(34)} median ${median.toFixed(0).padStart(5)} ms   mean ${mean.toFixed(0).padStart(5)} ms   (n=${ms.length})`)
+  return median
+}
+
+const viaMinicode = async (root: string) => {
+  const adapters = NodeAdapters.adapters({ unrestricted: false, journal: "memory", lsp: { ".ts": { command: tsls, args: ["--stdio"] } } })
+  const program = Effect.gen(function* () {
+    yield* Runner.invoke({ tool: "lsp_diagnostics", args: { path: "src/m25.ts" } })
+    const times: Array<number> = []
+    for (let i = 0; i < iterations; i++) {
+      const { text } = variant(root, i, i % 2 === 0)
+      const t0 = performance.now()
+      const out = yield* Runner.invoke({ tool: "write_file", args: { path: "src/m25.ts", content: text } })
+      times.push(performance.now() - t0)
+      if (out.text.includes("error TS2322") !== (i % 2 === 0)) throw new Error(`unexpected result: ${out.text}`)
+    }
+    return times
+  })
+  return Effect.runPromise(program.pipe(Effect.provide(Kernel.layer({ workspace: root, workMode: "BUILD" }, adapters))))
+}
+
+const direct = async (root: string) => {
+  const child = spawn(tsls, ["--stdio"], { cwd: root, stdio: ["pipe", "pipe", "inherit"] })
+  const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin))
+  const listeners = new Set<(p: { uri: string; diagnostics: ReadonlyArray<unknown> }) => void>()
+  conn.onNotification("textDocument/publishDiagnostics", (p: { uri: string; diagnostics: ReadonlyArray<unknown> }) => listeners.forEach((l) => l(p)))
+  conn.onRequest(() => null)
+  conn.listen()
+  const rootUri = `file://${root}`
+  await conn.sendRequest("initialize", { processId: process.pid, rootUri, workspaceFolders: [{ uri: rootUri, name: "b" }], capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } } })
+  await conn.sendNotification("initialized", {})
+  let version = 0
+  const once = async (file: string, text: string) => {
+    const uri = `file://${file}`
+    let seen = 0
+    let mark = Number.POSITIVE_INFINITY
+    let latest: ReadonlyArray<unknown> | undefined
+    let quiet: NodeJS.Timeout | undefined
+    const done = new Promise<ReadonlyArray<unknown>>((resolve) => {
+      listeners.add(function listener(p) {
+        if (p.uri !== uri) return
+        seen++
+        if (seen <= mark) return
+        latest = p.diagnostics
+        clearTimeout(quiet)
+        quiet = setTimeout(() => {
+          listeners.delete(listener)
+          resolve(latest ?? [])
+        }, settleMs)
+      })
+    })
+    await conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "typescript", version: ++version, text } })
+    await conn.sendRequest("$/barrier").catch(() => undefined)
+    mark = seen
+    const ds = await done
+    await conn.sendNotification("textDocument/didClose", { textDocument: { uri } })
+    return ds
+  }
+  await once(path.join(root, "src", "m25.ts"), fs.readFileSync(path.join(root, "src", "m25.ts"), "utf8"))
+  const times: Array<number> = []
+  for (let i = 0; i < iterations; i++) {
+    const { file, text } = variant(root, i, i % 2 === 0)
+    const t0 = performance.now()
+    fs.writeFileSync(file, text)
+    const ds = await once(file, text)
+    times.push(performance.now() - t0)
+    const errors = ds.filter((d) => typeof d === "object" && d !== null && "severity" in d && d.severity === 1).length
+    if (errors !== (i % 2 === 0 ? 1 : 0)) throw new Error(`direct: unexpected ${errors} errors`)
+  }
+  await conn.sendRequest("shutdown").catch(() => undefined)
+  await conn.sendNotification("exit").catch(() => undefined)
+  conn.dispose()
+  child.kill()
+  return times
+}
+
+const repoMap = async () => {
+  const root = fs.realpathSync(".")
+  fs.rmSync(RepoMap.cachePath(root), { force: true })
+  const adapters = NodeAdapters.adapters({ unrestricted: false, journal: "memory" })
+  const once = Effect.gen(function* () {
+    const t0 = performance.now()
+    const out = yield* Runner.invoke({ tool: "repo_map", args: {} })
+    return { ms: performance.now() - t0, head: out.text.split("\n")[0] ?? "" }
+  })
+  return Effect.runPromise(
+    Effect.gen(function* () {
+      const cold = yield* once
+      const warm = yield* once
+      return { cold, warm }
+    }).pipe(Effect.provide(Kernel.layer({ workspace: root }, adapters)))
+  )
+}
+
+console.log(`write_file → diagnostics, 50-file TypeScript project, typescript-language-server (quiet window ${settleMs} ms)`)
+const a = fixture()
+const mine = stats("minicode (chain + client)", await viaMinicode(a))
+const b = fixture()
+const raw = stats("direct vscode-jsonrpc", await direct(b))
+console.log(`ratio minicode / direct: ${(mine / raw).toFixed(2)}×`)
+const map = await repoMap()
+console.log(`repo_map of this repository: cold ${map.cold.ms.toFixed(0)} ms, warm (cached) ${map.warm.ms.toFixed(0)} ms — ${map.cold.head}`)

@@ -1,0 +1,667 @@
+/**
+ * The LSP client on vscode-jsonrpc (framing, ids, cancellation) and the protocol's message shapes. One process per
+ * server configuration, spawned on first use in the workspace with the scrubbed environment, in its own process
+ * group (a server's helpers, like tsserver, die with it), rooted at the workspace (`rootUri`, `workspaceFolders`).
+ *
+ * - Requests servers send to clients are answered (`workspace/configuration`, `window/workDoneProgress/create`,
+ *   `client/registerCapability`, `workspace/workspaceFolders`, …) so no server stalls waiting for us.
+ * - Documents are opened for the operations that use them and closed after (`didOpen` with the language id,
+ *   `didChange` with the next version when an open document's text changed, `didClose`). Versions grow
+ *   monotonically per URI for the life of a server, so a late report about an older copy is never taken for news.
+ * - Diagnostics come from `publishDiagnostics`: a report carrying our version (or later) is the answer; a server
+ *   that omits versions (typescript-language-server) is answered by the first report after a barrier request sent
+ *   behind our `didOpen` (reports emitted before the server saw the document arrive before the barrier's reply),
+ *   then a short quiet window for the reports that follow it (syntax, then semantic). Bounded by a deadline.
+ * - A crashed server fails its pending requests at once and is restarted on next use, after a back-off that
+ *   doubles per consecutive failure; initialize and every request have deadlines; inbound messages are capped.
+ *
+ * vscode-jsonrpc is imported on the first server start: a session that never uses a language server never loads it.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as NodeFs from "node:fs"
+import type * as Rpc from "vscode-jsonrpc/node.js"
+import { Clock, Deferred, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Queue, Schema, Scope, SynchronizedRef } from "effect"
+import type { ServerEntry } from "../domain/Config.js"
+import * as Env from "../domain/Env.js"
+import { ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
+import * as Lsp from "../domain/Lsp.js"
+import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../ports/LspTransport.js"
+
+export interface Options {
+  readonly servers: Readonly<Record<string, ServerEntry>>
+  /** The canonical workspace root: the servers' cwd, `rootUri` and only workspace folder. */
+  readonly root: string
+  /** The parent environment, scrubbed (Env.scrub) before a server sees it; the entry's own `env` is added. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly unrestricted?: boolean
+  readonly initializeTimeoutMs?: number
+  readonly requestTimeoutMs?: number
+  readonly diagnosticsTimeoutMs?: number
+  /** Quiet time after a version-less diagnostics report before it is taken as complete. */
+  readonly settleMs?: number
+  readonly maxMessageBytes?: number
+  readonly maxDocumentBytes?: number
+  readonly backoffBaseMs?: number
+  readonly backoffMaxMs?: number
+  readonly stderrBytes?: number
+}
+
+export const defaults = {
+  initializeTimeoutMs: 30_000,
+  requestTimeoutMs: 30_000,
+  diagnosticsTimeoutMs: 10_000,
+  settleMs: 150,
+  maxMessageBytes: 16 * 1024 * 1024,
+  maxDocumentBytes: 4 * 1024 * 1024,
+  backoffBaseMs: 500,
+  backoffMaxMs: 15_000,
+  stderrBytes: 4 * 1024
+}
+
+/** A server that stayed up this long is healthy again: its next crash starts the back-off from the beginning. */
+const healthyAfterMs = 60_000
+
+const rpcModule = Effect.promise(() => import("vscode-jsonrpc/node.js"))
+type RpcModule = Effect.Effect.Success<typeof rpcModule>
+
+interface Published {
+  readonly uri: string
+  readonly version: number | undefined
+  readonly diagnostics: ReadonlyArray<Lsp.Diagnostic>
+  /** Arrival order among this server's reports. */
+  readonly seq: number
+}
+
+/** What the process and connection callbacks update: plain fields, owned by one server instance. */
+interface Life {
+  alive: boolean
+  reason: string
+  stderr: string
+  seq: number
+  pendingBytes: number
+  readonly listeners: Set<(p: Published) => void>
+}
+
+interface OpenDoc {
+  readonly version: number
+  readonly text: string
+  readonly users: number
+}
+
+interface Docs {
+  readonly open: ReadonlyMap<string, OpenDoc>
+  /** The last version sent per URI, kept after close so versions never repeat. */
+  readonly last: ReadonlyMap<string, number>
+}
+
+interface Instance {
+  readonly name: string
+  readonly rpc: RpcModule
+  readonly conn: Rpc.MessageConnection
+  readonly life: Life
+  readonly exited: Deferred.Deferred<string>
+  readonly docs: SynchronizedRef.SynchronizedRef<Docs>
+  readonly scope: Scope.CloseableScope
+  readonly startedAt: number
+}
+
+interface Slot {
+  readonly instance: Instance | undefined
+  readonly failures: number
+  readonly failedAt: number
+}
+
+interface Server {
+  readonly info: LspServerInfo
+  readonly entry: ServerEntry
+  readonly slot: SynchronizedRef.SynchronizedRef<Slot>
+}
+
+const messageOf = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : typeof cause === "object" && cause !== null && "message" in cause ? String(cause.message) : String(cause)
+
+const tail = (stderr: string) => {
+  const t = stderr.trim()
+  return t === "" ? "" : `; its stderr ends with: ${t.slice(-600)}`
+}
+
+/** Kills the server's whole process group: SIGTERM, then SIGKILL after a grace period. */
+const killGroup = (child: ChildProcess, graceMs = 1500) =>
+  Effect.async<void>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resume(Effect.void)
+    const pid = child.pid
+    const signal = (s: NodeJS.Signals) => {
+      try {
+        process.kill(-pid, s)
+      } catch {
+        child.kill(s)
+      }
+    }
+    const timer = setTimeout(() => signal("SIGKILL"), graceMs)
+    child.once("exit", () => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    })
+    signal("SIGTERM")
+  })
+
+const build = (options: Options) =>
+  Effect.gen(function* () {
+    const layerScope = yield* Effect.scope
+    const rpc = yield* Effect.cached(rpcModule)
+    const o = { ...defaults, ...options }
+    const root = options.root
+    const rootUri = Lsp.fileUri(root)
+    const folders = [{ uri: rootUri, name: root.slice(root.lastIndexOf("/") + 1) || root }]
+
+    const { groups } = Lsp.groups(options.servers)
+    const servers: Array<Server> = []
+    for (const g of groups) {
+      servers.push({
+        info: { name: Lsp.groupName(g), extensions: g.extensions },
+        entry: g.entry,
+        slot: yield* SynchronizedRef.make<Slot>({ instance: undefined, failures: 0, failedAt: 0 })
+      })
+    }
+    const byExtension = new Map(servers.flatMap((s) => s.info.extensions.map((e) => [e, s] as const)))
+    const serverOf = (path: string) => byExtension.get(Lsp.extensionOf(path))
+
+    const failed = (name: string, reason: string) => new ToolFailed({ tool: `language server ${name}`, reason })
+
+    /** Spawns the process; fails (command missing, not executable) before any protocol is spoken. */
+    const spawnServer = (server: Server, life: Life) =>
+      Effect.async<ChildProcess, ToolFailed>((resume) => {
+        const command = server.entry.command ?? ""
+        let child: ChildProcess
+        try {
+          child = spawn(command, [...(server.entry.args ?? [])], {
+            cwd: root,
+            env: { ...Env.scrub(options.env ?? {}, { unrestricted: options.unrestricted === true }), ...server.entry.env },
+            stdio: ["pipe", "pipe", "pipe"],
+            detached: true
+          })
+        } catch (cause) {
+          return resume(Effect.fail(failed(server.info.name, `cannot start ${command}: ${messageOf(cause)}`)))
+        }
+        const onError = (e: NodeJS.ErrnoException) =>
+          resume(
+            Effect.fail(
+              failed(
+                server.info.name,
+                e.code === "ENOENT"
+                  ? `${command} was not found (is it installed and on PATH? minicode config lsp list shows the configuration)`
+                  : `cannot start ${command}: ${e.message}`
+              )
+            )
+          )
+        child.once("error", onError)
+        child.once("spawn", () => {
+          child.off("error", onError)
+          child.on("error", () => undefined)
+          child.stdin?.on("error", () => undefined)
+          child.stderr?.on("data", (chunk: Buffer) => {
+            life.stderr = (life.stderr + chunk.toString("utf8")).slice(-o.stderrBytes)
+          })
+          resume(Effect.succeed(child))
+        })
+      })
+
+    const start = (server: Server): Effect.Effect<Instance, LspError> =>
+      Effect.gen(function* () {
+        const m = yield* rpc
+        const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
+        const opened = yield* Effect.gen(function* () {
+          const life: Life = { alive: true, reason: "", stderr: "", seq: 0, pendingBytes: 0, listeners: new Set() }
+          const exited = yield* Deferred.make<string>()
+          const child = yield* Effect.acquireRelease(spawnServer(server, life), (c) => killGroup(c))
+          const stdout = child.stdout
+          const stdin = child.stdin
+          if (stdout === null || stdin === null) return yield* failed(server.info.name, "no stdio pipes")
+          const die = (reason: string) => {
+            if (!life.alive) return
+            life.alive = false
+            life.reason = reason
+            Deferred.unsafeDone(exited, Exit.succeed(reason))
+          }
+          child.once("exit", (code, signal) => die(signal !== null ? `it was killed by ${signal}` : `it exited with code ${code}`))
+          // The message cap: bytes received since the last whole message. One chunk of slack, no framing of ours.
+          stdout.on("data", (chunk: Buffer) => {
+            life.pendingBytes += chunk.length
+            if (life.pendingBytes > o.maxMessageBytes) {
+              die(`it sent a message over ${o.maxMessageBytes} bytes`)
+              stdout.destroy()
+              void Effect.runFork(killGroup(child, 0))
+            }
+          })
+          const inner = new m.StreamMessageReader(stdout)
+          const reader: Rpc.MessageReader = {
+            onError: inner.onError,
+            onClose: inner.onClose,
+            onPartialMessage: inner.onPartialMessage,
+            listen: (callback) =>
+              inner.listen((message) => {
+                life.pendingBytes = 0
+                callback(message)
+              }),
+            dispose: () => inner.dispose()
+          }
+          const conn = m.createMessageConnection(reader, new m.StreamMessageWriter(stdin))
+          // The exit status says more than a closed pipe: give it a moment to arrive.
+          conn.onClose(() => void setTimeout(() => die("its connection closed"), 200).unref())
+          conn.onError(([error]) => void error)
+          conn.onRequest("workspace/configuration", (params: { readonly items?: ReadonlyArray<unknown> } | undefined) =>
+            (params?.items ?? []).map(() => null)
+          )
+          conn.onRequest("workspace/workspaceFolders", () => folders)
+          conn.onRequest("window/workDoneProgress/create", () => null)
+          conn.onRequest("client/registerCapability", () => null)
+          conn.onRequest("client/unregisterCapability", () => null)
+          conn.onRequest("window/showMessageRequest", () => null)
+          conn.onRequest("window/showDocument", () => ({ success: false }))
+          conn.onRequest("workspace/applyEdit", () => ({ applied: false, failureReason: "minicode's language tools are read-only" }))
+          conn.onRequest((method) =>
+            method.endsWith("/refresh") ? null : new m.ResponseError(m.ErrorCodes.MethodNotFound, `minicode does not handle ${method}`)
+          )
+          const decodePublish = Schema.decodeUnknownEither(Lsp.PublishDiagnostics)
+          conn.onNotification("textDocument/publishDiagnostics", (params: unknown) => {
+            const p = decodePublish(params)
+            if (Either.isLeft(p)) return
+            const published: Published = {
+              uri: p.right.uri,
+              version: p.right.version ?? undefined,
+              diagnostics: p.right.diagnostics,
+              seq: ++life.seq
+            }
+            for (const listener of life.listeners) listener(published)
+          })
+          conn.onNotification(() => undefined)
+          conn.listen()
+          yield* Effect.addFinalizer(() =>
+            Effect.gen(function* () {
+              if (life.alive) {
+                yield* Effect.promise(() => conn.sendRequest("shutdown").then(() => conn.sendNotification("exit")).catch(() => undefined)).pipe(
+                  Effect.timeout(Duration.millis(1000)),
+                  Effect.ignore
+                )
+              }
+              life.alive = false
+              conn.dispose()
+            })
+          )
+          const startedAt = yield* Clock.currentTimeMillis
+          const instance: Instance = {
+            name: server.info.name,
+            rpc: m,
+            conn,
+            life,
+            exited,
+            docs: yield* SynchronizedRef.make<Docs>({ open: new Map(), last: new Map() }),
+            scope,
+            startedAt
+          }
+          yield* send(instance, "initialize", initializeParams(), o.initializeTimeoutMs)
+          yield* notify(instance, "initialized", {})
+          return instance
+        }).pipe(Scope.extend(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
+        return opened
+      })
+
+    const initializeParams = () => ({
+      processId: process.pid,
+      clientInfo: { name: "minicode", version: "0.1.0" },
+      locale: "en",
+      rootPath: root,
+      rootUri,
+      workspaceFolders: folders,
+      capabilities: {
+        general: { positionEncodings: ["utf-16"] },
+        window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
+        workspace: {
+          configuration: true,
+          workspaceFolders: true,
+          applyEdit: false,
+          didChangeConfiguration: { dynamicRegistration: false },
+          didChangeWatchedFiles: { dynamicRegistration: false },
+          symbol: { dynamicRegistration: false, symbolKind: { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) } }
+        },
+        textDocument: {
+          synchronization: { dynamicRegistration: false, didSave: false, willSave: false, willSaveWaitUntil: false },
+          publishDiagnostics: { relatedInformation: false, versionSupport: true, codeDescriptionSupport: false, dataSupport: false },
+          hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
+          definition: { dynamicRegistration: false, linkSupport: true },
+          references: { dynamicRegistration: false },
+          documentSymbol: {
+            dynamicRegistration: false,
+            hierarchicalDocumentSymbolSupport: true,
+            symbolKind: { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) }
+          }
+        }
+      },
+      trace: "off"
+    })
+
+    /** One request with a deadline; cancelled (`$/cancelRequest`) when interrupted; fails at once if the server dies. */
+    const send = (instance: Instance, method: string, params: unknown, timeoutMs: number = o.requestTimeoutMs) =>
+      Effect.raceFirst(
+        Effect.tryPromise({
+          try: (signal) => {
+            const source = new instance.rpc.CancellationTokenSource()
+            signal.addEventListener("abort", () => {
+              try {
+                source.cancel()
+              } catch {
+                // The connection is gone: nothing to cancel.
+              }
+            })
+            return instance.conn.sendRequest<unknown>(method, params, source.token)
+          },
+          catch: (cause) =>
+            instance.life.alive
+              ? failed(instance.name, `${method} failed: ${messageOf(cause)}`)
+              : failed(instance.name, `the server stopped during ${method}: ${instance.life.reason}${tail(instance.life.stderr)}`)
+        }),
+        Effect.flatMap(Deferred.await(instance.exited), (reason) =>
+          Effect.fail(failed(instance.name, `the server stopped during ${method}: ${reason}${tail(instance.life.stderr)}; it is restarted on next use`))
+        )
+      ).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(timeoutMs),
+          onTimeout: () => new ToolTimeout({ tool: `language server ${instance.name} (${method})`, millis: timeoutMs })
+        })
+      )
+
+    const notify = (instance: Instance, method: string, params: unknown) =>
+      Effect.tryPromise({
+        try: () => instance.conn.sendNotification(method, params),
+        catch: (cause) => failed(instance.name, `cannot send ${method}: ${instance.life.alive ? messageOf(cause) : instance.life.reason}`)
+      })
+
+    /** The live instance of a server: started on first use, restarted after a crash once its back-off has passed. */
+    const instanceOf = (server: Server): Effect.Effect<Instance, LspError> =>
+      SynchronizedRef.modifyEffect(server.slot, (slot) =>
+        Effect.gen(function* (): Effect.fn.Return<readonly [Either.Either<Instance, LspError>, Slot]> {
+          if (slot.instance !== undefined && slot.instance.life.alive) return [Either.right(slot.instance), slot] as const
+          const now = yield* Clock.currentTimeMillis
+          let failures = slot.failures
+          let failedAt = slot.failedAt
+          if (slot.instance !== undefined) {
+            // It died since the last use.
+            yield* Scope.close(slot.instance.scope, Exit.void)
+            failures = now - slot.instance.startedAt >= healthyAfterMs ? 1 : failures + 1
+            failedAt = now
+          }
+          if (failures > 0) {
+            const wait = failedAt + Math.min(o.backoffBaseMs * 2 ** (failures - 1), o.backoffMaxMs) - now
+            if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+          }
+          const started = yield* Effect.either(start(server))
+          if (Either.isLeft(started)) {
+            return [started, { instance: undefined, failures: failures + 1, failedAt: yield* Clock.currentTimeMillis }] as const
+          }
+          return [started, { instance: started.right, failures, failedAt }] as const
+        })
+      ).pipe(Effect.flatMap((e) => (Either.isRight(e) ? Effect.succeed(e.right) : Effect.fail(e.left))))
+
+    const serverFor = (path: string): Effect.Effect<Server, LspError> => {
+      const server = serverOf(path)
+      if (server !== undefined) return Effect.succeed(server)
+      const ext = Lsp.extensionOf(path)
+      return Effect.fail(
+        new Unavailable({
+          port: "language server",
+          reason: `no language server is configured for ${ext === "" ? "files without an extension" : `${ext} files`} (minicode config lsp add ${ext || ".EXT"} --command …)`
+        })
+      )
+    }
+
+    const textBytes = (text: string) => Buffer.byteLength(text, "utf8")
+
+    /** Opens (or updates) the document for the duration of `use`; closes it when its last user is done. */
+    const withDocument = <A, E>(
+      instance: Instance,
+      doc: LspDocument,
+      use: (uri: string, version: number) => Effect.Effect<A, E>,
+      options: { readonly forceChange?: boolean } = {}
+    ): Effect.Effect<A, E | LspError> => {
+      const uri = Lsp.fileUri(doc.path)
+      if (textBytes(doc.text) > o.maxDocumentBytes) {
+        return Effect.fail(failed(instance.name, `${doc.path} is over ${o.maxDocumentBytes} bytes; not sent to the server`))
+      }
+      const acquire = SynchronizedRef.modifyEffect(instance.docs, (docs) =>
+        Effect.gen(function* () {
+          const current = docs.open.get(uri)
+          const version = (docs.last.get(uri) ?? 0) + 1
+          const last = new Map(docs.last).set(uri, version)
+          if (current === undefined) {
+            yield* notify(instance, "textDocument/didOpen", { textDocument: { uri, languageId: Lsp.languageId(doc.path), version, text: doc.text } })
+            return [version, { open: new Map(docs.open).set(uri, { version, text: doc.text, users: 1 }), last }] as const
+          }
+          if (current.text !== doc.text || options.forceChange === true) {
+            yield* notify(instance, "textDocument/didChange", { textDocument: { uri, version }, contentChanges: [{ text: doc.text }] })
+            return [version, { open: new Map(docs.open).set(uri, { version, text: doc.text, users: current.users + 1 }), last }] as const
+          }
+          return [current.version, { ...docs, open: new Map(docs.open).set(uri, { ...current, users: current.users + 1 }) }] as const
+        })
+      )
+      const release = SynchronizedRef.updateEffect(instance.docs, (docs) => {
+        const current = docs.open.get(uri)
+        if (current === undefined) return Effect.succeed(docs)
+        const open = new Map(docs.open)
+        if (current.users > 1) return Effect.succeed({ ...docs, open: open.set(uri, { ...current, users: current.users - 1 }) })
+        open.delete(uri)
+        const closed = { ...docs, open }
+        return instance.life.alive
+          ? notify(instance, "textDocument/didClose", { textDocument: { uri } }).pipe(Effect.ignore, Effect.as(closed))
+          : Effect.succeed(closed)
+      })
+      return Effect.acquireUseRelease(acquire, (version) => use(uri, version), () => release)
+    }
+
+    const decode = <A, I>(instance: Instance, method: string, schema: Schema.Schema<A, I>) => (reply: unknown) =>
+      Schema.decodeUnknown(schema)(reply).pipe(
+        Effect.mapError((e) => failed(instance.name, `unexpected reply to ${method}: ${e.message.slice(0, 300)}`))
+      )
+
+    const ask = <A, I>(doc: LspDocument, method: string, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+      Effect.gen(function* () {
+        const server = yield* serverFor(doc.path)
+        const instance = yield* instanceOf(server)
+        return yield* withDocument(instance, doc, (uri) => send(instance, method, params(uri)).pipe(Effect.flatMap(decode(instance, method, schema))))
+      })
+
+    const position = (at: Lsp.ZeroPosition) => ({ line: at.line, character: at.character })
+
+    /** Reports for `uri` from now on, delivered to a queue (removed again when the scope closes). */
+    const subscribe = (instance: Instance, uri: string) =>
+      Effect.gen(function* () {
+        const queue = yield* Queue.unbounded<Published>()
+        const listener = (p: Published) => {
+          if (p.uri === uri) queue.unsafeOffer(p)
+        }
+        yield* Effect.acquireRelease(
+          Effect.sync(() => instance.life.listeners.add(listener)),
+          () => Effect.sync(() => instance.life.listeners.delete(listener))
+        )
+        return queue
+      })
+
+    /** The barrier: the number of reports seen when the server answered a request sent after our notifications. */
+    const barrier = (instance: Instance) =>
+      Effect.async<number>((resume) => {
+        const seen = () => resume(Effect.succeed(instance.life.seq))
+        instance.conn.sendRequest("$/minicode/barrier").then(seen, seen)
+      }).pipe(Effect.timeoutTo({ duration: Duration.millis(2000), onTimeout: () => instance.life.seq, onSuccess: (n) => n }))
+
+    const diagnostics = (doc: LspDocument, opts: { readonly changed?: boolean } = {}) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* serverFor(doc.path)
+          const instance = yield* instanceOf(server)
+          const uri = Lsp.fileUri(doc.path)
+          if (opts.changed === true) {
+            yield* notify(instance, "workspace/didChangeWatchedFiles", { changes: [{ uri, type: 2 }] }).pipe(Effect.ignore)
+          }
+          const queue = yield* subscribe(instance, uri)
+          const deadline = (yield* Clock.currentTimeMillis) + o.diagnosticsTimeoutMs
+          const remaining = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, deadline - now))
+          return yield* withDocument(
+            instance,
+            doc,
+            (_, version) =>
+              Effect.gen(function* () {
+                const mark = yield* barrier(instance)
+                const fresh = (p: Published) => (p.version !== undefined ? p.version >= version : p.seq > mark)
+                const next = (ms: number) =>
+                  Queue.take(queue).pipe(
+                    Effect.repeat({ until: fresh }),
+                    Effect.timeout(Duration.millis(ms)),
+                    Effect.option
+                  )
+                const first = yield* Effect.flatMap(remaining, next)
+                if (Option.isNone(first)) {
+                  return yield* Effect.fail(
+                    instance.life.alive
+                      ? new ToolTimeout({ tool: `language server ${instance.name} (diagnostics)`, millis: o.diagnosticsTimeoutMs })
+                      : failed(instance.name, `the server stopped before publishing diagnostics: ${instance.life.reason}${tail(instance.life.stderr)}`)
+                  )
+                }
+                if (first.value.version !== undefined) return first.value.diagnostics
+                // Version-less: later reports (semantic after syntax) replace it until the server goes quiet.
+                let latest = first.value
+                for (;;) {
+                  const left = yield* remaining
+                  const more = yield* next(Math.min(o.settleMs, left))
+                  if (Option.isNone(more) || left === 0) return latest.diagnostics
+                  latest = more.value
+                }
+              }),
+            { forceChange: true }
+          )
+        })
+      )
+
+    const anchorsByServer = (anchors: ReadonlyArray<LspDocument>) => {
+      const chosen = new Map<Server, LspDocument>()
+      for (const a of anchors) {
+        const s = serverOf(a.path)
+        if (s !== undefined && !chosen.has(s)) chosen.set(s, a)
+      }
+      return [...chosen.entries()]
+    }
+
+    const workspaceSymbols = (query: string, anchors: ReadonlyArray<LspDocument>) =>
+      Effect.gen(function* () {
+        const targets = anchorsByServer(anchors)
+        if (targets.length === 0) {
+          return yield* new Unavailable({ port: "language server", reason: "no file of the workspace has a configured language server (minicode config lsp list)" })
+        }
+        const results = yield* Effect.forEach(
+          targets,
+          ([server, anchor]) =>
+            Effect.either(
+              Effect.gen(function* () {
+                const instance = yield* instanceOf(server)
+                return yield* withDocument(instance, anchor, () =>
+                  send(instance, "workspace/symbol", { query }).pipe(Effect.flatMap(decode(instance, "workspace/symbol", Lsp.WorkspaceSymbols)))
+                )
+              })
+            ),
+          { concurrency: "unbounded" }
+        )
+        const ok = results.flatMap((r) => (Either.isRight(r) ? [r.right ?? []] : []))
+        const firstError = results.find(Either.isLeft)
+        if (ok.length === 0 && firstError !== undefined) return yield* Effect.fail(firstError.left)
+        return ok.flat()
+      })
+
+    const transport = LspTransport.of({
+      servers: servers.map((s) => s.info),
+      serverFor: (path) => serverOf(path)?.info,
+      diagnostics,
+      definition: (doc, at) =>
+        ask(doc, "textDocument/definition", (uri) => ({ textDocument: { uri }, position: position(at) }), Lsp.Locations),
+      references: (doc, at, includeDeclaration) =>
+        ask(
+          doc,
+          "textDocument/references",
+          (uri) => ({ textDocument: { uri }, position: position(at), context: { includeDeclaration } }),
+          Lsp.Locations
+        ),
+      hover: (doc, at) => ask(doc, "textDocument/hover", (uri) => ({ textDocument: { uri }, position: position(at) }), Lsp.Hover),
+      documentSymbols: (doc) =>
+        ask(doc, "textDocument/documentSymbol", (uri) => ({ textDocument: { uri } }), Lsp.DocumentSymbols).pipe(Effect.map((s) => s ?? [])),
+      workspaceSymbols
+    })
+    /** Starts (and initialises) the server of one configuration, for doctor. */
+    const warm = (info: LspServerInfo) => {
+      const server = servers.find((s) => s.info === info)
+      return server === undefined ? Effect.void : Effect.asVoid(instanceOf(server))
+    }
+    return { transport, warm }
+  })
+
+export const make = (options: Options): Effect.Effect<typeof LspTransport.Service, never, Scope.Scope> =>
+  Effect.map(build(options), (b) => b.transport)
+
+export const layer = (options: Options): Layer.Layer<LspTransport> => Layer.scoped(LspTransport, make(options))
+
+// ---------------------------------------------------------------------------------------------------------------
+// doctor: start each configured server, initialise it, shut it down.
+
+export interface Probe {
+  readonly name: string
+  readonly command: string
+  /** Where the command resolves (PATH, or the path it names), if anywhere. */
+  readonly resolved: string | undefined
+  readonly initialised: boolean
+  readonly error: string | undefined
+  readonly millis: number
+}
+
+export const which = (command: string, cwd: string, env: Readonly<Record<string, string | undefined>>): string | undefined => {
+  const isExec = (p: string) => {
+    try {
+      NodeFs.accessSync(p, NodeFs.constants.X_OK)
+      return NodeFs.statSync(p).isFile()
+    } catch {
+      return false
+    }
+  }
+  if (command.includes("/")) {
+    const full = command.startsWith("/") ? command : `${cwd}/${command}`
+    return isExec(full) ? full : undefined
+  }
+  for (const dir of (env["PATH"] ?? "").split(":")) {
+    if (dir !== "" && isExec(`${dir}/${command}`)) return `${dir}/${command}`
+  }
+  return undefined
+}
+
+/** For `minicode doctor`: each configured server found on PATH or not, starts and initialises or not. */
+export const probe = (options: Options): Effect.Effect<ReadonlyArray<Probe>> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { transport, warm } = yield* build({ ...options, backoffBaseMs: 0 })
+      return yield* Effect.forEach(
+        transport.servers,
+        (info) =>
+          Effect.gen(function* () {
+            const entry = Object.entries(options.servers).find(([ext]) => info.extensions.includes(Lsp.extensionOf(`x${ext.startsWith(".") ? ext : `.${ext}`}`)))?.[1]
+            const command = entry?.command ?? ""
+            const resolved = which(command, options.root, { ...options.env, ...entry?.env })
+            const t0 = yield* Clock.currentTimeMillis
+            const started = yield* Effect.either(warm(info))
+            const millis = (yield* Clock.currentTimeMillis) - t0
+            return {
+              name: info.name,
+              command,
+              resolved,
+              initialised: Either.isRight(started),
+              error: Either.isLeft(started) ? started.left.message : undefined,
+              millis
+            } satisfies Probe
+          }),
+        { concurrency: 2 }
+      )
+    })
+  )

@@ -1,0 +1,180 @@
+/**
+ * `minicode config lsp add|list|remove`: language servers by file extension, in the global config (default) or
+ * the workspace's `.minicode/config.json` (`--local`, read only with `--allow-local-config`: a cloned repository
+ * must not choose which programs minicode spawns). Other keys of the file are kept; the file is written atomically
+ * with mode 0600; env values are stored but never printed.
+ *
+ *   minicode config lsp add .ts --command typescript-language-server --args --stdio
+ *   minicode config lsp add .py --command pyright-langserver --arg --stdio
+ *
+ * Also `lspDoctor`: what `minicode doctor` reports per configured server (found on PATH, starts and initialises).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Either, Option, Schema } from "effect"
+import * as NodeConfig from "../../adapters/NodeConfig.js"
+import { ConfigFile, type ServerEntry } from "../../domain/Config.js"
+import { ToolFailed } from "../../domain/Errors.js"
+import * as Lsp from "../../domain/Lsp.js"
+import * as McpServers from "../../domain/McpServers.js"
+
+const usage = (reason: string) => new ToolFailed({ tool: "config", reason })
+
+const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
+const global = Options.boolean("global").pipe(Options.withDescription("Write the global config (default)"))
+const local = Options.boolean("local").pipe(Options.withDescription("Write the workspace's .minicode/config.json (used only with --allow-local-config)"))
+const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output (env values still masked)"))
+const allowLocalConfig = Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
+const ext = Args.text({ name: "EXT" }).pipe(Args.withDescription("File extension the server handles, such as .ts"))
+
+const workspaceOf = (dir: Option.Option<string>) => path.resolve(Option.getOrElse(dir, () => process.cwd()))
+
+const fileFor = (workspace: string, flags: { readonly global: boolean; readonly local: boolean }) =>
+  flags.global && flags.local
+    ? Effect.fail(usage("choose one of --global and --local"))
+    : Effect.succeed(flags.local ? NodeConfig.paths(workspace).local : NodeConfig.paths(workspace).global)
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** The file's JSON object as written (unknown keys kept), or `{}` when it does not exist. */
+const readRaw = (file: string) =>
+  Effect.gen(function* () {
+    if (!fs.existsSync(file)) return {}
+    const text = yield* Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: (cause) => usage(`cannot read ${file}: ${String(cause)}`) })
+    const parsed = yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: () => usage(`${file} is not valid JSON; fix or remove it first`) })
+    if (!isRecord(parsed)) return yield* usage(`${file} does not hold a JSON object`)
+    return parsed
+  })
+
+const writeRaw = (file: string, raw: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    yield* Schema.decodeUnknown(ConfigFile)(raw).pipe(Effect.mapError((e) => usage(`the result would not be a valid config: ${e.message}`)))
+    yield* Effect.try({
+      try: () => {
+        fs.mkdirSync(path.dirname(file), { recursive: true })
+        const temp = `${file}.${process.pid}.tmp`
+        fs.writeFileSync(temp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 })
+        fs.renameSync(temp, file)
+      },
+      catch: (cause) => usage(`cannot write ${file}: ${String(cause)}`)
+    })
+  })
+
+const entries = (raw: Record<string, unknown>): Record<string, unknown> => {
+  const found = raw["lsp"]
+  return isRecord(found) ? { ...found } : {}
+}
+
+const check = <A>(either: Either.Either<A, string>) => Either.match(either, { onLeft: (e) => Effect.fail(usage(e)), onRight: Effect.succeed })
+
+const add = Command.make(
+  "add",
+  {
+    ext,
+    cwd,
+    global,
+    local,
+    command: Options.text("command").pipe(Options.withDescription("The server program (spawned in the workspace with a scrubbed environment)")),
+    args: Options.text("args").pipe(Options.withDescription("Its arguments, comma-separated: --args --stdio"), Options.optional),
+    arg: Options.text("arg").pipe(Options.withDescription("One argument verbatim (repeatable; for arguments with a comma)"), Options.repeated),
+    env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable; stored, never printed)"), Options.repeated)
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const key = yield* check(Lsp.normaliseExtension(flags.ext))
+      const file = yield* fileFor(workspaceOf(flags.cwd), flags)
+      if (flags.command.trim() === "") return yield* usage("--command is empty")
+      const env = yield* check(McpServers.parsePairs("env", flags.env))
+      const args = McpServers.argvOf(Option.getOrUndefined(flags.args), flags.arg)
+      const entry: ServerEntry = { command: flags.command, ...(args.length > 0 ? { args } : {}), ...(Object.keys(env).length > 0 ? { env } : {}) }
+      const raw = yield* readRaw(file)
+      const existing = entries(raw)
+      const replaced = Object.hasOwn(existing, key)
+      yield* writeRaw(file, { ...raw, lsp: { ...existing, [key]: entry } })
+      yield* Console.log(
+        `${replaced ? "replaced" : "added"} ${McpServers.describe(key, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`
+      )
+    })
+).pipe(Command.withDescription("Add (or replace) the language server for a file extension: EXT --command CMD [--args A,B] [--arg A]... [--env K=V]..."))
+
+const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
+  Effect.gen(function* () {
+    const workspace = workspaceOf(flags.cwd)
+    const p = NodeConfig.paths(workspace)
+    const trusted = NodeConfig.localTrusted(flags.allowLocalConfig)
+    const decode = (raw: Record<string, unknown>) =>
+      Schema.decodeUnknown(ConfigFile)(raw).pipe(Effect.map((c) => c.lsp ?? {}), Effect.mapError((e) => usage(e.message)))
+    const globalEntries = yield* Effect.flatMap(readRaw(p.global), decode)
+    const localEntries = fs.existsSync(p.local) ? yield* Effect.flatMap(readRaw(p.local), decode) : {}
+    const rows = [
+      ...Object.entries(globalEntries).map(([k, v]) => ({ ext: k, scope: "global", used: !(trusted && Object.hasOwn(localEntries, k)), entry: v })),
+      ...Object.entries(localEntries).map(([k, v]) => ({ ext: k, scope: "local", used: trusted, entry: v }))
+    ]
+    if (flags.json) {
+      return yield* Console.log(JSON.stringify(rows.map((r) => ({ ext: r.ext, scope: r.scope, used: r.used, summary: McpServers.describe(r.ext, r.entry) }))))
+    }
+    if (rows.length === 0) return yield* Console.log("no language servers configured (minicode config lsp add .ts --command typescript-language-server --args --stdio)")
+    for (const r of rows) {
+      const note = r.used ? "" : r.scope === "local" ? " (ignored: pass --allow-local-config to trust local config)" : " (overridden by local)"
+      yield* Console.log(`${McpServers.describe(r.ext, r.entry)} [${r.scope}]${note}`)
+    }
+  })
+).pipe(Command.withDescription("List the configured language servers (env values masked)"))
+
+const remove = Command.make("remove", { ext, cwd, global, local }, (flags) =>
+  Effect.gen(function* () {
+    const key = yield* check(Lsp.normaliseExtension(flags.ext))
+    const file = yield* fileFor(workspaceOf(flags.cwd), flags)
+    const raw = yield* readRaw(file)
+    const existing = entries(raw)
+    if (!Object.hasOwn(existing, key)) return yield* usage(`no language server for ${key} in ${file}`)
+    const { [key]: _removed, ...rest } = existing
+    yield* writeRaw(file, { ...raw, lsp: rest })
+    yield* Console.log(`removed ${key} from ${file}`)
+  })
+).pipe(Command.withDescription("Remove the language server of a file extension"))
+
+/** `lsp` under `minicode config`. */
+export const lspConfig = Command.make("lsp").pipe(
+  Command.withDescription("Language servers for the lsp_* tools and the diagnostics after write_file/edit_file"),
+  Command.withSubcommands([add, list, remove])
+)
+
+export interface LspDoctorRow {
+  readonly server: string
+  readonly command: string
+  /** Where the command was found (PATH, or the path it names); null when nowhere. */
+  readonly found: string | null
+  readonly initialised: boolean
+  readonly error: string | null
+  readonly millis: number
+}
+
+/**
+ * For `minicode doctor`: each configured server found on PATH or not, starts and initialises or not (each one is
+ * spawned in the workspace as a session would, initialised, then shut down).
+ */
+export const lspDoctor = (workspace: string, servers: Readonly<Record<string, ServerEntry>>, options: { readonly timeoutMs?: number } = {}) =>
+  Effect.gen(function* () {
+    const { invalid } = Lsp.groups(servers)
+    const root = fs.existsSync(workspace) ? fs.realpathSync(workspace) : workspace
+    const Transport = yield* Effect.promise(() => import("../../adapters/JsonRpcLspTransport.js"))
+    const probes = yield* Transport.probe({ root, servers, env: process.env, initializeTimeoutMs: options.timeoutMs ?? 15_000 })
+    const rows: ReadonlyArray<LspDoctorRow> = probes.map((p) => ({
+      server: p.name,
+      command: p.command,
+      found: p.resolved ?? null,
+      initialised: p.initialised,
+      error: p.error ?? null,
+      millis: p.millis
+    }))
+    const lines = [
+      ...rows.map(
+        (r) =>
+          `language server ${r.server}: ${r.found === null ? `${r.command} NOT FOUND on PATH` : `found at ${r.found}`}; ${r.initialised ? `starts and initialises (${r.millis} ms)` : `does not start: ${r.error ?? "unknown error"}`}`
+      ),
+      ...invalid.map((k) => `language server entry "${k}" is invalid: it needs an extension key like .ts and a command`)
+    ]
+    return { rows, invalid, lines }
+  })
