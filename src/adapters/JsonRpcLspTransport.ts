@@ -230,7 +230,13 @@ const build = (options: Options) =>
             if (life.pendingBytes > o.maxMessageBytes) {
               die(`it sent a message over ${o.maxMessageBytes} bytes`)
               stdout.destroy()
-              void Effect.runFork(killGroup(child, 0))
+              if (child.pid !== undefined) {
+                try {
+                  process.kill(-child.pid, "SIGKILL")
+                } catch {
+                  child.kill("SIGKILL")
+                }
+              }
             }
           })
           const inner = new m.StreamMessageReader(stdout)
