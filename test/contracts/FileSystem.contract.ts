@@ -1,0 +1,65 @@
+/**
+ * One suite for every FileSystem adapter: the in-memory fake must behave like the Node one where the chain
+ * relies on it (symlinks not followed by lstat/readFile, identity checks, atomic replace, missing parents).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Option } from "effect"
+import type { FileSystemShape } from "../../src/ports/FileSystem.js"
+
+export interface Fixture {
+  /** An adapter over a fresh tree containing `root/a.txt` ("alpha"), `root/dir/`, `root/link -> a.txt`. */
+  readonly make: Effect.Effect<{ readonly fs: FileSystemShape; readonly root: string }>
+}
+
+const enc = new TextEncoder()
+const dec = new TextDecoder()
+
+export const contract = (name: string, fixture: Fixture) =>
+  describe(`FileSystem contract: ${name}`, () => {
+    it.effect("lstat reports kinds and does not follow a final symlink; missing is None", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        assert.strictEqual(Option.getOrThrow(yield* fs.lstat(`${root}/a.txt`)).kind, "file")
+        assert.strictEqual(Option.getOrThrow(yield* fs.lstat(`${root}/dir`)).kind, "directory")
+        assert.strictEqual(Option.getOrThrow(yield* fs.lstat(`${root}/link`)).kind, "symlink")
+        assert.strictEqual(yield* fs.readlink(`${root}/link`), "a.txt")
+        assert.isTrue(Option.isNone(yield* fs.lstat(`${root}/missing`)))
+      }))
+
+    it.effect("readFile refuses to follow a final symlink and checks identity", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        assert.strictEqual(dec.decode(yield* fs.readFile(`${root}/a.txt`)), "alpha")
+        const viaLink = yield* Effect.either(fs.readFile(`${root}/link`))
+        assert.isTrue(Either.isLeft(viaLink))
+        const stat = Option.getOrThrow(yield* fs.lstat(`${root}/a.txt`))
+        const wrong = yield* Effect.either(fs.readFile(`${root}/a.txt`, { dev: stat.dev, ino: stat.ino + 999_999 }))
+        assert.isTrue(Either.isLeft(wrong) && wrong.left.code === "ECHANGED")
+      }))
+
+    it.effect("writeFile replaces atomically, keeps the mode, refuses when the file changed or a parent is missing", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        yield* fs.chmod(`${root}/a.txt`, 0o600)
+        yield* fs.writeFile(`${root}/a.txt`, enc.encode("beta"))
+        assert.strictEqual(dec.decode(yield* fs.readFile(`${root}/a.txt`)), "beta")
+        assert.strictEqual(Option.getOrThrow(yield* fs.lstat(`${root}/a.txt`)).mode, 0o600)
+        const absent = yield* Effect.either(fs.writeFile(`${root}/a.txt`, enc.encode("x"), { expect: "absent" }))
+        assert.isTrue(Either.isLeft(absent) && absent.left.code === "ECHANGED")
+        const orphan = yield* Effect.either(fs.writeFile(`${root}/nope/b.txt`, enc.encode("x")))
+        assert.isTrue(Either.isLeft(orphan))
+        assert.deepStrictEqual((yield* fs.readDir(root)).map((e) => e.name).sort(), ["a.txt", "dir", "link"])
+      }))
+
+    it.effect("makeDirectory, rename and remove", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        yield* fs.makeDirectory(`${root}/x/y`)
+        yield* fs.rename(`${root}/a.txt`, `${root}/x/y/a.txt`)
+        assert.strictEqual(dec.decode(yield* fs.readFile(`${root}/x/y/a.txt`)), "alpha")
+        yield* fs.remove(`${root}/x/y/a.txt`)
+        assert.isTrue(Option.isNone(yield* fs.lstat(`${root}/x/y/a.txt`)))
+        yield* fs.remove(`${root}/x`, { recursive: true })
+        assert.isTrue(Option.isNone(yield* fs.lstat(`${root}/x`)))
+      }))
+  })
