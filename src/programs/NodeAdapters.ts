@@ -2,7 +2,7 @@
  * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
  * replace what they need (the approver, the allowlist store, a fake for tests).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as BwrapSandbox from "../adapters/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
@@ -14,15 +14,16 @@ import * as NodeSqlEngine from "../adapters/NodeSqlEngine.js"
 import * as SandboxedShell from "../adapters/SandboxedShell.js"
 import type { AllowEntry } from "../domain/Allowlist.js"
 import type { ServerEntry } from "../domain/Config.js"
-import { ToolFailed } from "../domain/Errors.js"
+import { ToolFailed, Unavailable } from "../domain/Errors.js"
 import { defaultLimits, type Limits } from "../domain/SandboxProfile.js"
 import type { Connections } from "../domain/SqlConnection.js"
 import type { SandboxMode, SandboxStatus } from "../ports/Sandbox.js"
+import { BashGuard } from "../ports/BashGuard.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import * as BashTool from "./BashTool.js"
-import { Extensions } from "./Executor.js"
+import { type Extension, Extensions } from "./Executor.js"
 import * as GitTools from "./GitTools.js"
 import * as RepoMap from "./RepoMap.js"
 import type { Adapters } from "./Kernel.js"
@@ -43,9 +44,32 @@ export const sqliteJournal = Layer.unwrapEffect(
 )
 
 /** The bash guard on tree-sitter-bash, loaded on first use (the parser and its rules are the heaviest code). */
-export const treeSitterGuard = Layer.unwrapEffect(
-  Effect.promise(() => import("../adapters/TreeSitterBashParser.js")).pipe(Effect.map((m) => m.layer))
+export const treeSitterGuard = Layer.effect(
+  BashGuard,
+  Effect.map(
+    Effect.cached(Effect.flatMap(Effect.promise(() => import("../adapters/TreeSitterBashParser.js")), (m) => m.make)),
+    (guard) => BashGuard.of({ judge: (request) => Effect.flatMap(guard, (g) => g.judge(request)) })
+  )
 )
+
+/**
+ * Builds something on first use only, inside the scope it is created in (so servers it starts close with the
+ * session): start-up pays nothing for tools a session never calls.
+ */
+const onFirstUse = <A, R>(build: Effect.Effect<A, never, R | Scope.Scope>) =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<Exclude<R, Scope.Scope>>()
+    return yield* Effect.cached(build.pipe(Scope.extend(scope), Effect.provide(context)))
+  })
+
+const mcpToolNames = new Set(["mcp_list", "mcp_call", "mcp_read", "mcp_prompt", "mcp_dynamic", "web_fetch"])
+
+/** An extension whose real one is built on the first call of one of its tools. */
+const deferred = (owns: (tool: string) => boolean, real: Effect.Effect<Extension>): Extension => (inv) =>
+  owns(inv.facts.call.tool)
+    ? Effect.flatMap(real, (extension) => extension(inv) ?? Effect.fail(new Unavailable({ port: inv.facts.call.tool, reason: "no executor handles it" })))
+    : undefined
 
 /** What the guard stage needs to judge sql_query: the configured connections and PostgreSQL's parser. */
 export const sqlGuard = (connections: Connections = {}) =>
@@ -109,13 +133,30 @@ export const extensions = (options: {
   Layer.scopedContext(
     Effect.gen(function* () {
       const session = yield* Session
-      const local = yield* Effect.all([Effect.provide(BashTool.make, bashShell(options)), GitTools.make, SqlTool.make])
-      const McpTools = yield* Effect.promise(() => import("./McpTools.js"))
-      const mcp = yield* McpTools.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env })
-      const LspTools = yield* Effect.promise(() => import("./LspTools.js"))
-      const lsp = yield* LspTools.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted })
+      // The sandbox is probed when bash is first called, not when the session starts.
+      const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
+      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([GitTools.make, SqlTool.make]))]
+      const mcp = yield* onFirstUse(
+        Effect.flatMap(Effect.promise(() => import("./McpTools.js")), (M) =>
+          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env })
+        )
+      )
+      const lsp = yield* onFirstUse(
+        Effect.flatMap(Effect.promise(() => import("./LspTools.js")), (L) =>
+          L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted })
+        )
+      )
       const repoMap = yield* RepoMap.make({ mode: options.repoMap ?? (process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto") })
-      return Context.make(Extensions, [...local, mcp, lsp.extension, repoMap]).pipe(Context.add(Diagnostics, lsp.diagnostics))
+      const extensions = Context.make(Extensions, [
+        ...local,
+        deferred((tool) => mcpToolNames.has(tool), mcp),
+        deferred((tool) => tool.startsWith("lsp_"), Effect.map(lsp, (l) => l.extension)),
+        repoMap
+      ])
+      // Diagnostics after writes only when a language server is configured (else nothing to start, nothing to add).
+      return Object.keys(options.lsp ?? {}).length === 0
+        ? extensions
+        : Context.add(extensions, Diagnostics, { afterWrite: (path: string) => Effect.flatMap(lsp, (l) => l.diagnostics.afterWrite(path)) })
     })
   ).pipe(
     Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {})))
