@@ -90,6 +90,19 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
 }
 
 /**
+ * repo_map over the tree-sitter outliner (module and grammars loaded on first use), unless `mode` — by default
+ * `MINICODE_REPOMAP` — is "regex", which forces the regex fallback for every file.
+ */
+export const repoMapExtension = (mode: "auto" | "regex" = process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto") =>
+  mode === "regex"
+    ? RepoMap.make({ mode })
+    : Effect.promise(() => import("../adapters/TreeSitterOutliner.js")).pipe(
+        Effect.flatMap((TreeSitterOutliner) =>
+          Effect.flatMap(TreeSitterOutliner.make, (outliner) => RepoMap.make({ mode, outliner, outlinerName: TreeSitterOutliner.name }))
+        )
+      )
+
+/**
  * bash over the sandboxed shell (when asked); the git tools over the plain Node shell (git_push needs the network,
  * and the git tools neutralise repository-controlled execution themselves); sql_query over SQLite and PostgreSQL;
  * the MCP tools and web_fetch over the SDK client and the pinned fetch (loaded on first use; servers are closed
@@ -114,7 +127,7 @@ export const extensions = (options: {
       const mcp = yield* McpTools.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env })
       const LspTools = yield* Effect.promise(() => import("./LspTools.js"))
       const lsp = yield* LspTools.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted })
-      const repoMap = yield* RepoMap.make({ mode: options.repoMap ?? (process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto") })
+      const repoMap = yield* repoMapExtension(options.repoMap)
       return Context.make(Extensions, [...local, mcp, lsp.extension, repoMap]).pipe(Context.add(Diagnostics, lsp.diagnostics))
     })
   ).pipe(
