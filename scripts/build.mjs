@@ -5,7 +5,7 @@ import { chmodSync, rmSync } from "node:fs"
 
 // The MCP SDK is bundled, not external: behind a dynamic import it becomes its own chunk (loaded only by the
 // commands that use it), and one minified chunk loads in a third of the time of the SDK's ~80 ESM files.
-const external = ["tree-sitter", "tree-sitter-bash", "better-sqlite3", "vscode-jsonrpc", "libpg-query", "pg", "undici", "ipaddr.js"]
+const external = ["tree-sitter", "tree-sitter-bash", "tree-sitter-javascript", "tree-sitter-python", "tree-sitter-typescript", "better-sqlite3", "vscode-jsonrpc", "libpg-query", "pg", "undici", "ipaddr.js"]
 
 const common = {
   bundle: true,

@@ -39,7 +39,8 @@ export const languageOf = (path: string): Language | undefined =>
   /\.d\.ts$|\.min\.js$/.test(path) ? undefined : byExtension[extensionOf(path)]
 
 const maxSignature = 120
-const signature = (line: string): string => {
+/** A declaration's first line as the map shows it: trimmed, without a trailing `{`, `:` or `=`, shortened. */
+export const signature = (line: string): string => {
   const s = line.trim().replace(/\s*\{\s*$/, "").replace(/\s*[:=]\s*$/, "")
   return s.length > maxSignature ? `${s.slice(0, maxSignature)}…` : s
 }

@@ -114,6 +114,19 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
 }
 
 /**
+ * repo_map over the tree-sitter outliner (module and grammars loaded on first use), unless `mode` — by default
+ * `MINICODE_REPOMAP` — is "regex", which forces the regex fallback for every file.
+ */
+export const repoMapExtension = (mode: "auto" | "regex" = process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto") =>
+  mode === "regex"
+    ? RepoMap.make({ mode })
+    : Effect.promise(() => import("../adapters/TreeSitterOutliner.js")).pipe(
+        Effect.flatMap((TreeSitterOutliner) =>
+          Effect.flatMap(TreeSitterOutliner.make, (outliner) => RepoMap.make({ mode, outliner, outlinerName: TreeSitterOutliner.name }))
+        )
+      )
+
+/**
  * bash over the sandboxed shell (when asked); the git tools over the plain Node shell (git_push needs the network,
  * and the git tools neutralise repository-controlled execution themselves); sql_query over SQLite and PostgreSQL;
  * the MCP tools and web_fetch over the SDK client and the pinned fetch (loaded on first use; servers are closed
@@ -146,7 +159,7 @@ export const extensions = (options: {
           L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted })
         )
       )
-      const repoMap = yield* RepoMap.make({ mode: options.repoMap ?? (process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto") })
+      const repoMap = yield* repoMapExtension(options.repoMap)
       const extensions = Context.make(Extensions, [
         ...local,
         deferred((tool) => mcpToolNames.has(tool), mcp),

@@ -1,4 +1,7 @@
-/** repo_map through the chain on a small multi-file workspace (TypeScript, Python, Rust), and its pieces. */
+/**
+ * repo_map through the chain on a small multi-file workspace (TypeScript, Python, Rust), and its pieces; the
+ * session's wiring: tree-sitter outlines by default, the regex fallback when MINICODE_REPOMAP=regex.
+ */
 import * as fs from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -8,8 +11,9 @@ import * as MemoryJournal from "../../src/adapters/MemoryJournal.js"
 import * as NodeFileSystem from "../../src/adapters/NodeFileSystem.js"
 import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as RM from "../../src/domain/RepoMap.js"
-import { Extensions } from "../../src/programs/Executor.js"
+import { type Extension, Extensions } from "../../src/programs/Executor.js"
 import * as Kernel from "../../src/programs/Kernel.js"
+import * as NodeAdapters from "../../src/programs/NodeAdapters.js"
 import * as RepoMap from "../../src/programs/RepoMap.js"
 import * as Runner from "../../src/programs/Runner.js"
 import { tempDir, write } from "../support/Workspace.js"
@@ -30,7 +34,25 @@ const fixture = () => {
   return root
 }
 
-const chain = (root: string) =>
+type ExtensionEffect = ReturnType<typeof NodeAdapters.repoMapExtension>
+
+/** Sets an environment variable for the rest of the scope, restoring it after. */
+const env = (name: string, value: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const before = process.env[name]
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+      return before
+    }),
+    (before) =>
+      Effect.sync(() => {
+        if (before === undefined) delete process.env[name]
+        else process.env[name] = before
+      })
+  )
+
+const chain = (root: string, repoMap: ExtensionEffect = RepoMap.make({ mode: "regex" })) =>
   Kernel.layer(
     { workspace: root },
     {
@@ -39,7 +61,7 @@ const chain = (root: string) =>
       approver: Approvers.constant("no"),
       bashGuard: Unavailable.bashGuard,
       journal: MemoryJournal.layer(),
-      extensions: Layer.effect(Extensions, Effect.map(RepoMap.make({ mode: "regex" }), (e) => [e]))
+      extensions: Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))
     }
   )
 
@@ -80,6 +102,45 @@ describe("repo_map", () => {
       assert.isAtMost(out.text.split("\n").slice(0, -1).join("\n").length, 200)
       assert.isTrue(out.truncated)
       assert.match(out.text, /\[truncated: \d+ more files; raise max_chars or map a subdirectory\]$/)
+    })
+  )
+
+  it.scoped("uses the tree-sitter outliner by default and the regex fallback when MINICODE_REPOMAP=regex", () =>
+    Effect.gen(function* () {
+      const root = tempDir("minicode-repomap-")
+      write(root, "src/strings.ts", "export function slug(s: string): string {\n  return s\n}\n")
+      write(root, "src/users.ts", 'import { slug } from "./strings.js"\nexport class Users {\n  find(name: string) {}\n}\nconst help = `\nexport function fake() {}\n`\n')
+      write(root, "py/app.py", '"""\nclass NotAClass:\n"""\ndef run():\n    pass\n')
+      write(root, "crate/lib.rs", "pub fn entry() {}\n")
+      const parsers = () => {
+        const cache: { files: Record<string, { parser: string }> } = JSON.parse(fs.readFileSync(RepoMap.cachePath(root), "utf8"))
+        return Object.fromEntries(Object.entries(cache.files).map(([f, e]) => [f, e.parser]))
+      }
+      const mapWith = (repoMap: ExtensionEffect) => Runner.invoke({ tool: "repo_map", args: {} }).pipe(Effect.provide(chain(root, repoMap)))
+
+      yield* env("MINICODE_REPOMAP", undefined)
+      const tree = yield* mapWith(NodeAdapters.repoMapExtension())
+      assert.include(tree.text, "src/strings.ts (imported by 1)\n  1: export function slug(s: string): string")
+      assert.include(tree.text, "src/users.ts\n  2: export class Users\n  3: find(name: string)")
+      assert.include(tree.text, "py/app.py\n  4: def run()")
+      assert.include(tree.text, "crate/lib.rs\n  1: pub fn entry()")
+      assert.notInclude(tree.text, "fake")
+      assert.notInclude(tree.text, "NotAClass")
+      // Rust has no grammar here: the outliner passes it to the fallback.
+      assert.deepStrictEqual(parsers(), { "src/strings.ts": "tree-sitter", "src/users.ts": "tree-sitter", "py/app.py": "tree-sitter", "crate/lib.rs": "regex" })
+
+      // Forced: the cached tree-sitter outlines are not reused, every file is outlined by the regex.
+      yield* env("MINICODE_REPOMAP", "regex")
+      const forced = yield* mapWith(NodeAdapters.repoMapExtension())
+      assert.include(forced.text, "export function fake()")
+      assert.include(forced.text, "class NotAClass")
+      assert.notInclude(forced.text, "find(name: string)")
+      assert.deepStrictEqual(parsers(), { "src/strings.ts": "regex", "src/users.ts": "regex", "py/app.py": "regex", "crate/lib.rs": "regex" })
+
+      // The option wins over the environment, both ways.
+      assert.notInclude((yield* mapWith(NodeAdapters.repoMapExtension("auto"))).text, "fake")
+      yield* env("MINICODE_REPOMAP", undefined)
+      assert.include((yield* mapWith(NodeAdapters.repoMapExtension("regex"))).text, "fake")
     })
   )
 
