@@ -159,7 +159,7 @@ export const extensions = (options: {
           L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted })
         )
       )
-      const repoMap = yield* repoMapExtension(options.repoMap)
+      const repoMap = deferred((tool) => tool === "repo_map", yield* onFirstUse(repoMapExtension(options.repoMap)))
       const extensions = Context.make(Extensions, [
         ...local,
         deferred((tool) => mcpToolNames.has(tool), mcp),
