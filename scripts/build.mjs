@@ -12,7 +12,7 @@ const common = {
   platform: "node",
   format: "esm",
   target: "node20",
-  minify: true,
+  minify: process.env["MINICODE_BUILD_DEV"] !== "1",
   sourcemap: false,
   legalComments: "none",
   external,
