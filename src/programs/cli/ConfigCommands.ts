@@ -6,63 +6,19 @@
 import { lspConfig } from "./LspCommands.js"
 import { sqlConfig } from "./SqlCommands.js"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option, Schema } from "effect"
 import * as NodeConfig from "../../adapters/NodeConfig.js"
 import { target } from "../../adapters/NetGuard.js"
 import { ConfigFile, type ServerEntry } from "../../domain/Config.js"
-import { ToolFailed } from "../../domain/Errors.js"
 import * as McpServers from "../../domain/McpServers.js"
+import * as Shared from "./ConfigFile.js"
 
-const usage = (reason: string) => new ToolFailed({ tool: "config", reason })
-
-const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
-const global = Options.boolean("global").pipe(Options.withDescription("Write the global config (default)"))
-const local = Options.boolean("local").pipe(Options.withDescription("Write the workspace's .minicode/config.json (used only with --allow-local-config)"))
-const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output (values still masked)"))
-const allowLocalConfig = Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
 const id = Args.text({ name: "ID" }).pipe(Args.withDescription("Server id: letters, digits, _ and - (not first); no dots"))
 
-const workspaceOf = (dir: Option.Option<string>) => path.resolve(Option.getOrElse(dir, () => process.cwd()))
-
-const fileFor = (workspace: string, flags: { readonly global: boolean; readonly local: boolean }) =>
-  flags.global && flags.local
-    ? Effect.fail(usage("choose one of --global and --local"))
-    : Effect.succeed(flags.local ? NodeConfig.paths(workspace).local : NodeConfig.paths(workspace).global)
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
-/** The file's JSON object as written (unknown keys kept), or `{}` when it does not exist. */
-const readRaw = (file: string) =>
-  Effect.gen(function* () {
-    if (!fs.existsSync(file)) return {}
-    const text = yield* Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: (cause) => usage(`cannot read ${file}: ${String(cause)}`) })
-    const json = yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: () => usage(`${file} is not valid JSON; fix or remove it first`) })
-    if (!isRecord(json)) return yield* usage(`${file} does not hold a JSON object`)
-    return json
-  })
-
-const writeRaw = (file: string, json: Record<string, unknown>) =>
-  Effect.gen(function* () {
-    yield* Schema.decodeUnknown(ConfigFile)(json).pipe(Effect.mapError((e) => usage(`the result would not be a valid config: ${e.message}`)))
-    yield* Effect.try({
-      try: () => {
-        fs.mkdirSync(path.dirname(file), { recursive: true })
-        const temp = `${file}.${process.pid}.tmp`
-        fs.writeFileSync(temp, `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 })
-        fs.renameSync(temp, file)
-      },
-      catch: (cause) => usage(`cannot write ${file}: ${String(cause)}`)
-    })
-  })
-
-const servers = (json: Record<string, unknown>): Record<string, unknown> => {
-  const found = json["mcpServers"]
-  return isRecord(found) ? { ...found } : {}
-}
-
-const check = <A>(either: Either.Either<A, string>) => Either.match(either, { onLeft: (e) => Effect.fail(usage(e)), onRight: Effect.succeed })
+const { usage, cwd, global, local, allowLocalConfig, workspaceOf, fileFor, readRaw, writeRaw, check } = Shared
+const json = Shared.json("values")
+const servers = (raw: Record<string, unknown>) => Shared.section(raw, "mcpServers")
 
 const add = Command.make(
   "add",
