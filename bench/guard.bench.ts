@@ -42,3 +42,6 @@ const pct = (p: number) => samples[Math.min(samples.length - 1, Math.floor(sampl
 console.log(`tree-sitter load: ${loadMs.toFixed(1)} ms`)
 console.log(`decisions: ${samples.length} in ${total.toFixed(0)} ms → ${Math.round(samples.length / (total / 1000))} decisions/s`)
 console.log(`latency p50 ${(pct(0.5) * 1000).toFixed(0)} µs, p99 ${(pct(0.99) * 1000).toFixed(0)} µs, max ${(pct(1) * 1000).toFixed(0)} µs`)
+console.log(
+  `guard: ${Math.round(samples.length / (total / 1000))} decisions/s, p50 ${(pct(0.5) * 1000).toFixed(0)} µs, p99 ${(pct(0.99) * 1000).toFixed(0)} µs`
+)
