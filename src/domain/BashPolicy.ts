@@ -375,9 +375,9 @@ const splitSegments = (field: W.Field): Array<W.Field> => {
 
 const protectedReason = (abs: string, root: string): PathJudgement["protectedBy"] => {
   if (/^\/proc\/[^/]+\/(task\/[^/]+\/)?environ$/i.test(abs)) return { kind: "environ", reason: `${abs} is a process environment` }
-  if (Jail.isStatePath(abs, root)) return { kind: "state", reason: "minicode's own state (.minicode/) is not for tools" }
-  const secret = Jail.sensitiveReason(abs, root)
-  if (secret !== undefined) return { kind: "secret", reason: secret }
+  const name = Jail.protectedName(abs, root)
+  if (name?.kind === "state") return { kind: "state", reason: "minicode's own state (.minicode/) is not for tools" }
+  if (name?.kind === "secret") return { kind: "secret", reason: name.reason }
   if (rcFiles.has(P.basename(abs).toLowerCase())) return { kind: "rc", reason: `${P.basename(abs)} is a shell start-up file` }
   return undefined
 }

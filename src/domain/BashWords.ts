@@ -44,21 +44,44 @@ export const subCh: Ch = { c: "\uE001", k: "sub" }
 
 const maxFields = 512
 
-const lit = (text: string, k: Kind): Array<Ch> => Array.from(text, (c) => ({ c, k }))
+/** One `Ch` per code point (a surrogate pair stays one character). */
+const lit = (text: string, k: Kind): Array<Ch> => {
+  const out: Array<Ch> = []
+  for (const c of text) out.push({ c, k })
+  return out
+}
 
-export const text = (field: Field): string => field.map((ch) => ch.c).join("")
+export const text = (field: Field): string => {
+  let s = ""
+  for (const ch of field) s += ch.c
+  return s
+}
 
-export const isLiteral = (field: Field): boolean => field.every((ch) => ch.k === "q" || ((ch.k === "src" || ch.k === "var") && !globChars.has(ch.c)))
+const isGlobChar = (c: string): boolean => c === "*" || c === "?" || c === "["
+
+const isLiteralCh = (ch: Ch): boolean => ch.k === "q" || ((ch.k === "src" || ch.k === "var") && !isGlobChar(ch.c))
+
+export const isLiteral = (field: Field): boolean => {
+  for (const ch of field) if (!isLiteralCh(ch)) return false
+  return true
+}
 
 export const hasUnknown = (field: Field): boolean => field.some((ch) => ch.k === "unk")
 export const hasSub = (field: Field): boolean => field.some((ch) => ch.k === "sub")
 
-export const globChars = new Set(["*", "?", "["])
-export const isGlobActive = (ch: Ch): boolean => (ch.k === "src" || ch.k === "var") && globChars.has(ch.c)
+export const globChars: ReadonlySet<string> = new Set(["*", "?", "["])
+export const isGlobActive = (ch: Ch): boolean => (ch.k === "src" || ch.k === "var") && isGlobChar(ch.c)
 export const hasGlob = (field: Field): boolean => field.some(isGlobActive)
 
 /** The literal value of a field, or undefined when any part is unknown or a glob. */
-export const literal = (field: Field): string | undefined => (isLiteral(field) ? text(field) : undefined)
+export const literal = (field: Field): string | undefined => {
+  let s = ""
+  for (const ch of field) {
+    if (!isLiteralCh(ch)) return undefined
+    s += ch.c
+  }
+  return s
+}
 
 /** Builds a literal field (for words the guard synthesises). */
 export const fromString = (s: string): Field => lit(s, "q")
