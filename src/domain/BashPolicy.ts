@@ -215,9 +215,12 @@ const interpreters = new Map<string, RegExp>([
   ["jshell", /^.*$/],
   ["gawk", /^$/]
 ])
+/** Every name the versioned patterns below accept starts like this (a quick no for all other commands). */
+const versionedInterpreter = /^(python|pypy|perl|ruby|php|lua|node)/
 const interpreterName = (name: string): string | undefined => {
   const lower = name.toLowerCase()
   if (interpreters.has(lower)) return lower
+  if (!versionedInterpreter.test(lower)) return undefined
   if (/^python[0-9.]*$/.test(lower) || /^pypy[0-9.]*$/.test(lower)) return "python"
   if (/^perl[0-9.]*$/.test(lower)) return "perl"
   if (/^ruby[0-9.]*$/.test(lower)) return "ruby"
@@ -287,6 +290,9 @@ const samplePool = [
 ]
 const keyExts = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
 
+const regExpSpecial = /[\\^$.*+?()[\]{}|/]/
+const regExpSpecials = /[\\^$.*+?()[\]{}|/]/g
+
 const segmentRegExp = (seg: W.Field): RegExp => {
   let out = ""
   for (let i = 0; i < seg.length; i++) {
@@ -319,7 +325,7 @@ const segmentRegExp = (seg: W.Field): RegExp => {
           i = j
         }
       }
-    } else out += ch.c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
+    } else out += regExpSpecial.test(ch.c) ? ch.c.replace(regExpSpecials, "\\$&") : ch.c
   }
   try {
     return new RegExp(`^${out}$`, "i")
@@ -428,6 +434,10 @@ const judgePath = (field: W.Field, cwd: string, root: string): PathJudgement => 
   baseSegs = []
   return { literal: undefined, base, unknown, sub, glob, protectedBy: undefined }
 }
+
+/** A field's text for a message: unknown parts as `$…`, paths below a folder as `…`. */
+const shownPath = (raw: string): string =>
+  raw.includes("\uE000") || raw.includes("\uE001") ? raw.replace(/\uE000/g, "$…").replace(/\uE001/g, "…") : raw
 
 /** The working folder after a `cd` the guard cannot follow: relative writes then land outside the workspace. */
 const unknownCwd = "/\uE000"
@@ -1460,7 +1470,7 @@ class State {
       if (/^-(i?name|i?path|i?wholename)$/.test(a)) {
         const pat = rest[i + 1]
         if (pat !== undefined) {
-          const globbed = pat.map((ch) => (ch.k === "q" && W.globChars.has(ch.c) ? { c: ch.c, k: "src" as const } : ch))
+          const globbed = pat.map((ch) => (ch.k === "q" && W.globChars.has(ch.c) ? W.ch(ch.c, "src") : ch))
           const j = judgePath(globbed.length > 0 && globbed[0]?.c !== "/" ? [...W.fromString("/x/"), ...globbed] : globbed, info.cwd, this.root)
           if (j.protectedBy !== undefined && j.protectedBy.kind === "secret") namesSecret = true
         }
@@ -1693,7 +1703,7 @@ class State {
   /** Broad destruction: `/`, `~`, `..`, the workspace root or all of it, or a target that cannot be known. */
   broad(f: W.Field, info: CommandInfo, what: string, includesSelf: boolean): void {
     const raw = W.text(f)
-    const t = raw.replace(/\uE000/g, "$…").replace(/\uE001/g, "…")
+    const t = shownPath(raw)
     if (W.hasUnknown(f)) return this.deny(Rules.destruction, `${what} ${t}: the target is not known before it runs`)
     const j = judgePath(f, info.cwd, this.root)
     const home = info.scope.home
@@ -1776,7 +1786,7 @@ class State {
   pathArg(f: W.Field, access: "read" | "write" | "list" | "list-read", cwd: string, what: string): void {
     if (this.denial !== undefined || f.length === 0) return
     const raw = W.text(f)
-    const shown = raw.replace(/\uE000/g, "$…").replace(/\uE001/g, "…")
+    const shown = shownPath(raw)
     if (/\/dev\/(tcp|udp)\//.test(raw)) return this.deny(Rules.exfiltration, `${shown} opens a network connection`)
     if (access === "list" && raw.startsWith("-")) return
     const j = judgePath(f, cwd, this.root)
