@@ -24,6 +24,10 @@ const maxDepth = 2_000
 /** The most UTF-16 units the binding reads from the source at once (longer commands are read in chunks). */
 const inputBufferMax = 32 * 1024
 
+/** How many recent trees the parser keeps, and the longest source it keeps one for. */
+const cachedTrees = 256
+const cachedSourceMax = 4 * 1024
+
 /** A node kind as the grammar numbers it: its name and whether it is named are fixed per symbol id. */
 interface Kind {
   readonly type: string
@@ -92,15 +96,33 @@ export const loadParser = (): ParseSync => {
   parser.setLanguage(language)
   parser.setTimeoutMicros(200_000)
   const convert = makeConvert()
+  // The trees of recent commands, by source text, least recently used first: agents repeat commands (`npm test`,
+  // `git status`), and a tree is plain immutable data. Failed parses are not kept (a timeout may not recur).
+  const recent = new Map<string, BashAst>()
   return (source) => {
+    const known = recent.get(source)
+    if (known !== undefined) {
+      recent.delete(source)
+      recent.set(source, known)
+      return known
+    }
+    let ast: BashAst
     try {
       // the binding allocates an input buffer of `bufferSize` UTF-16 units per parse (32 Ki by default)
       const tree = parser.parse(source, undefined, { bufferSize: Math.min(source.length + 1, inputBufferMax) })
-      return { source, root: convert(tree.walk(), source, 0) }
+      ast = { source, root: convert(tree.walk(), source, 0) }
     } catch {
       // A timeout, an over-deep tree or a binding failure: no tree, and the guard fails closed on that.
       return undefined
     }
+    if (source.length <= cachedSourceMax) {
+      if (recent.size >= cachedTrees) {
+        const oldest = recent.keys().next()
+        if (oldest.done !== true) recent.delete(oldest.value)
+      }
+      recent.set(source, ast)
+    }
+    return ast
   }
 }
 

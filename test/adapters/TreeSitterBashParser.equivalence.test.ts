@@ -62,3 +62,14 @@ describe("TreeSitterBashParser conversion", () => {
     }
   })
 })
+
+describe("TreeSitterBashParser recent trees", () => {
+  it("gives the same tree for a repeated command and keeps working past its size", () => {
+    const parse = TreeSitterBashParser.loadParser()
+    const first = parse("git status")
+    for (let i = 0; i < 600; i++) expect(parse(`echo ${i}`)?.root.children[0]?.type).toBe("command")
+    expect(parse("git status")).toEqual(first)
+    expect(parse("git status")).toBe(parse("git status"))
+    expect(parse('echo "open')).toBeDefined()
+  })
+})
