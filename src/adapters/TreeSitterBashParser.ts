@@ -21,24 +21,66 @@ const isParserClass = (value: unknown): value is typeof TreeSitter => typeof val
 /** Deep trees are converted with recursion; beyond this depth the parse counts as failed. */
 const maxDepth = 2_000
 
-const convert = (cursor: TreeSitter.TreeCursor, source: string, depth: number): BashNode => {
-  const type = cursor.nodeType
-  const start = cursor.startIndex
-  const end = cursor.endIndex
-  const named = cursor.nodeIsNamed
-  const missing = cursor.nodeIsMissing
-  const fieldName = cursor.currentFieldName
-  const children: Array<BashNode> = []
-  if (depth > maxDepth) throw new RangeError("tree too deep")
-  if (cursor.gotoFirstChild()) {
-    do children.push(convert(cursor, source, depth + 1))
-    while (cursor.gotoNextSibling())
-    cursor.gotoParent()
+/** The most UTF-16 units the binding reads from the source at once (longer commands are read in chunks). */
+const inputBufferMax = 32 * 1024
+
+/** How many recent trees the parser keeps, and the longest source it keeps one for. */
+const cachedTrees = 256
+const cachedSourceMax = 4 * 1024
+
+/** A node kind as the grammar numbers it: its name and whether it is named are fixed per symbol id. */
+interface Kind {
+  readonly type: string
+  readonly named: boolean
+}
+
+/**
+ * Converts the tree under a cursor with as few native calls as it can: per node its symbol id, field id and two
+ * offsets (plus the moves). The kind's name and named-ness are learned once per symbol id and the field's name once
+ * per field id, into tables the caller owns (one per loaded grammar); `missing` is read only for zero-width nodes,
+ * the only ones that can be missing.
+ */
+const makeConvert = () => {
+  const kinds: Array<Kind | undefined> = []
+  const fieldNames: Array<string | undefined> = []
+  const kindOf = (cursor: TreeSitter.TreeCursor): Kind => {
+    const id = cursor.nodeTypeId
+    const known = kinds[id]
+    if (known !== undefined) return known
+    const kind: Kind = { type: cursor.nodeType, named: cursor.nodeIsNamed }
+    kinds[id] = kind
+    return kind
   }
-  const text = source.slice(start, end)
-  return fieldName !== undefined && fieldName !== null && fieldName !== ""
-    ? { type, named, missing, field: fieldName, start, end, text, children }
-    : { type, named, missing, start, end, text, children }
+  const fieldOf = (cursor: TreeSitter.TreeCursor): string | undefined => {
+    // the binding gives `undefined` (typed as number) when the node fills no field
+    const id: number | undefined = cursor.currentFieldId
+    if (id === undefined || id === 0) return undefined
+    const known = fieldNames[id]
+    if (known !== undefined) return known
+    const name = cursor.currentFieldName
+    if (name === undefined || name === null || name === "") return undefined
+    fieldNames[id] = name
+    return name
+  }
+  const convert = (cursor: TreeSitter.TreeCursor, source: string, depth: number): BashNode => {
+    if (depth > maxDepth) throw new RangeError("tree too deep")
+    const { type, named } = kindOf(cursor)
+    const start = cursor.startIndex
+    const end = cursor.endIndex
+    const missing = start === end && cursor.nodeIsMissing
+    const fieldName = fieldOf(cursor)
+    const children: Array<BashNode> = []
+    if (cursor.gotoFirstChild()) {
+      do children.push(convert(cursor, source, depth + 1))
+      while (cursor.gotoNextSibling())
+      cursor.gotoParent()
+    }
+    const text = source.slice(start, end)
+    return fieldName !== undefined
+      ? { type, named, missing, field: fieldName, start, end, text, children }
+      : { type, named, missing, start, end, text, children }
+  }
+  return convert
 }
 
 /**
@@ -53,14 +95,34 @@ export const loadParser = (): ParseSync => {
   const parser = new ParserClass()
   parser.setLanguage(language)
   parser.setTimeoutMicros(200_000)
+  const convert = makeConvert()
+  // The trees of recent commands, by source text, least recently used first: agents repeat commands (`npm test`,
+  // `git status`), and a tree is plain immutable data. Failed parses are not kept (a timeout may not recur).
+  const recent = new Map<string, BashAst>()
   return (source) => {
+    const known = recent.get(source)
+    if (known !== undefined) {
+      recent.delete(source)
+      recent.set(source, known)
+      return known
+    }
+    let ast: BashAst
     try {
-      const tree = parser.parse(source)
-      return { source, root: convert(tree.walk(), source, 0) }
+      // the binding allocates an input buffer of `bufferSize` UTF-16 units per parse (32 Ki by default)
+      const tree = parser.parse(source, undefined, { bufferSize: Math.min(source.length + 1, inputBufferMax) })
+      ast = { source, root: convert(tree.walk(), source, 0) }
     } catch {
       // A timeout, an over-deep tree or a binding failure: no tree, and the guard fails closed on that.
       return undefined
     }
+    if (source.length <= cachedSourceMax) {
+      if (recent.size >= cachedTrees) {
+        const oldest = recent.keys().next()
+        if (oldest.done !== true) recent.delete(oldest.value)
+      }
+      recent.set(source, ast)
+    }
+    return ast
   }
 }
 

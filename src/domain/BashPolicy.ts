@@ -105,6 +105,9 @@ const noStdin: Stdin = { kind: "none" }
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/
 
+/** Commands that assign the variables they name (so their value is unknown afterwards). */
+const readers: ReadonlySet<string> = new Set(["read", "readarray", "mapfile", "getopts", "printf", "let", "unset", "declare", "typeset", "local", "export", "readonly", "wait", "select"])
+
 /** Names whose every assignment in the unit is the same literal value, with that value. */
 const literalAssignments = (root: BashNode, scope: W.Scope): Map<string, W.VarValue> => {
   const seen = new Map<string, W.VarValue>()
@@ -113,7 +116,6 @@ const literalAssignments = (root: BashNode, scope: W.Scope): Map<string, W.VarVa
     if (prior === undefined) seen.set(name, value)
     else if (prior === "unknown" || value === "unknown" || prior.value !== value.value) seen.set(name, "unknown")
   }
-  const readers = new Set(["read", "readarray", "mapfile", "getopts", "printf", "let", "unset", "declare", "typeset", "local", "export", "readonly", "wait", "select"])
   const walk = (node: BashNode, arithmetic: boolean) => {
     switch (node.type) {
       case "variable_assignment": {
@@ -213,9 +215,12 @@ const interpreters = new Map<string, RegExp>([
   ["jshell", /^.*$/],
   ["gawk", /^$/]
 ])
+/** Every name the versioned patterns below accept starts like this (a quick no for all other commands). */
+const versionedInterpreter = /^(python|pypy|perl|ruby|php|lua|node)/
 const interpreterName = (name: string): string | undefined => {
   const lower = name.toLowerCase()
   if (interpreters.has(lower)) return lower
+  if (!versionedInterpreter.test(lower)) return undefined
   if (/^python[0-9.]*$/.test(lower) || /^pypy[0-9.]*$/.test(lower)) return "python"
   if (/^perl[0-9.]*$/.test(lower)) return "perl"
   if (/^ruby[0-9.]*$/.test(lower)) return "ruby"
@@ -285,6 +290,9 @@ const samplePool = [
 ]
 const keyExts = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
 
+const regExpSpecial = /[\\^$.*+?()[\]{}|/]/
+const regExpSpecials = /[\\^$.*+?()[\]{}|/]/g
+
 const segmentRegExp = (seg: W.Field): RegExp => {
   let out = ""
   for (let i = 0; i < seg.length; i++) {
@@ -317,7 +325,7 @@ const segmentRegExp = (seg: W.Field): RegExp => {
           i = j
         }
       }
-    } else out += ch.c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
+    } else out += regExpSpecial.test(ch.c) ? ch.c.replace(regExpSpecials, "\\$&") : ch.c
   }
   try {
     return new RegExp(`^${out}$`, "i")
@@ -373,9 +381,9 @@ const splitSegments = (field: W.Field): Array<W.Field> => {
 
 const protectedReason = (abs: string, root: string): PathJudgement["protectedBy"] => {
   if (/^\/proc\/[^/]+\/(task\/[^/]+\/)?environ$/i.test(abs)) return { kind: "environ", reason: `${abs} is a process environment` }
-  if (Jail.isStatePath(abs, root)) return { kind: "state", reason: "minicode's own state (.minicode/) is not for tools" }
-  const secret = Jail.sensitiveReason(abs, root)
-  if (secret !== undefined) return { kind: "secret", reason: secret }
+  const name = Jail.protectedName(abs, root)
+  if (name?.kind === "state") return { kind: "state", reason: "minicode's own state (.minicode/) is not for tools" }
+  if (name?.kind === "secret") return { kind: "secret", reason: name.reason }
   if (rcFiles.has(P.basename(abs).toLowerCase())) return { kind: "rc", reason: `${P.basename(abs)} is a shell start-up file` }
   return undefined
 }
@@ -427,6 +435,10 @@ const judgePath = (field: W.Field, cwd: string, root: string): PathJudgement => 
   return { literal: undefined, base, unknown, sub, glob, protectedBy: undefined }
 }
 
+/** A field's text for a message: unknown parts as `$…`, paths below a folder as `…`. */
+const shownPath = (raw: string): string =>
+  raw.includes("\uE000") || raw.includes("\uE001") ? raw.replace(/\uE000/g, "$…").replace(/\uE001/g, "…") : raw
+
 /** The working folder after a `cd` the guard cannot follow: relative writes then land outside the workspace. */
 const unknownCwd = "/\uE000"
 
@@ -441,6 +453,9 @@ const changesDirectory = (node: BashNode): boolean => {
 
 /** Reserved words tree-sitter sometimes accepts as command names where bash would stop with a syntax error. */
 const reservedWords = new Set(["do", "done", "then", "fi", "elif", "else", "esac", "in", "if", "for", "while", "until", "case", "select", "function", "{", "}", "!", "]]"])
+
+/** Commands the allowlist does not need to approve. */
+const trivialCommands: ReadonlySet<string> = new Set(["cd", "pushd", "popd", "true", "false", ":", "set", "shopt", "test", "[", "[["])
 
 const isTempPath = (abs: string): boolean => P.isInside("/tmp", abs) || P.isInside("/var/tmp", abs)
 
@@ -809,8 +824,7 @@ class State {
 
   /** Records one simple command for the allowlist. */
   simple(argv: ReadonlyArray<string>, full?: ReadonlyArray<string>): void {
-    const trivial = new Set(["cd", "pushd", "popd", "true", "false", ":", "set", "shopt", "test", "[", "[["])
-    if (argv.length === 0 || trivial.has(argv[0] ?? "")) return
+    if (argv.length === 0 || trivialCommands.has(argv[0] ?? "")) return
     this.simpleCommands++
     const matched = this.ctx.allowlist.some((e) => matchesArgv(e, argv) || (full !== undefined && matchesArgv(e, full)))
     if (!matched) {
@@ -914,33 +928,33 @@ class State {
       case "dbus-run-session":
       case "catchsegv":
       case "pkexec":
-        return next(base === "pkexec" ? skipOptions(lits, 0, new Set(["--user"])) : 0, { privileged: base === "pkexec" })
+        return next(base === "pkexec" ? skipOptions(lits, 0, pkexecValued) : 0, { privileged: base === "pkexec" })
       case "exec":
-        return next(skipOptions(lits, 0, new Set(["-a"])))
+        return next(skipOptions(lits, 0, execValued))
       case "time":
-        return next(skipOptions(lits, 0, new Set(["-f", "-o", "--format", "--output"])))
+        return next(skipOptions(lits, 0, timeValued))
       case "nice":
-        return next(skipOptions(lits, 0, new Set(["-n", "--adjustment"])))
+        return next(skipOptions(lits, 0, niceValued))
       case "setsid":
       case "caffeinate":
-        return next(skipOptions(lits, 0, new Set(["-t", "-w"])))
+        return next(skipOptions(lits, 0, setsidValued))
       case "stdbuf":
-        return next(skipOptions(lits, 0, new Set(["-i", "-o", "-e", "--input", "--output", "--error"])))
+        return next(skipOptions(lits, 0, stdbufValued))
       case "timeout": {
-        const i = skipOptions(lits, 0, new Set(["-s", "-k", "--signal", "--kill-after"]))
+        const i = skipOptions(lits, 0, timeoutValued)
         return next(i + 1)
       }
       case "ionice": {
         if (lits.some((a) => a === "-p" || a === "-P" || a === "-u")) return "done"
-        return next(skipOptions(lits, 0, new Set(["-c", "-n", "--class", "--classdata"])))
+        return next(skipOptions(lits, 0, ioniceValued))
       }
       case "taskset": {
         if (lits.some((a) => a !== undefined && /^-[a-z]*p/.test(a))) return "done"
-        const i = skipOptions(lits, 0, new Set())
+        const i = skipOptions(lits, 0, noValued)
         return next(i + 1)
       }
       case "chrt": {
-        const i = skipOptions(lits, 0, new Set())
+        const i = skipOptions(lits, 0, noValued)
         return next(i + 1)
       }
       case "numactl":
@@ -956,18 +970,16 @@ class State {
       case "ltrace":
       case "systemd-run":
       case "xvfb-run": {
-        const valued = new Set(["-o", "-e", "-p", "-s", "-u", "-f", "-t", "-m", "-N", "-C", "-P", "--unit", "--property"])
-        const i = skipOptions(lits, 0, valued)
+        const i = skipOptions(lits, 0, sandboxValued)
         return next(base === "faketime" ? i + 1 : i, { privileged: base === "unshare" || base === "nsenter" })
       }
       case "chroot": {
-        const i = skipOptions(lits, 0, new Set(["--userspec", "--groups"]))
+        const i = skipOptions(lits, 0, chrootValued)
         return next(i + 1, { privileged: true })
       }
       case "sudo":
       case "doas": {
-        const valued = new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--prompt", "--chdir"])
-        const i = skipOptions(lits, 0, valued)
+        const i = skipOptions(lits, 0, sudoValued)
         if (i >= rest.length) {
           if (lits.some((a) => a !== undefined && /^-[a-zA-Z]*[si]/.test(a))) return { args: [W.fromString("sh")], privileged: true }
           return "done"
@@ -1002,12 +1014,11 @@ class State {
           this.script(str, info, "flock -c")
           return "done"
         }
-        const i = skipOptions(lits, 0, new Set(["-w", "-E", "--timeout", "--conflict-exit-code"]))
+        const i = skipOptions(lits, 0, flockValued)
         return next(i + 1)
       }
       case "watch": {
-        const valued = new Set(["-n", "--interval", "-d", "-q", "--equexit"])
-        const i = skipOptions(lits, 0, valued)
+        const i = skipOptions(lits, 0, watchValued)
         if (lits.slice(0, i).some((a) => a === "-x" || a === "--exec")) return next(i)
         const joined = rest.slice(i).map((f) => W.literal(f))
         if (joined.some((s) => s === undefined)) return this.deny(Rules.dynamicCommand, "watch runs a non-literal string through sh -c"), "done"
@@ -1015,8 +1026,7 @@ class State {
         return "done"
       }
       case "xargs": {
-        const valued = new Set(["-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "--max-args", "--max-lines", "--max-procs", "--delimiter", "--arg-file", "--replace", "--eof"])
-        const i = skipOptions(lits, 0, valued)
+        const i = skipOptions(lits, 0, xargsValued)
         const replace = lits.slice(0, i).findIndex((a) => a === "-I" || a === "-i" || a?.startsWith("--replace") === true || a?.startsWith("-I") === true)
         const argFile = lits.findIndex((a) => a === "-a" || a === "--arg-file")
         if (argFile >= 0 && argFile < i) {
@@ -1325,13 +1335,13 @@ class State {
         }
         if (a.startsWith("file:")) this.pathArg(W.fromString(a.replace(/^file:\/\/(localhost)?/, "")), "read", info.cwd, "curl")
       }
-      this.outputs(rest, lits, info, new Set(["-o", "--output"]), "curl")
+      this.outputs(rest, lits, info, curlOutputs, "curl")
       return
     }
     if (base === "wget") {
       const bad = lits.find((a) => a !== undefined && /^--(post|body)-(data|file)|^--method/.test(a))
       if (bad !== undefined) return this.deny(Rules.exfiltration, `wget ${bad} sends data`)
-      this.outputs(rest, lits, info, new Set(["-O", "--output-document", "-o", "--output-file", "-a", "--append-output"]), "wget")
+      this.outputs(rest, lits, info, wgetOutputs, "wget")
       const pfx = lits.findIndex((a) => a === "-P" || a === "--directory-prefix")
       if (pfx >= 0 && rest[pfx + 1] !== undefined) this.pathArg(rest[pfx + 1] ?? [], "write", info.cwd, "wget -P")
       return
@@ -1460,7 +1470,7 @@ class State {
       if (/^-(i?name|i?path|i?wholename)$/.test(a)) {
         const pat = rest[i + 1]
         if (pat !== undefined) {
-          const globbed = pat.map((ch) => (ch.k === "q" && W.globChars.has(ch.c) ? { c: ch.c, k: "src" as const } : ch))
+          const globbed = pat.map((ch) => (ch.k === "q" && W.globChars.has(ch.c) ? W.ch(ch.c, "src") : ch))
           const j = judgePath(globbed.length > 0 && globbed[0]?.c !== "/" ? [...W.fromString("/x/"), ...globbed] : globbed, info.cwd, this.root)
           if (j.protectedBy !== undefined && j.protectedBy.kind === "secret") namesSecret = true
         }
@@ -1693,7 +1703,7 @@ class State {
   /** Broad destruction: `/`, `~`, `..`, the workspace root or all of it, or a target that cannot be known. */
   broad(f: W.Field, info: CommandInfo, what: string, includesSelf: boolean): void {
     const raw = W.text(f)
-    const t = raw.replace(/\uE000/g, "$…").replace(/\uE001/g, "…")
+    const t = shownPath(raw)
     if (W.hasUnknown(f)) return this.deny(Rules.destruction, `${what} ${t}: the target is not known before it runs`)
     const j = judgePath(f, info.cwd, this.root)
     const home = info.scope.home
@@ -1776,7 +1786,7 @@ class State {
   pathArg(f: W.Field, access: "read" | "write" | "list" | "list-read", cwd: string, what: string): void {
     if (this.denial !== undefined || f.length === 0) return
     const raw = W.text(f)
-    const shown = raw.replace(/\uE000/g, "$…").replace(/\uE001/g, "…")
+    const shown = shownPath(raw)
     if (/\/dev\/(tcp|udp)\//.test(raw)) return this.deny(Rules.exfiltration, `${shown} opens a network connection`)
     if (access === "list" && raw.startsWith("-")) return
     const j = judgePath(f, cwd, this.root)
@@ -1812,6 +1822,25 @@ interface Step {
   readonly cwd?: string
 }
 type Unwrapped = Step | "judge" | "done"
+
+/** Options of wrappers and network tools that take a value. */
+const pkexecValued: ReadonlySet<string> = new Set(["--user"])
+const execValued: ReadonlySet<string> = new Set(["-a"])
+const timeValued: ReadonlySet<string> = new Set(["-f", "-o", "--format", "--output"])
+const niceValued: ReadonlySet<string> = new Set(["-n", "--adjustment"])
+const setsidValued: ReadonlySet<string> = new Set(["-t", "-w"])
+const stdbufValued: ReadonlySet<string> = new Set(["-i", "-o", "-e", "--input", "--output", "--error"])
+const timeoutValued: ReadonlySet<string> = new Set(["-s", "-k", "--signal", "--kill-after"])
+const ioniceValued: ReadonlySet<string> = new Set(["-c", "-n", "--class", "--classdata"])
+const chrootValued: ReadonlySet<string> = new Set(["--userspec", "--groups"])
+const flockValued: ReadonlySet<string> = new Set(["-w", "-E", "--timeout", "--conflict-exit-code"])
+const noValued: ReadonlySet<string> = new Set()
+const sandboxValued: ReadonlySet<string> = new Set(["-o", "-e", "-p", "-s", "-u", "-f", "-t", "-m", "-N", "-C", "-P", "--unit", "--property"])
+const sudoValued: ReadonlySet<string> = new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group", "--prompt", "--chdir"])
+const watchValued: ReadonlySet<string> = new Set(["-n", "--interval", "-d", "-q", "--equexit"])
+const xargsValued: ReadonlySet<string> = new Set(["-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "--max-args", "--max-lines", "--max-procs", "--delimiter", "--arg-file", "--replace", "--eof"])
+const curlOutputs: ReadonlySet<string> = new Set(["-o", "--output"])
+const wgetOutputs: ReadonlySet<string> = new Set(["-O", "--output-document", "-o", "--output-file", "-a", "--append-output"])
 
 /** The first operand after options; `valued` options consume the next word unless attached (`-n5`, `--x=1`). */
 const skipOptions = (lits: ReadonlyArray<string | undefined>, from: number, valued: ReadonlySet<string>): number => {
@@ -1849,28 +1878,30 @@ interface WriteTargets {
   readonly link?: { readonly target: W.Field; readonly name: W.Field; readonly symbolic: boolean }
 }
 
+/** Options of file-writing commands that take a value. */
+const writerValued: Readonly<Record<string, ReadonlySet<string>>> = {
+  cp: new Set(["-t", "--target-directory", "-S", "--suffix"]),
+  mv: new Set(["-t", "--target-directory", "-S", "--suffix"]),
+  install: new Set(["-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--target-directory"]),
+  ln: new Set(["-t", "-S", "--target-directory", "--suffix"]),
+  truncate: new Set(["-s", "--size", "-r", "--reference"]),
+  touch: new Set(["-r", "-d", "-t", "--reference", "--date"]),
+  mkdir: new Set(["-m", "--mode"]),
+  chmod: new Set(["--reference"]),
+  sort: new Set(["-o", "--output", "-k", "-t", "-S", "-T", "--key", "--field-separator"]),
+  rsync: new Set(["-e", "--exclude", "--include", "--filter", "-f"]),
+  unzip: new Set(["-d"]),
+  patch: new Set(["-o", "--output", "-p", "-i", "--input"]),
+  split: new Set(["-l", "-b", "-n", "-a"]),
+  tee: new Set([])
+}
+
 /** Which arguments of a file-writing command it writes. */
 const writeTargets = (base: string, rest: ReadonlyArray<W.Field>, lits: ReadonlyArray<string | undefined>): WriteTargets | "all-write" => {
   const operands: Array<W.Field> = []
   const optionValues: Array<[string, W.Field]> = []
   let end = false
-  const valued: Record<string, ReadonlySet<string>> = {
-    cp: new Set(["-t", "--target-directory", "-S", "--suffix"]),
-    mv: new Set(["-t", "--target-directory", "-S", "--suffix"]),
-    install: new Set(["-t", "-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--target-directory"]),
-    ln: new Set(["-t", "-S", "--target-directory", "--suffix"]),
-    truncate: new Set(["-s", "--size", "-r", "--reference"]),
-    touch: new Set(["-r", "-d", "-t", "--reference", "--date"]),
-    mkdir: new Set(["-m", "--mode"]),
-    chmod: new Set(["--reference"]),
-    sort: new Set(["-o", "--output", "-k", "-t", "-S", "-T", "--key", "--field-separator"]),
-    rsync: new Set(["-e", "--exclude", "--include", "--filter", "-f"]),
-    unzip: new Set(["-d"]),
-    patch: new Set(["-o", "--output", "-p", "-i", "--input"]),
-    split: new Set(["-l", "-b", "-n", "-a"]),
-    tee: new Set([])
-  }
-  const v = valued[base] ?? new Set<string>()
+  const v = writerValued[base] ?? noValued
   for (let i = 0; i < rest.length; i++) {
     const a = lits[i]
     if (!end && a !== undefined && a.startsWith("-") && a !== "-") {

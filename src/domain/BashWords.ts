@@ -44,21 +44,56 @@ export const subCh: Ch = { c: "\uE001", k: "sub" }
 
 const maxFields = 512
 
-const lit = (text: string, k: Kind): Array<Ch> => Array.from(text, (c) => ({ c, k }))
+/** Shared, frozen characters for ASCII text of the kinds words are made of: expansion allocates none for them. */
+const asciiChs = (k: Kind): ReadonlyArray<Ch> => Array.from({ length: 128 }, (_, code) => Object.freeze({ c: String.fromCharCode(code), k }))
+const asciiSrc = asciiChs("src")
+const asciiQ = asciiChs("q")
+const asciiVar = asciiChs("var")
 
-export const text = (field: Field): string => field.map((ch) => ch.c).join("")
+/** The character `c` (one code point) of kind `k`. */
+export const ch = (c: string, k: Kind): Ch => {
+  const table = k === "src" ? asciiSrc : k === "q" ? asciiQ : k === "var" ? asciiVar : undefined
+  return (c.length === 1 ? table?.[c.charCodeAt(0)] : undefined) ?? { c, k }
+}
 
-export const isLiteral = (field: Field): boolean => field.every((ch) => ch.k === "q" || ((ch.k === "src" || ch.k === "var") && !globChars.has(ch.c)))
+/** One `Ch` per code point (a surrogate pair stays one character). */
+const lit = (text: string, k: Kind): Array<Ch> => {
+  const out: Array<Ch> = []
+  for (const c of text) out.push(ch(c, k))
+  return out
+}
+
+export const text = (field: Field): string => {
+  let s = ""
+  for (const ch of field) s += ch.c
+  return s
+}
+
+const isGlobChar = (c: string): boolean => c === "*" || c === "?" || c === "["
+
+const isLiteralCh = (ch: Ch): boolean => ch.k === "q" || ((ch.k === "src" || ch.k === "var") && !isGlobChar(ch.c))
+
+export const isLiteral = (field: Field): boolean => {
+  for (const ch of field) if (!isLiteralCh(ch)) return false
+  return true
+}
 
 export const hasUnknown = (field: Field): boolean => field.some((ch) => ch.k === "unk")
 export const hasSub = (field: Field): boolean => field.some((ch) => ch.k === "sub")
 
-export const globChars = new Set(["*", "?", "["])
-export const isGlobActive = (ch: Ch): boolean => (ch.k === "src" || ch.k === "var") && globChars.has(ch.c)
+export const globChars: ReadonlySet<string> = new Set(["*", "?", "["])
+export const isGlobActive = (ch: Ch): boolean => (ch.k === "src" || ch.k === "var") && isGlobChar(ch.c)
 export const hasGlob = (field: Field): boolean => field.some(isGlobActive)
 
 /** The literal value of a field, or undefined when any part is unknown or a glob. */
-export const literal = (field: Field): string | undefined => (isLiteral(field) ? text(field) : undefined)
+export const literal = (field: Field): string | undefined => {
+  let s = ""
+  for (const ch of field) {
+    if (!isLiteralCh(ch)) return undefined
+    s += ch.c
+  }
+  return s
+}
 
 /** Builds a literal field (for words the guard synthesises). */
 export const fromString = (s: string): Field => lit(s, "q")
@@ -111,8 +146,8 @@ const unquotedChars = (raw: string, out: Array<Ch>) => {
     if (c === "\\" && i + 1 < raw.length) {
       const n = raw[i + 1] ?? ""
       i++
-      if (n !== "\n") out.push({ c: n, k: "q" })
-    } else out.push({ c, k: "src" })
+      if (n !== "\n") out.push(ch(n, "q"))
+    } else out.push(ch(c, "src"))
   }
 }
 
@@ -123,8 +158,8 @@ const doubleQuotedChars = (raw: string, out: Array<Ch>) => {
     const n = raw[i + 1]
     if (c === "\\" && n !== undefined && "$`\"\\\n".includes(n)) {
       i++
-      if (n !== "\n") out.push({ c: n, k: "q" })
-    } else out.push({ c, k: "q" })
+      if (n !== "\n") out.push(ch(n, "q"))
+    } else out.push(ch(c, "q"))
   }
 }
 
@@ -380,7 +415,7 @@ export const expandValue = (node: BashNode | undefined, scope: Scope): { readonl
   const b = new Builder(scope)
   b.node(node, false)
   b.finish()
-  const field = b.fields.flat().map((ch) => (ch.k === "src" || ch.k === "var" ? { c: ch.c, k: "q" as const } : ch))
+  const field = b.fields.flat().map((x) => (x.k === "src" || x.k === "var" ? ch(x.c, "q") : x))
   return {
     field,
     commandSubstitution: b.commandSubstitution || b.processSubstitution,

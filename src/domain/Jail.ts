@@ -66,17 +66,23 @@ const keyExtensions = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
 const systemSecrets = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"])
 
 /**
- * Why a path is a secret, or undefined. Matched on segments, case-insensitively, and it holds for paths that do
- * not exist yet (protection is by name, not by content).
+ * The lower-cased segments the name rules look at. Inside the workspace only the workspace-relative part counts: a
+ * root that happens to live below a folder named like a secret does not make every file secret.
  */
-export const sensitiveReason = (absolute: string, root?: string): string | undefined => {
+const scopedSegments = (absolute: string, root: string | undefined): ReadonlyArray<string> => {
+  const scoped = root !== undefined && P.isInside(root, absolute) ? P.relative(root, absolute) : absolute
+  return P.segments(scoped).map((s) => s.toLowerCase())
+}
+
+/** Why the whole path is a secret before its segments are looked at. */
+const wholePathSecret = (absolute: string): string | undefined => {
   const lower = absolute.toLowerCase()
   if (systemSecrets.has(lower)) return `${lower} holds system credentials`
   if (/^\/proc\/[^/]+\/(task\/[^/]+\/)?environ$/.test(lower)) return "a process environment holds secrets"
-  // Inside the workspace only the workspace-relative part counts: a root that happens to live below a folder
-  // named like a secret does not make every file secret.
-  const scoped = root !== undefined && P.isInside(root, absolute) ? P.relative(root, absolute) : absolute
-  const segs = P.segments(scoped).map((s) => s.toLowerCase())
+  return undefined
+}
+
+const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i] ?? ""
     const last = i === segs.length - 1
@@ -97,16 +103,33 @@ export const sensitiveReason = (absolute: string, root?: string): string | undef
   return undefined
 }
 
+const stateSegments = (segs: ReadonlyArray<string>): boolean =>
+  segs.some((s, i) => s === ".minicode" || (s === ".config" && segs[i + 1] === "minicode"))
+
+/**
+ * Why a path is a secret, or undefined. Matched on segments, case-insensitively, and it holds for paths that do
+ * not exist yet (protection is by name, not by content).
+ */
+export const sensitiveReason = (absolute: string, root?: string): string | undefined =>
+  wholePathSecret(absolute) ?? secretSegments(scopedSegments(absolute, root))
+
 /** `/proc/<pid>/root`, `/proc/self/cwd`, `/dev/fd/3`…: aliases that reach any file through the kernel. */
 export const isProcAlias = (absolute: string): boolean =>
   /^\/proc\/[^/]+\/(task\/[^/]+\/)?(root|cwd|exe|fd|fdinfo|map_files|mem|environ)(\/|$)/.test(absolute) ||
   /^\/dev\/(fd|stdin|stdout|stderr)(\/|$)/.test(absolute)
 
 /** `.minicode/` anywhere (scoped to the workspace-relative part inside it) and the global config folder. */
-export const isStatePath = (absolute: string, root?: string): boolean => {
-  const scoped = root !== undefined && P.isInside(root, absolute) ? P.relative(root, absolute) : absolute
-  const segs = P.segments(scoped).map((s) => s.toLowerCase())
-  return segs.some((s, i) => s === ".minicode" || (s === ".config" && segs[i + 1] === "minicode"))
+export const isStatePath = (absolute: string, root?: string): boolean => stateSegments(scopedSegments(absolute, root))
+
+/**
+ * `isStatePath` first, then `sensitiveReason`, splitting the path once: for callers that ask both of many paths
+ * (the bash guard's glob candidates).
+ */
+export const protectedName = (absolute: string, root?: string): { readonly kind: "state" } | { readonly kind: "secret"; readonly reason: string } | undefined => {
+  const segs = scopedSegments(absolute, root)
+  if (stateSegments(segs)) return { kind: "state" }
+  const reason = wholePathSecret(absolute) ?? secretSegments(segs)
+  return reason === undefined ? undefined : { kind: "secret", reason }
 }
 
 /** Judges a resolved path for an access. Checks the name as given, the lexical path and the real path. */
