@@ -7,6 +7,7 @@ import { createRequire } from "node:module"
 import { Effect, Layer } from "effect"
 import type TreeSitter from "tree-sitter"
 import type { BashAst, BashNode } from "../domain/BashAst.js"
+import * as D from "../domain/Decision.js"
 import * as BashPolicy from "../domain/BashPolicy.js"
 import { BashGuard, type GuardRequest } from "../ports/BashGuard.js"
 
@@ -129,16 +130,24 @@ export const loadParser = (): ParseSync => {
 export const make = Effect.sync(() => {
   const parse = loadParser()
   const judge = (request: GuardRequest) =>
-    Effect.sync(() =>
-      BashPolicy.judgeCommand(request.command, {
-        jail: request.jail,
-        cwd: request.cwd,
-        allowlist: request.allowlist,
-        requireAllowlist: request.requireAllowlist,
-        network: request.network,
-        reparse: parse
-      })
-    )
+    Effect.sync(() => {
+      try {
+        return BashPolicy.judgeCommand(request.command, {
+          jail: request.jail,
+          cwd: request.cwd,
+          allowlist: request.allowlist,
+          requireAllowlist: request.requireAllowlist,
+          network: request.network,
+          reparse: parse
+        })
+      } catch {
+        // A bug in the guard is a deny, never an allow and never a crash of the session.
+        return {
+          decision: D.deny("guard", "guard.internal-error", "the guard failed on this command, so it cannot be judged safe"),
+          allowlisted: false
+        }
+      }
+    })
   return BashGuard.of({ judge })
 })
 

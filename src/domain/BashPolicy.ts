@@ -1901,7 +1901,7 @@ const writeTargets = (base: string, rest: ReadonlyArray<W.Field>, lits: Readonly
   const operands: Array<W.Field> = []
   const optionValues: Array<[string, W.Field]> = []
   let end = false
-  const v = writerValued[base] ?? noValued
+  const v = (Object.hasOwn(writerValued, base) ? writerValued[base] : undefined) ?? noValued
   for (let i = 0; i < rest.length; i++) {
     const a = lits[i]
     if (!end && a !== undefined && a.startsWith("-") && a !== "-") {

@@ -113,7 +113,7 @@ export const decodeAnsiC = (body: string): string => {
       continue
     }
     const n = body[i + 1] ?? ""
-    const simple = ansiSimple[n]
+    const simple = Object.hasOwn(ansiSimple, n) ? ansiSimple[n] : undefined
     if (simple !== undefined) {
       out += simple
       i++

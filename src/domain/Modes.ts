@@ -52,7 +52,8 @@ export const parseAccessPolicy = (
   raw: string,
   options: { readonly allowUnrestricted: boolean }
 ): Either.Either<AccessPolicy, string> => {
-  const found = policyAliases[normalise(raw).toLowerCase()]
+  const key = normalise(raw).toLowerCase()
+  const found = Object.hasOwn(policyAliases, key) ? policyAliases[key] : undefined
   if (found === undefined) {
     return Either.left(`unknown policy "${raw}": expected one of readonly, plan, allowlist, allow-all`)
   }
