@@ -326,6 +326,7 @@ interface HotSnapshot {
 
 interface BetterStatement {
   run(...params: ReadonlyArray<unknown>): { readonly changes: number; readonly lastInsertRowid: number | bigint }
+  get(...params: ReadonlyArray<unknown>): unknown
 }
 interface BetterDatabase {
   prepare(source: string): BetterStatement
@@ -355,6 +356,7 @@ const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
           @after_hash, @after_mode)`)
         const updateState = db.prepare(`UPDATE records SET state = ?, note = ?, updated_at = ?, state_sum = ?
           WHERE id = ? AND state = 'pending'`)
+        const byRequest = db.prepare("SELECT * FROM records WHERE session = ? AND request_id = ? ORDER BY seq DESC LIMIT 1")
         // The insert comes first: it takes the write lock (IMMEDIATE) through the busy handler.
         const begin = db.transaction(
           (row: HotRow, blobs: ReadonlyArray<readonly [string, Uint8Array]>, snapshots: ReadonlyArray<HotSnapshot>): number => {
@@ -369,7 +371,11 @@ const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
           begin: (row: HotRow, blobs: ReadonlyArray<readonly [string, Uint8Array]>, snapshots: ReadonlyArray<HotSnapshot>) =>
             begin.immediate(row, blobs, snapshots),
           complete: (id: string, state: string, note: string | null, now: number, sum: string) =>
-            updateState.run(state, note, now, sum, id).changes
+            updateState.run(state, note, now, sum, id).changes,
+          findByRequest: (session: string, requestId: string): ReadonlyArray<unknown> => {
+            const row = byRequest.get(session, requestId)
+            return row === undefined ? [] : [row]
+          }
         }
       },
       catch: (cause) => new JournalError({ reason: `cannot open ${dbPath}: ${cause instanceof Error ? cause.message : String(cause)}` })
@@ -428,7 +434,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     const hot =
       problems.length === 0
         ? yield* hotPath(options.dbPath, busy, options.synchronous === "full")
-        : { begin: () => -1, complete: () => 0 }
+        : { begin: () => -1, complete: () => 0, findByRequest: (): ReadonlyArray<unknown> => [] }
 
     const writable = Effect.flatMap(Ref.get(damaged), (ps) =>
       ps.length === 0
@@ -578,9 +584,12 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       yield* prune.pipe(Effect.mapError(sqlError("retention")))
     })
 
-    const findByRequest = Effect.fn("SqliteJournal.findByRequest")(function* (session: string, requestId: string) {
-      const rows = yield* sql`SELECT * FROM records WHERE session = ${session} AND request_id = ${requestId}
-        ORDER BY seq DESC LIMIT 1`.pipe(Effect.mapError(sqlError("read")))
+    // On the hot-path connection: `mcp serve` asks this before every mutating call.
+    const findByRequest = Effect.fnUntraced(function* (session: string, requestId: string) {
+      const rows = yield* Effect.try({
+        try: () => hot.findByRequest(session, requestId),
+        catch: (cause) => new JournalError({ reason: `read: ${cause instanceof Error ? cause.message : String(cause)}` })
+      })
       return Option.fromNullable(decodeRecords(rows).records[0])
     })
 
