@@ -23,7 +23,8 @@ const writes = Number(process.env["BENCH_WRITES"] ?? 500)
 
 interface Server {
   readonly name: string
-  /** argv after `node`, for a workspace. */
+  /** How a user's MCP client starts it: the package's bin (its shebang decides the node flags). */
+  readonly command: string
   readonly args: (root: string) => ReadonlyArray<string>
   /** Tool names and argument shapes for this server. */
   readonly read: (file: string) => { name: string; arguments: Record<string, unknown> }
@@ -33,12 +34,15 @@ interface Server {
 const servers: ReadonlyArray<Server> = [
   {
     name: "minicode",
-    args: (root) => [ours, "mcp", "serve", "--cwd", root],
+    command: ours,
+    args: (root) => ["mcp", "serve", "--cwd", root],
     read: (file) => ({ name: "read_file", arguments: { path: file } }),
     write: (file, content) => ({ name: "write_file", arguments: { path: file, content } })
   },
   {
     name: "server-filesystem",
+    // Its bin's shebang is a plain `#!/usr/bin/env node`.
+    command: process.execPath,
     args: (root) => [peer, root],
     // The peer wants absolute paths (or paths relative to its process cwd, which we set to the root).
     read: (file) => ({ name: "read_text_file", arguments: { path: file } }),
@@ -55,7 +59,7 @@ const workspace = () => {
 }
 
 const connect = async (server: Server, root: string) => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...server.args(root)], cwd: root, stderr: "ignore" })
+  const transport = new StdioClientTransport({ command: server.command, args: [...server.args(root)], cwd: root, stderr: "ignore" })
   const client = new Client({ name: "bench", version: "1" })
   const t0 = performance.now()
   await client.connect(transport)
