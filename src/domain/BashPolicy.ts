@@ -97,7 +97,8 @@ const initialScope = (ctx: GuardContext): MutableScope => {
 
 type Stdin =
   | { readonly kind: "none" }
-  | { readonly kind: "pipe" }
+  /** `echoed`: the words the previous stage prints when it is a plain `echo`/`printf %s` of literal words. */
+  | { readonly kind: "pipe"; readonly echoed?: string | undefined }
   | { readonly kind: "file" }
   | { readonly kind: "heredoc"; readonly body: string }
   | { readonly kind: "herestring"; readonly body: string | undefined }
@@ -616,7 +617,10 @@ class State {
         return this.command(node, info)
       case "pipeline": {
         const parts = node.children.filter((c) => c.named)
-        parts.forEach((c, i) => this.visit(c, i === 0 ? info : { ...info, stdin: { kind: "pipe" } }))
+        parts.forEach((c, i) => {
+          const previous = parts[i - 1]
+          this.visit(c, i === 0 ? info : { ...info, stdin: { kind: "pipe", echoed: previous === undefined ? undefined : W.echoedWords(previous.text) } })
+        })
         return
       }
       case "redirected_statement":
@@ -815,6 +819,10 @@ class State {
       substitution = substitution || e.commandSubstitution
       procSub = procSub || e.processSubstitution
       if (a.type === "command_name" && e.fields.length === 0) return this.deny(Rules.dynamicCommand, `the command name \`${a.text}\` expands to nothing known`)
+      // A command name made by a substitution is not a literal word, even when its output is known (`$(echo rm)`).
+      if (a.type === "command_name" && e.commandSubstitution) {
+        return this.deny(Rules.dynamicCommand, `the command name \`${a.text}\` comes from a command substitution`)
+      }
       argv.push(...e.fields)
     }
     if (this.denial !== undefined) return
@@ -1040,7 +1048,10 @@ class State {
           const token = r === "-I" ? lits[replace + 1] ?? "{}" : r === "-i" ? "{}" : r.startsWith("-I") ? r.slice(2) : r.slice(10) || "{}"
           return { args: inner.map((f) => replaceToken(f, token, [W.unknownCh])), privileged: false }
         }
-        return { args: [...inner, [W.unknownCh]], privileged: false }
+        // `echo .env | xargs cat`: the words are known, so they are judged as the arguments they become.
+        const stdin = info.stdin
+        const fed = stdin.kind === "pipe" && stdin.echoed !== undefined ? stdin.echoed.split(" ").map(W.fromString) : [[W.unknownCh]]
+        return { args: [...inner, ...fed], privileged: false }
       }
       default:
         return "judge"
@@ -1803,7 +1814,10 @@ class State {
     const target = j.literal ?? j.base
     if (target === undefined) return // unknown location: only broad destruction is denied for that
     if (deviceTarget.test(target)) return this.deny(Rules.destruction, `${what} writes ${target}, a disk device`)
-    if (harmlessDevices.test(target) || isTempPath(target)) return
+    // Scratch files in /tmp are everyday work when named as such; `../x` that happens to land in /tmp (a workspace
+    // that lives there) is a way out of the workspace, and stays judged by the jail.
+    const climbsOut = raw.split("/").includes("..") && !P.isInside(this.root, target)
+    if (harmlessDevices.test(target) || (isTempPath(target) && !climbsOut)) return
     const verdict = Jail.checkLexical(this.ctx.jail, cwd, target, "write")
     if (!verdict.ok && verdict.rule !== "jail.workspace-root") return this.deny(Rules.path, `${what} writes ${shown}: ${verdict.reason} (${verdict.rule})`)
   }

@@ -40,6 +40,22 @@ export interface Expanded {
 }
 
 export const unknownCh: Ch = { c: "\uE000", k: "unk" }
+
+/**
+ * The output of a substitution whose whole program is `echo` or `printf %s`/`printf '%s\n'` of plain words (letters,
+ * digits and `._/~*?-`, no quotes, no expansions), else undefined: nothing that could depend on state is guessed.
+ */
+const echoedSubstitution = (node: BashNode): string | undefined => {
+  const inner = /^(?:\$\(|`)([\s\S]*?)(?:\)|`)$/.exec(node.text)?.[1]?.trim()
+  return inner === undefined ? undefined : echoedWords(inner)
+}
+
+/** The words a program prints when its whole text is `echo`/`printf %s` of plain words, else undefined. */
+export const echoedWords = (program: string): string | undefined => {
+  const inner = program.trim()
+  const m = /^(?:echo(?:\s+-n)?|printf\s+(?:%s|'%s'|"%s"|'%s\\n'|"%s\\n"))\s+([A-Za-z0-9._\/~*?-]+(?:\s+[A-Za-z0-9._\/~*?-]+)*)$/.exec(inner)
+  return m?.[1]?.replace(/\s+/g, " ")
+}
 export const subCh: Ch = { c: "\uE001", k: "sub" }
 
 const maxFields = 512
@@ -187,9 +203,14 @@ class Builder {
       this.cur.push(unknownCh)
       return
     }
+    this.known(v.value, quoted)
+  }
+
+  /** A value known before the command runs (a literal variable, the output of `$(echo …)`), expanded as bash would. */
+  known(value: string, quoted: boolean) {
     if (quoted) {
       this.forced = true
-      this.cur.push(...lit(v.value, "q"))
+      this.cur.push(...lit(value, "q"))
       return
     }
     if (this.scope.ifsChanged) {
@@ -197,7 +218,7 @@ class Builder {
       return
     }
     // Unquoted: split on IFS whitespace; the pieces stay glob active.
-    const parts = v.value.split(/[ \t\n]+/)
+    const parts = value.split(/[ \t\n]+/)
     parts.forEach((part, i) => {
       if (i > 0) this.finish()
       this.cur.push(...lit(part, "var"))
@@ -262,9 +283,17 @@ class Builder {
         if (node.children.some(hasSubstitution)) this.commandSubstitution = true
         return
       }
-      case "command_substitution":
+      case "command_substitution": {
+        // `$(echo .env)` and `` `printf %s .env` `` print words known now: the substitution is still judged on its
+        // own, and the words it yields are judged here like any other (so `cat $(echo .env)` reads a secret).
+        this.commandSubstitution = true
+        const echoed = echoedSubstitution(node)
+        if (echoed !== undefined) this.known(echoed, quoted)
+        else this.cur.push(unknownCh)
+        return
+      }
       case "arithmetic_expansion":
-        this.commandSubstitution = this.commandSubstitution || node.type === "command_substitution" || node.children.some(hasSubstitution)
+        this.commandSubstitution = this.commandSubstitution || node.children.some(hasSubstitution)
         this.cur.push(unknownCh)
         return
       case "process_substitution":
