@@ -55,6 +55,29 @@ const findOnPath = (name: string): string | undefined => {
   return undefined
 }
 
+/** Folders a server command needs outside the workspace: its program's, and the node_modules its files live in. */
+export const commandDirs = (command: ReadonlyArray<string>, workspace: string): ReadonlyArray<string> => {
+  const [program, ...args] = command
+  const candidates = [
+    ...(program === undefined ? [] : [program.includes("/") ? program : findOnPath(program)]),
+    ...args.filter((a) => a.startsWith("/"))
+  ]
+  const dirs = new Set<string>()
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue
+    let real: string
+    try {
+      real = fs.realpathSync(candidate)
+    } catch {
+      continue
+    }
+    if (real === workspace || real.startsWith(workspace + "/")) continue
+    const modules = real.lastIndexOf("/node_modules/")
+    dirs.add(modules >= 0 ? real.slice(0, modules + "/node_modules".length) : fs.statSync(real).isDirectory() ? real : path.dirname(real))
+  }
+  return [...dirs]
+}
+
 const lstat = (p: string): fs.Stats | undefined => {
   try {
     return fs.lstatSync(p)
@@ -262,7 +285,7 @@ export const make = (options: Options = {}) =>
           findings,
           network: request.network,
           limits: request.limits ?? {},
-          extraReadOnly: options.extraReadOnly
+          extraReadOnly: [...(options.extraReadOnly ?? []), ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])]
         }
         const argv = [found.bwrap, ...Profile.bwrapArgs(host, profile, request.command)]
         const env = Profile.environment(profile, request.env)

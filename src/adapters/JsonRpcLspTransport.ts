@@ -21,6 +21,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import type * as Rpc from "vscode-jsonrpc/node.js"
 import { Clock, Deferred, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Queue, Schema, Scope, SynchronizedRef } from "effect"
+import type { Launch, Launcher } from "../ports/Launcher.js"
 import type { ServerEntry } from "../domain/Config.js"
 import * as Env from "../domain/Env.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
@@ -34,6 +35,8 @@ export interface Options {
   /** The parent environment, scrubbed (Env.scrub) before a server sees it; the entry's own `env` is added. */
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly unrestricted?: boolean
+  /** Starts servers (a server whose entry says `sandbox: true` is wrapped); default: as configured. */
+  readonly launch?: Launcher
   readonly initializeTimeoutMs?: number
   readonly requestTimeoutMs?: number
   readonly diagnosticsTimeoutMs?: number
@@ -169,14 +172,25 @@ const build = (options: Options) =>
     const failed = (name: string, reason: string) => new ToolFailed({ tool: `language server ${name}`, reason })
 
     /** Spawns the process; fails (command missing, not executable) before any protocol is spoken. */
+    const launcher: Launcher = options.launch ?? ((r) => Effect.succeed({ argv: r.argv, env: r.env }))
     const spawnServer = (server: Server, life: Life) =>
+      Effect.flatMap(
+        launcher({
+          argv: [server.entry.command ?? "", ...(server.entry.args ?? [])],
+          env: { ...Env.scrub(options.env ?? {}, { unrestricted: options.unrestricted === true }), ...server.entry.env },
+          sandbox: server.entry.sandbox === true,
+          network: false
+        }),
+        (launch) => spawnLaunched(server, life, launch)
+      )
+    const spawnLaunched = (server: Server, life: Life, launch: Launch) =>
       Effect.async<ChildProcess, ToolFailed>((resume) => {
-        const command = server.entry.command ?? ""
+        const command = launch.argv[0] ?? ""
         let child: ChildProcess
         try {
-          child = spawn(command, [...(server.entry.args ?? [])], {
+          child = spawn(command, [...launch.argv.slice(1)], {
             cwd: root,
-            env: { ...Env.scrub(options.env ?? {}, { unrestricted: options.unrestricted === true }), ...server.entry.env },
+            env: { ...launch.env },
             stdio: ["pipe", "pipe", "pipe"],
             detached: true
           })

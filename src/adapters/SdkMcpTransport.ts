@@ -17,6 +17,7 @@ import type { ServerEntry } from "../domain/Config.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
 import { base64Bytes, type McpBlock, type McpContent, type McpServerListing } from "../domain/McpFormat.js"
 import * as McpServers from "../domain/McpServers.js"
+import type { Launch, Launcher } from "../ports/Launcher.js"
 import { type McpError, McpTransport } from "../ports/McpTransport.js"
 import type { Resolver } from "./NetGuard.js"
 import * as PinnedFetch from "./PinnedFetch.js"
@@ -28,6 +29,8 @@ export interface Options {
   /** The parent environment, scrubbed before a server sees it. */
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly resolve?: Resolver
+  /** Starts stdio servers (a server whose entry says `sandbox: true` is wrapped); default: as configured. */
+  readonly launch?: Launcher
   readonly connectTimeoutMs?: number
   readonly callTimeoutMs?: number
   readonly maxMessageBytes?: number
@@ -111,7 +114,20 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
     const privateFetch = yield* Effect.cached(fetchFor(true))
     const connections = yield* SynchronizedRef.make(new Map<string, Connection>())
 
+    const launcher: Launcher = options.launch ?? ((r) => Effect.succeed({ argv: r.argv, env: r.env }))
     const open = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined) =>
+      Effect.flatMap(
+        entry.url === undefined
+          ? launcher({
+              argv: [entry.command ?? "", ...(entry.args ?? [])],
+              env: McpServers.scrubEnv(options.env ?? {}, entry.env),
+              sandbox: entry.sandbox === true,
+              network: false
+            }).pipe(Scope.extend(scope))
+          : Effect.succeed(undefined),
+        (launch) => openWith(m, id, entry, fetch, launch)
+      )
+    const openWith = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined, launch: Launch | undefined) =>
       Effect.tryPromise({
         try: async (signal): Promise<Connection> => {
           const state = { alive: true, stderr: "" }
@@ -147,9 +163,9 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           }
           if (entry.url === undefined) {
             const transport = new m.stdio.StdioClientTransport({
-              command: entry.command ?? "",
-              args: [...(entry.args ?? [])],
-              env: McpServers.scrubEnv(options.env ?? {}, entry.env),
+              command: launch?.argv[0] ?? entry.command ?? "",
+              args: launch === undefined ? [...(entry.args ?? [])] : launch.argv.slice(1),
+              env: launch === undefined ? McpServers.scrubEnv(options.env ?? {}, entry.env) : { ...launch.env },
               stderr: "pipe",
               ...(options.cwd === undefined ? {} : { cwd: options.cwd })
             })

@@ -29,6 +29,11 @@ export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxErr
 /** One command to run inside a sandbox. */
 export interface WrapRequest {
   readonly command: ReadonlyArray<string>
+  /**
+   * For servers: also bind, read-only, what the command needs outside the system folders — the program's
+   * folder and, for a script or file argument under `node_modules`, that whole `node_modules` (its dependencies).
+   */
+  readonly bindCommand?: boolean
   /** Canonical workspace root. */
   readonly workspace: string
   readonly cwd: string

@@ -20,6 +20,7 @@ import type { Connections } from "../domain/SqlConnection.js"
 import type { SandboxMode, SandboxStatus } from "../ports/Sandbox.js"
 import { BashGuard } from "../ports/BashGuard.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
+import type { Launcher } from "../ports/Launcher.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import * as BashTool from "./BashTool.js"
@@ -62,6 +63,23 @@ const onFirstUse = <A, R>(build: Effect.Effect<A, never, R | Scope.Scope>) =>
     const context = yield* Effect.context<Exclude<R, Scope.Scope>>()
     return yield* Effect.cached(build.pipe(Scope.extend(scope), Effect.provide(context)))
   })
+
+/**
+ * Starts configured MCP and language servers: as configured, or — for an entry with `sandbox: true` — inside a
+ * bubblewrap profile of their own (workspace read-only, secrets masked, no network). Such a server is refused
+ * when no sandbox can be made. The probe runs when the first sandboxed server starts.
+ */
+export const serverLauncher = (root: string, bwrap?: BwrapSandbox.Options) =>
+  Effect.map(
+    Effect.cached(BwrapSandbox.make(bwrap)),
+    (sandbox): Launcher =>
+      (request) =>
+        !request.sandbox
+          ? Effect.succeed({ argv: request.argv, env: request.env })
+          : Effect.flatMap(sandbox, (s) =>
+              s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env })
+            ).pipe(Effect.mapError((e) => new ToolFailed({ tool: "sandbox", reason: `cannot start the server in its sandbox: ${e.reason}` })))
+  )
 
 const mcpToolNames = new Set(["mcp_list", "mcp_call", "mcp_read", "mcp_prompt", "mcp_dynamic", "web_fetch"])
 
@@ -149,14 +167,15 @@ export const extensions = (options: {
       // The sandbox is probed when bash is first called, not when the session starts.
       const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
       const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([GitTools.make, SqlTool.make]))]
+      const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap)
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpTools.js")), (M) =>
-          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env })
+          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch })
         )
       )
       const lsp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./LspTools.js")), (L) =>
-          L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted })
+          L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted, launch })
         )
       )
       const repoMap = deferred((tool) => tool === "repo_map", yield* onFirstUse(repoMapExtension(options.repoMap)))

@@ -33,7 +33,10 @@ const add = Command.make(
     env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable)"), Options.repeated),
     url: Options.text("url").pipe(Options.withDescription("Streamable HTTP endpoint (HTTP server)"), Options.optional),
     header: Options.text("header").pipe(Options.withDescription("K=V HTTP header (repeatable; stored, never printed)"), Options.repeated),
-    allowPrivate: Options.boolean("allow-private").pipe(Options.withDescription("Allow loopback/private addresses for this server only"))
+    allowPrivate: Options.boolean("allow-private").pipe(Options.withDescription("Allow loopback/private addresses for this server only")),
+    sandbox: Options.boolean("sandbox").pipe(
+      Options.withDescription("Run this stdio server in a bubblewrap sandbox (workspace read-only, secrets masked, no network)")
+    )
   },
   (flags) =>
     Effect.gen(function* () {
@@ -48,9 +51,16 @@ const add = Command.make(
         if (command.trim() === "") return yield* usage("--command is empty")
         const env = yield* check(McpServers.parsePairs("env", flags.env))
         const args = McpServers.argvOf(Option.getOrUndefined(flags.args), flags.arg)
-        entry = { command, ...(args.length > 0 ? { args } : {}), ...(Object.keys(env).length > 0 ? { env } : {}) }
+        entry = {
+          command,
+          ...(args.length > 0 ? { args } : {}),
+          ...(Object.keys(env).length > 0 ? { env } : {}),
+          ...(flags.sandbox ? { sandbox: true } : {})
+        }
       } else {
-        if (Option.isSome(flags.args) || flags.arg.length > 0 || flags.env.length > 0) return yield* usage("--args, --arg and --env apply to --command servers")
+        if (Option.isSome(flags.args) || flags.arg.length > 0 || flags.env.length > 0 || flags.sandbox) {
+          return yield* usage("--args, --arg, --env and --sandbox apply to --command servers")
+        }
         const parsed = target(url ?? "")
         if (Either.isLeft(parsed)) return yield* usage(`--url: ${parsed.left.reason}`)
         const headers = yield* check(McpServers.parsePairs("header", flags.header))

@@ -34,7 +34,10 @@ const add = Command.make(
     command: Options.text("command").pipe(Options.withDescription("The server program (spawned in the workspace with a scrubbed environment)")),
     args: Options.text("args").pipe(Options.withDescription("Its arguments, comma-separated: --args --stdio"), Options.optional),
     arg: Options.text("arg").pipe(Options.withDescription("One argument verbatim (repeatable; for arguments with a comma)"), Options.repeated),
-    env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable; stored, never printed)"), Options.repeated)
+    env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable; stored, never printed)"), Options.repeated),
+    sandbox: Options.boolean("sandbox").pipe(
+      Options.withDescription("Run this server in a bubblewrap sandbox (workspace read-only, secrets masked, no network)")
+    )
   },
   (flags) =>
     Effect.gen(function* () {
@@ -43,7 +46,12 @@ const add = Command.make(
       if (flags.command.trim() === "") return yield* usage("--command is empty")
       const env = yield* check(McpServers.parsePairs("env", flags.env))
       const args = McpServers.argvOf(Option.getOrUndefined(flags.args), flags.arg)
-      const entry: ServerEntry = { command: flags.command, ...(args.length > 0 ? { args } : {}), ...(Object.keys(env).length > 0 ? { env } : {}) }
+      const entry: ServerEntry = {
+        command: flags.command,
+        ...(args.length > 0 ? { args } : {}),
+        ...(Object.keys(env).length > 0 ? { env } : {}),
+        ...(flags.sandbox ? { sandbox: true } : {})
+      }
       const raw = yield* readRaw(file)
       const existing = entries(raw)
       const replaced = Object.hasOwn(existing, key)

@@ -1,0 +1,19 @@
+import type { Effect, Scope } from "effect"
+import type { ToolFailed } from "../domain/Errors.js"
+
+/** How a server process is started: its argv and environment, possibly wrapped in a sandbox profile. */
+export interface Launch {
+  readonly argv: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+}
+
+/**
+ * Given what a configured server would run (`sandbox` from its entry), the argv and env to spawn. The identity
+ * launcher returns its input; the sandboxing one wraps it in bubblewrap (workspace read-only, secrets masked).
+ */
+export type Launcher = (request: {
+  readonly argv: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  readonly sandbox: boolean
+  readonly network: boolean
+}) => Effect.Effect<Launch, ToolFailed, Scope.Scope>
