@@ -60,3 +60,34 @@ const line = (label: string, m: { wallMs: number; rssMb: number }) =>
 console.log(line("node -e 0", baseline))
 console.log(line("minicode --version", version))
 console.log(line("minicode policy explain", explain))
+
+// The journal's cost (issue 4): write_file through the whole chain, journaled in SQLite, against the same chain
+// without its journal stage, same process, same files.
+{
+  const { ManagedRuntime } = await import("effect")
+  const Kernel = await import("../src/programs/Kernel.js")
+  const NodeAdapters = await import("../src/programs/NodeAdapters.js")
+  const Runner = await import("../src/programs/Runner.js")
+  const os = await import("node:os")
+  const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-journal-bench-")))
+  const options = { workspace: ws, workMode: "BUILD" as const }
+  const adapters = NodeAdapters.adapters({ unrestricted: false, sandbox: { mode: "none" } })
+  const journaled = ManagedRuntime.make(Kernel.layer(options, adapters, true))
+  const bare = ManagedRuntime.make(Kernel.layer(options, adapters, false))
+  const content = "x".repeat(1024)
+  let n = 0
+  const write = (rt: typeof journaled) => () => rt.runPromise(Runner.invoke({ tool: "write_file", args: { path: `f${n++ % 20}.txt`, content: content + n } }))
+  await time(100, write(journaled))
+  await time(100, write(bare))
+  const withJournal: Array<number> = []
+  const without: Array<number> = []
+  for (let r = 0; r < rounds; r++) {
+    withJournal.push(await time(150, write(journaled)))
+    without.push(await time(150, write(bare)))
+  }
+  await journaled.dispose()
+  await bare.dispose()
+  const [j, b] = [median(withJournal), median(without)]
+  console.log(`write_file 1 KiB through the chain: journaled ${j.toFixed(0)} µs, unjournaled ${b.toFixed(0)} µs (ratio ${(j / b).toFixed(2)}×)`)
+  fs.rmSync(ws, { recursive: true, force: true })
+}

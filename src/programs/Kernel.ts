@@ -20,7 +20,7 @@ import type { SqlConnections } from "../ports/SqlConnections.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
 import * as Executor from "./Executor.js"
 import * as PathResolver from "./PathResolver.js"
-import { chain, gates } from "./ToolChain.js"
+import { chain, gates, unjournaledChain } from "./ToolChain.js"
 
 export interface SessionOptions {
   /** The workspace: the one root for the jail, execution and the journal. */
@@ -99,10 +99,14 @@ export const extensionsOf = (extensions: ReadonlyArray<Executor.Extension>): Lay
   Layer.succeed(Executor.Extensions, extensions)
 
 /** The runtime chain for one session. */
-export const layer = <E>(options: SessionOptions, adapters: Adapters<E>): Layer.Layer<ToolExecutor, E | ToolFailed> => {
+export const layer = <E>(
+  options: SessionOptions,
+  adapters: Adapters<E>,
+  journaled: boolean = true
+): Layer.Layer<ToolExecutor, E | ToolFailed> => {
   const services = base(options, adapters)
   const executor = adapters.extensions === undefined ? Executor.layer() : Executor.layer().pipe(Layer.provide(adapters.extensions))
-  return chain(executor).pipe(Layer.provide(services))
+  return (journaled ? chain(executor) : unjournaledChain(executor)).pipe(Layer.provide(services))
 }
 
 /** The gates only, over a given terminal (for `policy explain`). */

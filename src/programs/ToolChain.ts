@@ -360,5 +360,9 @@ export const gates = <E, R>(terminal: Layer.Layer<ToolExecutor, E, R>) =>
 export const chain = <E, R>(executor: Layer.Layer<ToolExecutor, E, R>) =>
   gates(ApprovalStage.pipe(Layer.provide(JournalStage), Layer.provide(executor)))
 
+/** The chain without its journal stage: only for measuring what the journal costs (bench/kernel.bench.ts). */
+export const unjournaledChain = <E, R>(executor: Layer.Layer<ToolExecutor, E, R>) =>
+  gates(ApprovalStage.pipe(Layer.provide(executor)))
+
 export const workspaceRelative = (session: Pick<SessionShape, "root">, absolute: string) =>
   P.isInside(session.root, absolute) ? P.relative(session.root, absolute) : absolute
