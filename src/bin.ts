@@ -6,6 +6,17 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
-import * as Cli from "./programs/Cli.js"
 
-Cli.run(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: false }))
+// A plainly well-formed `mcp serve` starts without loading the CLI (assistants spawn it at every session); anything
+// else, or anything unusual in it, goes through the full CLI.
+const serve = process.argv[2] === "mcp" && process.argv[3] === "serve" ? await import("./programs/ServeMain.js") : undefined
+const flags = serve?.parseArgv(process.argv.slice(4))
+const program =
+  serve !== undefined && flags !== undefined
+    ? serve.run(flags)
+    : Effect.flatMap(
+        Effect.promise(() => import("./programs/Cli.js")),
+        (Cli) => Cli.run(process.argv)
+      )
+
+program.pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: false }))

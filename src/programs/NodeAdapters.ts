@@ -20,6 +20,7 @@ import type { Connections } from "../domain/SqlConnection.js"
 import type { SandboxMode, SandboxStatus } from "../ports/Sandbox.js"
 import { BashGuard } from "../ports/BashGuard.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
+import { Journal } from "../ports/Journal.js"
 import type { Launcher } from "../ports/Launcher.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
@@ -34,13 +35,29 @@ import * as SqlTool from "./SqlTool.js"
  * The SQLite journal at `<workspace>/.minicode/state.db`, loaded on first use only: commands that never mutate
  * (explain, conformance, doctor) do not pay for SQLite.
  */
-export const sqliteJournal = Layer.unwrapEffect(
+export const sqliteJournal = Layer.scoped(
+  Journal,
   Effect.gen(function* () {
     const session = yield* Session
-    const SqliteJournal = yield* Effect.promise(() => import("../adapters/SqliteJournal.js"))
-    return SqliteJournal.layer({ dbPath: SqliteJournal.dbPathFor(session.root) }).pipe(
-      Layer.mapError((e) => new ToolFailed({ tool: "journal", reason: e.reason }))
+    const scope = yield* Effect.scope
+    // Opened (and integrity-checked) when the first call needs it, in the session's scope: a session that only
+    // reads never opens it, and `mcp serve` answers its first tools/list without waiting for SQLite.
+    const open = yield* Effect.cached(
+      Effect.promise(() => import("../adapters/SqliteJournal.js")).pipe(
+        Effect.flatMap((SqliteJournal) => Layer.build(SqliteJournal.layer({ dbPath: SqliteJournal.dbPathFor(session.root) }))),
+        Effect.map((context) => Context.get(context, Journal)),
+        Scope.extend(scope)
+      )
     )
+    return Journal.of({
+      begin: (intent, snapshots, intended) => Effect.flatMap(open, (j) => j.begin(intent, snapshots, intended)),
+      complete: (id, state, note) => Effect.flatMap(open, (j) => j.complete(id, state, note)),
+      finalizeTurn: (s, turn) => Effect.flatMap(open, (j) => j.finalizeTurn(s, turn)),
+      findByRequest: (s, requestId) => Effect.flatMap(open, (j) => j.findByRequest(s, requestId)),
+      list: (filter) => Effect.flatMap(open, (j) => j.list(filter)),
+      recover: Effect.flatMap(open, (j) => j.recover),
+      resolve: (seq, outcome, by) => Effect.flatMap(open, (j) => j.resolve(seq, outcome, by))
+    })
   })
 )
 

@@ -5,15 +5,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Either, Logger, LogLevel, Option } from "effect"
+import { Console, Effect, Either, Option } from "effect"
 import { ToolFailed } from "../../domain/Errors.js"
 import * as ClientConfig from "../../domain/McpClientConfig.js"
-import * as Scopes from "../../domain/McpScopes.js"
-import * as NodeAdapters from "../NodeAdapters.js"
-import * as NodeConfig from "../../adapters/NodeConfig.js"
-import * as SqlConnection from "../../domain/SqlConnection.js"
+import * as ServeMain from "../ServeMain.js"
 
-const version = "0.1.0"
 
 const usage = (reason: string) => new ToolFailed({ tool: "minicode mcp", reason })
 
@@ -43,30 +39,14 @@ const serve = Command.make(
     allowLocalConfig: Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
   },
   (flags) =>
-    Effect.gen(function* () {
-      const settings = yield* Either.match(Scopes.parse(flags.scope, { allowAll: flags.allowAll, allTools: flags.allTools }), {
-        onLeft: (reason) => Effect.fail(usage(reason)),
-        onRight: Effect.succeed
-      })
-      const workspace = workspaceOf(flags.cwd)
-      const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig))
-      const sql = yield* Either.match(SqlConnection.parseConnections(loaded.config.sql), {
-        onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
-        onRight: Effect.succeed
-      })
-      const mode = Option.getOrElse(flags.sandbox, () => loaded.config.sandbox ?? "auto")
-      const sandboxNote = NodeAdapters.sandboxLine(mode, yield* NodeAdapters.sandboxStatus({ mode }))
-      const McpServe = yield* Effect.promise(() => import("../McpServe.js"))
-      yield* McpServe.serve(
-        { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork },
-        NodeAdapters.adapters({ unrestricted: false, sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: { mode } }),
-        { input: process.stdin, output: process.stdout }
-      )
-    }).pipe(
-      // stdout carries the protocol: nothing else may print there.
-      Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-      Logger.withMinimumLogLevel(LogLevel.Warning)
-    )
+    ServeMain.run({
+      cwd: Option.getOrUndefined(flags.cwd),
+      allowAll: flags.allowAll,
+      allTools: flags.allTools,
+      scope: flags.scope,
+      sandbox: Option.getOrUndefined(flags.sandbox),
+      allowLocalConfig: flags.allowLocalConfig
+    })
 ).pipe(Command.withDescription("Serve minicode's tools over MCP (stdio only): every call goes through the whole chain"))
 
 const config = Command.make(
