@@ -5,12 +5,11 @@
  */
 import { lspConfig } from "./LspCommands.js"
 import { sqlConfig } from "./SqlCommands.js"
-import * as fs from "node:fs"
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Either, Option, Schema } from "effect"
+import { Console, Effect, Either, Option } from "effect"
 import * as NodeConfig from "../../adapters/NodeConfig.js"
 import { target } from "../../adapters/NetGuard.js"
-import { ConfigFile, type ServerEntry } from "../../domain/Config.js"
+import type { ServerEntry } from "../../domain/Config.js"
 import * as McpServers from "../../domain/McpServers.js"
 import * as Shared from "./ConfigFile.js"
 
@@ -76,25 +75,13 @@ const add = Command.make(
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
-    const workspace = workspaceOf(flags.cwd)
-    const p = NodeConfig.paths(workspace)
     const trusted = NodeConfig.localTrusted(flags.allowLocalConfig)
-    const decode = (raw: Record<string, unknown>) =>
-      Schema.decodeUnknown(ConfigFile)(raw).pipe(Effect.map((c) => c.mcpServers ?? {}), Effect.mapError((e) => usage(e.message)))
-    const globalServers = yield* Effect.flatMap(readRaw(p.global), decode)
-    const localServers = fs.existsSync(p.local) ? yield* Effect.flatMap(readRaw(p.local), decode) : {}
-    const rows = [
-      ...Object.entries(globalServers).map(([k, v]) => ({ id: k, scope: "global", used: !(trusted && Object.hasOwn(localServers, k)), entry: v })),
-      ...Object.entries(localServers).map(([k, v]) => ({ id: k, scope: "local", used: trusted, entry: v }))
-    ]
+    const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.mcpServers)
     if (flags.json) {
-      return yield* Console.log(JSON.stringify(rows.map((r) => ({ id: r.id, scope: r.scope, used: r.used, summary: McpServers.describe(r.id, r.entry) }))))
+      return yield* Console.log(JSON.stringify(rows.map((r) => ({ id: r.key, scope: r.scope, used: r.used, summary: McpServers.describe(r.key, r.entry) }))))
     }
     if (rows.length === 0) return yield* Console.log("no MCP servers configured (minicode config mcp add ID --command CMD | --url URL)")
-    for (const r of rows) {
-      const note = r.used ? "" : r.scope === "local" ? " (ignored: pass --allow-local-config to trust local config)" : " (overridden by local)"
-      yield* Console.log(`${McpServers.describe(r.id, r.entry)} [${r.scope}]${note}`)
-    }
+    for (const r of rows) yield* Console.log(`${McpServers.describe(r.key, r.entry)} [${r.scope}]${Shared.rowNote(r)}`)
   })
 ).pipe(Command.withDescription("List configured MCP servers (header and env values masked)"))
 

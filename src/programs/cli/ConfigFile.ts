@@ -61,3 +61,33 @@ export const section = (raw: Record<string, unknown>, key: string): Record<strin
 }
 
 export const check = <A>(either: Either.Either<A, string>) => Either.match(either, { onLeft: (e) => Effect.fail(usage(e)), onRight: Effect.succeed })
+
+/** One configured entry as `list` shows it: from which file, and whether it is in effect. */
+export interface Row<A> {
+  readonly key: string
+  readonly scope: "global" | "local"
+  readonly used: boolean
+  readonly entry: A
+}
+
+/**
+ * The entries of one section across the global and the local file: a local entry is used only when local config is
+ * trusted, and then overrides the global one of the same key.
+ */
+export const layered = <A>(workspace: string, trusted: boolean, pick: (config: ConfigFile) => Readonly<Record<string, A>> | undefined) =>
+  Effect.gen(function* () {
+    const p = NodeConfig.paths(workspace)
+    const decode = (raw: Record<string, unknown>) =>
+      Schema.decodeUnknown(ConfigFile)(raw).pipe(Effect.map((c) => pick(c) ?? {}), Effect.mapError((e) => usage(e.message)))
+    const global = yield* Effect.flatMap(readRaw(p.global), decode)
+    const local = fs.existsSync(p.local) ? yield* Effect.flatMap(readRaw(p.local), decode) : {}
+    const rows: ReadonlyArray<Row<A>> = [
+      ...Object.entries(global).map(([key, entry]) => ({ key, scope: "global" as const, used: !(trusted && Object.hasOwn(local, key)), entry })),
+      ...Object.entries(local).map(([key, entry]) => ({ key, scope: "local" as const, used: trusted, entry }))
+    ]
+    return rows
+  })
+
+/** The note `list` prints after an entry that is not in effect. */
+export const rowNote = (row: Row<unknown>): string =>
+  row.used ? "" : row.scope === "local" ? " (ignored: pass --allow-local-config to trust local config)" : " (overridden by local)"

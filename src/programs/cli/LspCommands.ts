@@ -11,9 +11,9 @@
  */
 import * as fs from "node:fs"
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Option, Schema } from "effect"
+import { Console, Effect, Option } from "effect"
 import * as NodeConfig from "../../adapters/NodeConfig.js"
-import { ConfigFile, type ServerEntry } from "../../domain/Config.js"
+import type { ServerEntry } from "../../domain/Config.js"
 import * as Lsp from "../../domain/Lsp.js"
 import * as McpServers from "../../domain/McpServers.js"
 import * as Shared from "./ConfigFile.js"
@@ -64,25 +64,13 @@ const add = Command.make(
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
-    const workspace = workspaceOf(flags.cwd)
-    const p = NodeConfig.paths(workspace)
     const trusted = NodeConfig.localTrusted(flags.allowLocalConfig)
-    const decode = (raw: Record<string, unknown>) =>
-      Schema.decodeUnknown(ConfigFile)(raw).pipe(Effect.map((c) => c.lsp ?? {}), Effect.mapError((e) => usage(e.message)))
-    const globalEntries = yield* Effect.flatMap(readRaw(p.global), decode)
-    const localEntries = fs.existsSync(p.local) ? yield* Effect.flatMap(readRaw(p.local), decode) : {}
-    const rows = [
-      ...Object.entries(globalEntries).map(([k, v]) => ({ ext: k, scope: "global", used: !(trusted && Object.hasOwn(localEntries, k)), entry: v })),
-      ...Object.entries(localEntries).map(([k, v]) => ({ ext: k, scope: "local", used: trusted, entry: v }))
-    ]
+    const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.lsp)
     if (flags.json) {
-      return yield* Console.log(JSON.stringify(rows.map((r) => ({ ext: r.ext, scope: r.scope, used: r.used, summary: McpServers.describe(r.ext, r.entry) }))))
+      return yield* Console.log(JSON.stringify(rows.map((r) => ({ ext: r.key, scope: r.scope, used: r.used, summary: McpServers.describe(r.key, r.entry) }))))
     }
     if (rows.length === 0) return yield* Console.log("no language servers configured (minicode config lsp add .ts --command typescript-language-server --args --stdio)")
-    for (const r of rows) {
-      const note = r.used ? "" : r.scope === "local" ? " (ignored: pass --allow-local-config to trust local config)" : " (overridden by local)"
-      yield* Console.log(`${McpServers.describe(r.ext, r.entry)} [${r.scope}]${note}`)
-    }
+    for (const r of rows) yield* Console.log(`${McpServers.describe(r.key, r.entry)} [${r.scope}]${Shared.rowNote(r)}`)
   })
 ).pipe(Command.withDescription("List the configured language servers (env values masked)"))
 
