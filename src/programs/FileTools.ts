@@ -48,13 +48,19 @@ const unchanged = (facts: Jail.PathFacts): Expect =>
 const isBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
 
 
-const numbered = (lines: ReadonlyArray<string>, first: number) =>
-  lines
-    .map((line, i) => {
-      const shown = line.length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${line.length} chars]` : line
-      return `${String(first + i).padStart(6)}\t${shown}`
-    })
-    .join("\n")
+const pads = ["", " ", "  ", "   ", "    ", "     "]
+
+/** `cat -n` style: the line number right-aligned in six columns, a tab, the line (long lines cut, visibly). */
+const numbered = (lines: ReadonlyArray<string>, first: number) => {
+  let out = ""
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? ""
+    const n = String(first + i)
+    const shown = line.length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${line.length} chars]` : line
+    out += (i === 0 ? "" : "\n") + (pads[6 - n.length] ?? "") + n + "\t" + shown
+  }
+  return out
+}
 
 export const readFile = (inv: Invocation, call: CallOf<"read_file">) =>
   Effect.gen(function* () {
