@@ -192,14 +192,15 @@ export const bwrapArgs = (host: HostFacts, profile: Profile, command: ReadonlyAr
   }
   for (const f of host.secretFiles) args.push("--ro-bind", "/dev/null", f)
   for (const d of host.secretDirs) args.push("--tmpfs", d, "--remount-ro", d)
-  for (const p of profile.extraReadOnly ?? []) {
-    if (!P.isInside(profile.workspace, p) && Jail.sensitiveReason(p) === undefined && !Jail.isStatePath(p)) args.push("--ro-bind-try", p, p)
-  }
   // pid 1 is bwrap's own init, which carries the environment bwrap was started with.
   args.push("--proc", "/proc", "--ro-bind", "/dev/null", "/proc/1/environ", "--dev", "/dev")
   args.push("--tmpfs", "/tmp")
   if (profile.home !== "/tmp" && !P.isInside("/tmp", profile.home)) args.push("--tmpfs", profile.home)
   else args.push("--dir", profile.home)
+  // After the private /tmp and home: what a server needs may live below either (a clone in /tmp, ~/.nvm).
+  for (const p of profile.extraReadOnly ?? []) {
+    if (!P.isInside(profile.workspace, p) && Jail.sensitiveReason(p) === undefined && !Jail.isStatePath(p)) args.push("--ro-bind-try", p, p)
+  }
   if (profile.network) {
     // resolv.conf is often a symlink into /run (systemd-resolved, NetworkManager).
     args.push("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve", "--ro-bind-try", "/run/NetworkManager", "/run/NetworkManager")
