@@ -136,6 +136,9 @@ export const protectedName = (absolute: string, root?: string): { readonly kind:
 export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailVerdict => {
   if (facts.input.includes("\0")) return no("jail.nul-byte", "the path contains a NUL byte")
   if (facts.input.trim() === "") return no("jail.empty-path", "the path is empty")
+  // Not separators here, but read as such by people and by other tools: `..\\..\\etc` is refused, not created.
+  if (facts.input.includes("\\")) return no("jail.ambiguous-path", "backslashes are not path separators here; use / (a name with a backslash is refused as ambiguous)")
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(facts.input)) return no("jail.url-path", "a URL is not a path: name a file in the workspace")
   for (const candidate of [facts.lexical, facts.real]) {
     if (isProcAlias(candidate)) return no("jail.proc-alias", `${candidate} is a kernel alias for other files`)
     if (isStatePath(candidate, ctx.root)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
