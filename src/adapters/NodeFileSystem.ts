@@ -68,48 +68,59 @@ const verifyFd = (fd: number, p: string, expect: Expect | undefined, op: string)
 const rethrow = (op: string, p: string) => (cause: unknown) => (cause instanceof FsError ? cause : fail(op, p)(cause))
 
 const lstatSync = (p: string): Option.Option<FileStat> => {
-  const s = fs.lstatSync(p, { throwIfNoEntry: false })
-  return s === undefined ? Option.none() : Option.some(toStat(s))
+  try {
+    const s = fs.lstatSync(p, { throwIfNoEntry: false })
+    return s === undefined ? Option.none() : Option.some(toStat(s))
+  } catch (cause) {
+    // A file where a directory was expected: nothing exists at that path.
+    if (codeOf(cause) === "ENOTDIR") return Option.none()
+    throw cause
+  }
 }
 
 export const make = Effect.sync(() => {
-  const lstat = (p: string) =>
-    Effect.try({ try: () => lstatSync(p), catch: fail("lstat", p) }).pipe(
-      Effect.catchIf((e) => e.code === "ENOTDIR", () => Effect.succeed(Option.none<FileStat>()))
-    )
+  const lstat = (p: string) => Effect.try({ try: () => lstatSync(p), catch: fail("lstat", p) })
 
-  const readFile = (p: string, expect?: Expect) =>
-    Effect.acquireUseRelease(
-      sys("read", p, () => fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)),
-      (fd) =>
-        Effect.try({ try: () => verifyFd(fd, p, expect, "read"), catch: rethrow("read", p) }).pipe(
-          Effect.flatMap((st) => {
-            if (st.isDirectory()) return Effect.fail(new FsError({ op: "read", path: p, code: "EISDIR", reason: "is a directory" }))
-            if (st.size <= syncLimit) {
-              return sys("read", p, () => {
-                const buffer = fs.readFileSync(fd)
-                return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
-              })
-            }
-            return Effect.tryPromise({
-              try: async () => {
-                const buffer = Buffer.alloc(st.size)
-                let offset = 0
-                while (offset < st.size) {
-                  const { bytesRead } = await new Promise<{ bytesRead: number }>((resolve, reject) =>
-                    fs.read(fd, buffer, offset, st.size - offset, offset, (err, bytesRead) => (err === null ? resolve({ bytesRead }) : reject(err)))
-                  )
-                  if (bytesRead === 0) break
-                  offset += bytesRead
-                }
-                return new Uint8Array(buffer.buffer, buffer.byteOffset, offset)
-              },
-              catch: fail("read", p)
-            })
-          })
-        ),
-      (fd) => Effect.sync(() => fs.closeSync(fd))
-    )
+  /** Small files in one synchronous step (open, re-check, read, close); large ones read asynchronously. */
+  const readFile = (p: string, expect?: Expect): Effect.Effect<Uint8Array, FsError> =>
+    Effect.suspend(() => {
+      let fd: number
+      try {
+        fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+      } catch (cause) {
+        return Effect.fail(fail("read", p)(cause))
+      }
+      let size: number
+      try {
+        const st = verifyFd(fd, p, expect, "read")
+        if (st.isDirectory()) throw new FsError({ op: "read", path: p, code: "EISDIR", reason: "is a directory" })
+        size = st.size
+        if (size <= syncLimit) {
+          const buffer = fs.readFileSync(fd)
+          fs.closeSync(fd)
+          return Effect.succeed(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))
+        }
+      } catch (cause) {
+        fs.closeSync(fd)
+        return Effect.fail(rethrow("read", p)(cause))
+      }
+      const readLarge = Effect.tryPromise({
+        try: async () => {
+          const buffer = Buffer.alloc(size)
+          let offset = 0
+          while (offset < size) {
+            const bytesRead = await new Promise<number>((resolve, reject) =>
+              fs.read(fd, buffer, offset, size - offset, offset, (err, n) => (err === null ? resolve(n) : reject(err)))
+            )
+            if (bytesRead === 0) break
+            offset += bytesRead
+          }
+          return new Uint8Array(buffer.buffer, buffer.byteOffset, offset)
+        },
+        catch: fail("read", p)
+      })
+      return Effect.ensuring(readLarge, Effect.sync(() => fs.closeSync(fd)))
+    })
 
   const writeFile = (p: string, data: Uint8Array, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
     Effect.gen(function* () {

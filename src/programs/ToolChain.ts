@@ -45,9 +45,8 @@ export const jailContext = (session: SessionShape): Jail.JailContext => ({
   unrestricted: session.policy === "unrestricted"
 })
 
-const loadAllowlist = Effect.flatMap(AllowlistStore, (store) => store.entries).pipe(
-  Effect.mapError((e) => new ToolFailed({ tool: "allowlist", reason: e.reason }))
-)
+const loadAllowlist = (store: typeof AllowlistStore.Service) =>
+  store.entries.pipe(Effect.mapError((e) => new ToolFailed({ tool: "allowlist", reason: e.reason })))
 
 /** Permission: work mode, access policy and permission mode. Pure; touches nothing. */
 export const PermissionStage = wrap((next) =>
@@ -56,11 +55,11 @@ export const PermissionStage = wrap((next) =>
     const store = yield* AllowlistStore
     return ToolExecutor.of({
       run: (inv) =>
-        Effect.gen(function* () {
-          const allowlist = yield* Effect.provideService(loadAllowlist, AllowlistStore, store)
+        Effect.flatMap(loadAllowlist(store), (allowlist) => {
           const decision = Policy.evaluate({ ...session, allowlist }, inv.facts)
-          if (D.isDeny(decision)) return yield* denied(inv, decision)
-          return yield* next({ ...inv, permission: decision, decisions: [...inv.decisions, decision] })
+          return D.isDeny(decision)
+            ? Effect.fail(denied(inv, decision))
+            : next({ ...inv, permission: decision, decisions: [...inv.decisions, decision] })
         })
     })
   })
@@ -127,6 +126,8 @@ const judgeSql = (
  * `web_fetch` URLs judged by the SSRF guard (the NetGuard port), resolving names as the real call will (the
  * connection itself is pinned and checked again by the fetch).
  */
+const guarded: ReadonlySet<string> = new Set(["bash", "sql_query", "web_fetch"])
+
 export const GuardStage = wrap((next) =>
   Effect.gen(function* () {
     const session = yield* Session
@@ -138,36 +139,39 @@ export const GuardStage = wrap((next) =>
     const ctx = jailContext(session)
     return ToolExecutor.of({
       run: (inv) =>
-        Effect.gen(function* () {
-          const call = inv.facts.call
-          if (call.tool === "web_fetch") {
-            const checked = yield* net.check(call.args.url)
-            if (D.isDeny(checked.decision)) return yield* denied(inv, checked.decision)
-            return yield* next({ ...inv, decisions: [...inv.decisions, checked.decision] })
-          }
-          if (call.tool === "sql_query") {
-            const decision = yield* judgeSql(session, connections, parser, call.args)
-            if (D.isDeny(decision)) return yield* denied(inv, decision)
-            return yield* next({ ...inv, decisions: [...inv.decisions, decision] })
-          }
-          if (call.tool !== "bash" || session.policy === "unrestricted") return yield* next(inv)
-          const allowlist = yield* Effect.provideService(loadAllowlist, AllowlistStore, store)
-          const cwd = inv.resolved["cwd"]?.real ?? session.root
-          const judged = yield* guard.judge({
-            command: call.args.command,
-            cwd,
-            jail: ctx,
-            allowlist,
-            requireAllowlist: session.policy === "allowlist",
-            network: call.args.network === true
-          })
-          if (D.isDeny(judged.decision)) return yield* denied(inv, judged.decision)
-          const permission =
-            inv.permission.decision === "ask" && judged.allowlisted
-              ? D.allow("permission", "allowlist.saved", "every command matches a saved approval")
-              : inv.permission
-          return yield* next({ ...inv, permission, decisions: [...inv.decisions, judged.decision] })
-        })
+        // Only bash, sql_query and web_fetch have a guard; everything else passes straight on.
+        !guarded.has(inv.facts.call.tool)
+          ? next(inv)
+          : Effect.gen(function* () {
+              const call = inv.facts.call
+              if (call.tool === "web_fetch") {
+                const checked = yield* net.check(call.args.url)
+                if (D.isDeny(checked.decision)) return yield* denied(inv, checked.decision)
+                return yield* next({ ...inv, decisions: [...inv.decisions, checked.decision] })
+              }
+              if (call.tool === "sql_query") {
+                const decision = yield* judgeSql(session, connections, parser, call.args)
+                if (D.isDeny(decision)) return yield* denied(inv, decision)
+                return yield* next({ ...inv, decisions: [...inv.decisions, decision] })
+              }
+              if (call.tool !== "bash" || session.policy === "unrestricted") return yield* next(inv)
+              const allowlist = yield* loadAllowlist(store)
+              const cwd = inv.resolved["cwd"]?.real ?? session.root
+              const judged = yield* guard.judge({
+                command: call.args.command,
+                cwd,
+                jail: ctx,
+                allowlist,
+                requireAllowlist: session.policy === "allowlist",
+                network: call.args.network === true
+              })
+              if (D.isDeny(judged.decision)) return yield* denied(inv, judged.decision)
+              const permission =
+                inv.permission.decision === "ask" && judged.allowlisted
+                  ? D.allow("permission", "allowlist.saved", "every command matches a saved approval")
+                  : inv.permission
+              return yield* next({ ...inv, permission, decisions: [...inv.decisions, judged.decision] })
+            })
     })
   })
 )
@@ -206,18 +210,19 @@ export const ApprovalStage = wrap((next) =>
     const store = yield* AllowlistStore
     return ToolExecutor.of({
       run: (inv) =>
-        Effect.gen(function* () {
-          if (inv.permission.decision !== "ask") return yield* next(inv)
-          const answer = yield* approver.ask({ tool: nameOf(inv.facts.call), summary: summary(inv.facts), decision: inv.permission })
-          if (answer === "no") {
-            return yield* denied(inv, D.deny("permission", "approval.declined", `${inv.permission.reason}; the operator said no (or nobody could be asked)`))
-          }
-          if (answer === "always" && inv.facts.call.tool !== "bash") {
-            yield* store.add(entryFor(inv.facts)).pipe(Effect.mapError((e) => new ToolFailed({ tool: "allowlist", reason: e.reason })))
-          }
-          const permission = D.allow("permission", "approval.granted", "the operator approved this call")
-          return yield* next({ ...inv, permission, decisions: [...inv.decisions, permission] })
-        })
+        inv.permission.decision !== "ask"
+          ? next(inv)
+          : Effect.gen(function* () {
+              const answer = yield* approver.ask({ tool: nameOf(inv.facts.call), summary: summary(inv.facts), decision: inv.permission })
+              if (answer === "no") {
+                return yield* denied(inv, D.deny("permission", "approval.declined", `${inv.permission.reason}; the operator said no (or nobody could be asked)`))
+              }
+              if (answer === "always" && inv.facts.call.tool !== "bash") {
+                yield* store.add(entryFor(inv.facts)).pipe(Effect.mapError((e) => new ToolFailed({ tool: "allowlist", reason: e.reason })))
+              }
+              const permission = D.allow("permission", "approval.granted", "the operator approved this call")
+              return yield* next({ ...inv, permission, decisions: [...inv.decisions, permission] })
+            })
     })
   })
 )
@@ -295,54 +300,55 @@ export const JournalStage = wrap((next) =>
     }
     return ToolExecutor.of({
       run: (inv) =>
-        Effect.gen(function* () {
-          if (!inv.facts.mutates) return yield* next(inv)
-          const writes = inv.facts.paths.filter((p) => p.access === "write").flatMap((p) => {
-            const facts = inv.resolved[p.field]
-            return facts === undefined ? [] : [{ field: p.field, facts }]
-          })
-          const snapshots = yield* Effect.forEach(writes, (w) => snapshot(w.facts))
-          const byPath = new Map(snapshots.map((s) => [s.path, s] as const))
-          const shown = (field: string) => {
-            const facts = inv.resolved[field]
-            return facts === undefined ? undefined : Jail.display(session, facts.entry)
-          }
-          const record = yield* journal
-            .begin(
-              {
-                session: session.id,
-                turn: session.turn,
-                tool: nameOf(inv.facts.call),
-                capability: inv.facts.capability,
-                paths: snapshots.map((s) => s.path),
-                canonicalArgs: canonicalArgs(inv),
-                requestId: inv.requestId,
-                remote: inv.facts.capability === "external"
-              },
-              snapshots,
-              intendedOf(inv, byPath, shown)
-            )
-            .pipe(Effect.mapError(journalError))
-          return yield* next(inv).pipe(
-            Effect.onExit((exit) => {
-              if (exit._tag === "Success") {
-                return journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore)
+        !inv.facts.mutates
+          ? next(inv)
+          : Effect.gen(function* () {
+              const writes = inv.facts.paths.filter((p) => p.access === "write").flatMap((p) => {
+                const facts = inv.resolved[p.field]
+                return facts === undefined ? [] : [{ field: p.field, facts }]
+              })
+              const snapshots = yield* Effect.forEach(writes, (w) => snapshot(w.facts))
+              const byPath = new Map(snapshots.map((s) => [s.path, s] as const))
+              const shown = (field: string) => {
+                const facts = inv.resolved[field]
+                return facts === undefined ? undefined : Jail.display(session, facts.entry)
               }
-              const interrupted = Cause.isInterruptedOnly(exit.cause)
-              const failedCleanly = Cause.failureOption(exit.cause).pipe(
-                Option.map((e) => e._tag === "ToolDenied" || e._tag === "InvalidArguments" || (e._tag === "ToolFailed" && inv.facts.capability !== "exec" && inv.facts.capability !== "external")),
-                Option.getOrElse(() => false)
+              const record = yield* journal
+                .begin(
+                  {
+                    session: session.id,
+                    turn: session.turn,
+                    tool: nameOf(inv.facts.call),
+                    capability: inv.facts.capability,
+                    paths: snapshots.map((s) => s.path),
+                    canonicalArgs: canonicalArgs(inv),
+                    requestId: inv.requestId,
+                    remote: inv.facts.capability === "external"
+                  },
+                  snapshots,
+                  intendedOf(inv, byPath, shown)
+                )
+                .pipe(Effect.mapError(journalError))
+              return yield* next(inv).pipe(
+                Effect.onExit((exit) => {
+                  if (exit._tag === "Success") {
+                    return journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore)
+                  }
+                  const interrupted = Cause.isInterruptedOnly(exit.cause)
+                  const failedCleanly = Cause.failureOption(exit.cause).pipe(
+                    Option.map((e) => e._tag === "ToolDenied" || e._tag === "InvalidArguments" || (e._tag === "ToolFailed" && inv.facts.capability !== "exec" && inv.facts.capability !== "external")),
+                    Option.getOrElse(() => false)
+                  )
+                  const note = !interrupted
+                    ? Cause.pretty(exit.cause).split("\n")[0]
+                    : inv.facts.capability === "external"
+                      ? "interrupted: cancellation sent to the server, which may already have acted"
+                      : "interrupted"
+                  // A file tool that failed before writing left nothing; anything else may have happened halfway.
+                  return journal.complete(record.id, failedCleanly ? "failed" : "unknown", note).pipe(Effect.ignore)
+                })
               )
-              const note = !interrupted
-                ? Cause.pretty(exit.cause).split("\n")[0]
-                : inv.facts.capability === "external"
-                  ? "interrupted: cancellation sent to the server, which may already have acted"
-                  : "interrupted"
-              // A file tool that failed before writing left nothing; anything else may have happened halfway.
-              return journal.complete(record.id, failedCleanly ? "failed" : "unknown", note).pipe(Effect.ignore)
             })
-          )
-        })
     })
   })
 )
