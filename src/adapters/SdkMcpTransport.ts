@@ -197,6 +197,9 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
         const kind = McpServers.kindOf(entry)
         if (Either.isLeft(kind)) return yield* new ToolFailed({ tool: id, reason: kind.left })
         const m = yield* sdk
+        // A live connection is taken without the lock; opening one is serialised.
+        const live = (yield* SynchronizedRef.get(connections)).get(id)
+        if (live !== undefined && live.state.alive) return { sdk: m, conn: live }
         const conn = yield* SynchronizedRef.modifyEffect(connections, (map) => {
           const found = map.get(id)
           if (found !== undefined && found.state.alive) return Effect.succeed([found, map] as const)
