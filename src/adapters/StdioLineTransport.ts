@@ -37,12 +37,22 @@ export const make = (options: LineTransportOptions): LineTransport => {
   let closed = false
   let inputEnded = false
 
+  // One wait for 'drain' shared by every writer held back, however many replies are in flight.
+  let draining: Promise<void> | undefined
+  const drained = () =>
+    (draining ??= new Promise<void>((resolve) =>
+      output.once("drain", () => {
+        draining = undefined
+        resolve()
+      })
+    ))
+
   const write = (payload: string): Promise<void> =>
     new Promise((resolve, reject) => {
       if (closed || output.destroyed || !output.writable) return resolve()
       const ok = output.write(payload, (error) => (error ? reject(error) : undefined))
       if (ok) resolve()
-      else output.once("drain", () => resolve())
+      else void drained().then(resolve)
     })
 
   const reply = (r: Framing.ErrorReply) => {
