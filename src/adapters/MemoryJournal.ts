@@ -155,21 +155,10 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
     const resolve = (seq: number, outcome: Recovery.Resolution, by?: string) =>
       Effect.gen(function* () {
         const target = (yield* Ref.get(ref)).records.find((r) => r.seq === seq)
-        if (target === undefined) return yield* new JournalError({ reason: `no readable record #${seq}` })
-        if (target.finalized) return yield* new JournalError({ reason: `#${seq} belongs to a finalised turn` })
-        if (target.state === "committed" && !target.remote) {
-          return yield* new JournalError({ reason: `#${seq} is committed: nothing to resolve` })
-        }
-        const record = yield* begin({
-          session: target.session,
-          turn: target.turn,
-          tool: "recover.resolve",
-          capability: "write",
-          paths: target.paths,
-          canonicalArgs: JSON.stringify({ seq, outcome }),
-          remote: false
-        }, [])
-        const note = `#${seq} resolved ${outcome}${by === undefined ? "" : ` by ${by}`}`
+        const refused = Recovery.refuseResolve(seq, target, false)
+        if (refused !== undefined || target === undefined) return yield* new JournalError({ reason: refused ?? `no readable record #${seq}` })
+        const record = yield* begin(Recovery.resolveIntent(seq, target, outcome), [])
+        const note = Recovery.resolveNote(seq, outcome, by)
         const now = yield* Clock.currentTimeMillis
         const done: JournalRecord = { ...record, state: "committed", note, finalized: true, updatedAt: now }
         yield* Ref.update(ref, (state) => ({

@@ -623,22 +623,11 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       const rows = yield* selectRecords(sql.and([sql`seq = ${seq}`])).pipe(Effect.mapError(sqlError("read")))
       const { damage, records } = decodeRecords(rows)
       const target = records[0]
-      if (target === undefined) return yield* new JournalError({ reason: `no readable record #${seq}` })
-      if (target.finalized) return yield* new JournalError({ reason: `#${seq} belongs to a finalised turn` })
-      if (target.state === "committed" && !target.remote && damage.length === 0) {
-        return yield* new JournalError({ reason: `#${seq} is committed: nothing to resolve` })
-      }
-      const record = yield* begin({
-        session: target.session,
-        turn: target.turn,
-        tool: "recover.resolve",
-        capability: "write",
-        paths: target.paths,
-        canonicalArgs: JSON.stringify({ seq, outcome }),
-        remote: false
-      }, [])
+      const refused = Recovery.refuseResolve(seq, target, damage.length > 0)
+      if (refused !== undefined || target === undefined) return yield* new JournalError({ reason: refused ?? `no readable record #${seq}` })
+      const record = yield* begin(Recovery.resolveIntent(seq, target, outcome), [])
       const now = yield* Clock.currentTimeMillis
-      const note = `#${seq} resolved ${outcome}${by === undefined ? "" : ` by ${by}`}`
+      const note = Recovery.resolveNote(seq, outcome, by)
       yield* sql.withTransaction(
         Effect.gen(function* () {
           yield* sql`UPDATE records SET resolution = ${outcome}, resolution_sum = ${resolutionSum(target.id, outcome)},

@@ -150,3 +150,35 @@ export const describe = (item: RecoveryItem): string =>
   `${item.seq === null ? "-" : `#${item.seq}`} ${item.tool ?? "journal"} [${item.classification}]${
     item.paths.length > 0 ? ` ${item.paths.join(" ")}` : ""
   }: ${item.advice}`
+
+/** What `recover resolve` needs to know of the record it resolves. */
+export interface ResolveTarget {
+  readonly session: string
+  readonly turn: number
+  readonly paths: ReadonlyArray<string>
+  readonly state: RecordState
+  readonly remote: boolean
+  readonly finalized: boolean
+}
+
+/** Why record `seq` cannot be resolved, or undefined. A committed local call is settled, unless the journal is damaged. */
+export const refuseResolve = (seq: number, target: ResolveTarget | undefined, damaged: boolean): string | undefined => {
+  if (target === undefined) return `no readable record #${seq}`
+  if (target.finalized) return `#${seq} belongs to a finalised turn`
+  if (target.state === "committed" && !target.remote && !damaged) return `#${seq} is committed: nothing to resolve`
+  return undefined
+}
+
+/** The journal's own record of a resolution: in the resolved call's turn, over its paths, never remote. */
+export const resolveIntent = (seq: number, target: ResolveTarget, outcome: Resolution) => ({
+  session: target.session,
+  turn: target.turn,
+  tool: "recover.resolve",
+  capability: "write" as const,
+  paths: target.paths,
+  canonicalArgs: JSON.stringify({ seq, outcome }),
+  remote: false
+})
+
+export const resolveNote = (seq: number, outcome: Resolution, by?: string): string =>
+  `#${seq} resolved ${outcome}${by === undefined ? "" : ` by ${by}`}`
