@@ -1,17 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { loadParser } from "../../src/adapters/TreeSitterBashParser.js"
 import * as BashPolicy from "../../src/domain/BashPolicy.js"
 import { load } from "./corpus.js"
+import { guardContext } from "../support/Guard.js"
 
-const parse = loadParser()
-const ctx: BashPolicy.GuardContext = {
-  jail: { root: "/work/ws", home: "/home/dev", unrestricted: false },
-  cwd: "/work/ws",
-  allowlist: [],
-  requireAllowlist: false,
-  network: true,
-  reparse: parse
-}
+const ctx = guardContext
 const judge = (command: string) => BashPolicy.judgeCommand(command, ctx).decision
 
 describe("bash guard corpora", () => {

@@ -1,19 +1,11 @@
 /** The guard never throws: whatever the input, it answers allow or deny (prototype-named commands included). */
 import { FastCheck as fc } from "effect"
 import { describe, expect, it } from "vitest"
-import { loadParser } from "../../src/adapters/TreeSitterBashParser.js"
 import * as BashPolicy from "../../src/domain/BashPolicy.js"
 import * as Modes from "../../src/domain/Modes.js"
+import { guardContext } from "../support/Guard.js"
 
-const parse = loadParser()
-const ctx: BashPolicy.GuardContext = {
-  jail: { root: "/work/ws", home: "/home/dev", unrestricted: false },
-  cwd: "/work/ws",
-  allowlist: [],
-  requireAllowlist: false,
-  network: false,
-  reparse: parse
-}
+const ctx: BashPolicy.GuardContext = { ...guardContext, network: false }
 const protoNames = Object.getOwnPropertyNames(Object.prototype)
 
 describe("guard robustness", () => {

@@ -1,18 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
-import { loadParser } from "../../src/adapters/TreeSitterBashParser.js"
 import type { AllowEntry } from "../../src/domain/Allowlist.js"
 import * as BashPolicy from "../../src/domain/BashPolicy.js"
+import { guardContext, parse } from "../support/Guard.js"
 
-const parse = loadParser()
-const base: BashPolicy.GuardContext = {
-  jail: { root: "/work/ws", home: "/home/dev", unrestricted: false },
-  cwd: "/work/ws",
-  allowlist: [],
-  requireAllowlist: false,
-  network: true,
-  reparse: parse
-}
+const base = guardContext
 const judge = (command: string, ctx: Partial<BashPolicy.GuardContext> = {}) => BashPolicy.judgeCommand(command, { ...base, ...ctx })
 const rule = (command: string, ctx: Partial<BashPolicy.GuardContext> = {}) => {
   const d = judge(command, ctx).decision
