@@ -8,7 +8,7 @@
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
 import type { Readable, Writable } from "node:stream"
-import { Context, Deferred, Effect, Either, Exit, FiberMap, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema, type Scope } from "effect"
+import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import * as StdioLineTransport from "../adapters/StdioLineTransport.js"
@@ -106,7 +106,7 @@ export interface Core {
   readonly call: (id: WireId, name: string, args: unknown) => Effect.Effect<Outcome>
   /** Refuse new calls from now on ("shutting down"). */
   readonly stopAccepting: Effect.Effect<void>
-  /** Requests in flight plus executions still running. */
+  /** Requests in flight (each execution runs in the fiber of the request that started it). */
   readonly busy: Effect.Effect<number>
   /** Interrupt every running execution (the drain deadline passed). */
   readonly cancelAll: Effect.Effect<void>
@@ -114,9 +114,13 @@ export interface Core {
 
 interface Entry {
   readonly canonical: string
-  readonly done: Deferred.Deferred<Outcome>
+  /** The fiber of the request that runs the execution (duplicates interrupt it when they are cancelled). */
+  readonly owner: Fiber.RuntimeFiber<unknown, unknown>
   readonly seq: number
-  readonly finished: boolean
+  /** The execution's outcome once it finished: a retry with the same id replays it. */
+  readonly outcome: Outcome | undefined
+  /** Duplicates of the request waiting for the outcome (rare: a Deferred is made only for them). */
+  readonly waiters: ReadonlyArray<Deferred.Deferred<Outcome>>
   readonly bytes: number
 }
 
@@ -160,7 +164,7 @@ const journalVerdict = (id: WireId, record: JournalRecord): Outcome => {
   }
 }
 
-export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExecutor | Journal | Scope.Scope> =>
+export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExecutor | Journal> =>
   Effect.gen(function* () {
     const chain = yield* ToolExecutor
     const journal = yield* Journal
@@ -170,7 +174,6 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const replayBytes = config.replayBytes ?? limits.replayBytes
     const replayEntries = config.replayEntries ?? limits.replayEntries
     const clean = (text: string) => scrub({ root: config.root }, text)
-    const fibers = yield* FiberMap.make<string, void>()
     const table = yield* Ref.make<Table>({ entries: HashMap.empty(), seq: 0, bytes: 0 })
     const inFlight = yield* Ref.make(0)
     const accepting = yield* Ref.make(true)
@@ -185,7 +188,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     /** Keeps the replay table within its budget: drops the oldest finished entries. */
     const evict = (t: Table): Table => {
       if (t.bytes <= replayBytes && HashMap.size(t.entries) <= replayEntries) return t
-      const finished = [...HashMap.entries(t.entries)].filter(([, e]) => e.finished).sort(([, x], [, y]) => x.seq - y.seq)
+      const finished = [...HashMap.entries(t.entries)].filter(([, e]) => e.outcome !== undefined).sort(([, x], [, y]) => x.seq - y.seq)
       let entries = t.entries
       let bytes = t.bytes
       for (const [key, e] of finished) {
@@ -196,21 +199,25 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       return { ...t, entries, bytes }
     }
 
+    /** Records the outcome (kept for replay, or dropped) and hands it to the duplicates waiting for it. */
     const finish = (wire: string, entry: Entry, outcome: Outcome, keep: boolean) =>
-      Effect.zipRight(
-        Ref.update(table, (t) => {
+      Effect.flatMap(
+        Ref.modify(table, (t): readonly [ReadonlyArray<Deferred.Deferred<Outcome>>, Table] => {
           const current = HashMap.get(t.entries, wire)
-          if (Option.isNone(current) || current.value.seq !== entry.seq) return t
-          if (!keep) return { ...t, entries: HashMap.remove(t.entries, wire) }
+          if (Option.isNone(current) || current.value.seq !== entry.seq) return [[], t]
+          const waiters = current.value.waiters
+          if (!keep) return [waiters, { ...t, entries: HashMap.remove(t.entries, wire) }]
           const bytes = outcome._tag === "Result" ? outcome.result.text.length * 2 : 64
-          return evict({ ...t, entries: HashMap.set(t.entries, wire, { ...entry, finished: true, bytes }), bytes: t.bytes + bytes })
+          const kept: Entry = { ...current.value, outcome, waiters: [], bytes }
+          return [waiters, evict({ ...t, entries: HashMap.set(t.entries, wire, kept), bytes: t.bytes + bytes })]
         }),
-        Deferred.succeed(entry.done, outcome)
+        (waiters) => (waiters.length === 0 ? Effect.void : Effect.forEach(waiters, (w) => Deferred.succeed(w, outcome), { discard: true }))
       )
 
-    const execute = (id: WireId, wire: string, entry: Entry, inv: Invocation, mutates: boolean) => {
-      const key = requestKey(id, entry.canonical)
-      const run = Effect.gen(function* () {
+    /** The execution, in the owner's own fiber: interrupting that fiber interrupts it (a running bash is killed). */
+    const execute = (id: WireId, entry: Entry, inv: Invocation, mutates: boolean): Effect.Effect<Outcome> =>
+      Effect.gen(function* () {
+        const key = requestKey(id, entry.canonical)
         if (mutates) {
           const prior = yield* journal.findByRequest(session, key)
           if (Option.isSome(prior)) return journalVerdict(id, prior.value)
@@ -220,91 +227,124 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
         Effect.catchAll((e) => Effect.succeed(failureOf(e))),
         Effect.catchAllDefect(() => Effect.succeed(result("minicode hit an internal error while running this call; nothing more is known", true)))
       )
-      const cancelled = mutates
+
+    const cancelledWhileRunning = (id: WireId, mutates: boolean): Outcome =>
+      mutates
         ? rpcError(
             Framing.ErrorCodes.AlreadyHandled,
             `request ${JSON.stringify(id)} was cancelled while it ran; its effect may or may not have happened (journaled as unknown), so it is not executed again`
           )
         : rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(id)} was cancelled`)
-      return run.pipe(
-        Effect.onExit((exit) =>
-          Exit.isSuccess(exit) ? finish(wire, entry, exit.value, true) : finish(wire, entry, cancelled, mutates)
-        ),
-        Effect.asVoid
-      )
-    }
 
-    const cancel = (wire: string) =>
+    type Claim =
+      | { readonly _tag: "Own"; readonly entry: Entry }
+      | { readonly _tag: "Seen"; readonly entry: Entry }
+
+    const gone = (id: WireId): Outcome => rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(id)} was cancelled`)
+
+    /** A duplicate of a request still running: waits for its outcome; being cancelled cancels the execution. */
+    const join = (id: WireId, wire: string, entry: Entry): Effect.Effect<Outcome> =>
       Effect.gen(function* () {
-        yield* FiberMap.remove(fibers, wire)
-        const found = HashMap.get((yield* Ref.get(table)).entries, wire)
-        if (Option.isSome(found) && !found.value.finished) {
-          // The execution's own finaliser has settled it; this covers one interrupted before it ever started.
-          yield* Deferred.succeed(found.value.done, rpcError(Framing.ErrorCodes.AlreadyHandled, "the request was cancelled"))
-        }
+        const waiter = yield* Deferred.make<Outcome>()
+        const now = yield* Ref.modify(table, (t): readonly [Outcome | "wait", Table] => {
+          const current = HashMap.get(t.entries, wire)
+          if (Option.isNone(current) || current.value.seq !== entry.seq) return [gone(id), t]
+          if (current.value.outcome !== undefined) return [current.value.outcome, t]
+          const waiting: Entry = { ...current.value, waiters: [...current.value.waiters, waiter] }
+          return ["wait", { ...t, entries: HashMap.set(t.entries, wire, waiting) }]
+        })
+        if (now !== "wait") return now
+        // Cancellation names a request id, and duplicates share it: cancelling one cancels the execution.
+        return yield* Deferred.await(waiter).pipe(Effect.onInterrupt(() => Fiber.interrupt(entry.owner)))
       })
 
-    const admitted = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
-      Effect.gen(function* () {
-        const display = shortName(name)
-        const byName = Object.hasOwn(Tools.Args, name) ? Tools.toolNames.find((t) => t === name) : undefined
-        if (byName === undefined) {
-          return rpcError(
+    /**
+     * The first request with an id runs the execution in its own fiber (no fork per call); duplicates wait for its
+     * outcome, a retry after it finished replays it. The claim and the finaliser are set up uninterruptibly, so every
+     * claimed entry is settled.
+     */
+    const claimAndRun = (id: WireId, wire: string, canonical: string, inv: Invocation): Effect.Effect<Outcome> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.withFiberRuntime<Outcome>((owner) =>
+          Effect.flatMap(
+            Ref.modify(table, (t): readonly [Claim, Table] => {
+              const found = HashMap.get(t.entries, wire)
+              if (Option.isSome(found)) return [{ _tag: "Seen", entry: found.value }, t]
+              const entry: Entry = { canonical, owner, seq: t.seq + 1, outcome: undefined, waiters: [], bytes: 0 }
+              return [{ _tag: "Own", entry }, { ...t, seq: t.seq + 1, entries: HashMap.set(t.entries, wire, entry) }]
+            }),
+            (claim) => {
+              const entry = claim.entry
+              if (claim._tag === "Seen") {
+                if (entry.canonical !== canonical) {
+                  return Effect.succeed(
+                    rpcError(
+                      Framing.ErrorCodes.Conflict,
+                      `request id ${clean(wire)} was already used for a different call on this connection; use a new id for a new call`
+                    )
+                  )
+                }
+                return entry.outcome !== undefined ? Effect.succeed(entry.outcome) : restore(join(id, wire, entry))
+              }
+              const mutates = inv.facts.mutates
+              return restore(execute(id, entry, inv, mutates)).pipe(
+                Effect.onExit((exit) =>
+                  Exit.isSuccess(exit) ? finish(wire, entry, exit.value, true) : finish(wire, entry, cancelledWhileRunning(id, mutates), mutates)
+                )
+              )
+            }
+          )
+        )
+      )
+
+    const admitted = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> => {
+      const display = shortName(name)
+      const byName = Object.hasOwn(Tools.Args, name) ? Tools.toolNames.find((t) => t === name) : undefined
+      if (byName === undefined) {
+        return Effect.succeed(
+          rpcError(
             Framing.ErrorCodes.InvalidParams,
             clean(Tools.dynamicName.test(name) ? `${display} is an MCP client tool: mcp serve does not expose them` : `unknown tool "${display}"`)
           )
-        }
-        const early = Scopes.refuseByName(config.settings, byName)
-        if (early !== undefined) return result(`refused (${early.rule}): ${early.reason}`, true)
-        const prepared = Runner.prepare({ tool: byName, args })
-        if (Either.isLeft(prepared)) {
-          const e = prepared.left
-          const details = e._tag === "InvalidArguments" ? e.details.replace(/(^|; )args\./g, "$1").replace(/(^|; )args: /g, "$1") : e.message
-          return result(clean(`invalid arguments for ${byName}: ${details}`), true)
-        }
-        const inv = prepared.right
-        const late = Scopes.refuseCall(config.settings, byName, inv.facts)
-        if (late !== undefined) return result(`refused (${late.rule}): ${late.reason}`, true)
-        const canonical = canonicalArgs(inv)
-        const wire = JSON.stringify(id)
-        const fresh = yield* Deferred.make<Outcome>()
-        const claim = yield* Ref.modify(table, (t): readonly [{ readonly _tag: "Own"; readonly entry: Entry } | { readonly _tag: "Join"; readonly entry: Entry }, Table] => {
-          const found = HashMap.get(t.entries, wire)
-          if (Option.isSome(found)) return [{ _tag: "Join", entry: found.value }, t]
-          const entry: Entry = { canonical, done: fresh, seq: t.seq + 1, finished: false, bytes: 0 }
-          return [{ _tag: "Own", entry }, { ...t, seq: t.seq + 1, entries: HashMap.set(t.entries, wire, entry) }]
-        })
-        if (claim._tag === "Join" && claim.entry.canonical !== canonical) {
-          return rpcError(
-            Framing.ErrorCodes.Conflict,
-            `request id ${clean(wire)} was already used for a different call on this connection; use a new id for a new call`
-          )
-        }
-        if (claim._tag === "Own") {
-          yield* FiberMap.run(fibers, wire, execute(id, wire, claim.entry, inv, inv.facts.mutates))
-        }
-        return yield* Deferred.await(claim.entry.done).pipe(Effect.onInterrupt(() => cancel(wire)))
-      })
+        )
+      }
+      const early = Scopes.refuseByName(config.settings, byName)
+      if (early !== undefined) return Effect.succeed(result(`refused (${early.rule}): ${early.reason}`, true))
+      const prepared = Runner.prepare({ tool: byName, args })
+      if (Either.isLeft(prepared)) {
+        const e = prepared.left
+        const details = e._tag === "InvalidArguments" ? e.details.replace(/(^|; )args\./g, "$1").replace(/(^|; )args: /g, "$1") : e.message
+        return Effect.succeed(result(clean(`invalid arguments for ${byName}: ${details}`), true))
+      }
+      const inv = prepared.right
+      const late = Scopes.refuseCall(config.settings, byName, inv.facts)
+      if (late !== undefined) return Effect.succeed(result(`refused (${late.rule}): ${late.reason}`, true))
+      return claimAndRun(id, JSON.stringify(id), canonicalArgs(inv), inv)
+    }
+
+    const release = Ref.update(inFlight, (n) => n - 1)
+    const shuttingDown = rpcError(Framing.ErrorCodes.ShuttingDown, "minicode is shutting down and accepts no new calls")
+    const busy = rpcError(Framing.ErrorCodes.Busy, `minicode is busy: ${maxInFlight} tool calls are already in flight; retry when one finishes`)
 
     const call = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
-      Effect.gen(function* () {
-        if (!(yield* Ref.get(accepting))) return rpcError(Framing.ErrorCodes.ShuttingDown, "minicode is shutting down and accepts no new calls")
-        const ok = yield* Ref.modify(inFlight, (n) => (n >= maxInFlight ? [false, n] : [true, n + 1]))
-        if (!ok) {
-          return rpcError(
-            Framing.ErrorCodes.Busy,
-            `minicode is busy: ${maxInFlight} tool calls are already in flight; retry when one finishes`
-          )
-        }
-        return yield* admitted(id, name, args).pipe(Effect.ensuring(Ref.update(inFlight, (n) => n - 1)))
-      })
+      Effect.flatMap(Ref.get(accepting), (open) =>
+        !open
+          ? Effect.succeed(shuttingDown)
+          : Effect.flatMap(
+              Ref.modify(inFlight, (n) => (n >= maxInFlight ? [false, n] : [true, n + 1])),
+              (ok) => (ok ? Effect.ensuring(admitted(id, name, args), release) : Effect.succeed(busy))
+            )
+      )
+
+    /** The executions still running, each in the fiber of the request that owns it. */
+    const running = Effect.map(Ref.get(table), (t) => [...HashMap.values(t.entries)].filter((e) => e.outcome === undefined).map((e) => e.owner))
 
     return {
       tools,
       call,
       stopAccepting: Ref.set(accepting, false),
-      busy: Effect.zipWith(Ref.get(inFlight), FiberMap.size(fibers), (a, b) => a + b),
-      cancelAll: FiberMap.clear(fibers)
+      busy: Ref.get(inFlight),
+      cancelAll: Effect.flatMap(running, (owners) => Fiber.interruptAll(owners))
     }
   })
 
@@ -385,7 +425,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         catch: sdkError
       })
       const runtime = yield* Effect.runtime<never>()
-      const run = Runtime.runPromise(runtime)
+      const run = Runtime.runPromiseExit(runtime)
       const server = new Server(
         { name: "minicode", version: options.version },
         {
@@ -402,11 +442,14 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
       }))
       server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools }))
       server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
-        run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((outcome) =>
-          outcome._tag === "Result"
+        run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((exit) => {
+          // Interrupted: this request was cancelled (the SDK then sends nothing), or a duplicate of it was, or the
+          // drain deadline passed; the latter two still get an answer.
+          const outcome = Exit.isSuccess(exit) ? exit.value : rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(extra.requestId)} was cancelled`)
+          return outcome._tag === "Result"
             ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
             : Promise.reject(rpcFailure(outcome.code, outcome.message))
-        )
+        })
       )
       const guide = Guide.instructions(options.settings)
       server.setRequestHandler(types.ListPromptsRequestSchema, () => ({
@@ -432,7 +475,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         },
         onInputEnd: () => Deferred.unsafeDone(ended, Exit.void)
       })
-      // Added after the core's FiberMap, so on interruption this runs first: drain, then close.
+      // On interruption (SIGTERM) or the end of input: drain, then close.
       yield* Effect.addFinalizer(() =>
         drain(core, options.drainMs ?? limits.drainMs).pipe(
           Effect.zipRight(Effect.promise(() => server.close().catch(() => undefined)))

@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Either, Fiber, Layer, Ref } from "effect"
+import { Context, Deferred, Effect, Either, Exit, Fiber, Layer, Ref } from "effect"
 import * as Approvers from "../../src/adapters/Approvers.js"
 import * as MemoryAllowlist from "../../src/adapters/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/MemoryJournal.js"
@@ -211,6 +211,27 @@ describe("mcp serve core", () => {
       assert.strictEqual(yield* Ref.get(probe.started), 2)
       yield* Deferred.succeed(probe.gate, undefined)
       assert.strictEqual(text(yield* Fiber.join(b)), "ran: sleep 1000 too")
+    })
+  )
+
+  it.scopedLive("cancelling a duplicate cancels the execution it joined (they share the request id)", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const probe = yield* makeProbe
+      const { journal } = yield* MemoryJournal.make()
+      const core = yield* coreOver(root, journal, probe)
+      const owner = yield* Effect.fork(core.call(5, "bash", { command: "sleep 1000" }))
+      yield* waitFor(probe.started, 1)
+      const duplicate = yield* Effect.fork(core.call(5, "bash", { command: "sleep 1000" }))
+      yield* Effect.sleep("20 millis")
+      yield* Fiber.interrupt(duplicate)
+      assert.isTrue(Exit.isInterrupted(yield* Fiber.await(owner)))
+      assert.strictEqual(yield* Ref.get(probe.killed), 1)
+      assert.deepStrictEqual((yield* journal.list()).map((r) => r.state), ["unknown"])
+      const retry = yield* core.call(5, "bash", { command: "sleep 1000" })
+      assert.isTrue(retry._tag === "RpcError" && retry.code === ErrorCodes.AlreadyHandled)
+      assert.strictEqual(yield* Ref.get(probe.started), 1)
+      assert.strictEqual(yield* core.busy, 0)
     })
   )
 
