@@ -84,12 +84,13 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         }
       }
     }
+    // One context for every call: providing it is one merge, not an addition per service.
+    const services = Context.make(Session, session).pipe(Context.add(FileSystem, fs))
     return ToolExecutor.of({
       run: (inv) =>
         dispatch(inv).pipe(
           Effect.map((output) => FileTools.cap(output, session.maxOutputBytes)),
-          Effect.provideService(Session, session),
-          Effect.provideService(FileSystem, fs)
+          Effect.provide(services)
         )
     })
   })

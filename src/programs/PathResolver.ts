@@ -6,7 +6,7 @@
 import { Effect, Option } from "effect"
 import type { PathFacts } from "../domain/Jail.js"
 import * as P from "../domain/PosixPath.js"
-import { FileSystem, type FileStat, FsError } from "../ports/FileSystem.js"
+import { FileSystem, type FileStat, FsError, type FileSystemShape } from "../ports/FileSystem.js"
 
 const maxLinks = 40
 
@@ -14,8 +14,7 @@ const maxLinks = 40
  * `canonical`: a directory already known to be a real path with no symlinks (the session's workspace root, which
  * was realpath'd at start-up). A path lexically inside it starts the walk there instead of at `/`.
  */
-export const resolve = Effect.fnUntraced(function* (base: string, input: string, canonical?: string, home?: string) {
-  const fs = yield* FileSystem
+export const resolveWith = (fs: FileSystemShape) => Effect.fnUntraced(function* (base: string, input: string, canonical?: string, home?: string) {
   // `~` means the home directory to whoever typed it (a model included): never a folder named `~` in the workspace.
   const expanded = home !== undefined && (input === "~" || input.startsWith("~/")) ? home + input.slice(1) : input
   const lexical = P.resolve(base, expanded)
@@ -31,7 +30,10 @@ export const resolve = Effect.fnUntraced(function* (base: string, input: string,
   let dangling = false
   let links = 0
   let fromLink = 0 // how many queued segments at the front came from a link target
-  let last: FileStat | undefined = fromCanonical ? Option.getOrUndefined(yield* fs.lstat(canonical)) : undefined
+  // The stat of `lastPath`; at the end it must describe `current` (the root itself, or a `..` from a link target,
+  // leave them apart), else `current` is asked then.
+  let last: FileStat | undefined
+  let lastPath: string | undefined
   while (queue.length > 0) {
     const seg = queue.shift() ?? ""
     const insideLink = fromLink > 0
@@ -69,8 +71,10 @@ export const resolve = Effect.fnUntraced(function* (base: string, input: string,
       continue
     }
     last = stat.value
+    lastPath = next
     current = next
   }
+  if (exists && lastPath !== current) last = Option.getOrUndefined(yield* fs.lstat(current))
   const facts: PathFacts = {
     input,
     lexical,
@@ -88,3 +92,7 @@ export const resolve = Effect.fnUntraced(function* (base: string, input: string,
   }
   return facts
 })
+
+/** `resolveWith` over the FileSystem in context. */
+export const resolve = (base: string, input: string, canonical?: string, home?: string) =>
+  Effect.flatMap(FileSystem, (fs) => resolveWith(fs)(base, input, canonical, home))

@@ -71,13 +71,13 @@ export const JailStage = wrap((next) =>
     const session = yield* Session
     const fs = yield* FileSystem
     const ctx = jailContext(session)
+    const resolve = PathResolver.resolveWith(fs)
     return ToolExecutor.of({
       run: (inv) =>
         Effect.gen(function* () {
           const resolved: Record<string, Jail.PathFacts> = {}
           for (const use of inv.facts.paths) {
-            const facts = yield* PathResolver.resolve(session.root, use.path, session.root, session.home).pipe(
-              Effect.provideService(FileSystem, fs),
+            const facts = yield* resolve(session.root, use.path, session.root, session.home).pipe(
               Effect.catchTag("FsError", (e) =>
                 Effect.fail(
                   denied(inv, D.deny("jail", e.code === "ELOOP" ? "jail.symlink-loop" : "jail.unresolvable", `${use.path}: ${e.reason}`))
