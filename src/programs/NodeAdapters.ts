@@ -2,7 +2,7 @@
  * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
  * replace what they need (the approver, the allowlist store, a fake for tests).
  */
-import { Context, Effect, Layer, Scope } from "effect"
+import { Context, Effect, Layer, Option, Ref, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as BwrapSandbox from "../adapters/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
@@ -49,14 +49,19 @@ export const sqliteJournal = Layer.scoped(
         Scope.extend(scope)
       )
     )
+    // Once open, the journal is read from a Ref: the cached effect costs several µs per access, and a journaled
+    // call makes three (findByRequest, begin, complete).
+    const opened = yield* Ref.make(Option.none<typeof Journal.Service>())
+    const journal = Effect.flatMap(Ref.get(opened), (found) =>
+      Option.isSome(found) ? Effect.succeed(found.value) : Effect.tap(open, (j) => Ref.set(opened, Option.some(j))))
     return Journal.of({
-      begin: (intent, snapshots, intended) => Effect.flatMap(open, (j) => j.begin(intent, snapshots, intended)),
-      complete: (id, state, note) => Effect.flatMap(open, (j) => j.complete(id, state, note)),
-      finalizeTurn: (s, turn) => Effect.flatMap(open, (j) => j.finalizeTurn(s, turn)),
-      findByRequest: (s, requestId) => Effect.flatMap(open, (j) => j.findByRequest(s, requestId)),
-      list: (filter) => Effect.flatMap(open, (j) => j.list(filter)),
-      recover: Effect.flatMap(open, (j) => j.recover),
-      resolve: (seq, outcome, by) => Effect.flatMap(open, (j) => j.resolve(seq, outcome, by))
+      begin: (intent, snapshots, intended) => Effect.flatMap(journal, (j) => j.begin(intent, snapshots, intended)),
+      complete: (id, state, note) => Effect.flatMap(journal, (j) => j.complete(id, state, note)),
+      finalizeTurn: (s, turn) => Effect.flatMap(journal, (j) => j.finalizeTurn(s, turn)),
+      findByRequest: (s, requestId) => Effect.flatMap(journal, (j) => j.findByRequest(s, requestId)),
+      list: (filter) => Effect.flatMap(journal, (j) => j.list(filter)),
+      recover: Effect.flatMap(journal, (j) => j.recover),
+      resolve: (seq, outcome, by) => Effect.flatMap(journal, (j) => j.resolve(seq, outcome, by))
     })
   })
 )
