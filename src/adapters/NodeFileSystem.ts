@@ -122,42 +122,82 @@ export const make = Effect.sync(() => {
       return Effect.ensuring(readLarge, Effect.sync(() => fs.closeSync(fd)))
     })
 
+  /** Refuses the rename when the target is no longer what the caller saw (identity, and mtime when given). */
+  const checkExpected = (p: string, expect: Expect | undefined) => {
+    if (expect === undefined) return
+    const now = lstatSync(p)
+    const same =
+      expect === "absent"
+        ? Option.isNone(now)
+        : Option.isSome(now) &&
+          now.value.dev === expect.dev &&
+          now.value.ino === expect.ino &&
+          (expect.mtimeMs === undefined || now.value.mtimeMs === expect.mtimeMs)
+    if (!same) throw changed("write", p, "the file")
+  }
+
+  /**
+   * Temp file beside the target, re-checked, filled, renamed over. Small files in one synchronous step (as reads
+   * are); large ones written asynchronously. The temp file is removed on any failure or interruption.
+   */
   const writeFile = (p: string, data: Uint8Array, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
-    Effect.gen(function* () {
+    Effect.suspend(() => {
       const dir = path.dirname(p)
       const tmp = path.join(dir, `.${path.basename(p)}.${randomBytes(6).toString("hex")}.minicode-tmp`)
       const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW
-      // A replaced file keeps its mode unless the caller names one.
-      const previous = options.mode === undefined ? yield* lstat(p) : Option.none<FileStat>()
-      const mode = options.mode ?? (Option.isSome(previous) && previous.value.kind === "file" ? previous.value.mode : undefined)
-      const removeTmp = Effect.sync(() => fs.rmSync(tmp, { force: true }))
-      const fill = Effect.acquireUseRelease(
-        sys("write", p, () => fs.openSync(tmp, flags, mode ?? 0o644)),
-        (fd) =>
-          Effect.gen(function* () {
-            yield* Effect.try({ try: () => verifyFd(fd, tmp, undefined, "write"), catch: rethrow("write", p) })
-            if (data.byteLength <= syncLimit) yield* sys("write", p, () => fs.writeFileSync(fd, data))
-            else yield* Effect.tryPromise({ try: () => new Promise<void>((res, rej) => fs.writeFile(fd, data, (e) => (e === null ? res() : rej(e)))), catch: fail("write", p) })
-            if (mode !== undefined) yield* sys("chmod", p, () => fs.fchmodSync(fd, mode))
-          }),
-        (fd) => Effect.sync(() => fs.closeSync(fd))
-      )
-      const replace = Effect.gen(function* () {
-        const expect = options.expect
-        if (expect !== undefined) {
-          const now = yield* lstat(p)
-          const same =
-            expect === "absent"
-              ? Option.isNone(now)
-              : Option.isSome(now) &&
-                now.value.dev === expect.dev &&
-                now.value.ino === expect.ino &&
-                (expect.mtimeMs === undefined || now.value.mtimeMs === expect.mtimeMs)
-          if (!same) return yield* changed("write", p, "the file")
+      let mode = options.mode
+      if (mode === undefined) {
+        // A replaced file keeps its mode unless the caller names one.
+        let previous: Option.Option<FileStat>
+        try {
+          previous = lstatSync(p)
+        } catch (cause) {
+          return Effect.fail(fail("lstat", p)(cause))
         }
-        yield* sys("write", p, () => fs.renameSync(tmp, p))
-      })
-      yield* Effect.zipRight(fill, replace).pipe(Effect.tapError(() => removeTmp), Effect.onInterrupt(() => removeTmp))
+        mode = Option.isSome(previous) && previous.value.kind === "file" ? previous.value.mode : undefined
+      }
+      let fd: number
+      try {
+        fd = fs.openSync(tmp, flags, mode ?? 0o644)
+      } catch (cause) {
+        return Effect.fail(fail("write", p)(cause))
+      }
+      const removeTmp = Effect.sync(() => fs.rmSync(tmp, { force: true }))
+      if (data.byteLength <= syncLimit) {
+        // Each step's error as its own Effect step would name it (an FsError thrown by a check passes unchanged).
+        const step = <A>(op: string, f: () => A): A => {
+          try {
+            return f()
+          } catch (cause) {
+            throw rethrow(op, p)(cause)
+          }
+        }
+        try {
+          try {
+            step("write", () => verifyFd(fd, tmp, undefined, "write"))
+            step("write", () => fs.writeFileSync(fd, data))
+            if (mode !== undefined) step("chmod", () => fs.fchmodSync(fd, mode))
+          } finally {
+            fs.closeSync(fd)
+          }
+          step("lstat", () => checkExpected(p, options.expect))
+          step("write", () => fs.renameSync(tmp, p))
+          return Effect.void
+        } catch (cause) {
+          fs.rmSync(tmp, { force: true })
+          return Effect.fail(rethrow("write", p)(cause))
+        }
+      }
+      const fill = Effect.gen(function* () {
+        yield* Effect.try({ try: () => verifyFd(fd, tmp, undefined, "write"), catch: rethrow("write", p) })
+        yield* Effect.tryPromise({ try: () => new Promise<void>((res, rej) => fs.writeFile(fd, data, (e) => (e === null ? res() : rej(e)))), catch: fail("write", p) })
+        if (mode !== undefined) yield* sys("chmod", p, () => fs.fchmodSync(fd, mode))
+      }).pipe(Effect.ensuring(Effect.sync(() => fs.closeSync(fd))))
+      const replace = Effect.zipRight(
+        Effect.try({ try: () => checkExpected(p, options.expect), catch: rethrow("lstat", p) }),
+        sys("write", p, () => fs.renameSync(tmp, p))
+      )
+      return Effect.zipRight(fill, replace).pipe(Effect.tapError(() => removeTmp), Effect.onInterrupt(() => removeTmp))
     })
 
   const readDir = (p: string) =>
