@@ -2,7 +2,7 @@
  * The bottom of the chain: runs an admitted call. Reads run in parallel; writes are bounded in number and
  * serialised per path; every output is capped with a visible marker; interruption stops the work.
  */
-import { Context, Effect, Layer, Option, SynchronizedRef } from "effect"
+import { Context, Effect, Layer, Option, Ref } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 import { nameOf } from "../domain/Tools.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
@@ -31,21 +31,21 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
     const session = yield* Session
     const fs = yield* FileSystem
     const writes = yield* Effect.makeSemaphore(maxConcurrentWrites)
-    const locks = yield* SynchronizedRef.make(new Map<string, Effect.Semaphore>())
+    // One semaphore per path, made inside the atomic `Ref.modify` (a plain allocation): no effectful update and
+    // no lock around the table itself, which a SynchronizedRef would take on every write.
+    const locks = yield* Ref.make(new Map<string, Effect.Semaphore>())
     const lockFor = (path: string) =>
-      SynchronizedRef.modifyEffect(locks, (map) => {
+      Ref.modify(locks, (map) => {
         const found = map.get(path)
-        if (found !== undefined) return Effect.succeed([found, map] as const)
-        return Effect.map(Effect.makeSemaphore(1), (s) => [s, new Map(map).set(path, s)] as const)
+        if (found !== undefined) return [found, map] as const
+        const made = Effect.unsafeMakeSemaphore(1)
+        return [made, new Map(map).set(path, made)] as const
       })
     /** Holds one permit per written path (in a stable order, so two writers cannot deadlock) and one global permit. */
     const serialised = <A, E, R>(inv: Invocation, effect: Effect.Effect<A, E, R>) => {
       const paths = [...new Set(Object.values(inv.resolved).map((f) => f.real))].sort()
-      return Effect.gen(function* () {
-        const sems = yield* Effect.forEach(paths, lockFor)
-        const guarded = sems.reduceRight<Effect.Effect<A, E, R>>((acc, sem) => sem.withPermits(1)(acc), effect)
-        return yield* writes.withPermits(1)(guarded)
-      })
+      return Effect.flatMap(Effect.forEach(paths, lockFor), (sems) =>
+        writes.withPermits(1)(sems.reduceRight<Effect.Effect<A, E, R>>((acc, sem) => sem.withPermits(1)(acc), effect)))
     }
     /** After a successful write or edit, the file's new diagnostics (when a language server handles it). */
     const withDiagnostics = <E, R>(inv: Invocation, effect: Effect.Effect<ToolOutput, E, R>): Effect.Effect<ToolOutput, E, R> => {
