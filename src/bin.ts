@@ -3,20 +3,27 @@
  * The one place an Effect is run. The shebang keeps V8's young generation small: a long-running `mcp serve` makes
  * many short-lived objects per call, and the default semi-space lets resident memory grow far past what it holds.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
 
+// The CLI and everything it offers, on the Node platform services @effect/cli needs (files, paths, terminal,
+// processes). `mcp serve` needs none of them, so its fast path does not load them.
+const cli = Effect.flatMap(
+  Effect.promise(() => Promise.all([import("./programs/Cli.js"), import("@effect/platform-node/NodeContext")])),
+  ([Cli, NodeContext]) => Effect.provide(Cli.run(process.argv), NodeContext.layer)
+)
+
 // A plainly well-formed `mcp serve` starts without loading the CLI (assistants spawn it at every session); anything
 // else, or anything unusual in it, goes through the full CLI.
-const serve = process.argv[2] === "mcp" && process.argv[3] === "serve" ? await import("./programs/ServeMain.js") : undefined
-const flags = serve?.parseArgv(process.argv.slice(4))
 const program =
-  serve !== undefined && flags !== undefined
-    ? serve.run(flags)
-    : Effect.flatMap(
-        Effect.promise(() => import("./programs/Cli.js")),
-        (Cli) => Cli.run(process.argv)
+  process.argv[2] === "mcp" && process.argv[3] === "serve"
+    ? Effect.flatMap(
+        Effect.promise(() => import("./programs/ServeMain.js")),
+        (serve) => {
+          const flags = serve.parseArgv(process.argv.slice(4))
+          return flags === undefined ? cli : serve.run(flags)
+        }
       )
+    : cli
 
-program.pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: false }))
+program.pipe(NodeRuntime.runMain({ disableErrorReporting: false }))
