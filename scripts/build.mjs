@@ -1,28 +1,50 @@
-// Bundles the CLI and the library with esbuild: one file each, so start-up does not walk thousands of modules.
+// Bundles the program and the library with esbuild, so start-up does not walk thousands of modules.
 // Native and heavy optional adapters stay external and load lazily.
 import { build } from "esbuild"
-import { chmodSync, rmSync } from "node:fs"
+import { chmodSync, readFileSync, rmSync } from "node:fs"
+import * as path from "node:path"
 
-// The MCP SDK is bundled, not external: behind a dynamic import it becomes its own chunk (loaded only by the
-// commands that use it), and one minified chunk loads in a third of the time of the SDK's ~80 ESM files.
+// The MCP SDK is bundled, not external: one minified bundle loads in a third of the time of the SDK's ~80 ESM files.
 const external = ["tree-sitter", "tree-sitter-bash", "tree-sitter-javascript", "tree-sitter-python", "tree-sitter-typescript", "better-sqlite3", "vscode-jsonrpc", "libpg-query", "pg", "undici", "ipaddr.js"]
 
 const common = {
   bundle: true,
   platform: "node",
-  format: "esm",
   target: "node20",
   minify: process.env["MINICODE_BUILD_DEV"] !== "1",
   sourcemap: false,
   legalComments: "none",
   external,
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: "warning"
 }
+const esm = { ...common, format: "esm", banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } }
 
-// Code splitting: adapters imported with import() (SQLite journal, tree-sitter guard, MCP SDK…) become chunks
-// that load only when a command needs them.
-// Start clean: stale chunks of earlier builds would otherwise pile up beside the new ones.
+// Start clean: stale chunks and bundles of earlier builds would otherwise pile up beside the new ones.
 rmSync("dist", { recursive: true, force: true })
-await build({ ...common, entryPoints: { bin: "src/bin.ts", index: "src/index.ts" }, outdir: "dist", splitting: true, chunkNames: "chunks/[name]-[hash]" })
+
+// The library: ESM, code splitting, so adapters imported with import() become chunks loaded on first use.
+await build({ ...esm, entryPoints: { index: "src/index.ts" }, outdir: "dist", splitting: true, chunkNames: "chunks/[name]-[hash]" })
+
+// The program (src/bin.ts): one CommonJS file, run by the launcher through a V8 code cache, which Node 20 offers for
+// scripts only. What it imports with import() is bundled too, behind lazy initialisers, so it is parsed (or read
+// from the cache) but runs only when a command needs it; externals become require() (they are all CommonJS).
+const program = await build({
+  ...common,
+  format: "cjs",
+  entryPoints: { minicode: "src/bin.ts" },
+  outdir: "dist",
+  entryNames: "[name]-[hash]",
+  outExtension: { ".js": ".cjs" },
+  supported: { "dynamic-import": false },
+  define: { "import.meta.url": "__minicode_import_meta_url" },
+  banner: { js: "const __minicode_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+  metafile: true
+})
+const bundle = Object.keys(program.metafile.outputs).find((f) => f.endsWith(".cjs"))
+if (bundle === undefined) throw new Error("the program bundle is missing")
+// The launcher runs it as a plain script: anything that needs the ESM loader would fail there.
+if (/\bimport\(|\bimport\.meta\b/.test(readFileSync(bundle, "utf8"))) throw new Error(`${bundle} still uses import() or import.meta`)
+
+// The executable: the launcher, told the bundle's (content-hashed) name, which keys the code cache.
+await build({ ...common, format: "esm", entryPoints: { bin: "src/launcher.ts" }, outdir: "dist", define: { MINICODE_MAIN: JSON.stringify(path.basename(bundle)) } })
 chmodSync("dist/bin.js", 0o755)

@@ -1,7 +1,6 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
 /**
- * The one place an Effect is run. The shebang keeps V8's young generation small: a long-running `mcp serve` makes
- * many short-lived objects per call, and the default semi-space lets resident memory grow far past what it holds.
+ * The one place an Effect is run. Built into one CommonJS file that the executable (src/launcher.ts, shipped as
+ * dist/bin.js) runs through a V8 code cache.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"

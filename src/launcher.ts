@@ -1,0 +1,125 @@
+#!/usr/bin/env -S node --max-semi-space-size=4
+/**
+ * The shipped executable (dist/bin.js): runs the bundle of src/bin.ts (one CommonJS file) through a V8 code cache.
+ * Compiling the bundle was most of `minicode mcp serve`'s start-up, and Node 20 has no module compile cache
+ * (`module.enableCompileCache` is Node 22). The cache is written once per bundle, Node version and flags, a
+ * moment after start or at exit, so it holds the functions that run (not only the top level); `mcp serve` and the
+ * other commands each have their own. It lives in the user's cache folder ($XDG_CACHE_HOME/minicode, else
+ * ~/.cache/minicode, else a private folder in the temp directory), never in the workspace; a missing, unwritable
+ * or rejected cache only means compiling as before. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+ *
+ * The shebang keeps V8's young generation small: a long-running `mcp serve` makes many short-lived objects per
+ * call, and the default semi-space lets resident memory grow far past what it holds.
+ */
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as vm from "node:vm"
+
+/** The bundle's file name beside this one; scripts/build.mjs defines it, with the bundle's content hash in it. */
+declare const MINICODE_MAIN: string
+
+/** A short stable digest (FNV-1a) for the cache file's name. */
+const digest = (text: string): string => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return h.toString(36)
+}
+
+/** Creates one folder level (never recursively: Node's recursive mkdir can spin forever under /proc). */
+const mkdir = (dir: string) => {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 })
+  } catch {
+    // exists, or cannot be made: the check below decides
+  }
+}
+
+/** `parent/name` as a folder only this user can write, or undefined: the cache is code, nobody else may plant it. */
+const privateDir = (parent: string, name: string): string | undefined => {
+  const dir = path.join(parent, name)
+  mkdir(parent)
+  mkdir(dir)
+  try {
+    const st = fs.lstatSync(dir)
+    const uid = process.getuid?.()
+    return st.isDirectory() && (uid === undefined || (st.uid === uid && (st.mode & 0o022) === 0)) ? dir : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const cacheDir = (env: NodeJS.ProcessEnv): string | undefined => {
+  const xdg = env["XDG_CACHE_HOME"]
+  const home = (() => {
+    try {
+      return os.homedir()
+    } catch {
+      return ""
+    }
+  })()
+  const base = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.isAbsolute(home) ? path.join(home, ".cache") : undefined
+  return (base === undefined ? undefined : privateDir(base, "minicode")) ?? privateDir(os.tmpdir(), `minicode-cache-${process.getuid?.() ?? "user"}`)
+}
+
+/** A cache file is the SHA-1 of its payload, then the payload: V8 trusts what it is given, and a damaged cache would crash it. */
+const sha1 = (data: Uint8Array) => crypto.createHash("sha1").update(data).digest()
+
+const readCache = (file: string): Buffer | undefined => {
+  try {
+    const data = fs.readFileSync(file)
+    const payload = data.subarray(20)
+    return data.length > 20 && sha1(payload).equals(data.subarray(0, 20)) ? payload : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const writeCache = (file: string, payload: Buffer) => {
+  const temporary = `${file}.${process.pid}.tmp`
+  try {
+    fs.writeFileSync(temporary, Buffer.concat([sha1(payload), payload]), { mode: 0o600 })
+    fs.renameSync(temporary, file)
+  } catch {
+    try {
+      fs.rmSync(temporary, { force: true })
+    } catch {
+      // nothing to clean up
+    }
+  }
+}
+
+const file = path.join(path.dirname(fileURLToPath(import.meta.url)), MINICODE_MAIN)
+const source = fs.readFileSync(file, "utf8")
+const mode = process.argv[2] === "mcp" && process.argv[3] === "serve" ? "serve" : "cli"
+const dir = process.env["NODE_DISABLE_COMPILE_CACHE"] === "1" ? undefined : cacheDir(process.env)
+const cacheFile =
+  dir === undefined
+    ? undefined
+    : path.join(dir, `${path.basename(MINICODE_MAIN, ".cjs")}-${mode}-${digest(`${process.version} ${process.arch} ${process.execArgv.join(" ")}`)}.cache`)
+
+const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile)
+
+const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  filename: file,
+  ...(cachedData === undefined ? {} : { cachedData })
+})
+
+if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+  let saved = false
+  const save = () => {
+    if (saved) return
+    saved = true
+    writeCache(cacheFile, script.createCachedData())
+  }
+  setTimeout(save, 2_000).unref()
+  process.once("exit", save)
+}
+
+const main: unknown = script.runInThisContext()
+if (typeof main !== "function") throw new Error(`${file} is not a bundle`)
+const module = { exports: {} }
+main.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file))

@@ -1,0 +1,64 @@
+/** The shipped executable (dist/bin.js) and its V8 code cache: kept outside the workspace, never trusted blindly. */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+
+const bin = path.resolve("dist/bin.js")
+const run = (cwd: string, env: NodeJS.ProcessEnv) =>
+  spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8", cwd, env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", ...env }, timeout: 30_000 })
+const temp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+const caches = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".cache")) : [])
+
+describe("minicode executable", () => {
+  it("writes its code cache in the user's cache folder, not the workspace, and reuses it", () => {
+    const ws = temp("minicode-launch-ws-")
+    const xdg = temp("minicode-launch-cache-")
+    const first = run(ws, { XDG_CACHE_HOME: xdg })
+    expect(first.status).toBe(0)
+    const dir = path.join(xdg, "minicode")
+    const [file] = caches(dir)
+    expect(file).toBeDefined()
+    expect(fs.statSync(dir).mode & 0o077).toBe(0)
+    expect(fs.readdirSync(ws)).toEqual([])
+    const written = fs.statSync(path.join(dir, file ?? "")).mtimeMs
+    const second = run(ws, { XDG_CACHE_HOME: xdg })
+    expect(second.stdout).toBe(first.stdout)
+    expect(fs.statSync(path.join(dir, file ?? "")).mtimeMs).toBe(written)
+  })
+
+  it("replaces a damaged cache instead of handing it to V8", () => {
+    const xdg = temp("minicode-launch-cache-")
+    const first = run(process.cwd(), { XDG_CACHE_HOME: xdg })
+    const dir = path.join(xdg, "minicode")
+    const file = path.join(dir, caches(dir)[0] ?? "")
+    const data = fs.readFileSync(file)
+    for (let i = 4096; i < data.length; i += 997) data[i] = (data[i] ?? 0) ^ 0xff
+    fs.writeFileSync(file, data)
+    const damaged = run(process.cwd(), { XDG_CACHE_HOME: xdg })
+    expect(damaged.status).toBe(0)
+    expect(damaged.stdout).toBe(first.stdout)
+    fs.writeFileSync(file, data.subarray(0, 100))
+    const truncated = run(process.cwd(), { XDG_CACHE_HOME: xdg })
+    expect(truncated.status).toBe(0)
+    expect(truncated.stdout).toBe(first.stdout)
+    expect(fs.statSync(file).size).toBeGreaterThan(100_000)
+  })
+
+  it("runs without a cache when none can be kept, or when it is turned off", () => {
+    const ws = temp("minicode-launch-ws-")
+    const file = path.join(ws, "not-a-folder")
+    fs.writeFileSync(file, "")
+    for (const env of [
+      { XDG_CACHE_HOME: "/proc/minicode-nonexistent", HOME: "/proc/minicode-nonexistent", TMPDIR: "/proc/minicode-nonexistent" },
+      { XDG_CACHE_HOME: file, HOME: file, TMPDIR: file },
+      { NODE_DISABLE_COMPILE_CACHE: "1", XDG_CACHE_HOME: path.join(ws, "off") }
+    ]) {
+      const r = run(ws, env)
+      expect(r.status, r.stderr).toBe(0)
+      expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    }
+    expect(fs.readdirSync(ws)).toEqual(["not-a-folder"])
+  })
+})
