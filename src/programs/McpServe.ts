@@ -8,7 +8,7 @@
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
 import type { Readable, Writable } from "node:stream"
-import { Context, Deferred, Effect, Either, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema } from "effect"
+import { Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import * as StdioLineTransport from "../adapters/StdioLineTransport.js"
@@ -412,7 +412,29 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         allowlist: MemoryAllowlist.layer([]),
         approver: Approvers.constant("no")
       }
-      const chain = Context.get(yield* Layer.build(Kernel.layer(sessionOptions, kernel)), ToolExecutor)
+      // The chain is built once the first tools/list is answered (or by the first call, if that comes first): the
+      // listing needs none of it. Its own scope, opened here, keeps its place in the shutdown order; a failure to
+      // build it ends the server, as it did when start-up waited for it.
+      const ended = yield* Deferred.make<void, E | ToolFailed>()
+      const chainScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+      const built = yield* Effect.cached(
+        Layer.buildWithScope(Kernel.layer(sessionOptions, kernel), chainScope).pipe(
+          Effect.map((context) => Context.get(context, ToolExecutor)),
+          Effect.tapError((e) => Deferred.fail(ended, e))
+        )
+      )
+      // Once built, the chain is read from a Ref: the cached effect costs a few µs per call.
+      const current = yield* Ref.make(Option.none<typeof ToolExecutor.Service>())
+      const chain = ToolExecutor.of({
+        run: (invocation) =>
+          Effect.flatMap(Ref.get(current), (found) =>
+            Option.isSome(found)
+              ? found.value.run(invocation)
+              : Effect.flatMap(Effect.orDie(built), (c) => Effect.zipRight(Ref.set(current, Option.some(c)), c.run(invocation)))
+          )
+      })
+      const listed = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(Deferred.await(listed).pipe(Effect.zipRight(Effect.sleep(0)), Effect.zipRight(Effect.ignore(built))))
       const core = yield* makeCore({
         settings: options.settings,
         root,
@@ -440,7 +462,10 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
         annotations: { ...t.annotations }
       }))
-      server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools }))
+      server.setRequestHandler(types.ListToolsRequestSchema, () => {
+        Deferred.unsafeDone(listed, Exit.void)
+        return { tools }
+      })
       server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
         run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((exit) => {
           // Interrupted: this request was cancelled (the SDK then sends nothing), or a duplicate of it was, or the
@@ -464,7 +489,6 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
           : Promise.reject(rpcFailure(Framing.ErrorCodes.InvalidParams, `unknown prompt "${shortName(request.params.name)}"`))
       )
 
-      const ended = yield* Deferred.make<void>()
       const transport = StdioLineTransport.make({
         input: stdio.input,
         output: stdio.output,

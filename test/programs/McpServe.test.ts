@@ -6,18 +6,21 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { PassThrough } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Either, Exit, Fiber, Layer, Ref } from "effect"
+import { Cause, Context, Deferred, Effect, Either, Exit, Fiber, Layer, Ref } from "effect"
 import * as Approvers from "../../src/adapters/Approvers.js"
 import * as MemoryAllowlist from "../../src/adapters/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/MemoryJournal.js"
 import * as NodeFileSystem from "../../src/adapters/NodeFileSystem.js"
 import * as D from "../../src/domain/Decision.js"
+import { ToolFailed } from "../../src/domain/Errors.js"
 import { ErrorCodes } from "../../src/domain/JsonRpcFraming.js"
 import * as Scopes from "../../src/domain/McpScopes.js"
 import { BashGuard } from "../../src/ports/BashGuard.js"
 import { Journal, type JournalShape } from "../../src/ports/Journal.js"
 import { type Invocation, ToolExecutor } from "../../src/ports/ToolExecutor.js"
+import * as Executor from "../../src/programs/Executor.js"
 import * as Kernel from "../../src/programs/Kernel.js"
 import * as McpServe from "../../src/programs/McpServe.js"
 
@@ -292,6 +295,64 @@ describe("mcp serve core", () => {
       })
       const capped = yield* small.call(1, "read_file", { path: "big.txt" })
       assert.include(text(capped), "[truncated:")
+    })
+  )
+})
+
+describe("mcp serve start-up", () => {
+  /** Feeds `serve` JSON-RPC lines over in-memory stdio and collects what it answers. */
+  const stdio = () => {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const answers: Array<{ readonly id?: unknown; readonly result?: unknown }> = []
+    let rest = ""
+    output.on("data", (chunk: Buffer) => {
+      const lines = (rest + chunk.toString("utf8")).split("\n")
+      rest = lines.pop() ?? ""
+      for (const line of lines) if (line !== "") answers.push(JSON.parse(line))
+    })
+    const send = (message: object) => input.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n")
+    return { stdio: { input, output }, answers, send }
+  }
+
+  const adapters = (extensions: Layer.Layer<Executor.Extensions, ToolFailed>): McpServe.ServeAdapters<ToolFailed> => ({
+    fileSystem: NodeFileSystem.layer,
+    bashGuard: admitBash,
+    journal: MemoryJournal.layer(),
+    extensions
+  })
+
+  const initialize = { id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }
+
+  it.scopedLive("answers tools/list before the chain is built, then builds it; a chain that cannot be built ends the server", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const built = yield* Ref.make(0)
+      const failing = Layer.effect(Executor.Extensions, Effect.zipRight(Ref.update(built, (n) => n + 1), Effect.fail(new ToolFailed({ tool: "test", reason: "no chain here" }))))
+      const io = stdio()
+      const server = yield* Effect.fork(McpServe.serve({ workspace: root, settings: settings(), version: "0" }, adapters(failing), io.stdio))
+      io.send(initialize)
+      io.send({ method: "notifications/initialized" })
+      io.send({ id: 2, method: "tools/list" })
+      const exit = yield* Fiber.await(server)
+      assert.isTrue(io.answers.some((a) => a.id === 2 && a.result !== undefined))
+      assert.strictEqual(yield* Ref.get(built), 1)
+      assert.isTrue(Exit.isFailure(exit) && String(Cause.squash(exit.cause)).includes("no chain here"))
+    })
+  )
+
+  it.scopedLive("a call before any tools/list builds the chain and runs", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      fs.writeFileSync(path.join(root, "a.txt"), "hello\n")
+      const io = stdio()
+      yield* Effect.fork(McpServe.serve({ workspace: root, settings: settings(), version: "0" }, adapters(Kernel.extensionsOf([])), io.stdio))
+      io.send(initialize)
+      io.send({ method: "notifications/initialized" })
+      io.send({ id: 2, method: "tools/call", params: { name: "read_file", arguments: { path: "a.txt" } } })
+      while (!io.answers.some((a) => a.id === 2)) yield* Effect.sleep("5 millis")
+      assert.include(JSON.stringify(io.answers.find((a) => a.id === 2)), "hello")
+      io.stdio.input.end()
     })
   )
 })
