@@ -3,12 +3,20 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 
 const bin = path.resolve("dist/bin.js")
 const run = (cwd: string, env: NodeJS.ProcessEnv) =>
   spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8", cwd, env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", ...env }, timeout: 30_000 })
-const temp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+const made: Array<string> = []
+afterEach(() => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+const temp = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  made.push(dir)
+  return dir
+}
 const caches = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".cache")) : [])
 
 describe("minicode executable", () => {
