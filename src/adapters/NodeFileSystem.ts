@@ -95,10 +95,23 @@ export const make = Effect.sync(() => {
         const st = verifyFd(fd, p, expect, "read")
         if (st.isDirectory()) throw new FsError({ op: "read", path: p, code: "EISDIR", reason: "is a directory" })
         size = st.size
-        if (size <= syncLimit) {
+        if (size === 0) {
+          // Empty, or a file whose size is not known in advance (procfs-like): read to the end.
           const buffer = fs.readFileSync(fd)
           fs.closeSync(fd)
           return Effect.succeed(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))
+        }
+        if (size <= syncLimit) {
+          // The size was just read from this descriptor: read that much (readFileSync would fstat it again).
+          const buffer = Buffer.allocUnsafe(size)
+          let offset = 0
+          while (offset < size) {
+            const n = fs.readSync(fd, buffer, offset, size - offset, offset)
+            if (n === 0) break
+            offset += n
+          }
+          fs.closeSync(fd)
+          return Effect.succeed(new Uint8Array(buffer.buffer, buffer.byteOffset, offset))
         }
       } catch (cause) {
         fs.closeSync(fd)

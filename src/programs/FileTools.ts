@@ -52,14 +52,15 @@ const pads = ["", " ", "  ", "   ", "    ", "     "]
 
 /** `cat -n` style: the line number right-aligned in six columns, a tab, the line (long lines cut, visibly). */
 const numbered = (lines: ReadonlyArray<string>, first: number) => {
-  let out = ""
+  // Joined once into a flat string (not grown by `+=` into a rope): it is what the caller serialises and may keep.
+  const out = new Array<string>(lines.length)
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? ""
     const n = String(first + i)
     const shown = line.length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${line.length} chars]` : line
-    out += (i === 0 ? "" : "\n") + (pads[6 - n.length] ?? "") + n + "\t" + shown
+    out[i] = (pads[6 - n.length] ?? "") + n + "\t" + shown
   }
-  return out
+  return out.join("\n")
 }
 
 export const readFile = (inv: Invocation, call: CallOf<"read_file">) =>
