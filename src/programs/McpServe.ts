@@ -33,7 +33,7 @@ export const limits = {
   maxLineBytes: 4 * 1024 * 1024,
   drainMs: 5_000,
   /** Results kept for replay, by total size; the oldest finished ones go first (the journal still answers for writes). */
-  replayBytes: 16 * 1024 * 1024,
+  replayBytes: 8 * 1024 * 1024,
   replayEntries: 10_000
 }
 
