@@ -112,16 +112,25 @@ export interface Core {
   readonly cancelAll: Effect.Effect<void>
 }
 
-interface Entry {
-  readonly canonical: string
+interface Running {
+  readonly _tag: "Running"
   /** The fiber of the request that runs the execution (duplicates interrupt it when they are cancelled). */
   readonly owner: Fiber.RuntimeFiber<unknown, unknown>
-  readonly seq: number
-  /** The execution's outcome once it finished: a retry with the same id replays it. */
-  readonly outcome: Outcome | undefined
   /** Duplicates of the request waiting for the outcome (rare: a Deferred is made only for them). */
   readonly waiters: ReadonlyArray<Deferred.Deferred<Outcome>>
+}
+
+/** Only the outcome is kept once a call finished (not its fiber): a retry with the same id replays it. */
+interface Finished {
+  readonly _tag: "Finished"
+  readonly outcome: Outcome
   readonly bytes: number
+}
+
+interface Entry {
+  readonly canonical: string
+  readonly seq: number
+  readonly state: Running | Finished
 }
 
 interface Table {
@@ -188,12 +197,14 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     /** Keeps the replay table within its budget: drops the oldest finished entries. */
     const evict = (t: Table): Table => {
       if (t.bytes <= replayBytes && HashMap.size(t.entries) <= replayEntries) return t
-      const finished = [...HashMap.entries(t.entries)].filter(([, e]) => e.outcome !== undefined).sort(([, x], [, y]) => x.seq - y.seq)
+      const finished = [...HashMap.entries(t.entries)]
+        .flatMap(([key, e]) => (e.state._tag === "Finished" ? [{ key, seq: e.seq, bytes: e.state.bytes }] : []))
+        .sort((x, y) => x.seq - y.seq)
       let entries = t.entries
       let bytes = t.bytes
-      for (const [key, e] of finished) {
+      for (const e of finished) {
         if (bytes <= (replayBytes * 3) / 4 && HashMap.size(entries) <= (replayEntries * 3) / 4) break
-        entries = HashMap.remove(entries, key)
+        entries = HashMap.remove(entries, e.key)
         bytes -= e.bytes
       }
       return { ...t, entries, bytes }
@@ -204,11 +215,11 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       Effect.flatMap(
         Ref.modify(table, (t): readonly [ReadonlyArray<Deferred.Deferred<Outcome>>, Table] => {
           const current = HashMap.get(t.entries, wire)
-          if (Option.isNone(current) || current.value.seq !== entry.seq) return [[], t]
-          const waiters = current.value.waiters
+          if (Option.isNone(current) || current.value.seq !== entry.seq || current.value.state._tag !== "Running") return [[], t]
+          const waiters = current.value.state.waiters
           if (!keep) return [waiters, { ...t, entries: HashMap.remove(t.entries, wire) }]
           const bytes = outcome._tag === "Result" ? outcome.result.text.length * 2 : 64
-          const kept: Entry = { ...current.value, outcome, waiters: [], bytes }
+          const kept: Entry = { canonical: entry.canonical, seq: entry.seq, state: { _tag: "Finished", outcome, bytes } }
           return [waiters, evict({ ...t, entries: HashMap.set(t.entries, wire, kept), bytes: t.bytes + bytes })]
         }),
         (waiters) => (waiters.length === 0 ? Effect.void : Effect.forEach(waiters, (w) => Deferred.succeed(w, outcome), { discard: true }))
@@ -243,19 +254,20 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const gone = (id: WireId): Outcome => rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(id)} was cancelled`)
 
     /** A duplicate of a request still running: waits for its outcome; being cancelled cancels the execution. */
-    const join = (id: WireId, wire: string, entry: Entry): Effect.Effect<Outcome> =>
+    const join = (id: WireId, wire: string, seq: number, owner: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<Outcome> =>
       Effect.gen(function* () {
         const waiter = yield* Deferred.make<Outcome>()
         const now = yield* Ref.modify(table, (t): readonly [Outcome | "wait", Table] => {
           const current = HashMap.get(t.entries, wire)
-          if (Option.isNone(current) || current.value.seq !== entry.seq) return [gone(id), t]
-          if (current.value.outcome !== undefined) return [current.value.outcome, t]
-          const waiting: Entry = { ...current.value, waiters: [...current.value.waiters, waiter] }
+          if (Option.isNone(current) || current.value.seq !== seq) return [gone(id), t]
+          const state = current.value.state
+          if (state._tag === "Finished") return [state.outcome, t]
+          const waiting: Entry = { ...current.value, state: { ...state, waiters: [...state.waiters, waiter] } }
           return ["wait", { ...t, entries: HashMap.set(t.entries, wire, waiting) }]
         })
         if (now !== "wait") return now
         // Cancellation names a request id, and duplicates share it: cancelling one cancels the execution.
-        return yield* Deferred.await(waiter).pipe(Effect.onInterrupt(() => Fiber.interrupt(entry.owner)))
+        return yield* Deferred.await(waiter).pipe(Effect.onInterrupt(() => Fiber.interrupt(owner)))
       })
 
     /**
@@ -270,7 +282,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
             Ref.modify(table, (t): readonly [Claim, Table] => {
               const found = HashMap.get(t.entries, wire)
               if (Option.isSome(found)) return [{ _tag: "Seen", entry: found.value }, t]
-              const entry: Entry = { canonical, owner, seq: t.seq + 1, outcome: undefined, waiters: [], bytes: 0 }
+              const entry: Entry = { canonical, seq: t.seq + 1, state: { _tag: "Running", owner, waiters: [] } }
               return [{ _tag: "Own", entry }, { ...t, seq: t.seq + 1, entries: HashMap.set(t.entries, wire, entry) }]
             }),
             (claim) => {
@@ -284,7 +296,8 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
                     )
                   )
                 }
-                return entry.outcome !== undefined ? Effect.succeed(entry.outcome) : restore(join(id, wire, entry))
+                const state = entry.state
+                return state._tag === "Finished" ? Effect.succeed(state.outcome) : restore(join(id, wire, entry.seq, state.owner))
               }
               const mutates = inv.facts.mutates
               return restore(execute(id, entry, inv, mutates)).pipe(
@@ -337,7 +350,9 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       )
 
     /** The executions still running, each in the fiber of the request that owns it. */
-    const running = Effect.map(Ref.get(table), (t) => [...HashMap.values(t.entries)].filter((e) => e.outcome === undefined).map((e) => e.owner))
+    const running = Effect.map(Ref.get(table), (t) =>
+      [...HashMap.values(t.entries)].flatMap((e) => (e.state._tag === "Running" ? [e.state.owner] : []))
+    )
 
     return {
       tools,
