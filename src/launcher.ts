@@ -80,7 +80,23 @@ const readCache = (file: string): Buffer | undefined => {
   }
 }
 
+const staleMs = 7 * 24 * 60 * 60 * 1000
+
+/** Cache files of other bundles, flags or Node versions that nobody has written for a week go. */
+const prune = (dir: string, keep: string) => {
+  try {
+    for (const name of fs.readdirSync(dir)) {
+      const other = path.join(dir, name)
+      if (other === keep || !/^minicode-[A-Za-z0-9]+-(serve|cli)-[a-z0-9]+\.cache(\.\d+\.tmp)?$/.test(name)) continue
+      if (Date.now() - fs.lstatSync(other).mtimeMs > staleMs) fs.rmSync(other, { force: true })
+    }
+  } catch {
+    // a cache that cannot be tidied is still a cache
+  }
+}
+
 const writeCache = (file: string, payload: Buffer) => {
+  prune(path.dirname(file), file)
   const temporary = `${file}.${process.pid}.tmp`
   try {
     fs.writeFileSync(temporary, Buffer.concat([sha1(payload), payload]), { mode: 0o600 })

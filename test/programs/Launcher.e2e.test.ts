@@ -54,6 +54,24 @@ describe("minicode executable", () => {
     expect(fs.statSync(file).size).toBeGreaterThan(100_000)
   })
 
+  it("removes cache files nobody wrote for a week when it writes its own, and nothing else", () => {
+    const xdg = temp("minicode-launch-cache-")
+    const dir = path.join(xdg, "minicode")
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const old = Date.now() / 1000 - 8 * 24 * 3600
+    const stale = path.join(dir, "minicode-OLDBUNDLE-serve-abc123.cache")
+    const recent = path.join(dir, "minicode-OTHERBUNDLE-cli-abc123.cache")
+    const foreign = path.join(dir, "notes.txt")
+    for (const f of [stale, recent, foreign]) fs.writeFileSync(f, "x")
+    fs.utimesSync(stale, old, old)
+    fs.utimesSync(foreign, old, old)
+    expect(run(process.cwd(), { XDG_CACHE_HOME: xdg }).status).toBe(0)
+    expect(fs.existsSync(stale)).toBe(false)
+    expect(fs.existsSync(recent)).toBe(true)
+    expect(fs.existsSync(foreign)).toBe(true)
+    expect(caches(dir).length).toBe(2)
+  })
+
   it("runs without a cache when none can be kept, or when it is turned off", () => {
     const ws = temp("minicode-launch-ws-")
     const file = path.join(ws, "not-a-folder")
