@@ -111,7 +111,8 @@ export const make = Effect.sync(() => {
             offset += n
           }
           fs.closeSync(fd)
-          return Effect.succeed(new Uint8Array(buffer.buffer, buffer.byteOffset, offset))
+          // A Buffer is a Uint8Array; handing it on as one keeps Node's native search (a binary check is a memchr).
+          return Effect.succeed(offset === size ? buffer : buffer.subarray(0, offset))
         }
       } catch (cause) {
         fs.closeSync(fd)
