@@ -133,7 +133,9 @@ if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRej
     saved = true
     writeCache(cacheFile, script.createCachedData())
   }
-  setTimeout(save, 2_000).unref()
+  // Soon after start-up, before a busy server's full collections age the start-up code out of the heap (a cache
+  // written later lacks it, and an accepted cache is never rewritten).
+  setTimeout(save, 500).unref()
   process.once("exit", save)
 }
 
