@@ -23,6 +23,7 @@ import { Journal, type JournalError, type JournalRecord } from "../ports/Journal
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
+import * as Lazy from "./Lazy.js"
 import * as Runner from "./Runner.js"
 import { canonicalArgs } from "./ToolChain.js"
 
@@ -432,22 +433,13 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
       // build it ends the server, as it did when start-up waited for it.
       const ended = yield* Deferred.make<void, E | ToolFailed>()
       const chainScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-      const built = yield* Effect.cached(
+      const built = yield* Lazy.onFirstUse(
         Layer.buildWithScope(Kernel.layer(sessionOptions, kernel), chainScope).pipe(
           Effect.map((context) => Context.get(context, ToolExecutor)),
           Effect.tapError((e) => Deferred.fail(ended, e))
         )
       )
-      // Once built, the chain is read from a Ref: the cached effect costs a few µs per call.
-      const current = yield* Ref.make(Option.none<typeof ToolExecutor.Service>())
-      const chain = ToolExecutor.of({
-        run: (invocation) =>
-          Effect.flatMap(Ref.get(current), (found) =>
-            Option.isSome(found)
-              ? found.value.run(invocation)
-              : Effect.flatMap(Effect.orDie(built), (c) => Effect.zipRight(Ref.set(current, Option.some(c)), c.run(invocation)))
-          )
-      })
+      const chain = ToolExecutor.of({ run: (invocation) => Effect.flatMap(Effect.orDie(built), (c) => c.run(invocation)) })
       const listed = yield* Deferred.make<void>()
       yield* Effect.forkScoped(Deferred.await(listed).pipe(Effect.zipRight(Effect.sleep(0)), Effect.zipRight(Effect.ignore(built))))
       const core = yield* makeCore({

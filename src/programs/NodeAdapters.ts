@@ -2,7 +2,7 @@
  * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
  * replace what they need (the approver, the allowlist store, a fake for tests).
  */
-import { Context, Effect, Layer, Option, Ref, Scope } from "effect"
+import { Context, Effect, Layer, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as BwrapSandbox from "../adapters/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
@@ -27,6 +27,7 @@ import { SqlConnections } from "../ports/SqlConnections.js"
 import * as BashTool from "./BashTool.js"
 import { type Extension, Extensions } from "./Executor.js"
 import * as GitTools from "./GitTools.js"
+import * as Lazy from "./Lazy.js"
 import * as RepoMap from "./RepoMap.js"
 import type { Adapters } from "./Kernel.js"
 import * as SqlTool from "./SqlTool.js"
@@ -42,18 +43,13 @@ export const sqliteJournal = Layer.scoped(
     const scope = yield* Effect.scope
     // Opened (and integrity-checked) when the first call needs it, in the session's scope: a session that only
     // reads never opens it, and `mcp serve` answers its first tools/list without waiting for SQLite.
-    const open = yield* Effect.cached(
+    const journal = yield* Lazy.onFirstUse(
       Effect.promise(() => import("../adapters/SqliteJournal.js")).pipe(
         Effect.flatMap((SqliteJournal) => Layer.build(SqliteJournal.layer({ dbPath: SqliteJournal.dbPathFor(session.root) }))),
         Effect.map((context) => Context.get(context, Journal)),
         Scope.extend(scope)
       )
     )
-    // Once open, the journal is read from a Ref: the cached effect costs several µs per access, and a journaled
-    // call makes three (findByRequest, begin, complete).
-    const opened = yield* Ref.make(Option.none<typeof Journal.Service>())
-    const journal = Effect.flatMap(Ref.get(opened), (found) =>
-      Option.isSome(found) ? Effect.succeed(found.value) : Effect.tap(open, (j) => Ref.set(opened, Option.some(j))))
     return Journal.of({
       begin: (intent, snapshots, intended) => Effect.flatMap(journal, (j) => j.begin(intent, snapshots, intended)),
       complete: (id, state, note) => Effect.flatMap(journal, (j) => j.complete(id, state, note)),
@@ -70,7 +66,7 @@ export const sqliteJournal = Layer.scoped(
 export const treeSitterGuard = Layer.effect(
   BashGuard,
   Effect.map(
-    Effect.cached(Effect.flatMap(Effect.promise(() => import("../adapters/TreeSitterBashParser.js")), (m) => m.make)),
+    Lazy.onFirstUse(Effect.flatMap(Effect.promise(() => import("../adapters/TreeSitterBashParser.js")), (m) => m.make)),
     (guard) => BashGuard.of({ judge: (request) => Effect.flatMap(guard, (g) => g.judge(request)) })
   )
 )
@@ -83,7 +79,7 @@ const onFirstUse = <A, R>(build: Effect.Effect<A, never, R | Scope.Scope>) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
     const context = yield* Effect.context<Exclude<R, Scope.Scope>>()
-    return yield* Effect.cached(build.pipe(Scope.extend(scope), Effect.provide(context)))
+    return yield* Lazy.onFirstUse(build.pipe(Scope.extend(scope), Effect.provide(context)))
   })
 
 /**
