@@ -39,14 +39,19 @@ export const sameState = (a: FileState, b: FileState): boolean =>
 const show = (s: FileState): string =>
   s.hash === null ? "absent" : `sha256 ${s.hash.slice(0, 12)}${s.mode === null ? "" : ` mode ${permissions(s.mode).toString(8)}`}`
 
-const groupByPath = (changes: ReadonlyArray<PathChange>): ReadonlyArray<readonly [string, ReadonlyArray<PathChange>]> => {
-  const groups = new Map<string, Array<PathChange>>()
+/** Each path the changes touched, in path order, with its first and last change (by sequence). */
+const byPath = (
+  changes: ReadonlyArray<PathChange>
+): ReadonlyArray<{ readonly path: string; readonly first: PathChange; readonly last: PathChange }> => {
+  const ends = new Map<string, { readonly first: PathChange; last: PathChange }>()
   for (const change of [...changes].sort((a, b) => a.seq - b.seq)) {
-    const group = groups.get(change.path)
-    if (group === undefined) groups.set(change.path, [change])
-    else group.push(change)
+    const found = ends.get(change.path)
+    if (found === undefined) ends.set(change.path, { first: change, last: change })
+    else found.last = change
   }
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return [...ends.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([path, { first, last }]) => ({ path, first, last }))
 }
 
 /** The states the turn may have left a path in: a committed last call left its after-image; any other, either. */
@@ -66,10 +71,7 @@ export const planUndo = (
   changes: ReadonlyArray<PathChange>,
   current: (path: string) => FileState
 ): ReadonlyArray<Step> =>
-  groupByPath(changes).flatMap(([path, group]): ReadonlyArray<Step> => {
-    const first = group[0]
-    const last = group[group.length - 1]
-    if (first === undefined || last === undefined) return []
+  byPath(changes).flatMap(({ path, first, last }): ReadonlyArray<Step> => {
     const target = first.before
     const now = current(path)
     if (sameState(now, target)) return [{ _tag: "Skip", path, reason: "already as before the turn" }]
@@ -93,10 +95,7 @@ export const planRedo = (
   changes: ReadonlyArray<PathChange>,
   current: (path: string) => FileState
 ): ReadonlyArray<Step> =>
-  groupByPath(changes).flatMap(([path, group]): ReadonlyArray<Step> => {
-    const first = group[0]
-    const last = group[group.length - 1]
-    if (first === undefined || last === undefined) return []
+  byPath(changes).flatMap(({ path, first, last }): ReadonlyArray<Step> => {
     if (last.state !== "committed" || last.after === null) {
       return [{ _tag: "Refuse", path, reason: `#${last.seq} on ${path} was never confirmed (${last.state}): not re-applying it` }]
     }
