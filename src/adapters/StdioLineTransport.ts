@@ -16,6 +16,8 @@ export interface LineTransportOptions {
   readonly maxLineBytes: number
   /** The protocol's validator (the SDK's JSONRPCMessageSchema): the typed message, or undefined. */
   readonly parse: (value: unknown) => JSONRPCMessage | undefined
+  /** Output queued past this many bytes is congested: replies wait for it to drain and input is not read meanwhile. */
+  readonly congestedBytes?: number
   /** Called once when the input ends (EOF, error or destroy); `close()` is what ends the connection. */
   readonly onInputEnd: () => void
 }
@@ -25,8 +27,15 @@ export interface LineTransport extends Transport {
   readonly refused: () => number
 }
 
+export const defaultCongestedBytes = 1024 * 1024
+
+const rejectOnError = (reject: (error: Error) => void) => (error: Error | null | undefined) => {
+  if (error) reject(error)
+}
+
 export const make = (options: LineTransportOptions): LineTransport => {
   const { input, output, maxLineBytes } = options
+  const congestedBytes = options.congestedBytes ?? defaultCongestedBytes
   let parts: Array<Uint8Array> = []
   let size = 0
   let discarding = false
@@ -37,12 +46,17 @@ export const make = (options: LineTransportOptions): LineTransport => {
   let closed = false
   let inputEnded = false
 
-  // One wait for 'drain' shared by every writer held back, however many replies are in flight.
+  // Back-pressure. A reply is queued on the stream at once and the call it answers is over: waiting for 'drain' per
+  // reply (which fires only once the whole queue has gone out) would, under steady load, keep every call answered
+  // since the last lull alive (hundreds of them, each with its result) and the collector copying them. Only when
+  // the queue is congested (the client is not reading) does a reply wait, and input stops being read until the
+  // queue drains, so requests wait in the client's pipe rather than in memory here.
   let draining: Promise<void> | undefined
   const drained = () =>
     (draining ??= new Promise<void>((resolve) =>
       output.once("drain", () => {
         draining = undefined
+        if (!inputEnded && !closed) input.resume()
         resolve()
       })
     ))
@@ -50,9 +64,11 @@ export const make = (options: LineTransportOptions): LineTransport => {
   const write = (payload: string): Promise<void> =>
     new Promise((resolve, reject) => {
       if (closed || output.destroyed || !output.writable) return resolve()
-      const ok = output.write(payload, (error) => (error ? reject(error) : undefined))
-      if (ok) resolve()
-      else void drained().then(resolve)
+      // The callback lives until the bytes reach the pipe: made apart from `payload`, it does not keep the text alive.
+      output.write(payload, rejectOnError(reject))
+      if (output.writableLength <= congestedBytes) return resolve()
+      input.pause()
+      void drained().then(resolve)
     })
 
   const reply = (r: Framing.ErrorReply) => {
