@@ -52,14 +52,19 @@ export const make = (options: LineTransportOptions): LineTransport => {
   // the queue is congested (the client is not reading) does a reply wait, and input stops being read until the
   // queue drains, so requests wait in the client's pipe rather than in memory here.
   let draining: Promise<void> | undefined
+  let release: (() => void) | undefined
   const drained = () =>
-    (draining ??= new Promise<void>((resolve) =>
-      output.once("drain", () => {
+    (draining ??= new Promise<void>((resolve) => {
+      release = () => {
+        output.off("drain", onDrain)
         draining = undefined
+        release = undefined
         if (!inputEnded && !closed) input.resume()
         resolve()
-      })
-    ))
+      }
+      output.once("drain", onDrain)
+    }))
+  const onDrain = () => release?.()
 
   const write = (payload: string): Promise<void> =>
     new Promise((resolve, reject) => {
@@ -150,11 +155,23 @@ export const make = (options: LineTransportOptions): LineTransport => {
     onEnd()
   }
 
+  // The client is gone (EPIPE, or stdout closed): no reply can reach it. Replies waiting for the queue to drain are
+  // let go, and the connection ends as when input ends, so the calls in flight are drained and the server exits.
+  const onOutputGone = (error?: Error) => {
+    if (error !== undefined) transport.onerror?.(error)
+    release?.()
+    onEnd()
+  }
+  const onOutputError = (error: Error) => onOutputGone(error)
+  const onOutputClose = () => onOutputGone()
+
   const detach = () => {
     input.off("data", onData)
     input.off("end", onEnd)
     input.off("close", onEnd)
     input.off("error", onError)
+    output.off("error", onOutputError)
+    output.off("close", onOutputClose)
   }
 
   const transport: LineTransport = {
@@ -165,6 +182,8 @@ export const make = (options: LineTransportOptions): LineTransport => {
       input.on("end", onEnd)
       input.on("close", onEnd)
       input.on("error", onError)
+      output.on("error", onOutputError)
+      output.on("close", onOutputClose)
       input.resume()
     },
     send: async (message: JSONRPCMessage, _options?: TransportSendOptions) => {

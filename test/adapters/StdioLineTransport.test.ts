@@ -82,4 +82,21 @@ describe("StdioLineTransport", () => {
     expect(received.join("").trim().split("\n")).toHaveLength(4)
     await transport.close()
   })
+
+  it("when the client goes away while replies wait, lets them go and ends the connection (the server then drains and exits)", async () => {
+    const input = new PassThrough()
+    const { output } = stalledOutput()
+    let ended = 0
+    const errors: Array<string> = []
+    const transport = StdioLineTransport.make({ input, output, maxLineBytes: 1024, congestedBytes: 100, parse: asMessage, onInputEnd: () => ended++ })
+    transport.onerror = (e) => errors.push(e.message)
+    await transport.start()
+    const held = transport.send(reply(1, "z".repeat(400)))
+    expect(await settled(held)).toBe(false)
+    output.destroy(new Error("write EPIPE"))
+    expect(await settled(held.catch(() => undefined))).toBe(true)
+    expect(ended).toBe(1)
+    expect(errors).toContain("write EPIPE")
+    await transport.close()
+  })
 })

@@ -266,6 +266,21 @@ describe("minicode mcp serve (built binary, raw JSON-RPC)", () => {
     expect(await r.exit()).toBe(0)
   })
 
+  it("a client that stops reading and then goes away: replies pile up to a bound, then the server exits 0 (no EPIPE crash)", async () => {
+    const { root } = workspace()
+    const big = "x".repeat(99) + "\n"
+    for (let i = 0; i < 10; i++) fs.writeFileSync(path.join(root, `big${i}.txt`), big.repeat(2000))
+    const r = raw(root)
+    await r.init()
+    r.child.stdout.pause()
+    // ~200 KB per reply: 100 of them are far over the 1 MB the server queues before it stops reading requests.
+    for (let i = 0; i < 100; i++) r.call(i + 1, "read_file", { path: `big${i % 10}.txt` })
+    await sleep(1500)
+    r.child.stdout.destroy()
+    expect(await r.exit()).toBe(0)
+    expect(r.child.stdin.writableEnded).toBe(false)
+  })
+
   it("drains on SIGTERM with a deadline, then exits", async () => {
     const { root } = workspace()
     const fixture = slowGrepFixture(root)
