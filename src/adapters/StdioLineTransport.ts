@@ -159,8 +159,8 @@ export const make = (options: LineTransportOptions): LineTransport => {
   // let go, and the connection ends as when input ends, so the calls in flight are drained and the server exits.
   const onOutputGone = (error?: Error) => {
     if (error !== undefined) transport.onerror?.(error)
-    release?.()
     onEnd()
+    release?.()
   }
   const onOutputError = (error: Error) => onOutputGone(error)
   const onOutputClose = () => onOutputGone()
