@@ -165,25 +165,21 @@ export const make = (options: LineTransportOptions): LineTransport => {
   const onOutputError = (error: Error) => onOutputGone(error)
   const onOutputClose = () => onOutputGone()
 
-  const detach = () => {
-    input.off("data", onData)
-    input.off("end", onEnd)
-    input.off("close", onEnd)
-    input.off("error", onError)
-    output.off("error", onOutputError)
-    output.off("close", onOutputClose)
+  /** Every listener the transport keeps on the two streams: added by `start`, removed by `close`. */
+  const listen = (method: "on" | "off") => {
+    input[method]("data", onData)
+    input[method]("end", onEnd)
+    input[method]("close", onEnd)
+    input[method]("error", onError)
+    output[method]("error", onOutputError)
+    output[method]("close", onOutputClose)
   }
 
   const transport: LineTransport = {
     start: async () => {
       if (started) throw new Error("the stdio transport is already started")
       started = true
-      input.on("data", onData)
-      input.on("end", onEnd)
-      input.on("close", onEnd)
-      input.on("error", onError)
-      output.on("error", onOutputError)
-      output.on("close", onOutputClose)
+      listen("on")
       input.resume()
     },
     send: async (message: JSONRPCMessage, _options?: TransportSendOptions) => {
@@ -192,7 +188,7 @@ export const make = (options: LineTransportOptions): LineTransport => {
     },
     close: async () => {
       if (closed) return
-      detach()
+      listen("off")
       input.destroy()
       closed = true
       transport.onclose?.()
