@@ -3,22 +3,12 @@
  * server for the whole file: diagnostics after a write that breaks a type, definition across files, references,
  * hover, document and workspace symbols.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as Approvers from "../../src/adapters/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/MemoryAllowlist.js"
-import * as MemoryJournal from "../../src/adapters/MemoryJournal.js"
-import * as NodeFileSystem from "../../src/adapters/NodeFileSystem.js"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
-import * as Kernel from "../../src/programs/Kernel.js"
-import * as LspTools from "../../src/programs/LspTools.js"
-import * as Runner from "../../src/programs/Runner.js"
 import { tempDir, write } from "../support/Workspace.js"
+import { devBin, lspChain, run } from "./support/LspChain.js"
 
-const pyright = path.resolve(import.meta.dirname, "../../node_modules/.bin/pyright-langserver")
-if (!fs.existsSync(pyright)) throw new Error(`${pyright} is missing: install the dev dependencies`)
+const pyright = devBin("pyright-langserver")
 
 const root = tempDir("minicode-lsp-py-")
 write(root, "pyrightconfig.json", JSON.stringify({ include: ["app"], typeCheckingMode: "standard" }))
@@ -26,19 +16,7 @@ write(root, "app/__init__.py", "")
 write(root, "app/geometry.py", 'class Point:\n    """A point in the plane."""\n\n    def __init__(self, x: float, y: float) -> None:\n        self.x = x\n        self.y = y\n\n\ndef distance(a: Point, b: Point) -> float:\n    return ((a.x - b.x) ** 2 + (a.y - b.y) ** 2) ** 0.5\n')
 write(root, "app/main.py", "from app.geometry import Point, distance\n\norigin = Point(0, 0)\nfar: float = distance(origin, Point(3, 4))\n")
 
-const chain = Kernel.layer(
-  { workspace: root, workMode: "BUILD" },
-  {
-    fileSystem: NodeFileSystem.layer,
-    allowlist: MemoryAllowlist.layer([]),
-    approver: Approvers.constant("no"),
-    bashGuard: Unavailable.bashGuard,
-    journal: MemoryJournal.layer(),
-    extensions: LspTools.layer({ servers: { ".py": { command: pyright, args: ["--stdio"] } }, env: process.env })
-  }
-)
-
-const run = (tool: string, args: Record<string, unknown>) => Runner.invoke({ tool, args })
+const chain = lspChain(root, ".py", pyright)
 
 layer(Layer.orDie(chain), { timeout: 120_000, excludeTestServices: true })("pyright", (it) => {
   it.effect("diagnostics: clean, then what a write breaks (in the write's result), then fixed", () =>

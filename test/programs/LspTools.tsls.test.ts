@@ -3,26 +3,10 @@
  * server shared by the whole file: diagnostics after an edit that breaks a type, definition across files,
  * references, hover, document and workspace symbols, a location outside the workspace.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as Approvers from "../../src/adapters/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/MemoryAllowlist.js"
-import * as MemoryJournal from "../../src/adapters/MemoryJournal.js"
-import * as NodeFileSystem from "../../src/adapters/NodeFileSystem.js"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
-import * as Kernel from "../../src/programs/Kernel.js"
-import * as LspTools from "../../src/programs/LspTools.js"
-import * as Runner from "../../src/programs/Runner.js"
 import { tempDir, write } from "../support/Workspace.js"
-
-const bin = (name: string) => {
-  const p = path.resolve(import.meta.dirname, "../../node_modules/.bin", name)
-  // Never skip silently: the dev dependency must be installed.
-  if (!fs.existsSync(p)) throw new Error(`${p} is missing: install the dev dependencies`)
-  return p
-}
+import { devBin, lspChain, run } from "./support/LspChain.js"
 
 const root = tempDir("minicode-lsp-ts-")
 write(root, "tsconfig.json", JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, lib: ["ES2022"] }, include: ["src"] }))
@@ -30,20 +14,7 @@ write(root, "package.json", JSON.stringify({ type: "module" }))
 write(root, "src/math.ts", "/** Adds two numbers. */\nexport function add(a: number, b: number): number {\n  return a + b\n}\n\nexport const twice = (x: number) => add(x, x)\n")
 write(root, "src/main.ts", 'import { add, twice } from "./math.js"\n\nexport const total: number = add(1, 2) + twice(3)\nexport const size = [total].length\n')
 
-const ts = bin("typescript-language-server")
-const chain = Kernel.layer(
-  { workspace: root, workMode: "BUILD" },
-  {
-    fileSystem: NodeFileSystem.layer,
-    allowlist: MemoryAllowlist.layer([]),
-    approver: Approvers.constant("no"),
-    bashGuard: Unavailable.bashGuard,
-    journal: MemoryJournal.layer(),
-    extensions: LspTools.layer({ servers: { ".ts": { command: ts, args: ["--stdio"] } }, env: process.env })
-  }
-)
-
-const run = (tool: string, args: Record<string, unknown>) => Runner.invoke({ tool, args })
+const chain = lspChain(root, ".ts", devBin("typescript-language-server"))
 
 layer(Layer.orDie(chain), { timeout: 120_000, excludeTestServices: true })("typescript-language-server", (it) => {
   it.effect("diagnostics of a clean file, then the breakage an edit makes, in the edit's result", () =>
