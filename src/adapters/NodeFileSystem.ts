@@ -7,7 +7,7 @@
  * through libuv's thread pool costs tens of microseconds, and a call makes several. Files above `syncLimit` are
  * read and written asynchronously so a large file never stalls the process.
  */
-import { randomBytes } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
@@ -157,7 +157,7 @@ export const make = Effect.sync(() => {
   const writeFile = (p: string, data: Uint8Array, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
     Effect.suspend(() => {
       const dir = path.dirname(p)
-      const tmp = path.join(dir, `.${path.basename(p)}.${randomBytes(6).toString("hex")}.minicode-tmp`)
+      const tmp = path.join(dir, `.${path.basename(p)}.${randomUUID().slice(0, 13)}.minicode-tmp`)
       const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW
       let mode = options.mode
       if (mode === undefined) {

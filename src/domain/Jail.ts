@@ -27,6 +27,8 @@ export interface PathFacts {
   readonly mtimeMs: number
   /** Size in bytes of what was found (0 when missing). */
   readonly size: number
+  /** Permission bits of what was found (0 when missing): a replaced file keeps them. */
+  readonly mode: number
 }
 
 export interface JailContext {
@@ -178,7 +180,7 @@ export const checkLexical = (ctx: JailContext, cwd: string, input: string, acces
   const lexical = P.resolve(cwd, expanded)
   return check(
     ctx,
-    { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0 },
+    { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0, mode: 0 },
     access
   )
 }

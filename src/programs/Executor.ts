@@ -34,18 +34,29 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
     // One semaphore per path, made inside the atomic `Ref.modify` (a plain allocation): no effectful update and
     // no lock around the table itself, which a SynchronizedRef would take on every write.
     const locks = yield* Ref.make(new Map<string, Effect.Semaphore>())
-    const lockFor = (path: string) =>
+    const locksFor = (paths: ReadonlyArray<string>) =>
       Ref.modify(locks, (map) => {
-        const found = map.get(path)
-        if (found !== undefined) return [found, map] as const
-        const made = Effect.unsafeMakeSemaphore(1)
-        return [made, new Map(map).set(path, made)] as const
+        let next = map
+        const sems = paths.map((path) => {
+          const found = next.get(path)
+          if (found !== undefined) return found
+          const made = Effect.unsafeMakeSemaphore(1)
+          next = new Map(next).set(path, made)
+          return made
+        })
+        return [sems, next] as const
       })
+    /**
+     * One permit of `sem` around `effect`: taken at once when one is free (a semaphore's `take` always suspends the
+     * fiber, even then, and resumes it on the scheduler), else waited for in turn.
+     */
+    const holding = (sem: Effect.Semaphore) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.flatMap(sem.withPermitsIfAvailable(1)(effect), (ran) => (Option.isSome(ran) ? Effect.succeed(ran.value) : sem.withPermits(1)(effect)))
     /** Holds one permit per written path (in a stable order, so two writers cannot deadlock) and one global permit. */
     const serialised = <A, E, R>(inv: Invocation, effect: Effect.Effect<A, E, R>) => {
       const paths = [...new Set(Object.values(inv.resolved).map((f) => f.real))].sort()
-      return Effect.flatMap(Effect.forEach(paths, lockFor), (sems) =>
-        writes.withPermits(1)(sems.reduceRight<Effect.Effect<A, E, R>>((acc, sem) => sem.withPermits(1)(acc), effect)))
+      return Effect.flatMap(locksFor(paths), (sems) =>
+        holding(writes)(sems.reduceRight<Effect.Effect<A, E, R>>((acc, sem) => holding(sem)(acc), effect)))
     }
     /** After a successful write or edit, the file's new diagnostics (when a language server handles it). */
     const withDiagnostics = <E, R>(inv: Invocation, effect: Effect.Effect<ToolOutput, E, R>): Effect.Effect<ToolOutput, E, R> => {
@@ -56,25 +67,26 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         Effect.map(hook.afterWrite(path), (note) => (note === undefined ? output : { ...output, text: `${output.text}\n${note}` }))
       )
     }
-    const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError, Session | FileSystem> => {
+    const env: FileTools.Env = { session, fs }
+    const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
       const call = inv.facts.call
       switch (call.tool) {
         case "read_file":
-          return FileTools.readFile(inv, call)
+          return FileTools.readFile(env, inv, call)
         case "list_dir":
-          return FileTools.listDir(inv)
+          return FileTools.listDir(env, inv)
         case "glob":
-          return FileTools.glob(inv, call)
+          return FileTools.glob(env, inv, call)
         case "grep":
-          return FileTools.grep(inv, call)
+          return FileTools.grep(env, inv, call)
         case "write_file":
-          return withDiagnostics(inv, serialised(inv, FileTools.writeFile(inv, call)))
+          return withDiagnostics(inv, serialised(inv, FileTools.writeFile(env, inv, call)))
         case "edit_file":
-          return withDiagnostics(inv, serialised(inv, FileTools.editFile(inv, call)))
+          return withDiagnostics(inv, serialised(inv, FileTools.editFile(env, inv, call)))
         case "move_file":
-          return serialised(inv, FileTools.moveFile(inv, call))
+          return serialised(inv, FileTools.moveFile(env, inv, call))
         case "delete_file":
-          return serialised(inv, FileTools.deleteFile(inv))
+          return serialised(inv, FileTools.deleteFile(env, inv))
         default: {
           for (const extension of extensions) {
             const handled = extension(inv)
@@ -84,14 +96,8 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         }
       }
     }
-    // One context for every call: providing it is one merge, not an addition per service.
-    const services = Context.make(Session, session).pipe(Context.add(FileSystem, fs))
     return ToolExecutor.of({
-      run: (inv) =>
-        dispatch(inv).pipe(
-          Effect.map((output) => FileTools.cap(output, session.maxOutputBytes)),
-          Effect.provide(services)
-        )
+      run: (inv) => Effect.map(dispatch(inv), (output) => FileTools.cap(output, session.maxOutputBytes))
     })
   })
 

@@ -10,8 +10,8 @@ import * as Jail from "../domain/Jail.js"
 import * as P from "../domain/PosixPath.js"
 import type { CallOf } from "../domain/Tools.js"
 import { capText } from "../domain/Truncate.js"
-import { type Expect, FileSystem, type FsError } from "../ports/FileSystem.js"
-import { Session } from "../ports/Session.js"
+import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../ports/FileSystem.js"
+import type { SessionShape } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import { breathe, walk } from "./Walk.js"
 
@@ -33,17 +33,29 @@ const failed = (tool: string) => (e: FsError) => new ToolFailed({ tool, reason: 
 
 const out = (text: string, truncated = false): ToolOutput => ({ text, truncated })
 
-const resolvedOf = (inv: Invocation, field: string) =>
-  Effect.flatMap(Session, (session) => {
-    const facts = inv.resolved[field]
-    return facts === undefined
-      ? Effect.dieMessage(`the jail did not resolve ${field}`)
-      : Effect.succeed({ facts, shown: Jail.display(session, facts.lexical) })
-  })
+/**
+ * What the file tools run with: the session and the FileSystem, handed over by the executor once it is built (not
+ * looked up in the context on every call).
+ */
+export interface Env {
+  readonly session: SessionShape
+  readonly fs: FileSystemShape
+}
+
+const resolvedOf = (env: Env, inv: Invocation, field: string) => {
+  const facts = inv.resolved[field]
+  return facts === undefined
+    ? Effect.dieMessage(`the jail did not resolve ${field}`)
+    : Effect.succeed({ facts, shown: Jail.display(env.session, facts.lexical) })
+}
 
 const identity = (facts: Jail.PathFacts): Expect => (facts.exists ? { dev: facts.dev, ino: facts.ino } : "absent")
 const unchanged = (facts: Jail.PathFacts): Expect =>
   facts.exists ? { dev: facts.dev, ino: facts.ino, mtimeMs: facts.mtimeMs } : "absent"
+
+/** A write over what the jail saw: it must still be there unchanged, and a replaced file keeps the mode it had. */
+const replacing = (facts: Jail.PathFacts) =>
+  facts.kind === "file" ? { expect: unchanged(facts), mode: facts.mode } : { expect: unchanged(facts) }
 
 const isBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
 
@@ -63,10 +75,10 @@ const numbered = (lines: ReadonlyArray<string>, first: number) => {
   return out.join("\n")
 }
 
-export const readFile = (inv: Invocation, call: CallOf<"read_file">) =>
+export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const { facts, shown } = yield* resolvedOf(inv, "path")
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind === "missing") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} does not exist` })
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is a directory: use list_dir` })
     const size = facts.size
@@ -90,21 +102,21 @@ export const readFile = (inv: Invocation, call: CallOf<"read_file">) =>
     return out(body + more, more !== "")
   })
 
-export const writeFile = (inv: Invocation, call: CallOf<"write_file">) =>
+export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const { facts, shown } = yield* resolvedOf(inv, "path")
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "write_file", reason: `${shown} is a directory` })
     if (!facts.exists) yield* fs.makeDirectory(P.dirname(facts.real)).pipe(Effect.mapError(failed("write_file")))
     const data = encoder.encode(call.args.content)
-    yield* fs.writeFile(facts.real, data, { expect: unchanged(facts) }).pipe(Effect.mapError(failed("write_file")))
+    yield* fs.writeFile(facts.real, data, replacing(facts)).pipe(Effect.mapError(failed("write_file")))
     return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes)`)
   })
 
-export const editFile = (inv: Invocation, call: CallOf<"edit_file">) =>
+export const editFile = (env: Env, inv: Invocation, call: CallOf<"edit_file">) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const { facts, shown } = yield* resolvedOf(inv, "path")
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind !== "file") return yield* new ToolFailed({ tool: "edit_file", reason: `${shown} ${facts.exists ? "is not a file" : "does not exist"}` })
     const before = decoder.decode(yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("edit_file"))))
     const edited = Edit.apply(before, call.args.old_string, call.args.new_string, call.args.replace_all === true)
@@ -119,14 +131,14 @@ export const editFile = (inv: Invocation, call: CallOf<"edit_file">) =>
       })
     }
     const { after, replacements: n } = edited.right
-    yield* fs.writeFile(facts.real, encoder.encode(after), { expect: unchanged(facts) }).pipe(Effect.mapError(failed("edit_file")))
+    yield* fs.writeFile(facts.real, encoder.encode(after), replacing(facts)).pipe(Effect.mapError(failed("edit_file")))
     return out(`edited ${shown}: ${n} replacement${n === 1 ? "" : "s"}`)
   })
 
-export const listDir = (inv: Invocation) =>
+export const listDir = (env: Env, inv: Invocation) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const { facts, shown } = yield* resolvedOf(inv, "path")
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "list_dir", reason: `${shown} ${facts.exists ? "is not a directory" : "does not exist"}` })
     const entries = (yield* fs.readDir(facts.real).pipe(Effect.mapError(failed("list_dir")))).filter((e) => e.name !== ".minicode")
     const sorted = [...entries].sort((a, b) => (a.kind === "directory") === (b.kind === "directory") ? (a.name < b.name ? -1 : 1) : a.kind === "directory" ? -1 : 1)
@@ -139,13 +151,13 @@ export const listDir = (inv: Invocation) =>
 const matcher = (pattern: string, options: { readonly nocase?: boolean } = {}) =>
   picomatch(pattern, { dot: true, nocase: options.nocase === true, matchBase: !pattern.includes("/") })
 
-export const glob = (inv: Invocation, call: CallOf<"glob">) =>
+export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
   Effect.gen(function* () {
-    const session = yield* Session
-    const { facts, shown } = yield* resolvedOf(inv, "path")
+    const session = env.session
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "glob", reason: `${shown} is not a directory` })
     const isMatch = matcher(call.args.pattern)
-    const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries })
+    const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries }).pipe(Effect.provideService(FileSystem, env.fs))
     const base = P.relative(session.root, facts.real)
     const hits = walked.files.filter((f) => isMatch(base === "" ? f : f.slice(base.length + 1)))
     const shownHits = hits.slice(0, limits.globResults)
@@ -157,17 +169,17 @@ export const glob = (inv: Invocation, call: CallOf<"glob">) =>
     return out([...shownHits, ...notes].join("\n"), notes.length > 0)
   })
 
-export const grep = (inv: Invocation, call: CallOf<"grep">) =>
+export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const session = yield* Session
-    const { facts, shown } = yield* resolvedOf(inv, "path")
+    const fs = env.fs
+    const session = env.session
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (!facts.exists) return yield* new ToolFailed({ tool: "grep", reason: `${shown} does not exist` })
     const regex = new RegExp(call.args.pattern, call.args.ignore_case === true ? "i" : "")
     const filter = call.args.glob === undefined ? () => true : matcher(call.args.glob)
     const walked =
       facts.kind === "directory"
-        ? yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries })
+        ? yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries }).pipe(Effect.provideService(FileSystem, env.fs))
         : { files: [P.relative(session.root, facts.real)], incomplete: false }
     const ctx = { root: session.root, unrestricted: false }
     // Files the jail would refuse to read (secrets) are skipped, never searched.
@@ -211,11 +223,11 @@ const compareHits = (a: string, b: string) => {
   return fa === fb ? Number(la) - Number(lb) : fa < fb ? -1 : 1
 }
 
-export const moveFile = (inv: Invocation, call: CallOf<"move_file">) =>
+export const moveFile = (env: Env, inv: Invocation, call: CallOf<"move_file">) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const from = yield* resolvedOf(inv, "from")
-    const to = yield* resolvedOf(inv, "to")
+    const fs = env.fs
+    const from = yield* resolvedOf(env, inv, "from")
+    const to = yield* resolvedOf(env, inv, "to")
     if (!from.facts.exists && from.facts.kind !== "symlink") return yield* new ToolFailed({ tool: "move_file", reason: `${from.shown} does not exist` })
     if (to.facts.exists && call.args.overwrite !== true) {
       return yield* new ToolFailed({ tool: "move_file", reason: `${to.shown} already exists; pass overwrite: true to replace it` })
@@ -227,10 +239,10 @@ export const moveFile = (inv: Invocation, call: CallOf<"move_file">) =>
     return out(`moved ${from.shown} → ${to.shown}`)
   })
 
-export const deleteFile = (inv: Invocation) =>
+export const deleteFile = (env: Env, inv: Invocation) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const { facts, shown } = yield* resolvedOf(inv, "path")
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind === "missing") return yield* new ToolFailed({ tool: "delete_file", reason: `${shown} does not exist` })
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "delete_file", reason: `${shown} is a directory; delete_file removes files only` })
     yield* fs.remove(facts.entry).pipe(Effect.mapError(failed("delete_file")))

@@ -8,7 +8,7 @@
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
 import type { Readable, Writable } from "node:stream"
-import { Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import * as StdioLineTransport from "../adapters/StdioLineTransport.js"
@@ -134,6 +134,12 @@ interface Entry {
   readonly state: Running | Finished
 }
 
+/** Whether new calls are taken, and how many are in flight: one Ref, so admitting a call is one step. */
+interface Gate {
+  readonly accepting: boolean
+  readonly inFlight: number
+}
+
 interface Table {
   readonly entries: HashMap.HashMap<string, Entry>
   readonly seq: number
@@ -185,8 +191,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const replayEntries = config.replayEntries ?? limits.replayEntries
     const clean = (text: string) => scrub({ root: config.root }, text)
     const table = yield* Ref.make<Table>({ entries: HashMap.empty(), seq: 0, bytes: 0 })
-    const inFlight = yield* Ref.make(0)
-    const accepting = yield* Ref.make(true)
+    const gate = yield* Ref.make<Gate>({ accepting: true, inFlight: 0 })
     const tools = Scopes.listed(config.settings).map(describeTool)
 
     const outputOf = (out: ToolOutput): Outcome => {
@@ -227,18 +232,21 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       )
 
     /** The execution, in the owner's own fiber: interrupting that fiber interrupts it (a running bash is killed). */
-    const execute = (id: WireId, entry: Entry, inv: Invocation, mutates: boolean): Effect.Effect<Outcome> =>
-      Effect.gen(function* () {
-        const key = requestKey(id, entry.canonical)
-        if (mutates) {
-          const prior = yield* journal.findByRequest(session, key)
-          if (Option.isSome(prior)) return journalVerdict(id, prior.value)
-        }
-        return outputOf(yield* chain.run({ ...inv, requestId: key }))
-      }).pipe(
-        Effect.catchAll((e) => Effect.succeed(failureOf(e))),
-        Effect.catchAllDefect(() => Effect.succeed(result("minicode hit an internal error while running this call; nothing more is known", true)))
-      )
+    const execute = (id: WireId, entry: Entry, inv: Invocation, mutates: boolean): Effect.Effect<Outcome> => {
+      const key = requestKey(id, entry.canonical)
+      const run = Effect.map(chain.run({ ...inv, requestId: key }), outputOf)
+      const once = !mutates
+        ? run
+        : Effect.flatMap(journal.findByRequest(session, key), (prior) => (Option.isSome(prior) ? Effect.succeed(journalVerdict(id, prior.value)) : run))
+      // A failure becomes an error result, a defect a plain one (nothing internal leaks); an interruption goes on.
+      return Effect.catchAllCause(once, (cause) => {
+        const failure = Cause.failureOption(cause)
+        if (Option.isSome(failure)) return Effect.succeed(failureOf(failure.value))
+        return Option.isSome(Cause.dieOption(cause))
+          ? Effect.succeed(result("minicode hit an internal error while running this call; nothing more is known", true))
+          : Effect.failCause(Cause.stripFailures(cause))
+      })
+    }
 
     const cancelledWhileRunning = (id: WireId, mutates: boolean): Outcome =>
       mutates
@@ -336,18 +344,16 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       return claimAndRun(id, JSON.stringify(id), canonicalArgs(inv), inv)
     }
 
-    const release = Ref.update(inFlight, (n) => n - 1)
+    const release = Ref.update(gate, (g) => ({ ...g, inFlight: g.inFlight - 1 }))
     const shuttingDown = rpcError(Framing.ErrorCodes.ShuttingDown, "minicode is shutting down and accepts no new calls")
     const busy = rpcError(Framing.ErrorCodes.Busy, `minicode is busy: ${maxInFlight} tool calls are already in flight; retry when one finishes`)
 
     const call = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
-      Effect.flatMap(Ref.get(accepting), (open) =>
-        !open
-          ? Effect.succeed(shuttingDown)
-          : Effect.flatMap(
-              Ref.modify(inFlight, (n) => (n >= maxInFlight ? [false, n] : [true, n + 1])),
-              (ok) => (ok ? Effect.ensuring(admitted(id, name, args), release) : Effect.succeed(busy))
-            )
+      Effect.flatMap(
+        Ref.modify(gate, (g): readonly [Outcome | "admitted", Gate] =>
+          !g.accepting ? [shuttingDown, g] : g.inFlight >= maxInFlight ? [busy, g] : ["admitted", { ...g, inFlight: g.inFlight + 1 }]
+        ),
+        (admission) => (admission === "admitted" ? Effect.ensuring(admitted(id, name, args), release) : Effect.succeed(admission))
       )
 
     /** The executions still running, each in the fiber of the request that owns it. */
@@ -358,8 +364,8 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     return {
       tools,
       call,
-      stopAccepting: Ref.set(accepting, false),
-      busy: Ref.get(inFlight),
+      stopAccepting: Ref.update(gate, (g) => ({ ...g, accepting: false })),
+      busy: Effect.map(Ref.get(gate), (g) => g.inFlight),
       cancelAll: Effect.flatMap(running, (owners) => Fiber.interruptAll(owners))
     }
   })

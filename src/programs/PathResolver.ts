@@ -19,7 +19,7 @@ export const resolveWith = (fs: FileSystemShape) => Effect.fnUntraced(function* 
   const expanded = home !== undefined && (input === "~" || input.startsWith("~/")) ? home + input.slice(1) : input
   const lexical = P.resolve(base, expanded)
   if (input.includes("\0")) {
-    return { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0 } satisfies PathFacts
+    return { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0, mode: 0 } satisfies PathFacts
   }
   const fromCanonical = canonical !== undefined && P.isInside(canonical, lexical)
   const queue: Array<string> = [...P.segments(fromCanonical ? P.relative(canonical, lexical) : lexical)]
@@ -88,7 +88,8 @@ export const resolveWith = (fs: FileSystemShape) => Effect.fnUntraced(function* 
     dev: last?.dev ?? 0,
     ino: last?.ino ?? 0,
     mtimeMs: last?.mtimeMs ?? 0,
-    size: last?.size ?? 0
+    size: last?.size ?? 0,
+    mode: last?.mode ?? 0
   }
   return facts
 })

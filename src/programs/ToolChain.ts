@@ -292,8 +292,9 @@ export const JournalStage = wrap((next) =>
     const snapshot = (facts: Jail.PathFacts): Effect.Effect<JournalSnapshot, ToolFailed> => {
       const path = Jail.display(session, facts.entry)
       if (facts.kind !== "file") return Effect.succeed({ path, content: null, mode: null })
-      return Effect.all([fs.readFile(facts.real), fs.lstat(facts.real)]).pipe(
-        Effect.map(([content, stat]) => ({ path, content, mode: stat._tag === "Some" ? stat.value.mode : null })),
+      // The mode is the one the jail saw; the write itself re-checks that the file is still the one the jail saw.
+      return fs.readFile(facts.real).pipe(
+        Effect.map((content) => ({ path, content, mode: facts.mode })),
         // Without the old content, undo could not restore it: refuse rather than mutate unrecoverably.
         Effect.mapError((e) => new ToolFailed({ tool: "journal", reason: `cannot snapshot ${path} before changing it: ${e.reason}` }))
       )
@@ -307,7 +308,11 @@ export const JournalStage = wrap((next) =>
                 const facts = inv.resolved[p.field]
                 return facts === undefined ? [] : [{ field: p.field, facts }]
               })
-              const snapshots = yield* Effect.forEach(writes, (w) => snapshot(w.facts))
+              // In order, one after the other (a call writes one or two paths: no need for forEach's machinery).
+              const snapshots = yield* writes.reduce<Effect.Effect<ReadonlyArray<JournalSnapshot>, ToolFailed>>(
+                (taken, w) => Effect.flatMap(taken, (done) => Effect.map(snapshot(w.facts), (s) => [...done, s])),
+                Effect.succeed([])
+              )
               const byPath = new Map(snapshots.map((s) => [s.path, s] as const))
               const shown = (field: string) => {
                 const facts = inv.resolved[field]
