@@ -7,6 +7,7 @@
  * (interrupting a call interrupts exactly its execution), scrubbed errors and capped output.
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
+import { createHash } from "node:crypto"
 import type { Readable, Writable } from "node:stream"
 import { Cause, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
@@ -35,7 +36,14 @@ export const limits = {
   drainMs: 5_000,
   /** Results kept for replay, by total size; the oldest finished ones go first (the journal still answers for writes). */
   replayBytes: 8 * 1024 * 1024,
-  replayEntries: 10_000
+  replayEntries: 10_000,
+  /**
+   * Read-only results are kept whole only while they are this recent (by size); older ones keep a fingerprint, and a
+   * retry runs the read again and answers only if it gives the very same result. Kept whole for long, every read's
+   * result outlived the young generation and was copied into the old one: under a stream of reads, that copying
+   * and the old-generation collections it caused cost more than the reads.
+   */
+  replayWholeReadBytes: 256 * 1024
 }
 
 export type WireId = Framing.WireId
@@ -96,6 +104,7 @@ export interface CoreConfig {
   readonly maxOutputBytes?: number
   readonly replayBytes?: number
   readonly replayEntries?: number
+  readonly replayWholeReadBytes?: number
 }
 
 export interface Core {
@@ -128,10 +137,28 @@ interface Finished {
   readonly bytes: number
 }
 
+/**
+ * A read-only call's result once it is no longer recent: only its fingerprint. A retry runs the read again (reads
+ * change nothing) and answers with the result only if it is the very same, else with an explicit error.
+ */
+interface Fingerprinted {
+  readonly _tag: "Fingerprinted"
+  readonly fingerprint: string
+}
+
 interface Entry {
   readonly canonical: string
   readonly seq: number
-  readonly state: Running | Finished
+  /** A read-only call with no effect outside the workspace: it may run again rather than keep its result whole. */
+  readonly rerunnable: boolean
+  readonly state: Running | Finished | Fingerprinted
+}
+
+/** A recent read-only result kept whole, oldest first. */
+interface Recent {
+  readonly wire: string
+  readonly seq: number
+  readonly bytes: number
 }
 
 /** Whether new calls are taken, and how many are in flight: one Ref, so admitting a call is one step. */
@@ -143,8 +170,15 @@ interface Gate {
 interface Table {
   readonly entries: HashMap.HashMap<string, Entry>
   readonly seq: number
+  /** Size of the results kept whole. */
   readonly bytes: number
+  readonly recent: ReadonlyArray<Recent>
+  readonly recentBytes: number
 }
+
+/** What a retry compares: the result's text and whether it was an error. */
+const fingerprintOf = (result: TextResult): string =>
+  createHash("sha256").update(result.isError ? "error\n" : "result\n").update(result.text).digest("base64")
 
 /** Two 32-bit FNV-1a passes: a short, stable digest of the canonical arguments for the journal's request key. */
 const digest = (text: string): string => {
@@ -189,8 +223,9 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const maxOutputBytes = config.maxOutputBytes ?? Kernel.defaultMaxOutputBytes
     const replayBytes = config.replayBytes ?? limits.replayBytes
     const replayEntries = config.replayEntries ?? limits.replayEntries
+    const replayWholeReadBytes = config.replayWholeReadBytes ?? limits.replayWholeReadBytes
     const clean = (text: string) => scrub({ root: config.root }, text)
-    const table = yield* Ref.make<Table>({ entries: HashMap.empty(), seq: 0, bytes: 0 })
+    const table = yield* Ref.make<Table>({ entries: HashMap.empty(), seq: 0, bytes: 0, recent: [], recentBytes: 0 })
     const gate = yield* Ref.make<Gate>({ accepting: true, inFlight: 0 })
     const tools = Scopes.listed(config.settings).map(describeTool)
 
@@ -200,11 +235,34 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     }
     const failureOf = (e: ToolError | JournalError): Outcome => result(clean(e.message), true)
 
+    /** Read-only results past the recent window keep only their fingerprint (the oldest first). */
+    const fingerprintOld = (t: Table): Table => {
+      if (t.recentBytes <= replayWholeReadBytes) return t
+      let entries = t.entries
+      let bytes = t.bytes
+      let recentBytes = t.recentBytes
+      let dropped = 0
+      for (const r of t.recent) {
+        if (recentBytes <= replayWholeReadBytes / 2) break
+        dropped++
+        recentBytes -= r.bytes
+        const found = HashMap.get(entries, r.wire)
+        if (Option.isNone(found) || found.value.seq !== r.seq || found.value.state._tag !== "Finished") continue
+        const outcome = found.value.state.outcome
+        if (outcome._tag !== "Result") continue
+        entries = HashMap.set(entries, r.wire, { ...found.value, state: { _tag: "Fingerprinted", fingerprint: fingerprintOf(outcome.result) } })
+        bytes -= r.bytes
+      }
+      return { ...t, entries, bytes, recent: t.recent.slice(dropped), recentBytes }
+    }
+
     /** Keeps the replay table within its budget: drops the oldest finished entries. */
     const evict = (t: Table): Table => {
       if (t.bytes <= replayBytes && HashMap.size(t.entries) <= replayEntries) return t
       const finished = [...HashMap.entries(t.entries)]
-        .flatMap(([key, e]) => (e.state._tag === "Finished" ? [{ key, seq: e.seq, bytes: e.state.bytes }] : []))
+        .flatMap(([key, e]) =>
+          e.state._tag === "Running" ? [] : [{ key, seq: e.seq, bytes: e.state._tag === "Finished" ? e.state.bytes : 0 }]
+        )
         .sort((x, y) => x.seq - y.seq)
       let entries = t.entries
       let bytes = t.bytes
@@ -213,7 +271,9 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
         entries = HashMap.remove(entries, e.key)
         bytes -= e.bytes
       }
-      return { ...t, entries, bytes }
+      // A removed entry may still be listed as recent: it no longer counts there.
+      const recent = t.recent.filter((r) => Option.exists(HashMap.get(entries, r.wire), (e) => e.seq === r.seq))
+      return { ...t, entries, bytes, recent, recentBytes: recent.reduce((sum, r) => sum + r.bytes, 0) }
     }
 
     /** Records the outcome (kept for replay, or dropped) and hands it to the duplicates waiting for it. */
@@ -225,8 +285,12 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
           const waiters = current.value.state.waiters
           if (!keep) return [waiters, { ...t, entries: HashMap.remove(t.entries, wire) }]
           const bytes = outcome._tag === "Result" ? outcome.result.text.length * 2 : 64
-          const kept: Entry = { canonical: entry.canonical, seq: entry.seq, state: { _tag: "Finished", outcome, bytes } }
-          return [waiters, evict({ ...t, entries: HashMap.set(t.entries, wire, kept), bytes: t.bytes + bytes })]
+          const kept: Entry = { ...entry, state: { _tag: "Finished", outcome, bytes } }
+          const added = { ...t, entries: HashMap.set(t.entries, wire, kept), bytes: t.bytes + bytes }
+          const windowed = entry.rerunnable && outcome._tag === "Result"
+            ? fingerprintOld({ ...added, recent: [...t.recent, { wire, seq: entry.seq, bytes }], recentBytes: t.recentBytes + bytes })
+            : added
+          return [waiters, evict(windowed)]
         }),
         (waiters) => (waiters.length === 0 ? Effect.void : Effect.forEach(waiters, (w) => Deferred.succeed(w, outcome), { discard: true }))
       )
@@ -262,19 +326,40 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
 
     const gone = (id: WireId): Outcome => rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(id)} was cancelled`)
 
+    /**
+     * A retry of a read whose result was not kept whole: the read runs again, and its result is the answer only if
+     * it is the very same as the first time (same fingerprint); otherwise the retry is told so.
+     */
+    const rerun = (id: WireId, entry: Entry, inv: Invocation, fingerprint: string): Effect.Effect<Outcome> =>
+      Effect.map(execute(id, entry, inv, false), (outcome) =>
+        outcome._tag === "Result" && fingerprintOf(outcome.result) === fingerprint
+          ? outcome
+          : rpcError(
+              Framing.ErrorCodes.AlreadyHandled,
+              `request ${JSON.stringify(id)} was already answered; its result is no longer held whole and running it again gives a different result (the workspace changed since): send it with a new request id`
+            )
+      )
+
+    type Joined =
+      | { readonly _tag: "Now"; readonly outcome: Outcome }
+      | { readonly _tag: "Wait" }
+      | { readonly _tag: "Rerun"; readonly fingerprint: string }
+
     /** A duplicate of a request still running: waits for its outcome; being cancelled cancels the execution. */
-    const join = (id: WireId, wire: string, seq: number, owner: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<Outcome> =>
+    const join = (id: WireId, wire: string, entry: Entry, owner: Fiber.RuntimeFiber<unknown, unknown>, inv: Invocation): Effect.Effect<Outcome> =>
       Effect.gen(function* () {
         const waiter = yield* Deferred.make<Outcome>()
-        const now = yield* Ref.modify(table, (t): readonly [Outcome | "wait", Table] => {
+        const now = yield* Ref.modify(table, (t): readonly [Joined, Table] => {
           const current = HashMap.get(t.entries, wire)
-          if (Option.isNone(current) || current.value.seq !== seq) return [gone(id), t]
+          if (Option.isNone(current) || current.value.seq !== entry.seq) return [{ _tag: "Now", outcome: gone(id) }, t]
           const state = current.value.state
-          if (state._tag === "Finished") return [state.outcome, t]
+          if (state._tag === "Finished") return [{ _tag: "Now", outcome: state.outcome }, t]
+          if (state._tag === "Fingerprinted") return [{ _tag: "Rerun", fingerprint: state.fingerprint }, t]
           const waiting: Entry = { ...current.value, state: { ...state, waiters: [...state.waiters, waiter] } }
-          return ["wait", { ...t, entries: HashMap.set(t.entries, wire, waiting) }]
+          return [{ _tag: "Wait" }, { ...t, entries: HashMap.set(t.entries, wire, waiting) }]
         })
-        if (now !== "wait") return now
+        if (now._tag === "Now") return now.outcome
+        if (now._tag === "Rerun") return yield* rerun(id, entry, inv, now.fingerprint)
         // Cancellation names a request id, and duplicates share it: cancelling one cancels the execution.
         return yield* Deferred.await(waiter).pipe(Effect.onInterrupt(() => Fiber.interrupt(owner)))
       })
@@ -291,7 +376,8 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
             Ref.modify(table, (t): readonly [Claim, Table] => {
               const found = HashMap.get(t.entries, wire)
               if (Option.isSome(found)) return [{ _tag: "Seen", entry: found.value }, t]
-              const entry: Entry = { canonical, seq: t.seq + 1, state: { _tag: "Running", owner, waiters: [] } }
+              const rerunnable = !inv.facts.mutates && inv.facts.capability === "read"
+              const entry: Entry = { canonical, seq: t.seq + 1, rerunnable, state: { _tag: "Running", owner, waiters: [] } }
               return [{ _tag: "Own", entry }, { ...t, seq: t.seq + 1, entries: HashMap.set(t.entries, wire, entry) }]
             }),
             (claim) => {
@@ -306,7 +392,9 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
                   )
                 }
                 const state = entry.state
-                return state._tag === "Finished" ? Effect.succeed(state.outcome) : restore(join(id, wire, entry.seq, state.owner))
+                if (state._tag === "Finished") return Effect.succeed(state.outcome)
+                if (state._tag === "Fingerprinted") return restore(rerun(id, entry, inv, state.fingerprint))
+                return restore(join(id, wire, entry, state.owner, inv))
               }
               const mutates = inv.facts.mutates
               return restore(execute(id, entry, inv, mutates)).pipe(

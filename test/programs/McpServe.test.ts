@@ -56,7 +56,17 @@ const workspace = Effect.acquireRelease(
 const makeProbe = Effect.all({ started: Ref.make(0), killed: Ref.make(0), gate: Deferred.make<void>() })
 
 /** A core over the whole chain; `journal` is passed in so a "restart" can keep it while the core starts afresh. */
-const coreOver = (root: string, journal: JournalShape, probe: Probe, options: { readonly settings?: Scopes.Settings; readonly maxInFlight?: number } = {}) =>
+const coreOver = (
+  root: string,
+  journal: JournalShape,
+  probe: Probe,
+  options: {
+    readonly settings?: Scopes.Settings
+    readonly maxInFlight?: number
+    readonly replayWholeReadBytes?: number
+    readonly replayEntries?: number
+  } = {}
+) =>
   Effect.gen(function* () {
     const chain = yield* Layer.build(
       Kernel.layer(
@@ -74,7 +84,9 @@ const coreOver = (root: string, journal: JournalShape, probe: Probe, options: { 
     return yield* McpServe.makeCore({
       settings: options.settings ?? settings(),
       root,
-      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight })
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.replayWholeReadBytes === undefined ? {} : { replayWholeReadBytes: options.replayWholeReadBytes }),
+      ...(options.replayEntries === undefined ? {} : { replayEntries: options.replayEntries })
     }).pipe(Effect.provideService(ToolExecutor, Context.get(chain, ToolExecutor)), Effect.provideService(Journal, journal))
   })
 
@@ -157,6 +169,62 @@ describe("mcp serve core", () => {
       // 7 and "7" are different ids.
       const other = yield* core.call("7", "bash", { command: "make clean" })
       assert.strictEqual(text(other), "ran: make clean")
+    })
+  )
+
+  it.scopedLive("a recent read is replayed whole, even after the file changed", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      fs.writeFileSync(path.join(root, "a.txt"), "first\n")
+      const core = yield* coreOver(root, (yield* MemoryJournal.make()).journal, yield* makeProbe)
+      const read = yield* core.call(5, "read_file", { path: "a.txt" })
+      fs.writeFileSync(path.join(root, "a.txt"), "second\n")
+      const retry = yield* core.call(5, "read_file", { path: "a.txt" })
+      assert.strictEqual(text(retry), text(read))
+      assert.include(text(retry), "first")
+    })
+  )
+
+  it.scopedLive("an older read keeps only a fingerprint: a retry answers only with the very same result", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      fs.writeFileSync(path.join(root, "a.txt"), "first\n")
+      fs.writeFileSync(path.join(root, "b.txt"), "b\n")
+      const { journal } = yield* MemoryJournal.make()
+      // No read is recent enough to be kept whole.
+      const core = yield* coreOver(root, journal, yield* makeProbe, { replayWholeReadBytes: 0 })
+      const read = yield* core.call(5, "read_file", { path: "a.txt" })
+      assert.include(text(read), "first")
+      // Unchanged: the read runs again and gives the very same result.
+      assert.strictEqual(text(yield* core.call(5, "read_file", { path: "a.txt" })), text(read))
+      // Changed: the retry is told, and is never handed the new content as if it were the first answer.
+      fs.writeFileSync(path.join(root, "a.txt"), "second\n")
+      const changed = yield* core.call(5, "read_file", { path: "a.txt" })
+      assert.isTrue(changed._tag === "RpcError" && changed.code === ErrorCodes.AlreadyHandled)
+      assert.include(text(changed), "different result")
+      assert.notInclude(text(changed), "second")
+      // Other arguments under that id are still a conflict, and a new id reads the new content.
+      const conflict = yield* core.call(5, "read_file", { path: "b.txt" })
+      assert.isTrue(conflict._tag === "RpcError" && conflict.code === ErrorCodes.Conflict)
+      assert.include(text(yield* core.call(6, "read_file", { path: "a.txt" })), "second")
+      // A write is never run again: its result is replayed whole, and the file is left as it is now.
+      const write = yield* core.call(7, "write_file", { path: "w.txt", content: "one" })
+      fs.writeFileSync(path.join(root, "w.txt"), "changed by hand")
+      assert.strictEqual(text(yield* core.call(7, "write_file", { path: "w.txt", content: "one" })), text(write))
+      assert.strictEqual(fs.readFileSync(path.join(root, "w.txt"), "utf8"), "changed by hand")
+      assert.strictEqual((yield* journal.list()).length, 1)
+    })
+  )
+
+  it.scopedLive("many reads past a small window and a small table: every retry of an unchanged file gets its first answer", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), `file ${i}\n`.repeat(i + 1))
+      const core = yield* coreOver(root, (yield* MemoryJournal.make()).journal, yield* makeProbe, { replayWholeReadBytes: 300, replayEntries: 16 })
+      const first = yield* Effect.forEach(Array.from({ length: 24 }, (_, i) => i), (i) => core.call(100 + i, "read_file", { path: `f${i % 12}.txt` }))
+      const again = yield* Effect.forEach(Array.from({ length: 24 }, (_, i) => i), (i) => core.call(100 + i, "read_file", { path: `f${i % 12}.txt` }))
+      assert.deepStrictEqual(again.map(text), first.map(text))
+      for (const [i, o] of first.entries()) assert.include(text(o), `file ${i % 12}`)
     })
   )
 
