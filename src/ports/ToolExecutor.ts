@@ -15,6 +15,8 @@ export interface Invocation {
   readonly resolved: Readonly<Record<string, PathFacts>>
   /** The MCP JSON-RPC request id, when the call came from `mcp serve`. */
   readonly requestId?: string | undefined
+  /** The call's canonical form (tool and arguments), when whoever sent it down already made it. */
+  readonly canonicalArgs?: string | undefined
 }
 
 export interface ToolOutput {

@@ -147,7 +147,8 @@ interface Fingerprinted {
 }
 
 interface Entry {
-  readonly canonical: string
+  /** Which call the id was used for (see `identityOf`): a retry with other arguments is a conflict. */
+  readonly identity: string
   readonly seq: number
   /** A read-only call with no effect outside the workspace: it may run again rather than keep its result whole. */
   readonly rerunnable: boolean
@@ -175,6 +176,13 @@ interface Table {
   readonly recent: ReadonlyArray<Recent>
   readonly recentBytes: number
 }
+
+/**
+ * A call's identity as the table keeps it: its canonical form when short, else that form's sha256. An entry outlives
+ * its call (up to `replayEntries` of them), so it must not hold a write's whole content.
+ */
+const identityOf = (canonical: string): string =>
+  canonical.length <= 64 ? canonical : `sha256:${createHash("sha256").update(canonical).digest("base64")}`
 
 /** What a retry compares: the result's text and whether it was an error. */
 const fingerprintOf = (result: TextResult): string =>
@@ -296,9 +304,9 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       )
 
     /** The execution, in the owner's own fiber: interrupting that fiber interrupts it (a running bash is killed). */
-    const execute = (id: WireId, entry: Entry, inv: Invocation, mutates: boolean): Effect.Effect<Outcome> => {
-      const key = requestKey(id, entry.canonical)
-      const run = Effect.map(chain.run({ ...inv, requestId: key }), outputOf)
+    const execute = (id: WireId, canonical: string, inv: Invocation, mutates: boolean): Effect.Effect<Outcome> => {
+      const key = requestKey(id, canonical)
+      const run = Effect.map(chain.run({ ...inv, requestId: key, canonicalArgs: canonical }), outputOf)
       const once = !mutates
         ? run
         : Effect.flatMap(journal.findByRequest(session, key), (prior) => (Option.isSome(prior) ? Effect.succeed(journalVerdict(id, prior.value)) : run))
@@ -330,8 +338,8 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
      * A retry of a read whose result was not kept whole: the read runs again, and its result is the answer only if
      * it is the very same as the first time (same fingerprint); otherwise the retry is told so.
      */
-    const rerun = (id: WireId, entry: Entry, inv: Invocation, fingerprint: string): Effect.Effect<Outcome> =>
-      Effect.map(execute(id, entry, inv, false), (outcome) =>
+    const rerun = (id: WireId, canonical: string, inv: Invocation, fingerprint: string): Effect.Effect<Outcome> =>
+      Effect.map(execute(id, canonical, inv, false), (outcome) =>
         outcome._tag === "Result" && fingerprintOf(outcome.result) === fingerprint
           ? outcome
           : rpcError(
@@ -346,12 +354,19 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       | { readonly _tag: "Rerun"; readonly fingerprint: string }
 
     /** A duplicate of a request still running: waits for its outcome; being cancelled cancels the execution. */
-    const join = (id: WireId, wire: string, entry: Entry, owner: Fiber.RuntimeFiber<unknown, unknown>, inv: Invocation): Effect.Effect<Outcome> =>
+    const join = (
+      id: WireId,
+      wire: string,
+      seq: number,
+      owner: Fiber.RuntimeFiber<unknown, unknown>,
+      canonical: string,
+      inv: Invocation
+    ): Effect.Effect<Outcome> =>
       Effect.gen(function* () {
         const waiter = yield* Deferred.make<Outcome>()
         const now = yield* Ref.modify(table, (t): readonly [Joined, Table] => {
           const current = HashMap.get(t.entries, wire)
-          if (Option.isNone(current) || current.value.seq !== entry.seq) return [{ _tag: "Now", outcome: gone(id) }, t]
+          if (Option.isNone(current) || current.value.seq !== seq) return [{ _tag: "Now", outcome: gone(id) }, t]
           const state = current.value.state
           if (state._tag === "Finished") return [{ _tag: "Now", outcome: state.outcome }, t]
           if (state._tag === "Fingerprinted") return [{ _tag: "Rerun", fingerprint: state.fingerprint }, t]
@@ -359,7 +374,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
           return [{ _tag: "Wait" }, { ...t, entries: HashMap.set(t.entries, wire, waiting) }]
         })
         if (now._tag === "Now") return now.outcome
-        if (now._tag === "Rerun") return yield* rerun(id, entry, inv, now.fingerprint)
+        if (now._tag === "Rerun") return yield* rerun(id, canonical, inv, now.fingerprint)
         // Cancellation names a request id, and duplicates share it: cancelling one cancels the execution.
         return yield* Deferred.await(waiter).pipe(Effect.onInterrupt(() => Fiber.interrupt(owner)))
       })
@@ -369,21 +384,22 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
      * outcome, a retry after it finished replays it. The claim and the finaliser are set up uninterruptibly, so every
      * claimed entry is settled.
      */
-    const claimAndRun = (id: WireId, wire: string, canonical: string, inv: Invocation): Effect.Effect<Outcome> =>
-      Effect.uninterruptibleMask((restore) =>
+    const claimAndRun = (id: WireId, wire: string, canonical: string, inv: Invocation): Effect.Effect<Outcome> => {
+      const identity = identityOf(canonical)
+      return Effect.uninterruptibleMask((restore) =>
         Effect.withFiberRuntime<Outcome>((owner) =>
           Effect.flatMap(
             Ref.modify(table, (t): readonly [Claim, Table] => {
               const found = HashMap.get(t.entries, wire)
               if (Option.isSome(found)) return [{ _tag: "Seen", entry: found.value }, t]
               const rerunnable = !inv.facts.mutates && inv.facts.capability === "read"
-              const entry: Entry = { canonical, seq: t.seq + 1, rerunnable, state: { _tag: "Running", owner, waiters: [] } }
+              const entry: Entry = { identity, seq: t.seq + 1, rerunnable, state: { _tag: "Running", owner, waiters: [] } }
               return [{ _tag: "Own", entry }, { ...t, seq: t.seq + 1, entries: HashMap.set(t.entries, wire, entry) }]
             }),
             (claim) => {
               const entry = claim.entry
               if (claim._tag === "Seen") {
-                if (entry.canonical !== canonical) {
+                if (entry.identity !== identity) {
                   return Effect.succeed(
                     rpcError(
                       Framing.ErrorCodes.Conflict,
@@ -393,11 +409,11 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
                 }
                 const state = entry.state
                 if (state._tag === "Finished") return Effect.succeed(state.outcome)
-                if (state._tag === "Fingerprinted") return restore(rerun(id, entry, inv, state.fingerprint))
-                return restore(join(id, wire, entry, state.owner, inv))
+                if (state._tag === "Fingerprinted") return restore(rerun(id, canonical, inv, state.fingerprint))
+                return restore(join(id, wire, entry.seq, state.owner, canonical, inv))
               }
               const mutates = inv.facts.mutates
-              return restore(execute(id, entry, inv, mutates)).pipe(
+              return restore(execute(id, canonical, inv, mutates)).pipe(
                 Effect.onExit((exit) =>
                   Exit.isSuccess(exit) ? finish(wire, entry, exit.value, true) : finish(wire, entry, cancelledWhileRunning(id, mutates), mutates)
                 )
@@ -406,6 +422,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
           )
         )
       )
+    }
 
     const admitted = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> => {
       const display = shortName(name)

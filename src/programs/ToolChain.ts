@@ -326,7 +326,7 @@ export const JournalStage = wrap((next) =>
                     tool: nameOf(inv.facts.call),
                     capability: inv.facts.capability,
                     paths: snapshots.map((s) => s.path),
-                    canonicalArgs: canonicalArgs(inv),
+                    canonicalArgs: inv.canonicalArgs ?? canonicalArgs(inv),
                     requestId: inv.requestId,
                     remote: inv.facts.capability === "external"
                   },

@@ -228,6 +228,22 @@ describe("mcp serve core", () => {
     })
   )
 
+  it.scopedLive("long arguments are told apart by their digest: a retry replays, other content under the id conflicts", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const { journal } = yield* MemoryJournal.make()
+      const core = yield* coreOver(root, journal, yield* makeProbe)
+      const long = "x".repeat(10_000)
+      const first = yield* core.call(3, "write_file", { path: "big.txt", content: `${long}a` })
+      const replay = yield* core.call(3, "write_file", { path: "big.txt", content: `${long}a` })
+      assert.strictEqual(text(replay), text(first))
+      const other = yield* core.call(3, "write_file", { path: "big.txt", content: `${long}b` })
+      assert.isTrue(other._tag === "RpcError" && other.code === ErrorCodes.Conflict)
+      assert.strictEqual(fs.readFileSync(path.join(root, "big.txt"), "utf8"), `${long}a`)
+      assert.strictEqual((yield* journal.list()).length, 1)
+    })
+  )
+
   it.scopedLive("writes for real once under duplicate ids (verified on disk)", () =>
     Effect.gen(function* () {
       const root = yield* workspace
