@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { FastCheck as fc } from "effect"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { runTool, type RunToolResult } from "../../src/index.js"
 
@@ -41,6 +42,39 @@ describe("read_file", () => {
     const slice = text(await run("read_file", { path: "long.txt", offset: 2999, limit: 5 }))
     expect(slice).toBe("  2999\tline 2999\n  3000\tline 3000")
     expect(failure(await run("read_file", { path: "long.txt", offset: 4000 }))).toContain("past the end")
+  })
+
+  it("shows any window of any text as cat -n would (numbers past the first 2000, long lines cut, a final newline)", async () => {
+    // The reference: each line of the window, its number right-aligned in six columns, a tab, the line cut at 2000.
+    const expected = (lines: ReadonlyArray<string>, offset: number, limit: number) =>
+      lines
+        .slice(offset - 1, offset - 1 + limit)
+        .map((l, i) => `${String(offset + i).padStart(6)}\t${l.length > 2000 ? `${l.slice(0, 2000)} [truncated: line has ${l.length} chars]` : l}`)
+        .join("\n")
+    const line = fc.oneof({ weight: 8, arbitrary: fc.string({ maxLength: 30 }).map((l) => l.replace(/[\n\0\r]/g, "")) }, { weight: 1, arbitrary: fc.integer({ min: 1990, max: 2010 }).map((n) => "y".repeat(n)) })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 2100 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 50 }),
+        async (body, padding, finalNewline, offsetPick, limit) => {
+          // Padding lines push the window past the first 2000 line numbers in some runs.
+          const content = [...Array.from({ length: padding }, (_, i) => `p${i}`), ...body].join("\n") + (finalNewline ? "\n" : "")
+          if (content === "") return
+          // A final newline ends the last line; it does not start another.
+          const lines = (content.endsWith("\n") ? content.slice(0, -1) : content).split("\n")
+          const offset = Math.min(padding + offsetPick, lines.length)
+          fs.writeFileSync(path.join(ws, "any.txt"), content)
+          const shown = text(await run("read_file", { path: "any.txt", offset, limit }))
+          const last = Math.min(offset - 1 + limit, lines.length)
+          const note = last < lines.length ? `\n[truncated: showing lines ${offset}-${last} of ${lines.length}; use offset/limit to read more]` : ""
+          expect(shown).toBe(expected(lines, offset, limit) + note)
+        }
+      ),
+      { numRuns: 60 }
+    )
   })
 
   it("reports binary files, directories and missing files clearly", async () => {
