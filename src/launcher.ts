@@ -10,11 +10,11 @@
  *
  * The shebang keeps V8's heap close to what it holds: a long-running `mcp serve` makes many short-lived objects per
  * call; a small young generation (4 MB semi-spaces) and an old generation allowed to grow 20 % past its live size
- * between full collections (V8 otherwise lets it reach several times that) keep resident memory near 110 MB under
+ * between full collections (V8 otherwise lets it reach several times that) keep resident memory at 105-120 MB under
  * the bench's load, at some cost in collection time. Neither is a cap: a heap that needs more still gets it.
  * MALLOC_ARENA_MAX=2 keeps glibc from giving each thread that allocates (V8's collector helpers, libuv's pool) an
- * arena of its own, which hold freed memory: measured over 28,000 bench calls, resident memory at the end went from
- * 112-113 MB to 104 MB (no change in speed). Other C libraries ignore it, and the tools' child processes never see it
+ * arena of its own, which hold freed memory: measured over 28,000 calls of the bench's kinds, resident memory at the
+ * end went from 112-113 MB to 104 MB (no change in speed). Other C libraries ignore it, and the tools' child processes never see it
  * (their environment is built from an allowlist).
  * A quarter of V8's default interrupt budget has hot functions optimised after fewer calls: a session's path through
  * the chain spans many small functions, and at the default a server took ~6000 calls to reach its steady speed
