@@ -119,7 +119,6 @@ const writeCache = (file: string, payload: Buffer) => {
 }
 
 const file = path.join(path.dirname(fileURLToPath(import.meta.url)), MINICODE_MAIN)
-const source = fs.readFileSync(file, "utf8")
 const mode = process.argv[2] === "mcp" && process.argv[3] === "serve" ? "serve" : "cli"
 const dir = process.env["NODE_DISABLE_COMPILE_CACHE"] === "1" ? undefined : cacheDir(process.env)
 const cacheFile =
@@ -127,14 +126,24 @@ const cacheFile =
     ? undefined
     : path.join(dir, `${path.basename(MINICODE_MAIN, ".cjs")}-${mode}-${digest(`${process.version} ${process.arch} ${process.execArgv.join(" ")}`)}.cache`)
 
-const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile)
+/**
+ * The bundle compiled (through the cache when there is one). The file's text and the cache's bytes are locals: only
+ * the wrapped source the script keeps stays alive, not a second copy of the bundle and the ~2 MB cache for the
+ * whole life of a server.
+ */
+const compile = () => {
+  const source = fs.readFileSync(file, "utf8")
+  const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile)
+  const compiled = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    ...(cachedData === undefined ? {} : { cachedData })
+  })
+  return { script: compiled, cached: cachedData !== undefined && compiled.cachedDataRejected !== true }
+}
 
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-  filename: file,
-  ...(cachedData === undefined ? {} : { cachedData })
-})
+const { script, cached } = compile()
 
-if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+if (cacheFile !== undefined && !cached) {
   let saved = false
   const save = () => {
     if (saved) return
