@@ -159,7 +159,10 @@ interface Entry {
 interface Recent {
   readonly wire: string
   readonly seq: number
+  /** Its size, as `Table.bytes` counts it. */
   readonly bytes: number
+  /** What it counts for in the recent window: its size and a fixed cost per entry. */
+  readonly weight: number
 }
 
 /** Whether new calls are taken, and how many are in flight: one Ref, so admitting a call is one step. */
@@ -174,6 +177,7 @@ interface Table {
   /** Size of the results kept whole. */
   readonly bytes: number
   readonly recent: ReadonlyArray<Recent>
+  /** The recent window's weight (see `Recent.weight`). */
   readonly recentBytes: number
 }
 
@@ -255,7 +259,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       for (const r of t.recent) {
         if (recentBytes <= replayWholeReadBytes / 2) break
         dropped++
-        recentBytes -= r.bytes
+        recentBytes -= r.weight
         const found = HashMap.get(entries, r.wire)
         if (Option.isNone(found) || found.value.seq !== r.seq || found.value.state._tag !== "Finished") continue
         const outcome = found.value.state.outcome
@@ -283,7 +287,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       }
       // A removed entry may still be listed as recent: it no longer counts there.
       const recent = t.recent.filter((r) => Option.exists(HashMap.get(entries, r.wire), (e) => e.seq === r.seq))
-      return { ...t, entries, bytes, recent, recentBytes: recent.reduce((sum, r) => sum + r.bytes, 0) }
+      return { ...t, entries, bytes, recent, recentBytes: recent.reduce((sum, r) => sum + r.weight, 0) }
     }
 
     /** Records the outcome (kept for replay, or dropped) and hands it to the duplicates waiting for it. */
@@ -297,8 +301,10 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
           const bytes = outcome._tag === "Result" ? outcome.result.text.length * 2 : 64
           const kept: Entry = { ...entry, state: { _tag: "Finished", outcome, bytes } }
           const added = { ...t, entries: HashMap.set(t.entries, wire, kept), bytes: t.bytes + bytes }
+          // The window also counts a small cost per entry, so a stream of tiny results cannot make it long.
+          const weight = bytes + 256
           const windowed = entry.rerunnable && outcome._tag === "Result"
-            ? fingerprintOld({ ...added, recent: [...t.recent, { wire, seq: entry.seq, bytes }], recentBytes: t.recentBytes + bytes })
+            ? fingerprintOld({ ...added, recent: [...t.recent, { wire, seq: entry.seq, bytes, weight }], recentBytes: t.recentBytes + weight })
             : added
           return [waiters, evict(windowed)]
         }),
