@@ -2,8 +2,9 @@
  * An in-memory journal with the SQLite adapter's semantics (the contract suite runs against both): for tests,
  * dry runs and a session that chose not to persist. State lives in one Ref the layer creates.
  */
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
+import { sha256 } from "./Sha256.js"
 import * as Recovery from "../domain/Recovery.js"
 import type { PathChange } from "../domain/Undo.js"
 import { type Checkpoint, Checkpoints, type CheckpointStatus, type CheckpointsShape } from "../ports/Checkpoints.js"
@@ -32,7 +33,6 @@ interface State {
   readonly blobs: ReadonlyMap<string, Uint8Array>
 }
 
-const sha256 = (data: Uint8Array | string): string => createHash("sha256").update(data).digest("hex")
 
 const empty: State = { nextSeq: 1, records: [], changes: [], blobs: new Map() }
 

@@ -15,6 +15,7 @@ import { createRequire } from "node:module"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Clock, Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Schema, type Scope } from "effect"
+import { sha256 } from "./Sha256.js"
 import * as Recovery from "../domain/Recovery.js"
 import type { FileState, PathChange } from "../domain/Undo.js"
 import { type Checkpoint, Checkpoints, type CheckpointStatus, type CheckpointsShape } from "../ports/Checkpoints.js"
@@ -47,10 +48,6 @@ export const defaultRetentionTurns = 50
 /** `.minicode/state.db` under a workspace root. */
 export const dbPathFor = (root: string): string => NodePath.join(root, ".minicode", "state.db")
 
-// One-shot `crypto.hash` (Node ≥ 20.12) costs half of createHash/update/digest; several run per journaled call.
-const oneShot = typeof NodeCrypto.hash === "function" ? NodeCrypto.hash : undefined
-export const sha256 = (data: Uint8Array | string): string =>
-  oneShot === undefined ? NodeCrypto.createHash("sha256").update(data).digest("hex") : oneShot("sha256", data, "hex")
 
 // ---------------------------------------------------------------------------------------------------------------
 // Schema

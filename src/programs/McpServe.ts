@@ -7,11 +7,11 @@
  * (interrupting a call interrupts exactly its execution), scrubbed errors and capped output.
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
-import * as Crypto from "node:crypto"
 import type { Readable, Writable } from "node:stream"
 import { Cause, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
+import { sha256 } from "../adapters/Sha256.js"
 import * as StdioLineTransport from "../adapters/StdioLineTransport.js"
 import { ToolFailed, type ToolError } from "../domain/Errors.js"
 import * as Framing from "../domain/JsonRpcFraming.js"
@@ -181,18 +181,14 @@ interface Table {
   readonly recentBytes: number
 }
 
-/** One-shot `crypto.hash` where Node has it (20.12+: no Hash object per call), else `createHash`. */
-const sha256 = (text: string): string =>
-  typeof Crypto.hash === "function" ? Crypto.hash("sha256", text, "base64") : Crypto.createHash("sha256").update(text).digest("base64")
-
 /**
  * A call's identity as the table keeps it: its canonical form when short, else that form's sha256. An entry outlives
  * its call (up to `replayEntries` of them), so it must not hold a write's whole content.
  */
-const identityOf = (canonical: string): string => (canonical.length <= 64 ? canonical : `sha256:${sha256(canonical)}`)
+const identityOf = (canonical: string): string => (canonical.length <= 64 ? canonical : `sha256:${sha256(canonical, "base64")}`)
 
 /** What a retry compares: the result's text and whether it was an error. */
-const fingerprintOf = (result: TextResult): string => `${result.isError ? "error" : "result"}:${sha256(result.text)}`
+const fingerprintOf = (result: TextResult): string => `${result.isError ? "error" : "result"}:${sha256(result.text, "base64")}`
 
 /** Two 32-bit FNV-1a passes: a short, stable digest of the canonical arguments for the journal's request key. */
 const digest = (text: string): string => {
