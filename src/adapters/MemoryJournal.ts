@@ -170,7 +170,7 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
         return done
       })
 
-    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, list, recover, resolve })
+    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, list, recover, resolve, idle: Effect.void })
 
     const checkpointList = Effect.map(Ref.get(ref), (state) => {
       const bySeq = new Map(state.records.map((r) => [r.seq, r]))

@@ -338,7 +338,19 @@ type BetterConstructor = new (filename: string, options?: { readonly timeout?: n
 
 const isConstructor = (value: unknown): value is BetterConstructor => typeof value === "function"
 
-const walCheckpointPages = 4000
+/**
+ * Each journaled write appends ~14 pages to the WAL. Copying them into the database (a checkpoint: a few MiB of
+ * writes and two fsyncs, ~20 ms here) is done by `idle`, when the caller has nothing running; a write checkpoints
+ * in line only once the WAL reaches this many pages (40 MiB), the backstop for a long burst of writes.
+ */
+const walCheckpointPages = 10_000
+/** The WAL file is cut back to this size once a checkpoint let it restart (it keeps its blocks up to here). */
+const walKeptBytes = 16 * 1024 * 1024
+/**
+ * The page cache of each connection. better-sqlite3 builds SQLite with a 16 MiB default; the journal's hot set (the
+ * B-trees' upper pages and their newest leaves) is far smaller, and a full cache was 14 MiB of the server's memory.
+ */
+const cachePages = -1024
 
 const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
   Effect.acquireRelease(
@@ -348,10 +360,9 @@ const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
         if (!isConstructor(loaded)) throw new Error("better-sqlite3 did not load")
         const db = new loaded(dbPath, { timeout: busyMs })
         db.pragma(`synchronous = ${full ? "FULL" : "NORMAL"}`)
-        // Each journaled call appends ~10 pages to the WAL; at SQLite's default (a checkpoint every 1000 pages, two
-        // fsyncs each) every ~100th call paid for one. A 4000-page WAL (16 MiB) checkpoints a quarter as often and
-        // copies the pages rewritten in between (the newest records, indexes, snapshots) once.
+        db.pragma(`cache_size = ${cachePages}`)
         db.pragma(`wal_autocheckpoint = ${walCheckpointPages}`)
+        db.pragma(`journal_size_limit = ${walKeptBytes}`)
         const insertRecord = db.prepare(`INSERT INTO records (id, session, turn, tool, capability, paths, args_hash, request_id,
           remote, state, note, created_at, updated_at, finalized, restore_action, restore_session, restore_turn, sum, state_sum)
           VALUES (@id, @session, @turn, @tool, @capability, @paths, @args_hash, @request_id, @remote, @state, @note,
@@ -381,6 +392,10 @@ const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
           findByRequest: (session: string, requestId: string): ReadonlyArray<unknown> => {
             const row = byRequest.get(session, requestId)
             return row === undefined ? [] : [row]
+          },
+          // PASSIVE: copies what no reader still needs, and never waits for another process's lock.
+          checkpoint: (): void => {
+            db.pragma("wal_checkpoint(PASSIVE)")
           }
         }
       },
@@ -409,6 +424,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     const check = Effect.gen(function* () {
       yield* sql.unsafe(`PRAGMA busy_timeout = ${busy}`)
       yield* sql.unsafe(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`)
+      yield* sql.unsafe(`PRAGMA cache_size = ${cachePages}`)
       const rows = decodeCheckRows(yield* sql`PRAGMA quick_check`)
       return Either.match(rows, {
         onLeft: () => ["quick_check returned an unreadable answer"],
@@ -440,7 +456,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     const hot =
       problems.length === 0
         ? yield* hotPath(options.dbPath, busy, options.synchronous === "full")
-        : { begin: () => -1, complete: () => 0, findByRequest: (): ReadonlyArray<unknown> => [] }
+        : { begin: () => -1, complete: () => 0, findByRequest: (): ReadonlyArray<unknown> => [], checkpoint: () => undefined }
 
     const writable = Effect.flatMap(Ref.get(damaged), (ps) =>
       ps.length === 0
@@ -661,7 +677,11 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       yield* Ref.update(damaged, (ps) => [...ps, ...torn])
     }
 
-    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, list, recover, resolve })
+    // A checkpoint that fails (the disk is full, another process holds the database) is left to the next one, or
+    // to the inline backstop: housekeeping never fails a caller.
+    const idle = Effect.ignore(Effect.try(() => hot.checkpoint()))
+
+    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, list, recover, resolve, idle })
 
     // -------------------------------------------------------------------------------------------------------
     // Checkpoints

@@ -98,6 +98,12 @@ export interface JournalShape {
    * `recover.resolve`; returns that record. Fails on a committed, finalised or unknown seq.
    */
   readonly resolve: (seq: number, outcome: Resolution, by?: string) => Effect.Effect<JournalRecord, JournalError>
+  /**
+   * Housekeeping for a quiet moment, which the caller knows (nothing of its own is running): the SQLite journal
+   * copies its write-ahead log into the database here, rather than in the middle of a call. Never fails, never
+   * waits for another process, and costs little when there is nothing to do.
+   */
+  readonly idle: Effect.Effect<void>
 }
 
 export class Journal extends Context.Tag("minicode/Journal")<Journal, JournalShape>() {}

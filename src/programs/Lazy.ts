@@ -5,12 +5,25 @@
  */
 import { Effect, Option, Ref } from "effect"
 
-/** `build` runs once, on first use (concurrent first uses share it; a failure is cached as `Effect.cached` does). */
-export const onFirstUse = <A, E, R>(build: Effect.Effect<A, E, R>): Effect.Effect<Effect.Effect<A, E, R>> =>
+export interface Lazy<A, E, R> {
+  /** The value: built by the first use (concurrent first uses share it; a failure is cached as `Effect.cached` does). */
+  readonly get: Effect.Effect<A, E, R>
+  /** The value if a use already built it; never builds it. */
+  readonly made: Effect.Effect<Option.Option<A>>
+}
+
+export const lazily = <A, E, R>(build: Effect.Effect<A, E, R>): Effect.Effect<Lazy<A, E, R>> =>
   Effect.gen(function* () {
     const once = yield* Effect.cached(build)
     const made = yield* Ref.make(Option.none<A>())
-    return Effect.flatMap(Ref.get(made), (found) =>
-      Option.isSome(found) ? Effect.succeed(found.value) : Effect.tap(once, (a) => Ref.set(made, Option.some(a)))
-    )
+    return {
+      get: Effect.flatMap(Ref.get(made), (found) =>
+        Option.isSome(found) ? Effect.succeed(found.value) : Effect.tap(once, (a) => Ref.set(made, Option.some(a)))
+      ),
+      made: Ref.get(made)
+    }
   })
+
+/** `build` runs once, on first use. */
+export const onFirstUse = <A, E, R>(build: Effect.Effect<A, E, R>): Effect.Effect<Effect.Effect<A, E, R>> =>
+  Effect.map(lazily(build), (lazy) => lazy.get)

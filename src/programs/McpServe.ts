@@ -8,7 +8,7 @@
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
 import type { Readable, Writable } from "node:stream"
-import { Cause, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Ref, Runtime, Schema, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, HashMap, JSONSchema, Layer, Option, Queue, Ref, Runtime, Schema, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import { sha256 } from "../adapters/Sha256.js"
@@ -43,7 +43,9 @@ export const limits = {
    * result outlived the young generation and was copied into the old one: under a stream of reads, that copying
    * and the old-generation collections it caused cost more than the reads.
    */
-  replayWholeReadBytes: 256 * 1024
+  replayWholeReadBytes: 256 * 1024,
+  /** After writes, the journal's housekeeping waits for this long with nothing in flight and nothing new admitted. */
+  quietMs: 100
 }
 
 export type WireId = Framing.WireId
@@ -105,6 +107,7 @@ export interface CoreConfig {
   readonly replayBytes?: number
   readonly replayEntries?: number
   readonly replayWholeReadBytes?: number
+  readonly quietMs?: number
 }
 
 export interface Core {
@@ -120,6 +123,11 @@ export interface Core {
   readonly busy: Effect.Effect<number>
   /** Interrupt every running execution (the drain deadline passed). */
   readonly cancelAll: Effect.Effect<void>
+  /**
+   * Runs for the server's life (fork it in its scope): after calls that wrote, once nothing has been in flight or
+   * admitted for `quietMs`, the journal's housekeeping (`Journal.idle`), so it is not done in the middle of a call.
+   */
+  readonly housekeeping: Effect.Effect<never>
 }
 
 interface Running {
@@ -165,10 +173,11 @@ interface Recent {
   readonly weight: number
 }
 
-/** Whether new calls are taken, and how many are in flight: one Ref, so admitting a call is one step. */
+/** Whether new calls are taken, how many are in flight and how many were admitted: one Ref, so admitting a call is one step. */
 interface Gate {
   readonly accepting: boolean
   readonly inFlight: number
+  readonly admitted: number
 }
 
 interface Table {
@@ -236,7 +245,10 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const replayWholeReadBytes = config.replayWholeReadBytes ?? limits.replayWholeReadBytes
     const clean = (text: string) => scrub({ root: config.root }, text)
     const table = yield* Ref.make<Table>({ entries: HashMap.empty(), seq: 0, bytes: 0, recent: [], recentBytes: 0 })
-    const gate = yield* Ref.make<Gate>({ accepting: true, inFlight: 0 })
+    const gate = yield* Ref.make<Gate>({ accepting: true, inFlight: 0, admitted: 0 })
+    const quietMs = config.quietMs ?? limits.quietMs
+    /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
+    const wrote = yield* Queue.sliding<void>(1)
     const tools = Scopes.listed(config.settings).map(describeTool)
 
     const outputOf = (out: ToolOutput): Outcome => {
@@ -313,7 +325,10 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       const run = Effect.map(chain.run({ ...inv, requestId: key, canonicalArgs: canonical }), outputOf)
       const once = !mutates
         ? run
-        : Effect.flatMap(journal.findByRequest(session, key), (prior) => (Option.isSome(prior) ? Effect.succeed(journalVerdict(id, prior.value)) : run))
+        : Effect.ensuring(
+            Effect.flatMap(journal.findByRequest(session, key), (prior) => (Option.isSome(prior) ? Effect.succeed(journalVerdict(id, prior.value)) : run)),
+            Queue.offer(wrote, undefined)
+          )
       // A failure becomes an error result, a defect a plain one (nothing internal leaks); an interruption goes on.
       return Effect.catchAllCause(once, (cause) => {
         const failure = Cause.failureOption(cause)
@@ -460,7 +475,11 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const call = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
       Effect.flatMap(
         Ref.modify(gate, (g): readonly [Outcome | "admitted", Gate] =>
-          !g.accepting ? [shuttingDown, g] : g.inFlight >= maxInFlight ? [busy, g] : ["admitted", { ...g, inFlight: g.inFlight + 1 }]
+          !g.accepting
+            ? [shuttingDown, g]
+            : g.inFlight >= maxInFlight
+              ? [busy, g]
+              : ["admitted", { ...g, inFlight: g.inFlight + 1, admitted: g.admitted + 1 }]
         ),
         (admission) => (admission === "admitted" ? Effect.ensuring(admitted(id, name, args), release) : Effect.succeed(admission))
       )
@@ -470,9 +489,23 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       [...HashMap.values(t.entries)].flatMap((e) => (e.state._tag === "Running" ? [e.state.owner] : []))
     )
 
+    /** A quiet moment: nothing in flight, and nothing admitted during a whole `quietMs`. */
+    const quiet = Effect.gen(function* () {
+      let seen = (yield* Ref.get(gate)).admitted
+      for (;;) {
+        yield* Effect.sleep(quietMs)
+        const g = yield* Ref.get(gate)
+        // Every write that asked for this was over before it: their requests are answered by this one tidy-up.
+        if (g.inFlight === 0 && g.admitted === seen) return yield* Queue.takeAll(wrote)
+        seen = g.admitted
+      }
+    })
+    const housekeeping = Effect.forever(Queue.take(wrote).pipe(Effect.zipRight(quiet), Effect.zipRight(journal.idle)))
+
     return {
       tools,
       call,
+      housekeeping,
       stopAccepting: Ref.update(gate, (g) => ({ ...g, accepting: false })),
       busy: Effect.map(Ref.get(gate), (g) => g.inFlight),
       cancelAll: Effect.flatMap(running, (owners) => Fiber.interruptAll(owners))
@@ -563,6 +596,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
         ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes })
       }).pipe(Effect.provideService(ToolExecutor, chain), Effect.provideService(Journal, journal))
+      // Interrupted when the scope closes: after the drain (added below, so run before it) and before the journal closes.
+      yield* Effect.forkScoped(core.housekeeping)
 
       const [{ Server }, types] = yield* Effect.tryPromise({
         try: () => Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]),

@@ -2,7 +2,7 @@
  * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
  * replace what they need (the approver, the allowlist store, a fake for tests).
  */
-import { Context, Effect, Layer, Scope } from "effect"
+import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as BwrapSandbox from "../adapters/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
@@ -43,13 +43,14 @@ export const sqliteJournal = Layer.scoped(
     const scope = yield* Effect.scope
     // Opened (and integrity-checked) when the first call needs it, in the session's scope: a session that only
     // reads never opens it, and `mcp serve` answers its first tools/list without waiting for SQLite.
-    const journal = yield* Lazy.onFirstUse(
+    const lazy = yield* Lazy.lazily(
       Effect.promise(() => import("../adapters/SqliteJournal.js")).pipe(
         Effect.flatMap((SqliteJournal) => Layer.build(SqliteJournal.layer({ dbPath: SqliteJournal.dbPathFor(session.root) }))),
         Effect.map((context) => Context.get(context, Journal)),
         Scope.extend(scope)
       )
     )
+    const journal = lazy.get
     return Journal.of({
       begin: (intent, snapshots, intended) => Effect.flatMap(journal, (j) => j.begin(intent, snapshots, intended)),
       complete: (id, state, note) => Effect.flatMap(journal, (j) => j.complete(id, state, note)),
@@ -57,7 +58,9 @@ export const sqliteJournal = Layer.scoped(
       findByRequest: (s, requestId) => Effect.flatMap(journal, (j) => j.findByRequest(s, requestId)),
       list: (filter) => Effect.flatMap(journal, (j) => j.list(filter)),
       recover: Effect.flatMap(journal, (j) => j.recover),
-      resolve: (seq, outcome, by) => Effect.flatMap(journal, (j) => j.resolve(seq, outcome, by))
+      resolve: (seq, outcome, by) => Effect.flatMap(journal, (j) => j.resolve(seq, outcome, by)),
+      // A journal nobody opened has nothing to tidy: a quiet moment does not open it.
+      idle: Effect.flatMap(lazy.made, (j) => (Option.isSome(j) ? j.value.idle : Effect.void))
     })
   })
 )

@@ -37,6 +37,39 @@ describe("SqliteJournal", () => {
     )
   })
 
+  it.live("idle copies the write-ahead log into the database file; writes before it leave that file as it was", () => {
+    const root = tempDir()
+    const dbPath = SqliteJournal.dbPathFor(root)
+    // What a reader of the database file alone (without its WAL) finds: the records checkpointed so far.
+    const checkpointedRecords = () => {
+      const copy = NodePath.join(tempDir(), "copy.db")
+      NodeFs.copyFileSync(dbPath, copy)
+      return Effect.gen(function* () {
+        const sql = yield* SqliteClient.SqliteClient
+        // Before any checkpoint, even the schema is only in the WAL.
+        const tables = yield* sql<{ readonly n: number }>`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'records'`
+        if (tables[0]?.n !== 1) return 0
+        const rows = yield* sql<{ readonly n: number }>`SELECT COUNT(*) AS n FROM records`
+        return rows[0]?.n ?? -1
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: copy })))
+    }
+    const content = new TextEncoder().encode("x".repeat(2000))
+    return Effect.gen(function* () {
+      const journal = yield* Journal
+      for (let i = 0; i < 40; i++) {
+        const r = yield* journal.begin(
+          { session: "s", turn: 1, tool: "write_file", capability: "write", paths: [`f${i}`], canonicalArgs: `{"i":${i}}`, remote: false },
+          [{ path: `f${i}`, content, mode: 0o644 }]
+        )
+        yield* journal.complete(r.id, "committed")
+      }
+      assert.strictEqual(yield* checkpointedRecords(), 0)
+      yield* journal.idle
+      assert.strictEqual(yield* checkpointedRecords(), 40)
+      assert.strictEqual((yield* journal.list({ session: "s" })).length, 40)
+    }).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+  })
+
   it.live("persists across openings", () => {
     const dbPath = SqliteJournal.dbPathFor(tempDir())
     const layer = SqliteJournal.layer({ dbPath })

@@ -65,6 +65,7 @@ const coreOver = (
     readonly maxInFlight?: number
     readonly replayWholeReadBytes?: number
     readonly replayEntries?: number
+    readonly quietMs?: number
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -86,7 +87,8 @@ const coreOver = (
       root,
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
       ...(options.replayWholeReadBytes === undefined ? {} : { replayWholeReadBytes: options.replayWholeReadBytes }),
-      ...(options.replayEntries === undefined ? {} : { replayEntries: options.replayEntries })
+      ...(options.replayEntries === undefined ? {} : { replayEntries: options.replayEntries }),
+      ...(options.quietMs === undefined ? {} : { quietMs: options.quietMs })
     }).pipe(Effect.provideService(ToolExecutor, Context.get(chain, ToolExecutor)), Effect.provideService(Journal, journal))
   })
 
@@ -273,6 +275,37 @@ describe("mcp serve core", () => {
       assert.isTrue(done.every((o) => o._tag === "Result" && !o.result.isError))
       const after = yield* core.call(100, "bash", { command: "now" })
       assert.strictEqual(text(after), "ran: now")
+    })
+  )
+
+  it.scopedLive("after calls that wrote, the journal tidies up once at a quiet moment, never while a call runs", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      fs.writeFileSync(path.join(root, "a.txt"), "a\n")
+      const probe = yield* makeProbe
+      const { journal } = yield* MemoryJournal.make()
+      const tidied = yield* Ref.make(0)
+      const counting: JournalShape = { ...journal, idle: Ref.update(tidied, (n) => n + 1) }
+      const core = yield* coreOver(root, counting, probe, { quietMs: 30 })
+      yield* Effect.forkScoped(core.housekeeping)
+      // Reads leave the journal nothing to do.
+      for (const id of [1, 2, 3]) yield* core.call(id, "read_file", { path: "a.txt" })
+      yield* Effect.sleep("120 millis")
+      assert.strictEqual(yield* Ref.get(tidied), 0)
+      // A write finishes while a bash still runs: no quiet moment until the bash is done.
+      const bash = yield* Effect.fork(core.call(4, "bash", { command: "make" }))
+      yield* waitFor(probe.started, 1)
+      yield* core.call(5, "write_file", { path: "b.txt", content: "b" })
+      yield* Effect.sleep("120 millis")
+      assert.strictEqual(yield* Ref.get(tidied), 0)
+      yield* Deferred.succeed(probe.gate, undefined)
+      assert.strictEqual(text(yield* Fiber.join(bash)), "ran: make")
+      yield* waitFor(tidied, 1)
+      // A burst of writes: one tidy-up after it, not one per write.
+      for (const id of [6, 7, 8, 9, 10]) yield* core.call(id, "write_file", { path: "b.txt", content: `b${id}` })
+      yield* waitFor(tidied, 2)
+      yield* Effect.sleep("120 millis")
+      assert.strictEqual(yield* Ref.get(tidied), 2)
     })
   )
 
