@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 --heap-growing-percent=20 --interrupt-budget=16384
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --heap-growing-percent=20 --interrupt-budget=16384
 /**
  * The shipped executable (dist/bin.js): runs the bundle of src/bin.ts (one CommonJS file) through a V8 code cache.
  * Compiling the bundle was most of `minicode mcp serve`'s start-up, and Node 20 has no module compile cache
@@ -9,9 +9,11 @@
  * or rejected cache only means compiling as before. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
  *
  * The shebang keeps V8's heap close to what it holds: a long-running `mcp serve` makes many short-lived objects per
- * call; a small young generation (4 MB semi-spaces) and an old generation allowed to grow 20 % past its live size
- * between full collections (V8 otherwise lets it reach several times that) keep resident memory at 105-120 MB under
- * the bench's load, at some cost in collection time. Neither is a cap: a heap that needs more still gets it.
+ * call; a young generation of 8 MB semi-spaces (V8's default grows to 16) and an old generation allowed to grow 20 %
+ * past its live size between full collections (V8 otherwise lets it reach several times that) keep resident memory
+ * near 110 MB under the bench's load (without the growth limit: 135-165 MB), at some cost in collection time. 4 MB
+ * semi-spaces saved another 8 MB but copied the calls in flight more often: 32-way reads were ~8 % slower (three
+ * alternating bench pairs). Neither flag is a cap: a heap that needs more still gets it.
  * MALLOC_ARENA_MAX=2 keeps glibc from giving each thread that allocates (V8's collector helpers, libuv's pool) an
  * arena of its own, which hold freed memory: measured over 28,000 calls of the bench's kinds, resident memory at the
  * end went from 112-113 MB to 104 MB (no change in speed). Other C libraries ignore it, and the tools' child processes never see it
