@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as SqliteJournal from "../../src/adapters/SqliteJournal.js"
+import { Checkpoints } from "../../src/ports/Checkpoints.js"
 import { Journal } from "../../src/ports/Journal.js"
 import { journalContract } from "../contracts/Journal.contract.js"
 import { tempDir } from "../support/Workspace.js"
@@ -68,6 +70,41 @@ describe("SqliteJournal", () => {
       assert.strictEqual(yield* checkpointedRecords(), 40)
       assert.strictEqual((yield* journal.list({ session: "s" })).length, 40)
     }).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+  })
+
+  it.live("a journal of the first schema is migrated: its before-images move to a rowid table, unchanged", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    NodeFs.mkdirSync(NodePath.dirname(dbPath), { recursive: true, mode: 0o700 })
+    const content = new TextEncoder().encode("before\n".repeat(400))
+    const hash = createHash("sha256").update(content).digest("hex")
+    // The first schema's blobs table and its migration record, as a journal made before the change has them.
+    const firstSchema = Effect.gen(function* () {
+      const sql = yield* SqliteClient.SqliteClient
+      yield* sql`CREATE TABLE effect_sql_migrations (migration_id integer PRIMARY KEY NOT NULL,
+        created_at datetime NOT NULL DEFAULT current_timestamp, name VARCHAR(255) NOT NULL)`
+      yield* sql`INSERT INTO effect_sql_migrations (migration_id, name) VALUES (1, 'journal')`
+      yield* sql`CREATE TABLE records (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, session TEXT NOT NULL,
+        turn INTEGER NOT NULL, tool TEXT NOT NULL, capability TEXT NOT NULL, paths TEXT NOT NULL, args_hash TEXT NOT NULL,
+        request_id TEXT, remote INTEGER NOT NULL, state TEXT NOT NULL, note TEXT, created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL, finalized INTEGER NOT NULL DEFAULT 0, resolution TEXT, restore_action TEXT,
+        restore_session TEXT, restore_turn INTEGER, sum TEXT NOT NULL, state_sum TEXT NOT NULL, resolution_sum TEXT)`
+      yield* sql`CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER NOT NULL, content BLOB NOT NULL) WITHOUT ROWID`
+      yield* sql`CREATE TABLE snapshots (record_seq INTEGER NOT NULL, path TEXT NOT NULL, before_hash TEXT, before_mode INTEGER,
+        after_known INTEGER NOT NULL, after_hash TEXT, after_mode INTEGER, PRIMARY KEY (record_seq, path)) WITHOUT ROWID`
+      yield* sql`INSERT INTO blobs (hash, size, content) VALUES (${hash}, ${content.byteLength}, ${content})`
+    }).pipe(Effect.provide(SqliteClient.layer({ filename: dbPath })))
+    const blobsTable = Effect.gen(function* () {
+      const sql = yield* SqliteClient.SqliteClient
+      const rows = yield* sql<{ readonly sql: string }>`SELECT sql FROM sqlite_master WHERE name = 'blobs'`
+      return rows[0]?.sql ?? ""
+    }).pipe(Effect.provide(SqliteClient.layer({ filename: dbPath })))
+    return Effect.gen(function* () {
+      yield* firstSchema
+      assert.include(yield* blobsTable, "WITHOUT ROWID")
+      const kept = yield* Effect.flatMap(Checkpoints, (c) => c.blob(hash)).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+      assert.isTrue(Option.isSome(kept) && Buffer.from(kept.value).equals(Buffer.from(content)))
+      assert.notInclude(yield* blobsTable, "WITHOUT ROWID")
+    })
   })
 
   it.live("persists across openings", () => {
