@@ -96,7 +96,7 @@ const migrations = Migrator.fromRecord({
     ) WITHOUT ROWID`
   }),
   // Before-images of a few KiB in a WITHOUT ROWID table keyed by their (random) hash made each insert a split of wide
-  // cells: 67 of the 146 µs an intent's transaction took (bench/scratch, 3000 writes of 2 KiB). A rowid table appends
+  // cells: 67 of the 146 µs an intent's transaction took (measured on a replica of it: 3000 writes of 2 KiB). A rowid table appends
   // them, and a unique index of the hashes finds them.
   "2_blobs_by_rowid": Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
