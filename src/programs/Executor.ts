@@ -67,7 +67,7 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         Effect.map(hook.afterWrite(path), (note) => (note === undefined ? output : { ...output, text: `${output.text}\n${note}` }))
       )
     }
-    const env: FileTools.Env = { session, fs }
+    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListings }
     const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
       const call = inv.facts.call
       switch (call.tool) {

@@ -2,7 +2,7 @@
  * The workspace file tools, over the FileSystem port. Every path they touch was resolved and judged by the jail;
  * they act on the resolved path and hand the adapter the identity the jail saw, so a swap in between is caught.
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Ref } from "effect"
 import * as Edit from "../domain/Edit.js"
 import picomatch from "picomatch"
 import { ToolFailed } from "../domain/Errors.js"
@@ -13,6 +13,7 @@ import { capText } from "../domain/Truncate.js"
 import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../ports/FileSystem.js"
 import type { SessionShape } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
+import * as Lru from "./Lru.js"
 import { breathe, walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
@@ -26,7 +27,10 @@ export const limits = {
   globResults: 1000,
   grepMatches: 500,
   grepFileBytes: 5 * 1024 * 1024,
-  walkEntries: 200_000
+  walkEntries: 200_000,
+  /** The listings kept for re-reads of unchanged bytes (see `Listings`): their weight is the bytes plus the text. */
+  listingsEntries: 256,
+  listingsWeight: 8 * 1024 * 1024
 }
 
 const failed = (tool: string) => (e: FsError) => new ToolFailed({ tool, reason: e.reason })
@@ -40,7 +44,31 @@ const out = (text: string, truncated = false): ToolOutput => ({ text, truncated 
 export interface Env {
   readonly session: SessionShape
   readonly fs: FileSystemShape
+  readonly listings: Listings
 }
+
+/**
+ * The last listings `read_file` made, by file and range, with the bytes each was made from. A re-read still opens,
+ * checks and reads the file; only when the bytes are the very same does it hand back the listing it made before (the
+ * same string) instead of decoding, splitting and numbering them again. Agents re-read the files they work on, and
+ * the building was most of a read's cost and garbage.
+ */
+export type Listings = Ref.Ref<Lru.Lru<string, Listed>>
+
+interface Listed {
+  readonly bytes: Uint8Array
+  readonly output: ToolOutput
+}
+
+export const makeListings: Effect.Effect<Listings> = Ref.make(
+  Lru.empty<string, Listed>({ maxEntries: limits.listingsEntries, maxWeight: limits.listingsWeight })
+)
+
+/** memcmp through Node's Buffer (a Uint8Array is accepted): a JavaScript loop over 16 KiB costs ten times more. */
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && Buffer.compare(a, b) === 0
+
+/** A copy that owns its memory: a small Buffer is a view on a shared 8 KiB slab, which keeping it would pin. */
+const owned = (bytes: Uint8Array) => (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : bytes.slice())
 
 const resolvedOf = (env: Env, inv: Invocation, field: string) => {
   const facts = inv.resolved[field]
@@ -86,20 +114,30 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
       return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is ${size} bytes, over the ${limits.readBytes}-byte read limit` })
     }
     const bytes = yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("read_file")))
+    const first = call.args.offset ?? 1
+    const limit = call.args.limit ?? limits.readLines
+    // The listing depends on the bytes and the range alone (messages naming the path are not kept).
+    const key = `${first}:${limit}:${facts.real}`
+    const kept = yield* Ref.modify(env.listings, (lru) => [Lru.get(lru, key), lru] as const)
+    if (kept !== undefined && sameBytes(kept.bytes, bytes)) return kept.output
     if (isBinary(bytes)) return out(`[binary file ${shown}, ${bytes.byteLength} bytes]`)
     const text = decoder.decode(bytes)
     if (text === "") return out(`[${shown} is empty]`)
     const all = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n")
-    const first = call.args.offset ?? 1
     if (first > all.length) {
       return yield* new ToolFailed({ tool: "read_file", reason: `offset ${first} is past the end: ${shown} has ${all.length} lines` })
     }
-    const limit = call.args.limit ?? limits.readLines
     const lines = all.slice(first - 1, first - 1 + limit)
     const last = first + lines.length - 1
     const body = numbered(lines, first)
     const more = last < all.length ? `\n[truncated: showing lines ${first}-${last} of ${all.length}; use offset/limit to read more]` : ""
-    return out(body + more, more !== "")
+    const output = out(body + more, more !== "")
+    const weight = bytes.byteLength + output.text.length * 2
+    yield* Ref.update(env.listings, (lru) => {
+      Lru.set(lru, key, { bytes: owned(bytes), output }, weight)
+      return lru
+    })
+    return output
   })
 
 export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">) =>

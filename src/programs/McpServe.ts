@@ -25,6 +25,7 @@ import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
 import * as Lazy from "./Lazy.js"
+import * as Lru from "./Lru.js"
 import * as Runner from "./Runner.js"
 import { canonicalArgs } from "./ToolChain.js"
 
@@ -44,6 +45,9 @@ export const limits = {
    * and the old-generation collections it caused cost more than the reads.
    */
   replayWholeReadBytes: 256 * 1024,
+  /** Fingerprints kept by text (see `Table.digests`); the texts are mostly the listings `read_file` keeps anyway. */
+  digestsEntries: 256,
+  digestsChars: 8 * 1024 * 1024,
   /** After writes, the journal's housekeeping waits for this long with nothing in flight and nothing new admitted. */
   quietMs: 100
 }
@@ -194,6 +198,12 @@ interface Table {
   readonly recent: ReadonlyArray<Recent>
   /** The recent window's weight (see `Recent.weight`). */
   readonly recentBytes: number
+  /**
+   * The last texts fingerprinted, with their sha256: a file re-read unchanged gives the very same text (see
+   * `FileTools.Listings`), which is then hashed once, not each time one of its results leaves the recent window.
+   * Changed in place, inside the table's `Ref.modify` like `entries`.
+   */
+  readonly digests: Lru.Lru<string, string>
 }
 
 /**
@@ -203,7 +213,12 @@ interface Table {
 const identityOf = (canonical: string): string => (canonical.length <= 64 ? canonical : `sha256:${sha256(canonical, "base64")}`)
 
 /** What a retry compares: the result's text and whether it was an error. */
-const fingerprintOf = (result: TextResult): string => `${result.isError ? "error" : "result"}:${sha256(result.text, "base64")}`
+const fingerprintOf = (result: TextResult, digests?: Lru.Lru<string, string>): string => {
+  const kept = digests === undefined ? undefined : Lru.get(digests, result.text)
+  const digest = kept ?? sha256(result.text, "base64")
+  if (digests !== undefined && kept === undefined) Lru.set(digests, result.text, digest, result.text.length)
+  return `${result.isError ? "error" : "result"}:${digest}`
+}
 
 /** Two 32-bit FNV-1a passes: a short, stable digest of the canonical arguments for the journal's request key. */
 const digest = (text: string): string => {
@@ -250,7 +265,14 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const replayEntries = config.replayEntries ?? limits.replayEntries
     const replayWholeReadBytes = config.replayWholeReadBytes ?? limits.replayWholeReadBytes
     const clean = (text: string) => scrub({ root: config.root }, text)
-    const table = yield* Ref.make<Table>({ entries: new Map(), seq: 0, bytes: 0, recent: [], recentBytes: 0 })
+    const table = yield* Ref.make<Table>({
+      entries: new Map(),
+      seq: 0,
+      bytes: 0,
+      recent: [],
+      recentBytes: 0,
+      digests: Lru.empty({ maxEntries: limits.digestsEntries, maxWeight: limits.digestsChars })
+    })
     const gate = yield* Ref.make<Gate>({ accepting: true, inFlight: 0, admitted: 0 })
     const quietMs = config.quietMs ?? limits.quietMs
     /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
@@ -278,7 +300,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
         if (found === undefined || found.seq !== r.seq || found.state._tag !== "Finished") continue
         const outcome = found.state.outcome
         if (outcome._tag !== "Result") continue
-        entries.set(r.wire, { ...found, state: { _tag: "Fingerprinted", fingerprint: fingerprintOf(outcome.result) } })
+        entries.set(r.wire, { ...found, state: { _tag: "Fingerprinted", fingerprint: fingerprintOf(outcome.result, t.digests) } })
         bytes -= r.bytes
       }
       return { ...t, bytes, recent: t.recent.slice(dropped), recentBytes }

@@ -218,6 +218,31 @@ describe("mcp serve core", () => {
     })
   )
 
+  it.scopedLive("a re-read shows the file as it is now: an edit of the same size under the same mtime is seen", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const file = path.join(root, "a.txt")
+      fs.writeFileSync(file, "alpha\nbeta\ngamma\n")
+      const core = yield* coreOver(root, (yield* MemoryJournal.make()).journal, yield* makeProbe)
+      const first = text(yield* core.call(1, "read_file", { path: "a.txt" }))
+      assert.strictEqual(first, "     1\talpha\n     2\tbeta\n     3\tgamma")
+      assert.strictEqual(text(yield* core.call(2, "read_file", { path: "a.txt" })), first)
+      // Same size, stat times put back: only the bytes tell the change.
+      const { atime, mtime } = fs.statSync(file)
+      fs.writeFileSync(file, "ALPHA\nbeta\ngamma\n")
+      fs.utimesSync(file, atime, mtime)
+      assert.strictEqual(text(yield* core.call(3, "read_file", { path: "a.txt" })), "     1\tALPHA\n     2\tbeta\n     3\tgamma")
+      // Other ranges of the same bytes, and the same bytes under another name, are their own listings.
+      assert.strictEqual(text(yield* core.call(4, "read_file", { path: "a.txt", offset: 2, limit: 1 })), "     2\tbeta\n[truncated: showing lines 2-2 of 3; use offset/limit to read more]")
+      assert.strictEqual(text(yield* core.call(5, "read_file", { path: "a.txt", offset: 2 })), "     2\tbeta\n     3\tgamma")
+      fs.writeFileSync(path.join(root, "b.txt"), "")
+      assert.strictEqual(text(yield* core.call(6, "read_file", { path: "b.txt" })), "[b.txt is empty]")
+      fs.renameSync(file, path.join(root, "b.txt"))
+      assert.strictEqual(text(yield* core.call(7, "read_file", { path: "b.txt" })), "     1\tALPHA\n     2\tbeta\n     3\tgamma")
+      assert.include(text(yield* core.call(8, "read_file", { path: "a.txt" })), "does not exist")
+    })
+  )
+
   it.scopedLive("many reads past a small window and a small table: every retry of an unchanged file gets its first answer", () =>
     Effect.gen(function* () {
       const root = yield* workspace
