@@ -9,6 +9,7 @@ import type { Readable, Writable } from "node:stream"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Framing from "../domain/JsonRpcFraming.js"
+import * as Lru from "./Lru.js"
 
 export interface LineTransportOptions {
   readonly input: Readable
@@ -29,6 +30,12 @@ export interface LineTransport extends Transport {
 
 export const defaultCongestedBytes = 1024 * 1024
 
+/**
+ * Long texts a reply carried lately, with their escaped JSON form: a file re-read unchanged comes back as the very
+ * same text (see `FileTools.Listings`), which is then escaped once rather than on every reply.
+ */
+export const escapedLimits = { longChars: 4096, maxEntries: 64, maxWeight: 4 * 1024 * 1024 }
+
 const rejectOnError = (reject: (error: Error) => void) => (error: Error | null | undefined) => {
   if (error) reject(error)
 }
@@ -45,6 +52,14 @@ export const make = (options: LineTransportOptions): LineTransport => {
   let started = false
   let closed = false
   let inputEnded = false
+  const escaped = Lru.empty<string, string>(escapedLimits)
+  const escapeLong = (text: string): string => {
+    const kept = Lru.get(escaped, text)
+    if (kept !== undefined) return kept
+    const made = JSON.stringify(text)
+    Lru.set(escaped, text, made, text.length + made.length)
+    return made
+  }
 
   // Back-pressure. A reply is queued on the stream at once and the call it answers is over: waiting for 'drain' per
   // reply (which fires only once the whole queue has gone out) would, under steady load, keep every call answered
@@ -184,7 +199,8 @@ export const make = (options: LineTransportOptions): LineTransport => {
     },
     send: async (message: JSONRPCMessage, _options?: TransportSendOptions) => {
       const tidy = "error" in message ? Framing.tidyError(message.error.code, message.error.message) : undefined
-      await write(`${JSON.stringify(tidy === undefined || !("error" in message) ? message : { ...message, error: { ...message.error, ...tidy } })}\n`)
+      const sent = tidy === undefined || !("error" in message) ? message : { ...message, error: { ...message.error, ...tidy } }
+      await write(`${Framing.stringify(sent, escapeLong, escapedLimits.longChars)}\n`)
     },
     close: async () => {
       if (closed) return

@@ -33,6 +33,36 @@ export const errorReply = (id: WireId | null, code: number, message: string): Er
   error: { code, message }
 })
 
+/**
+ * What `JSON.stringify(value)` gives, with each string of `longChars` or more written by `escapeLong` (which must
+ * give `JSON.stringify(text)`): a memo there lets a reply that carries a text sent before reuse its escaped form.
+ * Anything but plain data (an object with `toJSON`, or whose prototype is not Object's) goes to JSON.stringify.
+ */
+export const stringify = (value: unknown, escapeLong: (text: string) => string, longChars: number): string | undefined => {
+  const go = (v: unknown): string | undefined => {
+    if (typeof v === "string") return v.length >= longChars ? escapeLong(v) : JSON.stringify(v)
+    if (typeof v !== "object" || v === null) return JSON.stringify(v)
+    const proto: unknown = Object.getPrototypeOf(v)
+    if ((proto !== Object.prototype && proto !== Array.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === "function") {
+      return JSON.stringify(v)
+    }
+    // Concatenated, not joined: `+` makes a rope that points at the long text, where a join would copy it at every
+    // level of the message; the stream copies it once, as it writes it.
+    if (Array.isArray(v)) {
+      let out = "["
+      for (let i = 0; i < v.length; i++) out += (i === 0 ? "" : ",") + (go(v[i]) ?? "null")
+      return out + "]"
+    }
+    let out = "{"
+    for (const key of Object.keys(v)) {
+      const field = go((v as Record<string, unknown>)[key])
+      if (field !== undefined) out += (out === "{" ? "" : ",") + JSON.stringify(key) + ":" + field
+    }
+    return out + "}"
+  }
+  return go(value)
+}
+
 export type Classified<M> =
   | { readonly _tag: "Message"; readonly message: M }
   | { readonly _tag: "Reply"; readonly reply: ErrorReply }

@@ -25,7 +25,7 @@ import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
 import * as Lazy from "./Lazy.js"
-import * as Lru from "./Lru.js"
+import * as Lru from "../adapters/Lru.js"
 import * as Runner from "./Runner.js"
 import { canonicalArgs } from "./ToolChain.js"
 
