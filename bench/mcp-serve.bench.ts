@@ -6,7 +6,8 @@
  * After a warm-up, the phases run in rounds with the servers taking turns; each throughput is the median over the
  * rounds, and each ratio the median of the rounds' ratios (ours and the peer's measured back to back), since this
  * 2-core VM's speed drifts by ±15 % within a minute. BENCH_ROUNDS, BENCH_READS, BENCH_WRITES,
- * BENCH_WARMUP_READS and BENCH_STARTUPS change the sizes.
+ * BENCH_WARMUP_READS and BENCH_STARTUPS change the sizes. The reads cycle over BENCH_FILES files (50): a server
+ * that keeps what it made for a file it read before (ours keeps 256 listings) meets them again; with 1000 it never does.
  *
  *   npm run build && npx tsx bench/mcp-serve.bench.ts
  */
@@ -26,6 +27,7 @@ const reads = Number(process.env["BENCH_READS"] ?? 1000)
 const writes = Number(process.env["BENCH_WRITES"] ?? 500)
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 7)
 const warmReads = Number(process.env["BENCH_WARMUP_READS"] ?? 300)
+const fileCount = Number(process.env["BENCH_FILES"] ?? 50)
 
 interface Server {
   readonly name: string
@@ -59,7 +61,11 @@ const servers: ReadonlyArray<Server> = [
 const workspace = () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-bench-")))
   const line = "const value = computeSomething(input, options) // a typical line of source code\n"
-  for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(root, `file${i}.ts`), line.repeat(200))
+  for (let i = 0; i < fileCount; i++) {
+    // Every line of every file differs (as in a real tree), 200 lines of ~85 bytes.
+    const text = Array.from({ length: 200 }, (_, j) => `${line.slice(0, -1)} ${i}:${j}\n`).join("")
+    fs.writeFileSync(path.join(root, `file${i}.ts`), text)
+  }
   fs.mkdirSync(path.join(root, "out"))
   return root
 }
@@ -100,12 +106,12 @@ const phases: ReadonlyArray<Phase> = ["seq", "conc", "write"]
 
 type Connected = Awaited<ReturnType<typeof connect>>
 
-const files = Array.from({ length: 50 }, (_, i) => `file${i}.ts`)
+const files = Array.from({ length: fileCount }, (_, i) => `file${i}.ts`)
 const content = "export const x = 1\n".repeat(100)
 
 /** Warm-up, as a long-running server is: both JITs and our SQLite journal (opened by the first write) are ready. */
 const warmUp = async (server: Server, { client }: Connected) => {
-  for (let i = 0; i < warmReads; i++) ensureOk(await client.callTool(server.read(files[i % 50] ?? "")), "warm-up read")
+  for (let i = 0; i < warmReads; i++) ensureOk(await client.callTool(server.read(files[i % fileCount] ?? "")), "warm-up read")
   for (let i = 0; i < 20; i++) ensureOk(await client.callTool(server.write(`out/warm${i}.ts`, content)), "warm-up write")
 }
 
@@ -114,7 +120,7 @@ const run = async (server: Server, { client }: Connected, phase: Phase, round: n
   const t = performance.now()
   switch (phase) {
     case "seq":
-      for (let i = 0; i < reads; i++) ensureOk(await client.callTool(server.read(files[i % 50] ?? "")), "read")
+      for (let i = 0; i < reads; i++) ensureOk(await client.callTool(server.read(files[i % fileCount] ?? "")), "read")
       return reads / ((performance.now() - t) / 1000)
     case "conc": {
       let next = 0
@@ -122,7 +128,7 @@ const run = async (server: Server, { client }: Connected, phase: Phase, round: n
         Array.from({ length: 32 }, async () => {
           while (next < reads) {
             const i = next++
-            ensureOk(await client.callTool(server.read(files[i % 50] ?? "")), "concurrent read")
+            ensureOk(await client.callTool(server.read(files[i % fileCount] ?? "")), "concurrent read")
           }
         })
       )

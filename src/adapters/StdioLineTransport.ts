@@ -9,7 +9,7 @@ import type { Readable, Writable } from "node:stream"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Framing from "../domain/JsonRpcFraming.js"
-import * as Lru from "./Lru.js"
+import * as TextMemo from "./TextMemo.js"
 
 export interface LineTransportOptions {
   readonly input: Readable
@@ -21,6 +21,11 @@ export interface LineTransportOptions {
   readonly congestedBytes?: number
   /** Called once when the input ends (EOF, error or destroy); `close()` is what ends the connection. */
   readonly onInputEnd: () => void
+  /**
+   * Texts the owner will send again (admitted there), whose escaped JSON is then made once: texts of
+   * `longChars` or more in replies are looked up here (see `TextMemo`).
+   */
+  readonly sentAgain?: TextMemo.TextMemo<string>
 }
 
 export interface LineTransport extends Transport {
@@ -30,11 +35,8 @@ export interface LineTransport extends Transport {
 
 export const defaultCongestedBytes = 1024 * 1024
 
-/**
- * Long texts a reply carried lately, with their escaped JSON form: a file re-read unchanged comes back as the very
- * same text (see `FileTools.Listings`), which is then escaped once rather than on every reply.
- */
-export const escapedLimits = { longChars: 4096, maxEntries: 64, maxWeight: 4 * 1024 * 1024 }
+/** Shorter texts are escaped on every reply: looking them up would cost about as much. */
+export const longChars = 4096
 
 const rejectOnError = (reject: (error: Error) => void) => (error: Error | null | undefined) => {
   if (error) reject(error)
@@ -52,14 +54,8 @@ export const make = (options: LineTransportOptions): LineTransport => {
   let started = false
   let closed = false
   let inputEnded = false
-  const escaped = Lru.empty<string, string>(escapedLimits)
-  const escapeLong = (text: string): string => {
-    const kept = Lru.get(escaped, text)
-    if (kept !== undefined) return kept
-    const made = JSON.stringify(text)
-    Lru.set(escaped, text, made, text.length + made.length)
-    return made
-  }
+  const sentAgain = options.sentAgain
+  const escapeLong = (text: string): string => (sentAgain === undefined ? JSON.stringify(text) : TextMemo.derive(sentAgain, text, JSON.stringify))
 
   // Back-pressure. A reply is queued on the stream at once and the call it answers is over: waiting for 'drain' per
   // reply (which fires only once the whole queue has gone out) would, under steady load, keep every call answered
@@ -200,7 +196,7 @@ export const make = (options: LineTransportOptions): LineTransport => {
     send: async (message: JSONRPCMessage, _options?: TransportSendOptions) => {
       const tidy = "error" in message ? Framing.tidyError(message.error.code, message.error.message) : undefined
       const sent = tidy === undefined || !("error" in message) ? message : { ...message, error: { ...message.error, ...tidy } }
-      await write(`${Framing.stringify(sent, escapeLong, escapedLimits.longChars)}\n`)
+      await write(`${Framing.stringify(sent, escapeLong, longChars)}\n`)
     },
     close: async () => {
       if (closed) return

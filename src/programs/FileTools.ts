@@ -50,19 +50,29 @@ export interface Env {
 /**
  * The last listings `read_file` made, by file and range, with the bytes each was made from. A re-read still opens,
  * checks and reads the file; only when the bytes are the very same does it hand back the listing it made before (the
- * same string) instead of decoding, splitting and numbering them again. Agents re-read the files they work on, and
- * the building was most of a read's cost and garbage.
+ * same object, frozen) instead of decoding, splitting and numbering them again. Agents re-read the files they work on,
+ * and the building was most of a read's cost and garbage.
+ *
+ * A listing is kept only for a file read again while its previous read is still among the last `listingsEntries`
+ * (`seen` remembers just the keys): a sweep over more files than that keeps nothing, so it costs no memory churn
+ * (every kept listing outlives the young generation, and a stream of them made the collector work far harder).
+ * Whoever derives something from a frozen output (the reply's digest, its escaped JSON) may keep it by identity.
  */
-export type Listings = Ref.Ref<Lru.Lru<string, Listed>>
+export interface ListingsState {
+  readonly kept: Lru.Lru<string, Listed>
+  readonly seen: Lru.Lru<string, true>
+}
+export type Listings = Ref.Ref<ListingsState>
 
 interface Listed {
   readonly bytes: Uint8Array
   readonly output: ToolOutput
 }
 
-export const makeListings: Effect.Effect<Listings> = Ref.make(
-  Lru.empty<string, Listed>({ maxEntries: limits.listingsEntries, maxWeight: limits.listingsWeight })
-)
+export const makeListings: Effect.Effect<Listings> = Ref.make({
+  kept: Lru.empty<string, Listed>({ maxEntries: limits.listingsEntries, maxWeight: limits.listingsWeight }),
+  seen: Lru.empty<string, true>({ maxEntries: limits.listingsEntries, maxWeight: limits.listingsEntries * 8 })
+})
 
 /** memcmp through Node's Buffer (a Uint8Array is accepted): a JavaScript loop over 16 KiB costs ten times more. */
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && Buffer.compare(a, b) === 0
@@ -118,7 +128,7 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const limit = call.args.limit ?? limits.readLines
     // The listing depends on the bytes and the range alone (messages naming the path are not kept).
     const key = `${first}:${limit}:${facts.real}`
-    const kept = yield* Ref.modify(env.listings, (lru) => [Lru.get(lru, key), lru] as const)
+    const kept = yield* Ref.modify(env.listings, (l) => [Lru.get(l.kept, key), l] as const)
     if (kept !== undefined && sameBytes(kept.bytes, bytes)) return kept.output
     if (isBinary(bytes)) return out(`[binary file ${shown}, ${bytes.byteLength} bytes]`)
     const text = decoder.decode(bytes)
@@ -132,12 +142,15 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const body = numbered(lines, first)
     const more = last < all.length ? `\n[truncated: showing lines ${first}-${last} of ${all.length}; use offset/limit to read more]` : ""
     const output = out(body + more, more !== "")
-    const weight = bytes.byteLength + output.text.length * 2
-    yield* Ref.update(env.listings, (lru) => {
-      Lru.set(lru, key, { bytes: owned(bytes), output }, weight)
-      return lru
+    return yield* Ref.modify(env.listings, (l) => {
+      if (Lru.get(l.seen, key) === undefined) {
+        Lru.set(l.seen, key, true, 1)
+        return [output, l] as const
+      }
+      const frozen = Object.freeze(output)
+      Lru.set(l.kept, key, { bytes: owned(bytes), output: frozen }, bytes.byteLength + output.text.length * 2)
+      return [frozen, l] as const
     })
-    return output
   })
 
 export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">) =>
@@ -287,7 +300,8 @@ export const deleteFile = (env: Env, inv: Invocation) =>
     return out(`deleted ${shown}`)
   })
 
+/** The output itself when it fits (a kept listing stays the same object), else a capped copy. */
 export const cap = (output: ToolOutput, maxBytes: number): ToolOutput => {
   const capped = capText(output.text, maxBytes)
-  return { ...output, text: capped.text, truncated: output.truncated || capped.truncated }
+  return capped.truncated ? { ...output, text: capped.text, truncated: true } : output
 }

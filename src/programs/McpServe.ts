@@ -13,6 +13,7 @@ import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import { sha256 } from "../adapters/Sha256.js"
 import * as StdioLineTransport from "../adapters/StdioLineTransport.js"
+import * as TextMemo from "../adapters/TextMemo.js"
 import { ToolFailed, type ToolError } from "../domain/Errors.js"
 import * as Framing from "../domain/JsonRpcFraming.js"
 import * as Guide from "../domain/McpGuide.js"
@@ -25,7 +26,6 @@ import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
 import * as Lazy from "./Lazy.js"
-import * as Lru from "../adapters/Lru.js"
 import * as Runner from "./Runner.js"
 import { canonicalArgs } from "./ToolChain.js"
 
@@ -45,9 +45,8 @@ export const limits = {
    * and the old-generation collections it caused cost more than the reads.
    */
   replayWholeReadBytes: 256 * 1024,
-  /** Fingerprints kept by text (see `Table.digests`); the texts are mostly the listings `read_file` keeps anyway. */
-  digestsEntries: 256,
-  digestsChars: 8 * 1024 * 1024,
+  /** Long texts sent again whose escaped JSON is kept (see `Core.sentAgain`): as many as `read_file` keeps listings. */
+  sentAgain: { maxEntries: 256, maxChars: 4 * 1024 * 1024 },
   /** After writes, the journal's housekeeping waits for this long with nothing in flight and nothing new admitted. */
   quietMs: 100
 }
@@ -132,6 +131,8 @@ export interface Core {
    * admitted for `quietMs`, the journal's housekeeping (`Journal.idle`), so it is not done in the middle of a call.
    */
   readonly housekeeping: Effect.Effect<never>
+  /** Long result texts that will be sent again (those of frozen outputs): the transport escapes each of them once. */
+  readonly sentAgain: TextMemo.TextMemo<string>
 }
 
 interface Running {
@@ -198,12 +199,6 @@ interface Table {
   readonly recent: ReadonlyArray<Recent>
   /** The recent window's weight (see `Recent.weight`). */
   readonly recentBytes: number
-  /**
-   * The last texts fingerprinted, with their sha256: a file re-read unchanged gives the very same text (see
-   * `FileTools.Listings`), which is then hashed once, not each time one of its results leaves the recent window.
-   * Changed in place, inside the table's `Ref.modify` like `entries`.
-   */
-  readonly digests: Lru.Lru<string, string>
 }
 
 /**
@@ -213,12 +208,7 @@ interface Table {
 const identityOf = (canonical: string): string => (canonical.length <= 64 ? canonical : `sha256:${sha256(canonical, "base64")}`)
 
 /** What a retry compares: the result's text and whether it was an error. */
-const fingerprintOf = (result: TextResult, digests?: Lru.Lru<string, string>): string => {
-  const kept = digests === undefined ? undefined : Lru.get(digests, result.text)
-  const digest = kept ?? sha256(result.text, "base64")
-  if (digests !== undefined && kept === undefined) Lru.set(digests, result.text, digest, result.text.length)
-  return `${result.isError ? "error" : "result"}:${digest}`
-}
+const fingerprintOf = (result: TextResult): string => `${result.isError ? "error" : "result"}:${sha256(result.text, "base64")}`
 
 /** Two 32-bit FNV-1a passes: a short, stable digest of the canonical arguments for the journal's request key. */
 const digest = (text: string): string => {
@@ -270,8 +260,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       seq: 0,
       bytes: 0,
       recent: [],
-      recentBytes: 0,
-      digests: Lru.empty({ maxEntries: limits.digestsEntries, maxWeight: limits.digestsChars })
+      recentBytes: 0
     })
     const gate = yield* Ref.make<Gate>({ accepting: true, inFlight: 0, admitted: 0 })
     const quietMs = config.quietMs ?? limits.quietMs
@@ -279,9 +268,37 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const wrote = yield* Queue.sliding<void>(1)
     const tools = Scopes.listed(config.settings).map(describeTool)
 
-    const outputOf = (out: ToolOutput): Outcome => {
+    const outcomeOf = (out: ToolOutput): Outcome => {
       const capped = capText(out.text, maxOutputBytes)
       return result(capped.text, out.isError === true)
+    }
+    /**
+     * A frozen output is handed out again for the same content (see `FileTools.Listings`): its outcome is made once,
+     * frozen too, and the fingerprint of that outcome's result is computed once. Both are kept by identity, so
+     * they go with the output, and a fresh output costs no lookup by text.
+     */
+    const kept = new WeakMap<ToolOutput, Outcome>()
+    const sentAgain = TextMemo.empty<string>(limits.sentAgain)
+    const fingerprints = new WeakMap<TextResult, string>()
+    const outputOf = (out: ToolOutput): Outcome => {
+      if (!Object.isFrozen(out)) return outcomeOf(out)
+      const found = kept.get(out)
+      if (found !== undefined) return found
+      const made = outcomeOf(out)
+      if (made._tag === "Result") {
+        Object.freeze(made.result)
+        if (made.result.text.length >= StdioLineTransport.longChars) TextMemo.admit(sentAgain, made.result.text)
+      }
+      kept.set(out, Object.freeze(made))
+      return made
+    }
+    const fingerprintOfKept = (r: TextResult): string => {
+      if (!Object.isFrozen(r)) return fingerprintOf(r)
+      const found = fingerprints.get(r)
+      if (found !== undefined) return found
+      const made = fingerprintOf(r)
+      fingerprints.set(r, made)
+      return made
     }
     const failureOf = (e: ToolError | JournalError): Outcome => result(clean(e.message), true)
 
@@ -300,7 +317,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
         if (found === undefined || found.seq !== r.seq || found.state._tag !== "Finished") continue
         const outcome = found.state.outcome
         if (outcome._tag !== "Result") continue
-        entries.set(r.wire, { ...found, state: { _tag: "Fingerprinted", fingerprint: fingerprintOf(outcome.result, t.digests) } })
+        entries.set(r.wire, { ...found, state: { _tag: "Fingerprinted", fingerprint: fingerprintOfKept(outcome.result) } })
         bytes -= r.bytes
       }
       return { ...t, bytes, recent: t.recent.slice(dropped), recentBytes }
@@ -534,6 +551,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       tools,
       call,
       housekeeping,
+      sentAgain,
       stopAccepting: Ref.update(gate, (g) => ({ ...g, accepting: false })),
       busy: Effect.map(Ref.get(gate), (g) => g.inFlight),
       cancelAll: Effect.flatMap(running, (owners) => Fiber.interruptAll(owners))
@@ -682,7 +700,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
           const parsed = types.JSONRPCMessageSchema.safeParse(value)
           return parsed.success ? parsed.data : undefined
         },
-        onInputEnd: () => Deferred.unsafeDone(ended, Exit.void)
+        onInputEnd: () => Deferred.unsafeDone(ended, Exit.void),
+        sentAgain: core.sentAgain
       })
       // On interruption (SIGTERM) or the end of input: drain, then close.
       yield* Effect.addFinalizer(() =>
