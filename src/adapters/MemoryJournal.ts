@@ -142,6 +142,9 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
       Effect.map(Ref.get(ref), (state) =>
         Option.fromNullable(state.records.findLast((r) => r.session === session && r.requestId === requestId)))
 
+    const lastTurn = (session: string) =>
+      Effect.map(Ref.get(ref), (state) => state.records.reduce((max, r) => (r.session === session ? Math.max(max, r.turn) : max), 0))
+
     const list = (filter?: { readonly turn?: number; readonly state?: JournalState; readonly session?: string }) =>
       Effect.map(Ref.get(ref), (state) =>
         state.records.filter((r) =>
@@ -170,7 +173,7 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
         return done
       })
 
-    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, list, recover, resolve, idle: Effect.void })
+    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, lastTurn, list, recover, resolve, idle: Effect.void })
 
     const checkpointList = Effect.map(Ref.get(ref), (state) => {
       const bySeq = new Map(state.records.map((r) => [r.seq, r]))

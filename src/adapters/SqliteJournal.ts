@@ -175,6 +175,7 @@ const CheckRow = Schema.Struct({ quick_check: Schema.String })
 const decodeCheckRows = Schema.decodeUnknownEither(Schema.Array(CheckRow))
 const MigrationRow = Schema.Struct({ latest: Schema.NullOr(Schema.Number) })
 const decodeMigrationRows = Schema.decodeUnknownEither(Schema.Array(MigrationRow))
+const decodeLastTurnRows = Schema.decodeUnknownEither(Schema.Tuple(Schema.Struct({ turn: Schema.Number })))
 
 // ---------------------------------------------------------------------------------------------------------------
 // Checksums: over the immutable fields at insert, over (state, note) and over the resolution as they change.
@@ -639,6 +640,15 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       return decodeRecords(rows).records
     })
 
+    // The (session, turn) index answers it from its last entry.
+    const lastTurn = Effect.fn("SqliteJournal.lastTurn")(function* (session: string) {
+      const rows = yield* sql`SELECT COALESCE(MAX(turn), 0) AS turn FROM records WHERE session = ${session}`.pipe(Effect.mapError(sqlError("read")))
+      return yield* Either.match(decodeLastTurnRows(rows), {
+        onLeft: () => Effect.fail(new JournalError({ reason: "unreadable last turn" })),
+        onRight: ([row]) => Effect.succeed(row.turn)
+      })
+    })
+
     const recover = Effect.gen(function* () {
       const problems = yield* Ref.get(damaged)
       const dbDamage = problems.map((reason): Recovery.Damage => ({ seq: null, reason: `database: ${reason}` }))
@@ -691,7 +701,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     // to the inline backstop: housekeeping never fails a caller.
     const idle = Effect.ignore(Effect.try(() => hot.checkpoint()))
 
-    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, list, recover, resolve, idle })
+    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, lastTurn, list, recover, resolve, idle })
 
     // -------------------------------------------------------------------------------------------------------
     // Checkpoints

@@ -86,6 +86,8 @@ export interface JournalShape {
   readonly complete: (id: string, state: Terminal, note?: string) => Effect.Effect<void, JournalError>
   readonly finalizeTurn: (session: string, turn: number) => Effect.Effect<void, JournalError>
   readonly findByRequest: (session: string, requestId: string) => Effect.Effect<Option.Option<JournalRecord>, JournalError>
+  /** The highest turn a record of `session` has (retention may have pruned older ones), or 0. */
+  readonly lastTurn: (session: string) => Effect.Effect<number, JournalError>
   readonly list: (filter?: {
     readonly turn?: number
     readonly state?: JournalState

@@ -125,8 +125,7 @@ const tool = Command.make(
               const sessionLayer = Kernel.sessionLayer(session).pipe(Layer.provide(adapters.fileSystem))
               const journalContext = yield* Layer.build(adapters.journal.pipe(Layer.provide(sessionLayer)))
               const journal = Context.get(journalContext, Journal)
-              const previous = yield* journal.list({ session: "cli" }).pipe(Effect.orElseSucceed(() => []))
-              const turn = previous.reduce((max, r) => Math.max(max, r.turn), 0) + 1
+              const turn = (yield* journal.lastTurn("cli").pipe(Effect.orElseSucceed(() => 0))) + 1
               const result = yield* Runner.invoke(request).pipe(
                 Effect.provide(Kernel.layer({ ...session, turn }, { ...adapters, journal: Layer.succeedContext(journalContext) })),
                 Effect.either

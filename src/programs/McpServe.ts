@@ -21,7 +21,7 @@ import * as Scopes from "../domain/McpScopes.js"
 import { scrub } from "../domain/Scrub.js"
 import * as Tools from "../domain/Tools.js"
 import { capText } from "../domain/Truncate.js"
-import { Journal, type JournalError, type JournalRecord } from "../ports/Journal.js"
+import { Journal, type JournalError, type JournalRecord, type JournalShape } from "../ports/Journal.js"
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
@@ -586,6 +586,37 @@ const sdkError = (cause: unknown) =>
 /** What the SDK turns into a JSON-RPC error response: it reads `code` and `message` (McpError would prefix the message). */
 const rpcFailure = (code: number, message: string): Error & { readonly code: number } => Object.assign(new Error(message), { code })
 
+/**
+ * A server run is one turn of session `mcp-server`, numbered after the last one the journal has, when the run first
+ * writes (a run that only reads never opens the journal). The turn is finalised when the run ends cleanly, so the
+ * journal's retention keeps the last runs and prunes older ones, and `minicode undo --session mcp-server --turn N`
+ * restores what one run changed. A retried request id is still answered from the journal after a restart, for as
+ * long as its run is retained. (A run that crashed leaves its turn unfinalised, as the CLI's would be: kept, and
+ * shown by `minicode recover`.)
+ */
+const runTurn = (journal: JournalShape) =>
+  Effect.gen(function* () {
+    const turn = yield* Ref.make(Option.none<number>())
+    const assigned = Effect.flatMap(Ref.get(turn), (found) =>
+      Option.isSome(found)
+        ? Effect.succeed(found.value)
+        : Effect.flatMap(journal.lastTurn(sessionId), (last) =>
+            // Concurrent first writes agree: the first to set it wins, and the others take its number.
+            Ref.modify(turn, (now) => (Option.isSome(now) ? [now.value, now] : [last + 1, Option.some(last + 1)]))
+          )
+    )
+    return {
+      journal: Journal.of({
+        ...journal,
+        begin: (intent, snapshots, intended) =>
+          Effect.flatMap(assigned, (n) => journal.begin(intent.session === sessionId ? { ...intent, turn: n } : intent, snapshots, intended))
+      }),
+      finalize: Effect.flatMap(Ref.get(turn), (found) =>
+        Option.isSome(found) ? Effect.ignore(journal.finalizeTurn(sessionId, found.value)) : Effect.void
+      )
+    }
+  })
+
 /** Waits until nothing is in flight or the deadline passes; then what is left is interrupted. */
 const drain = (core: Core, deadlineMs: number) =>
   Effect.gen(function* () {
@@ -616,9 +647,10 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
       const root = Context.get(sessionContext, Session).root
       // Built once in this scope and shared by the chain (which writes it) and the core (which asks it after a restart).
       const journal = Context.get(yield* Layer.build(adapters.journal.pipe(Layer.provide(Layer.succeedContext(sessionContext)))), Journal)
+      const thisRun = yield* runTurn(journal)
       const kernel: Kernel.Adapters<E> = {
         ...adapters,
-        journal: Layer.succeed(Journal, journal),
+        journal: Layer.succeed(Journal, thisRun.journal),
         allowlist: MemoryAllowlist.layer([]),
         approver: Approvers.constant("no")
       }
@@ -703,10 +735,11 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         onInputEnd: () => Deferred.unsafeDone(ended, Exit.void),
         sentAgain: core.sentAgain
       })
-      // On interruption (SIGTERM) or the end of input: drain, then close.
+      // On interruption (SIGTERM) or the end of input: drain, close, then finalise this run's turn.
       yield* Effect.addFinalizer(() =>
         drain(core, options.drainMs ?? limits.drainMs).pipe(
-          Effect.zipRight(Effect.promise(() => server.close().catch(() => undefined)))
+          Effect.zipRight(Effect.promise(() => server.close().catch(() => undefined))),
+          Effect.zipRight(thisRun.finalize)
         )
       )
       yield* Effect.tryPromise({ try: () => server.connect(transport), catch: sdkError })

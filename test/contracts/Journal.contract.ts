@@ -69,6 +69,20 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
         assert.isTrue(Option.isNone(yield* journal.findByRequest("s2", "r1")))
       })))
 
+    it.live("lastTurn is a session's highest turn, 0 for none, and survives retention", () =>
+      provide(Effect.gen(function* () {
+        const journal = yield* Journal
+        assert.strictEqual(yield* journal.lastTurn("s1"), 0)
+        for (const turn of [3, 1, 7, 2]) {
+          yield* journal.begin(intent({ turn }), [])
+          yield* journal.finalizeTurn("s1", turn)
+        }
+        yield* journal.begin(intent({ session: "s2", turn: 40 }), [])
+        assert.strictEqual(yield* journal.lastTurn("s1"), 7)
+        assert.strictEqual(yield* journal.lastTurn("s2"), 40)
+        assert.strictEqual(yield* journal.lastTurn("s3"), 0)
+      }), 2))
+
     it.live("recover classifies unfinalised records and ignores finalised turns", () =>
       provide(Effect.gen(function* () {
         const journal = yield* Journal

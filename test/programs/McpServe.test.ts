@@ -13,12 +13,13 @@ import * as Approvers from "../../src/adapters/Approvers.js"
 import * as MemoryAllowlist from "../../src/adapters/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/MemoryJournal.js"
 import * as NodeFileSystem from "../../src/adapters/NodeFileSystem.js"
+import * as SqliteJournal from "../../src/adapters/SqliteJournal.js"
 import * as D from "../../src/domain/Decision.js"
 import { ToolFailed } from "../../src/domain/Errors.js"
 import { ErrorCodes } from "../../src/domain/JsonRpcFraming.js"
 import * as Scopes from "../../src/domain/McpScopes.js"
 import { BashGuard } from "../../src/ports/BashGuard.js"
-import { Journal, type JournalShape } from "../../src/ports/Journal.js"
+import { Journal, type JournalError, type JournalShape } from "../../src/ports/Journal.js"
 import { type Invocation, ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Executor from "../../src/programs/Executor.js"
 import * as Kernel from "../../src/programs/Kernel.js"
@@ -480,6 +481,47 @@ describe("mcp serve start-up", () => {
       assert.isTrue(io.answers.some((a) => a.id === 2 && a.result !== undefined))
       assert.strictEqual(yield* Ref.get(built), 1)
       assert.isTrue(Exit.isFailure(exit) && String(Cause.squash(exit.cause)).includes("no chain here"))
+    })
+  )
+
+  it.scopedLive("each run is one turn of the session, finalised at the end: retention keeps the last runs, a retry is answered across them", () =>
+    Effect.gen(function* () {
+      const root = yield* workspace
+      const dbPath = SqliteJournal.dbPathFor(root)
+      const journaled: McpServe.ServeAdapters<ToolFailed | JournalError> = {
+        ...adapters(Kernel.extensionsOf([])),
+        journal: SqliteJournal.layer({ dbPath, retentionTurns: 2 })
+      }
+      /** One server run: the calls in order, each answered before the next; then the input ends and the run with it. */
+      const serveRun = (calls: ReadonlyArray<{ readonly id: number; readonly name: string; readonly arguments: object }>) =>
+        Effect.gen(function* () {
+          const io = stdio()
+          const server = yield* Effect.fork(McpServe.serve({ workspace: root, settings: settings(), version: "0" }, journaled, io.stdio))
+          io.send(initialize)
+          io.send({ method: "notifications/initialized" })
+          const answers: Array<string> = []
+          for (const call of calls) {
+            io.send({ id: call.id, method: "tools/call", params: { name: call.name, arguments: call.arguments } })
+            while (!io.answers.some((a) => a.id === call.id)) yield* Effect.sleep("5 millis")
+            answers.push(JSON.stringify(io.answers.find((a) => a.id === call.id)))
+          }
+          io.stdio.input.end()
+          yield* Fiber.join(server)
+          return answers
+        })
+      const write = (id: number, file: string, content: string) => ({ id, name: "write_file", arguments: { path: file, content } })
+      yield* serveRun([write(10, "a.txt", "one"), write(11, "b.txt", "one")])
+      // A run that only reads does not take a turn.
+      yield* serveRun([{ id: 12, name: "read_file", arguments: { path: "a.txt" } }])
+      yield* serveRun([write(20, "a.txt", "two")])
+      const [retried] = yield* serveRun([write(20, "a.txt", "two"), write(30, "c.txt", "three")])
+      assert.include(retried, "already received before")
+      const records = yield* Effect.scoped(
+        Effect.flatMap(Layer.build(SqliteJournal.layer({ dbPath })), (context) => Context.get(context, Journal).list({ session: McpServe.sessionId }))
+      )
+      // Runs 1, 2 and 3 wrote; retention (2 turns) dropped the first run's records.
+      assert.deepStrictEqual(records.map((r) => [r.turn, r.paths, r.finalized]), [[2, ["a.txt"], true], [3, ["c.txt"], true]])
+      assert.strictEqual(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "two")
     })
   )
 
