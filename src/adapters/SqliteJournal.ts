@@ -262,36 +262,66 @@ const prepareFiles = (dbPath: string) =>
     catch: (cause) => new JournalError({ reason: `cannot prepare ${dbPath}: ${String(cause)}` })
   })
 
+/** The page size in the database header, or undefined for an empty file or a header that is not SQLite's. */
+const pageSizeOf = (dbPath: string): number | undefined => {
+  const header = Buffer.alloc(100)
+  const fd = NodeFs.openSync(dbPath, "r")
+  try {
+    if (NodeFs.readSync(fd, header, 0, 100, 0) < 100) return undefined
+  } finally {
+    NodeFs.closeSync(fd)
+  }
+  const raw = header.readUInt16BE(16)
+  const pageSize = raw === 1 ? 65536 : raw
+  return pageSize >= 512 && (pageSize & (pageSize - 1)) === 0 ? pageSize : undefined
+}
+
 /**
- * Signs of a torn write that SQLite itself would silently skip: a database file that is not whole pages, a WAL
- * that ends in half a frame. Read before SQLite opens (and recovers) the files.
+ * A torn write that SQLite itself would silently skip, in the database file: not whole pages. Read before SQLite
+ * opens the file (checkpoints write whole pages at page offsets, so another process's cannot show as one).
  */
-const tornWrites = (dbPath: string): ReadonlyArray<string> => {
+const tornDatabase = (dbPath: string): ReadonlyArray<string> => {
   try {
     const size = NodeFs.statSync(dbPath).size
-    if (size === 0) return []
-    const header = Buffer.alloc(100)
-    const fd = NodeFs.openSync(dbPath, "r")
-    try {
-      NodeFs.readSync(fd, header, 0, 100, 0)
-    } finally {
-      NodeFs.closeSync(fd)
-    }
-    const raw = header.readUInt16BE(16)
-    const pageSize = raw === 1 ? 65536 : raw
-    if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return []
-    const found: Array<string> = []
-    if (size % pageSize !== 0) found.push(`state.db is ${size} bytes, not whole ${pageSize}-byte pages (torn or truncated)`)
-    const wal = NodeFs.statSync(`${dbPath}-wal`, { throwIfNoEntry: false })
-    if (wal !== undefined && wal.size > 0 && (wal.size < 32 || (wal.size - 32) % (pageSize + 24) !== 0)) {
-      found.push(`the write-ahead log ends in a partial frame (${wal.size} bytes): its last write was torn`)
-    }
-    return found
+    const pageSize = size === 0 ? undefined : pageSizeOf(dbPath)
+    return pageSize !== undefined && size % pageSize !== 0 ? [`state.db is ${size} bytes, not whole ${pageSize}-byte pages (torn or truncated)`] : []
   } catch (cause) {
     return [`cannot inspect ${dbPath}: ${String(cause)}`]
   }
 }
 
+/**
+ * A torn write in the write-ahead log: it ends in part of a frame of its current generation. Read while this
+ * connection holds the write lock, before it writes anything: another process appends frames (a header, then the
+ * page, in two writes) only under that lock, so a part frame seen without it may be one being written. A part frame
+ * of an earlier generation (its salts are not the log header's) is not torn: SQLite cuts a log that outgrew
+ * `journal_size_limit` back to that size, wherever a frame ends.
+ */
+const tornWal = (dbPath: string): ReadonlyArray<string> => {
+  try {
+    const wal = NodeFs.statSync(`${dbPath}-wal`, { throwIfNoEntry: false })
+    const pageSize = wal === undefined || wal.size === 0 ? undefined : pageSizeOf(dbPath)
+    if (wal === undefined || pageSize === undefined) return []
+    const frame = pageSize + 24
+    const part = wal.size < 32 ? wal.size : (wal.size - 32) % frame
+    if (part === 0) return []
+    const torn = [`the write-ahead log ends in a partial frame (${wal.size} bytes): its last write was torn`]
+    if (wal.size < 32 || part < 24) return torn
+    const header = Buffer.alloc(32)
+    const partial = Buffer.alloc(24)
+    const fd = NodeFs.openSync(`${dbPath}-wal`, "r")
+    try {
+      NodeFs.readSync(fd, header, 0, 32, 0)
+      NodeFs.readSync(fd, partial, 0, 24, wal.size - part)
+    } finally {
+      NodeFs.closeSync(fd)
+    }
+    // Salt-1 and salt-2: bytes 16-23 of the log header, 8-15 of a frame header.
+    return header.subarray(16, 24).equals(partial.subarray(8, 16)) ? torn : []
+  } catch (cause) {
+    return [`cannot inspect ${dbPath}-wal: ${String(cause)}`]
+  }
+}
 
 const sqlError = (what: string) => (error: SqlError) =>
   new JournalError({ reason: `${what}: ${error.cause instanceof Error ? error.cause.message : error.message}` })
@@ -424,7 +454,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
   Effect.gen(function* () {
     const retention = Math.max(1, options.retentionTurns ?? defaultRetentionTurns)
     yield* prepareFiles(options.dbPath)
-    const torn = tornWrites(options.dbPath)
+    const tornFile = tornDatabase(options.dbPath)
     const context = yield* Layer.build(SqliteClient.layer({ filename: options.dbPath })).pipe(
       Effect.catchAllDefect((defect) => Effect.fail(new JournalError({ reason: `cannot open ${options.dbPath}: ${String(defect)}` }))),
       Effect.catchTag("ConfigError", (e) => Effect.fail(new JournalError({ reason: e.message })))
@@ -444,6 +474,14 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     }).pipe(Effect.catchAll((e) => Effect.succeed([`integrity check failed: ${e.message}`])))
 
     const problems = yield* check
+    // Under the write lock, released at once: nothing is written. A lock held by another process past the busy
+    // timeout means it is alive and writing, so its log's tail is not a torn one (a later opening checks again).
+    const tornLog = yield* sql.unsafe("BEGIN IMMEDIATE").pipe(
+      Effect.zipRight(Effect.sync(() => tornWal(options.dbPath))),
+      Effect.ensuring(Effect.ignore(sql.unsafe("ROLLBACK"))),
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
+    const torn = [...tornFile, ...tornLog]
     // Several processes may open a fresh database at once: the migrator's loser skips (`locked`), so wait
     // until the winner's schema is visible.
     const migrate = Migrator.make({})({ loader: migrations }).pipe(

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -174,6 +175,36 @@ describe("SqliteJournal", () => {
       assert.isTrue(plan.items.some((i) => i.classification === "ambiguous"))
     })
   })
+
+  const walChild = (mode: "outgrow" | "append", dbPath: string) =>
+    spawn(process.execPath, ["--import", "tsx", NodePath.join(import.meta.dirname, "wal-child.ts"), mode, dbPath], { stdio: ["ignore", "pipe", "inherit"] })
+  const exited = (child: ReturnType<typeof walChild>) => Effect.async<void>((resume) => void child.on("close", () => resume(Effect.void)))
+
+  it.live("a log SQLite cut back to journal_size_limit (mid-frame, after a crash) is not a torn write", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    return Effect.gen(function* () {
+      yield* Effect.flatMap(Journal, (j) => j.list()).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+      yield* exited(walChild("outgrow", dbPath))
+      // The log is cut at the limit, which is not where a frame ends: the tail is half of an older generation's frame.
+      const size = NodeFs.statSync(`${dbPath}-wal`).size
+      assert.strictEqual(size, 16 * 1024 * 1024)
+      assert.notStrictEqual((size - 32) % (4096 + 24), 0)
+      assert.isTrue((yield* SqliteJournal.recoverAt({ dbPath })).clean)
+    })
+  }, 60_000)
+
+  it.live("half a frame another process is writing under the lock is not a torn write: the check waits for the lock", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    return Effect.gen(function* () {
+      yield* Effect.flatMap(Journal, (j) => j.list()).pipe(Effect.provide(SqliteJournal.layer({ dbPath })))
+      const child = walChild("append", dbPath)
+      yield* Effect.async<void>((resume) => void child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resume(Effect.void)))
+      // Half a frame of the current generation is there now, as when a write is under way.
+      assert.notStrictEqual((NodeFs.statSync(`${dbPath}-wal`).size - 32) % (4096 + 24), 0)
+      assert.isTrue((yield* SqliteJournal.recoverAt({ dbPath })).clean)
+      yield* exited(child)
+    })
+  }, 60_000)
 
   it.live("a write-ahead log ending in half a frame is journaled as an ambiguity until resolved", () => {
     const dbPath = SqliteJournal.dbPathFor(tempDir())
