@@ -28,7 +28,7 @@ export const limits = {
   grepMatches: 500,
   grepFileBytes: 5 * 1024 * 1024,
   walkEntries: 200_000,
-  /** The listings kept for re-reads of unchanged bytes (see `Listings`): their weight is the bytes plus the text. */
+  /** The listings kept for re-reads of unchanged bytes (see `Listings`), weighed as their bytes plus two per char of text. */
   listingsEntries: 256,
   listingsWeight: 8 * 1024 * 1024
 }

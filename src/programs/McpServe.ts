@@ -255,13 +255,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const replayEntries = config.replayEntries ?? limits.replayEntries
     const replayWholeReadBytes = config.replayWholeReadBytes ?? limits.replayWholeReadBytes
     const clean = (text: string) => scrub({ root: config.root }, text)
-    const table = yield* Ref.make<Table>({
-      entries: new Map(),
-      seq: 0,
-      bytes: 0,
-      recent: [],
-      recentBytes: 0
-    })
+    const table = yield* Ref.make<Table>({ entries: new Map(), seq: 0, bytes: 0, recent: [], recentBytes: 0 })
     const gate = yield* Ref.make<Gate>({ accepting: true, inFlight: 0, admitted: 0 })
     const quietMs = config.quietMs ?? limits.quietMs
     /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
