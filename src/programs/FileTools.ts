@@ -13,7 +13,7 @@ import { capText } from "../domain/Truncate.js"
 import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../ports/FileSystem.js"
 import type { SessionShape } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
-import * as Lru from "../adapters/Lru.js"
+import * as Lru from "./Lru.js"
 import { breathe, walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")

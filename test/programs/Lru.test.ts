@@ -1,6 +1,6 @@
 import { FastCheck as fc } from "effect"
 import { describe, expect, it } from "vitest"
-import * as Lru from "../../src/adapters/Lru.js"
+import * as Lru from "../../src/programs/Lru.js"
 
 /** The reference: a list, most recently used last, trimmed from the front. */
 const reference = (maxEntries: number, maxWeight: number) => {
