@@ -90,6 +90,7 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
             createdAt: now,
             updatedAt: now,
             finalized: false,
+            answered: false,
             resolution: null,
             restores: intent.restores ?? null
           }
@@ -142,6 +143,20 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
       Effect.map(Ref.get(ref), (state) =>
         Option.fromNullable(state.records.findLast((r) => r.session === session && r.requestId === requestId)))
 
+    const answered = (session: string, requestId: string) =>
+      Ref.update(ref, (state) =>
+        state.records.some((r) => r.session === session && r.requestId === requestId && !r.answered)
+          ? {
+              ...state,
+              records: state.records.map((r) => (r.session === session && r.requestId === requestId && !r.answered ? { ...r, answered: true } : r))
+            }
+          : state
+      )
+
+    const lastFinalizedTurn = (session: string) =>
+      Effect.map(Ref.get(ref), (state) =>
+        state.records.reduce((max, r) => (r.session === session && r.finalized ? Math.max(max, r.turn) : max), 0))
+
     const lastTurn = (session: string) =>
       Effect.map(Ref.get(ref), (state) => state.records.reduce((max, r) => (r.session === session ? Math.max(max, r.turn) : max), 0))
 
@@ -173,7 +188,19 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
         return done
       })
 
-    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, lastTurn, list, recover, resolve, idle: Effect.void })
+    const journal = Journal.of({
+      begin,
+      complete,
+      finalizeTurn,
+      findByRequest,
+      answered,
+      lastFinalizedTurn,
+      lastTurn,
+      list,
+      recover,
+      resolve,
+      idle: Effect.void
+    })
 
     const checkpointList = Effect.map(Ref.get(ref), (state) => {
       const bySeq = new Map(state.records.map((r) => [r.seq, r]))

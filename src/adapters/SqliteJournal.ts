@@ -104,10 +104,17 @@ const migrations = Migrator.fromRecord({
     yield* sql`INSERT INTO blobs_by_rowid (hash, size, content) SELECT hash, size, content FROM blobs`
     yield* sql`DROP TABLE blobs`
     yield* sql`ALTER TABLE blobs_by_rowid RENAME TO blobs`
+  }),
+  // Whether the reply to a record's request was written (`mcp serve` asks the journal after a restart only about
+  // calls never answered). Rows from before this column count as answered, and so do rows an older minicode
+  // inserts without it: nothing refuses a call for them. `begin` inserts 0.
+  "3_answered": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE records ADD COLUMN answered INTEGER NOT NULL DEFAULT 1`
   })
 })
 
-const latestMigration = 2
+const latestMigration = 3
 
 const Capability = Schema.Literal("read", "write", "exec", "network", "external")
 const State = Schema.Literal("pending", "committed", "failed", "unknown")
@@ -129,6 +136,7 @@ const RecordRow = Schema.Struct({
   created_at: Schema.Number,
   updated_at: Schema.Number,
   finalized: Flag,
+  answered: Flag,
   resolution: Schema.NullOr(Schema.Literal("applied", "absent")),
   restore_action: Schema.NullOr(Schema.Literal("undo", "redo")),
   restore_session: Schema.NullOr(Schema.String),
@@ -227,6 +235,7 @@ const toRecord = (row: RecordRow): JournalRecord => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   finalized: row.finalized === 1,
+  answered: row.answered === 1,
   resolution: row.resolution,
   restores: row.restore_action === null || row.restore_session === null || row.restore_turn === null
     ? null
@@ -349,6 +358,7 @@ interface HotRow {
   readonly created_at: number
   readonly updated_at: number
   readonly finalized: number
+  readonly answered: number
   readonly restore_action: string | null
   readonly restore_session: string | null
   readonly restore_turn: number | null
@@ -405,9 +415,9 @@ const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
         db.pragma(`wal_autocheckpoint = ${walCheckpointPages}`)
         db.pragma(`journal_size_limit = ${walKeptBytes}`)
         const insertRecord = db.prepare(`INSERT INTO records (id, session, turn, tool, capability, paths, args_hash, request_id,
-          remote, state, note, created_at, updated_at, finalized, restore_action, restore_session, restore_turn, sum, state_sum)
-          VALUES (@id, @session, @turn, @tool, @capability, @paths, @args_hash, @request_id, @remote, @state, @note,
-          @created_at, @updated_at, @finalized, @restore_action, @restore_session, @restore_turn, @sum, @state_sum)`)
+          remote, state, note, created_at, updated_at, finalized, answered, restore_action, restore_session, restore_turn, sum,
+          state_sum) VALUES (@id, @session, @turn, @tool, @capability, @paths, @args_hash, @request_id, @remote, @state, @note,
+          @created_at, @updated_at, @finalized, @answered, @restore_action, @restore_session, @restore_turn, @sum, @state_sum)`)
         const insertBlob = db.prepare("INSERT OR IGNORE INTO blobs (hash, size, content) VALUES (?, ?, ?)")
         const insertSnapshot = db.prepare(`INSERT OR REPLACE INTO snapshots (record_seq, path, before_hash, before_mode,
           after_known, after_hash, after_mode) VALUES (@record_seq, @path, @before_hash, @before_mode, @after_known,
@@ -415,6 +425,8 @@ const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
         const updateState = db.prepare(`UPDATE records SET state = ?, note = ?, updated_at = ?, state_sum = ?
           WHERE id = ? AND state = 'pending'`)
         const byRequest = db.prepare("SELECT * FROM records WHERE session = ? AND request_id = ? ORDER BY seq DESC LIMIT 1")
+        // By the (session, request_id) index; not part of any checksum (it decides only whether a retry is refused).
+        const markAnswered = db.prepare("UPDATE records SET answered = 1 WHERE session = ? AND request_id = ? AND answered = 0")
         // The insert comes first: it takes the write lock (IMMEDIATE) through the busy handler.
         const begin = db.transaction(
           (row: HotRow, blobs: ReadonlyArray<readonly [string, Uint8Array]>, snapshots: ReadonlyArray<HotSnapshot>): number => {
@@ -433,6 +445,9 @@ const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
           findByRequest: (session: string, requestId: string): ReadonlyArray<unknown> => {
             const row = byRequest.get(session, requestId)
             return row === undefined ? [] : [row]
+          },
+          answered: (session: string, requestId: string): void => {
+            markAnswered.run(session, requestId)
           },
           // PASSIVE: copies what no reader still needs, and never waits for another process's lock.
           checkpoint: (): void => {
@@ -505,7 +520,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     const hot =
       problems.length === 0
         ? yield* hotPath(options.dbPath, busy, options.synchronous === "full")
-        : { begin: () => -1, complete: () => 0, findByRequest: (): ReadonlyArray<unknown> => [], checkpoint: () => undefined }
+        : { begin: () => -1, complete: () => 0, findByRequest: (): ReadonlyArray<unknown> => [], answered: () => undefined, checkpoint: () => undefined }
 
     const writable = Effect.flatMap(Ref.get(damaged), (ps) =>
       ps.length === 0
@@ -573,6 +588,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         created_at: now,
         updated_at: now,
         finalized: 0,
+        answered: 0,
         restore_action: base.restores?.action ?? null,
         restore_session: base.restores?.session ?? null,
         restore_turn: base.restores?.turn ?? null,
@@ -610,6 +626,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         note: null,
         updatedAt: now,
         finalized: false,
+        answered: false,
         resolution: null
       }
       return record
@@ -662,6 +679,24 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         catch: (cause) => new JournalError({ reason: `read: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
       return Option.fromNullable(decodeRecords(rows).records[0])
+    })
+
+    const answered = Effect.fnUntraced(function* (session: string, requestId: string) {
+      yield* Effect.try({
+        try: () => hot.answered(session, requestId),
+        catch: (cause) => new JournalError({ reason: `answered: ${cause instanceof Error ? cause.message : String(cause)}` })
+      })
+    })
+
+    // Asked only when a retry may be one (rare): a scan of the session's rows by the (session, turn) index.
+    const lastFinalizedTurn = Effect.fn("SqliteJournal.lastFinalizedTurn")(function* (session: string) {
+      const rows = yield* sql`SELECT COALESCE(MAX(turn), 0) AS turn FROM records WHERE session = ${session} AND finalized = 1`.pipe(
+        Effect.mapError(sqlError("read"))
+      )
+      return yield* Either.match(decodeLastTurnRows(rows), {
+        onLeft: () => Effect.fail(new JournalError({ reason: "unreadable last finalised turn" })),
+        onRight: ([row]) => Effect.succeed(row.turn)
+      })
     })
 
     const list = Effect.fn("SqliteJournal.list")(function* (filter?: {
@@ -739,7 +774,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     // to the inline backstop: housekeeping never fails a caller.
     const idle = Effect.ignore(Effect.try(() => hot.checkpoint()))
 
-    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, lastTurn, list, recover, resolve, idle })
+    const journal = Journal.of({ begin, complete, finalizeTurn, findByRequest, answered, lastFinalizedTurn, lastTurn, list, recover, resolve, idle })
 
     // -------------------------------------------------------------------------------------------------------
     // Checkpoints

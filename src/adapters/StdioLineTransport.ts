@@ -21,6 +21,8 @@ export interface LineTransportOptions {
   readonly congestedBytes?: number
   /** Called once when the input ends (EOF, error or destroy); `close()` is what ends the connection. */
   readonly onInputEnd: () => void
+  /** Called with a response's id once the response has been written to the output (not for a write that failed). */
+  readonly onReplied?: (id: Framing.WireId) => void
   /**
    * Texts the owner will send again (admitted there), whose escaped JSON is then made once: texts of
    * `longChars` or more in replies are looked up here (see `TextMemo`).
@@ -38,8 +40,9 @@ export const defaultCongestedBytes = 1024 * 1024
 /** Shorter texts are escaped on every reply: looking them up would cost about as much. */
 export const longChars = 4096
 
-const rejectOnError = (reject: (error: Error) => void) => (error: Error | null | undefined) => {
+const rejectOnError = (reject: (error: Error) => void, written?: () => void) => (error: Error | null | undefined) => {
   if (error) reject(error)
+  else written?.()
 }
 
 export const make = (options: LineTransportOptions): LineTransport => {
@@ -77,11 +80,11 @@ export const make = (options: LineTransportOptions): LineTransport => {
     }))
   const onDrain = () => release?.()
 
-  const write = (payload: string): Promise<void> =>
+  const write = (payload: string, written?: () => void): Promise<void> =>
     new Promise((resolve, reject) => {
       if (closed || output.destroyed || !output.writable) return resolve()
       // The callback lives until the bytes reach the pipe: made apart from `payload`, it does not keep the text alive.
-      output.write(payload, rejectOnError(reject))
+      output.write(payload, rejectOnError(reject, written))
       if (output.writableLength <= congestedBytes) return resolve()
       input.pause()
       void drained().then(resolve)
@@ -196,7 +199,10 @@ export const make = (options: LineTransportOptions): LineTransport => {
     send: async (message: JSONRPCMessage, _options?: TransportSendOptions) => {
       const tidy = "error" in message ? Framing.tidyError(message.error.code, message.error.message) : undefined
       const sent = tidy === undefined || !("error" in message) ? message : { ...message, error: { ...message.error, ...tidy } }
-      await write(`${Framing.stringify(sent, escapeLong, longChars)}\n`)
+      const replied = options.onReplied
+      const id = "id" in message && !("method" in message) ? message.id : undefined
+      const written = replied === undefined || (typeof id !== "string" && typeof id !== "number") ? undefined : () => replied(id)
+      await write(`${Framing.stringify(sent, escapeLong, longChars)}\n`, written)
     },
     close: async () => {
       if (closed) return

@@ -45,6 +45,11 @@ export interface JournalRecord {
   readonly createdAt: number
   readonly updatedAt: number
   readonly finalized: boolean
+  /**
+   * The reply to its request was written (see `answered`). False for a record whose process stopped before it
+   * answered (killed, crashed), and for records no reply was marked for (calls of no request: the CLI's).
+   */
+  readonly answered: boolean
   /** Set when a human or client resolved a non-committed record (`recover resolve SEQ applied|absent`). */
   readonly resolution: Resolution | null
   readonly restores: RestoreTarget | null
@@ -86,6 +91,13 @@ export interface JournalShape {
   readonly complete: (id: string, state: Terminal, note?: string) => Effect.Effect<void, JournalError>
   readonly finalizeTurn: (session: string, turn: number) => Effect.Effect<void, JournalError>
   readonly findByRequest: (session: string, requestId: string) => Effect.Effect<Option.Option<JournalRecord>, JournalError>
+  /**
+   * The reply to request `requestId` of `session` has been written: its records are marked answered. One small
+   * update with no sync of its own (a mark lost with the machine's power errs towards refusing a retry).
+   */
+  readonly answered: (session: string, requestId: string) => Effect.Effect<void, JournalError>
+  /** The highest finalised turn of `session` (the last run that ended cleanly), or 0. */
+  readonly lastFinalizedTurn: (session: string) => Effect.Effect<number, JournalError>
   /** The highest turn a record of `session` has (retention may have pruned older ones), or 0. */
   readonly lastTurn: (session: string) => Effect.Effect<number, JournalError>
   readonly list: (filter?: {

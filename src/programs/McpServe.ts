@@ -8,7 +8,7 @@
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
 import type { Readable, Writable } from "node:stream"
-import { Cause, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, JSONSchema, Layer, Option, Queue, Ref, Runtime, Schema, Scope } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, JSONSchema, Layer, Option, Queue, Ref, Runtime, Schema, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import { sha256 } from "../adapters/Sha256.js"
@@ -26,6 +26,7 @@ import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
 import * as Lazy from "./Lazy.js"
+import * as McpRetry from "./McpRetry.js"
 import * as Runner from "./Runner.js"
 import { canonicalArgs } from "./ToolChain.js"
 
@@ -111,6 +112,8 @@ export interface CoreConfig {
   readonly replayEntries?: number
   readonly replayWholeReadBytes?: number
   readonly quietMs?: number
+  /** How long an unanswered call of an earlier run stays a retry's (see `McpRetry`). */
+  readonly retryWindowMs?: number
 }
 
 export interface Core {
@@ -133,6 +136,11 @@ export interface Core {
   readonly housekeeping: Effect.Effect<never>
   /** Long result texts that will be sent again (those of frozen outputs): the transport escapes each of them once. */
   readonly sentAgain: TextMemo.TextMemo<string>
+  /**
+   * The reply to request `id` was written (or the client cancelled it, so none is due): a mutating call's journal
+   * records are marked answered, and a later session's same call is no retry. Never fails.
+   */
+  readonly replied: (id: WireId) => Effect.Effect<void>
 }
 
 interface Running {
@@ -227,9 +235,10 @@ export const requestKey = (id: WireId, canonical: string): string => `${JSON.str
 
 const shortName = (name: string) => (name.length > 80 ? `${name.slice(0, 80)}…` : name)
 
-const journalVerdict = (id: WireId, record: JournalRecord): Outcome => {
+const journalVerdict = (id: WireId, record: JournalRecord, earlierRun: boolean): Outcome => {
   const when = new Date(record.updatedAt).toISOString()
-  const what = `request ${JSON.stringify(id)} (${record.tool}) was already received before (journal #${record.seq}, ${when})`
+  const by = earlierRun ? " by an earlier run of this server that stopped before answering it" : ""
+  const what = `request ${JSON.stringify(id)} (${record.tool}) was already received before${by} (journal #${record.seq}, ${when})`
   switch (record.state) {
     case "committed":
       return rpcError(Framing.ErrorCodes.AlreadyHandled, `${what} and executed successfully; it is not executed again`)
@@ -261,6 +270,13 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
     const wrote = yield* Queue.sliding<void>(1)
     const tools = Scopes.listed(config.settings).map(describeTool)
+    const startedAt = yield* Clock.currentTimeMillis
+    const retryWindowMs = config.retryWindowMs ?? McpRetry.windowMs
+    /**
+     * Mutating calls whose outcome is made and whose reply is not yet written: wire id to journal key. Entries go
+     * when the reply is written (`replied`); one whose reply never is (the client went away) goes with the process.
+     */
+    const awaitingReply = new Map<string, string>()
 
     const outcomeOf = (out: ToolOutput): Outcome => {
       const capped = capText(out.text, maxOutputBytes)
@@ -358,13 +374,19 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       )
 
     /** The execution, in the owner's own fiber: interrupting that fiber interrupts it (a running bash is killed). */
-    const execute = (id: WireId, canonical: string, inv: Invocation, mutates: boolean): Effect.Effect<Outcome> => {
-      const key = requestKey(id, canonical)
+    const execute = (id: WireId, key: string, canonical: string, inv: Invocation, mutates: boolean): Effect.Effect<Outcome> => {
       const run = Effect.map(chain.run({ ...inv, requestId: key, canonicalArgs: canonical }), outputOf)
+      /** A record of this request's key answers it only if it is this run's or a retry's (see `McpRetry`). */
+      const fromJournal = (prior: JournalRecord) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.flatMap(McpRetry.answersFor(journal, prior, { startedAt, now, windowMs: retryWindowMs }), (found) =>
+            found === "NewCall" ? run : Effect.succeed(journalVerdict(id, prior, found === "EarlierRun"))
+          )
+        )
       const once = !mutates
         ? run
         : Effect.ensuring(
-            Effect.flatMap(journal.findByRequest(session, key), (prior) => (Option.isSome(prior) ? Effect.succeed(journalVerdict(id, prior.value)) : run)),
+            Effect.flatMap(journal.findByRequest(session, key), (prior) => (Option.isSome(prior) ? fromJournal(prior.value) : run)),
             Queue.offer(wrote, undefined)
           )
       // A failure becomes an error result, a defect a plain one (nothing internal leaks); an interruption goes on.
@@ -396,7 +418,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
      * it is the very same as the first time (same fingerprint); otherwise the retry is told so.
      */
     const rerun = (id: WireId, canonical: string, inv: Invocation, fingerprint: string): Effect.Effect<Outcome> =>
-      Effect.map(execute(id, canonical, inv, false), (outcome) =>
+      Effect.map(execute(id, requestKey(id, canonical), canonical, inv, false), (outcome) =>
         outcome._tag === "Result" && fingerprintOf(outcome.result) === fingerprint
           ? outcome
           : rpcError(
@@ -471,9 +493,14 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
                 return restore(join(id, wire, entry.seq, state.owner, canonical, inv))
               }
               const mutates = inv.facts.mutates
-              return restore(execute(id, canonical, inv, mutates)).pipe(
+              const key = requestKey(id, canonical)
+              return restore(execute(id, key, canonical, inv, mutates)).pipe(
                 Effect.onExit((exit) =>
-                  Exit.isSuccess(exit) ? finish(wire, entry, exit.value, true) : finish(wire, entry, cancelledWhileRunning(id, mutates), mutates)
+                  // Before the outcome is handed on, so before its reply can be written.
+                  Effect.zipRight(
+                    mutates ? Effect.sync(() => awaitingReply.set(wire, key)) : Effect.void,
+                    Exit.isSuccess(exit) ? finish(wire, entry, exit.value, true) : finish(wire, entry, cancelledWhileRunning(id, mutates), mutates)
+                  )
                 )
               )
             }
@@ -541,11 +568,22 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     })
     const housekeeping = Effect.forever(Queue.take(wrote).pipe(Effect.zipRight(quiet), Effect.zipRight(journal.idle)))
 
+    const replied = (id: WireId): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const wire = JSON.stringify(id)
+        const key = awaitingReply.get(wire)
+        if (key === undefined) return Effect.void
+        awaitingReply.delete(wire)
+        // A mark that fails leaves the record unanswered: at worst a retry after a crash is refused, never re-run.
+        return Effect.ignore(journal.answered(session, key))
+      })
+
     return {
       tools,
       call,
       housekeeping,
       sentAgain,
+      replied,
       stopAccepting: Ref.update(gate, (g) => ({ ...g, accepting: false })),
       busy: Effect.map(Ref.get(gate), (g) => g.inFlight),
       cancelAll: Effect.flatMap(running, (owners) => Fiber.interruptAll(owners))
@@ -697,6 +735,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
       })
       server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
         run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((exit) => {
+          // Cancelled by the client: the SDK sends nothing, and the client does not wait for an answer any more.
+          if (extra.signal.aborted) Runtime.runFork(runtime)(core.replied(extra.requestId))
           // Interrupted: this request was cancelled (the SDK then sends nothing), or a duplicate of it was, or the
           // drain deadline passed; the latter two still get an answer.
           const outcome = Exit.isSuccess(exit) ? exit.value : rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(extra.requestId)} was cancelled`)
@@ -727,6 +767,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
           return parsed.success ? parsed.data : undefined
         },
         onInputEnd: () => Deferred.unsafeDone(ended, Exit.void),
+        // The reply is in the pipe: a server killed from now on has answered it (see `McpRetry`).
+        onReplied: (id) => Runtime.runFork(runtime)(core.replied(id)),
         sentAgain: core.sentAgain
       })
       // On interruption (SIGTERM) or the end of input: drain, close, then finalise this run's turn.

@@ -56,6 +56,8 @@ export const sqliteJournal = Layer.scoped(
       complete: (id, state, note) => Effect.flatMap(journal, (j) => j.complete(id, state, note)),
       finalizeTurn: (s, turn) => Effect.flatMap(journal, (j) => j.finalizeTurn(s, turn)),
       findByRequest: (s, requestId) => Effect.flatMap(journal, (j) => j.findByRequest(s, requestId)),
+      answered: (s, requestId) => Effect.flatMap(journal, (j) => j.answered(s, requestId)),
+      lastFinalizedTurn: (s) => Effect.flatMap(journal, (j) => j.lastFinalizedTurn(s)),
       lastTurn: (s) => Effect.flatMap(journal, (j) => j.lastTurn(s)),
       list: (filter) => Effect.flatMap(journal, (j) => j.list(filter)),
       recover: Effect.flatMap(journal, (j) => j.recover),

@@ -222,4 +222,35 @@ describe("SqliteJournal", () => {
       assert.isTrue((yield* SqliteJournal.recoverAt({ dbPath })).clean)
     })
   })
+
+  it.live("records from before the answered column count as answered (no call is refused for them); new ones start unanswered", () => {
+    const dbPath = SqliteJournal.dbPathFor(tempDir())
+    const intent = (requestId: string) => ({
+      session: "mcp-server", turn: 1, tool: "bash", capability: "exec" as const, paths: [],
+      canonicalArgs: JSON.stringify({ command: "echo x >> f" }), requestId, remote: false
+    })
+    const open = <A, E>(effect: Effect.Effect<A, E, Journal>) => Effect.provide(effect, SqliteJournal.layer({ dbPath }))
+    return Effect.gen(function* () {
+      yield* open(Effect.flatMap(Journal, (j) => j.begin(intent("old"), [])))
+      // Back to the schema of migration 2, as a database an older minicode wrote, with that row in it.
+      yield* Effect.gen(function* () {
+        const sql = yield* SqliteClient.SqliteClient
+        yield* sql`ALTER TABLE records DROP COLUMN answered`
+        yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id = 3`
+        yield* sql`INSERT INTO records (id, session, turn, tool, capability, paths, args_hash, request_id, remote, state,
+          created_at, updated_at, sum, state_sum) SELECT 'older', session, turn, tool, capability, paths, args_hash, 'older',
+          remote, state, created_at, updated_at, sum, state_sum FROM records`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: dbPath })))
+      const { fresh, old, older } = yield* open(Effect.gen(function* () {
+        const j = yield* Journal
+        const fresh = yield* j.begin(intent("new"), [])
+        return {
+          old: Option.getOrThrow(yield* j.findByRequest("mcp-server", "old")),
+          older: Option.getOrThrow(yield* j.findByRequest("mcp-server", "older")),
+          fresh: Option.getOrThrow(yield* j.findByRequest("mcp-server", fresh.requestId ?? ""))
+        }
+      }))
+      assert.deepStrictEqual([old.answered, older.answered, fresh.answered], [true, true, false])
+    })
+  })
 })

@@ -99,4 +99,40 @@ describe("StdioLineTransport", () => {
     expect(errors).toContain("write EPIPE")
     await transport.close()
   })
+
+  it("reports a reply as answered only once its bytes are written: not while held, not for a failed write, not for requests", async () => {
+    const input = new PassThrough()
+    const { output, release } = stalledOutput()
+    const replied: Array<unknown> = []
+    const transport = StdioLineTransport.make({
+      input,
+      output,
+      maxLineBytes: 1024,
+      parse: asMessage,
+      onInputEnd: () => {},
+      onReplied: (id) => replied.push(id)
+    })
+    await transport.start()
+    await transport.send(reply(1, "one"))
+    await transport.send({ jsonrpc: "2.0", id: "e", error: { code: -32003, message: "already" } })
+    await transport.send({ jsonrpc: "2.0", id: 5, method: "roots/list" })
+    await transport.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } })
+    // The stream holds them (the client has not read them yet): nothing is answered so far.
+    await new Promise((r) => setTimeout(r, 20))
+    expect(replied).toEqual([])
+    release()
+    await new Promise((r) => setTimeout(r, 20))
+    expect(replied).toEqual([1, "e"])
+    await transport.close()
+
+    const broken = new Writable({ write: (_chunk, _encoding, callback) => callback(new Error("write EPIPE")) })
+    broken.on("error", () => undefined)
+    const failed: Array<unknown> = []
+    const other = StdioLineTransport.make({ input: new PassThrough(), output: broken, maxLineBytes: 1024, parse: asMessage, onInputEnd: () => {}, onReplied: (id) => failed.push(id) })
+    await other.start()
+    await other.send(reply(2, "two")).catch(() => undefined)
+    await new Promise((r) => setTimeout(r, 20))
+    expect(failed).toEqual([])
+    await other.close()
+  })
 })

@@ -69,6 +69,44 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
         assert.isTrue(Option.isNone(yield* journal.findByRequest("s2", "r1")))
       })))
 
+    it.live("answered marks every record of a request in a session, and only those; a record starts unanswered", () =>
+      provide(Effect.gen(function* () {
+        const journal = yield* Journal
+        const first = yield* journal.begin(intent({ requestId: "r1" }), [])
+        const second = yield* journal.begin(intent({ requestId: "r1", turn: 2 }), [])
+        const other = yield* journal.begin(intent({ requestId: "r2" }), [])
+        const elsewhere = yield* journal.begin(intent({ requestId: "r1", session: "s2" }), [])
+        const none = yield* journal.begin(intent(), [])
+        assert.isFalse(first.answered)
+        yield* journal.complete(second.id, "committed")
+        yield* journal.answered("s1", "r1")
+        yield* journal.answered("s1", "r1")
+        yield* journal.answered("s1", "no-such-request")
+        const byId = new Map((yield* journal.list()).map((r) => [r.id, r.answered]))
+        assert.deepStrictEqual([first, second, other, elsewhere, none].map((r) => byId.get(r.id)), [true, true, false, false, false])
+        const found = Option.getOrThrow(yield* journal.findByRequest("s1", "r1"))
+        assert.deepStrictEqual([found.id, found.answered, found.state], [second.id, true, "committed"])
+        // Marking changes nothing recovery judges (and breaks no checksum): the committed record is still done.
+        const plan = yield* journal.recover
+        assert.strictEqual(plan.items.find((i) => i.seq === second.seq)?.classification, "done")
+        assert.strictEqual(plan.items.length, 5)
+      })))
+
+    it.live("lastFinalizedTurn is a session's highest finalised turn, 0 for none", () =>
+      provide(Effect.gen(function* () {
+        const journal = yield* Journal
+        assert.strictEqual(yield* journal.lastFinalizedTurn("s1"), 0)
+        for (const turn of [2, 5, 3]) yield* journal.begin(intent({ turn }), [])
+        assert.strictEqual(yield* journal.lastFinalizedTurn("s1"), 0)
+        yield* journal.finalizeTurn("s1", 3)
+        yield* journal.finalizeTurn("s1", 2)
+        yield* journal.begin(intent({ session: "s2", turn: 9 }), [])
+        yield* journal.finalizeTurn("s2", 9)
+        assert.strictEqual(yield* journal.lastFinalizedTurn("s1"), 3)
+        assert.strictEqual(yield* journal.lastTurn("s1"), 5)
+        assert.strictEqual(yield* journal.lastFinalizedTurn("s2"), 9)
+      })))
+
     it.live("lastTurn is a session's highest turn, 0 for none, and survives retention", () =>
       provide(Effect.gen(function* () {
         const journal = yield* Journal

@@ -404,6 +404,7 @@ describe("mcp serve core", () => {
       const again = yield* restarted.call(1, "write_file", { path: "w.txt", content: "w" })
       assert.isTrue(again._tag === "RpcError" && again.code === ErrorCodes.AlreadyHandled)
       assert.include(text(again), "executed successfully")
+      assert.include(text(again), "by an earlier run of this server that stopped before answering it")
       assert.isFalse(fs.existsSync(path.join(root, "w.txt")))
       assert.include(text(yield* restarted.call(2, "edit_file", { path: "f.txt", old_string: "absent", new_string: "x" })), "failed")
       assert.include(text(yield* restarted.call(3, "bash", { command: "long" })), "unknown")
@@ -484,7 +485,7 @@ describe("mcp serve start-up", () => {
     })
   )
 
-  it.scopedLive("each run is one turn of the session, finalised at the end: retention keeps the last runs, a retry is answered across them", () =>
+  it.scopedLive("each run is one turn of the session, finalised at the end: retention keeps the last runs; an answered call is no retry in a later run", () =>
     Effect.gen(function* () {
       const root = yield* workspace
       const dbPath = SqliteJournal.dbPathFor(root)
@@ -514,14 +515,20 @@ describe("mcp serve start-up", () => {
       // A run that only reads does not take a turn.
       yield* serveRun([{ id: 12, name: "read_file", arguments: { path: "a.txt" } }])
       yield* serveRun([write(20, "a.txt", "two")])
-      const [retried] = yield* serveRun([write(20, "a.txt", "two"), write(30, "c.txt", "three")])
-      assert.include(retried, "already received before")
+      fs.writeFileSync(path.join(root, "a.txt"), "changed since")
+      // The same id and arguments in a later session: run 3 answered it, so it is a new call, and it runs.
+      const [again] = yield* serveRun([write(20, "a.txt", "two"), write(30, "c.txt", "three")])
+      assert.notInclude(again, "already received before")
+      assert.strictEqual(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "two")
       const records = yield* Effect.scoped(
         Effect.flatMap(Layer.build(SqliteJournal.layer({ dbPath })), (context) => Context.get(context, Journal).list({ session: McpServe.sessionId }))
       )
-      // Runs 1, 2 and 3 wrote; retention (2 turns) dropped the first run's records.
-      assert.deepStrictEqual(records.map((r) => [r.turn, r.paths, r.finalized]), [[2, ["a.txt"], true], [3, ["c.txt"], true]])
-      assert.strictEqual(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "two")
+      // Runs 1, 3 and 4 wrote; retention (2 turns) dropped the first run's records. Every reply was written.
+      assert.deepStrictEqual(records.map((r) => [r.turn, r.paths, r.finalized, r.answered]), [
+        [2, ["a.txt"], true, true],
+        [3, ["a.txt"], true, true],
+        [3, ["c.txt"], true, true]
+      ])
     })
   )
 
