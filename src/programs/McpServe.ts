@@ -3,7 +3,8 @@
  *
  * The core (`makeCore`) is SDK-free and owns every rule of a call: scope refusal, Schema decoding, idempotency by
  * JSON-RPC request id (concurrent duplicates share one execution, a retry replays the stored result, the same id
- * with other arguments is a conflict, after a restart the journal answers), the in-flight cap, cancellation
+ * with other arguments is a conflict; after a restart the journal answers only a retry of a call a killed run never
+ * answered, see `McpRetry`), the in-flight cap, cancellation
  * (interrupting a call interrupts exactly its execution), scrubbed errors and capped output.
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
@@ -622,9 +623,8 @@ const rpcFailure = (code: number, message: string): Error & { readonly code: num
  * A server run is one turn of session `mcp-server`, numbered after the last one the journal has, when the run first
  * writes (a run that only reads never opens the journal). The turn is finalised when the run ends cleanly, so the
  * journal's retention keeps the last runs and prunes older ones, and `minicode undo --session mcp-server --turn N`
- * restores what one run changed. A retried request id is still answered from the journal after a restart, for as
- * long as its run is retained. (A run that crashed leaves its turn unfinalised, as the CLI's would be: kept, and
- * shown by `minicode recover`.)
+ * restores what one run changed. (A run that crashed leaves its turn unfinalised, as the CLI's would be: kept, and
+ * shown by `minicode recover`; a retry of a call it never answered is answered from the journal, see `McpRetry`.)
  */
 const runTurn = (journal: JournalShape) =>
   Effect.gen(function* () {
