@@ -10,11 +10,13 @@
  *   the session's last finalised turn): a clean end drains or answers every call, and a later clean run is a
  *   session that went on without retrying,
  * - it is at most `windowMs` old.
- * A record of this run (made since it started) keeps the in-connection behaviour: the journal answers for it.
+ * A record of this run (made since it started, in its turn) keeps the in-connection behaviour: the journal answers
+ * for it. A record made since this run started in another turn is another server's, running beside this one in the
+ * same workspace: never a reason to refuse.
  * The verdict is itself the answer to the request: once written, it marks the record answered, so a further
  * session's same call runs.
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { JournalError, JournalRecord, JournalShape } from "../ports/Journal.js"
 
 /** How long an unanswered call of an earlier run stays a retry's: 24 hours. */
@@ -25,6 +27,11 @@ export interface Window {
   readonly startedAt: number
   readonly now: number
   readonly windowMs: number
+  /**
+   * This run's turn (none before its first write). Without it, every record made since the start is this run's
+   * (a core not run by `serve`, as in tests).
+   */
+  readonly ownTurn?: Option.Option<number>
 }
 
 export type Judgement =
@@ -36,8 +43,11 @@ export type Judgement =
   | "NewCall"
 
 /** The part of the rule that needs only the record (pure). */
-export const judge = (record: Pick<JournalRecord, "createdAt" | "answered" | "finalized">, at: Window): Judgement => {
-  if (record.createdAt >= at.startedAt) return "ThisRun"
+export const judge = (record: Pick<JournalRecord, "createdAt" | "answered" | "finalized" | "turn">, at: Window): Judgement => {
+  if (record.createdAt >= at.startedAt) {
+    const own = at.ownTurn
+    return own === undefined || (Option.isSome(own) && own.value === record.turn) ? "ThisRun" : "NewCall"
+  }
   if (record.answered || record.finalized || at.now - record.createdAt > at.windowMs) return "NewCall"
   return "Unanswered"
 }

@@ -115,6 +115,8 @@ export interface CoreConfig {
   readonly quietMs?: number
   /** How long an unanswered call of an earlier run stays a retry's (see `McpRetry`). */
   readonly retryWindowMs?: number
+  /** This run's turn of the session, once it wrote (tells its records from another server's; see `McpRetry`). */
+  readonly ownTurn?: Effect.Effect<Option.Option<number>>
 }
 
 export interface Core {
@@ -273,6 +275,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const tools = Scopes.listed(config.settings).map(describeTool)
     const startedAt = yield* Clock.currentTimeMillis
     const retryWindowMs = config.retryWindowMs ?? McpRetry.windowMs
+    const ownTurn: Effect.Effect<Option.Option<number> | undefined> = config.ownTurn ?? Effect.succeed(undefined)
     /**
      * Mutating calls whose outcome is made and whose reply is not yet written: wire id to journal key. Entries go
      * when the reply is written (`replied`); one whose reply never is (the client went away) goes with the process.
@@ -379,9 +382,10 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       const run = Effect.map(chain.run({ ...inv, requestId: key, canonicalArgs: canonical }), outputOf)
       /** A record of this request's key answers it only if it is this run's or a retry's (see `McpRetry`). */
       const fromJournal = (prior: JournalRecord) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.flatMap(McpRetry.answersFor(journal, prior, { startedAt, now, windowMs: retryWindowMs }), (found) =>
-            found === "NewCall" ? run : Effect.succeed(journalVerdict(id, prior, found === "EarlierRun"))
+        Effect.flatMap(Effect.all([Clock.currentTimeMillis, ownTurn]), ([now, turn]) =>
+          Effect.flatMap(
+            McpRetry.answersFor(journal, prior, { startedAt, now, windowMs: retryWindowMs, ...(turn === undefined ? {} : { ownTurn: turn }) }),
+            (found) => (found === "NewCall" ? run : Effect.succeed(journalVerdict(id, prior, found === "EarlierRun")))
           )
         )
       const once = !mutates
@@ -638,6 +642,7 @@ const runTurn = (journal: JournalShape) =>
           )
     )
     return {
+      turn: Ref.get(turn),
       journal: Journal.of({
         ...journal,
         begin: (intent, snapshots, intended) =>
@@ -704,7 +709,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         settings: options.settings,
         root,
         ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
-        ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes })
+        ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+        ownTurn: thisRun.turn
       }).pipe(Effect.provideService(ToolExecutor, chain), Effect.provideService(Journal, journal))
       // Interrupted when the scope closes: after the drain (added below, so run before it) and before the journal closes.
       yield* Effect.forkScoped(core.housekeeping)

@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import * as Approvers from "../../src/adapters/Approvers.js"
 import * as MemoryAllowlist from "../../src/adapters/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/MemoryJournal.js"
@@ -26,16 +26,25 @@ const hour = 60 * 60 * 1000
 
 describe("McpRetry.judge", () => {
   const at = { startedAt: 10 * hour, now: 10 * hour + 5, windowMs: McpRetry.windowMs }
-  const record = (over: Partial<{ createdAt: number; answered: boolean; finalized: boolean }>) => ({
+  const record = (over: Partial<{ createdAt: number; answered: boolean; finalized: boolean; turn: number }>) => ({
     createdAt: 9 * hour,
     answered: false,
     finalized: false,
+    turn: 4,
     ...over
   })
 
   it("a record made since this run started is this run's, answered or not", () => {
     assert.strictEqual(McpRetry.judge(record({ createdAt: at.startedAt }), at), "ThisRun")
     assert.strictEqual(McpRetry.judge(record({ createdAt: at.startedAt + 1, answered: true, finalized: true }), at), "ThisRun")
+    assert.strictEqual(McpRetry.judge(record({ createdAt: at.startedAt }), { ...at, ownTurn: Option.some(4) }), "ThisRun")
+  })
+
+  it("a record made since this run started in another turn is another server's, beside this one: never a refusal", () => {
+    assert.strictEqual(McpRetry.judge(record({ createdAt: at.startedAt }), { ...at, ownTurn: Option.some(5) }), "NewCall")
+    assert.strictEqual(McpRetry.judge(record({ createdAt: at.startedAt + 1 }), { ...at, ownTurn: Option.none() }), "NewCall")
+    // Before this run started, the turn does not matter: an unanswered record there is a killed run's.
+    assert.strictEqual(McpRetry.judge(record({}), { ...at, ownTurn: Option.none() }), "Unanswered")
   })
 
   it("an earlier run's record is a retry's only when unanswered, unfinalised and within the window", () => {

@@ -106,6 +106,20 @@ describe("minicode mcp serve across restarts (built binary, SDK client)", () => 
     await third.close()
   }, 60_000)
 
+  it("two servers at once in one workspace: the same id and arguments from both clients run in both", async () => {
+    const { root } = workspace()
+    const call = bash("echo run >> log.txt; sleep 1")
+    const a = await session(root)
+    const b = await session(root)
+    const first = a.client.callTool(call)
+    // A's call is journaled and running (not answered) when B's same call comes.
+    await until("A's call to start", () => lines(path.join(root, "log.txt")).length === 1)
+    const second = await b.client.callTool(call)
+    expect(isErrorResult(second), textOf(second)).toBe(false)
+    expect(isErrorResult(await first)).toBe(false)
+    expect(lines(path.join(root, "log.txt"))).toEqual(["run", "run"])
+  }, 60_000)
+
   it("a failed call, fixed by the user, succeeds in the next session", async () => {
     const { root } = workspace()
     const call = bash("cat input.txt >> out.txt")
