@@ -218,12 +218,13 @@ describe("mcp config --write", () => {
     expect(record(record(after["mcpServers"])["minicode"])["env"]).toBeUndefined()
     expect(JSON.stringify(after)).not.toContain("s3cret")
 
-    // A shared project file keeps its (group-readable) mode; a symlinked one is written where it points.
-    const real = path.join(tmp("dotfiles"), "cursor-mcp.json")
+    // A shared project file keeps its (group-readable) mode, and one linked inside the workspace is written where it points.
+    const real = path.join(workspace, "config/cursor-mcp.json")
+    fs.mkdirSync(path.dirname(real))
     fs.writeFileSync(real, JSON.stringify({ mcpServers: { kept: { command: "y" } } }))
     fs.chmodSync(real, 0o640)
     fs.mkdirSync(path.join(workspace, ".cursor"))
-    fs.symlinkSync(real, path.join(workspace, ".cursor/mcp.json"))
+    fs.symlinkSync("../config/cursor-mcp.json", path.join(workspace, ".cursor/mcp.json"))
     const cursor = minicode(["mcp", "config", "--for", "cursor", "--cwd", workspace, "--write"], { cwd: elsewhere, env: baseEnv(home) })
     expect(cursor.status, cursor.stderr).toBe(0)
     expect(fs.lstatSync(path.join(workspace, ".cursor/mcp.json")).isSymbolicLink()).toBe(true)
@@ -231,6 +232,36 @@ describe("mcp config --write", () => {
     const merged = record(record(JSON.parse(fs.readFileSync(real, "utf8")))["mcpServers"])
     expect(merged["kept"]).toEqual({ command: "y" })
     expect(merged["minicode"]).toBeDefined()
+  })
+
+  it("follows a user file's link (dotfiles), but never a link a repository plants out of the workspace", () => {
+    const { workspace, home, elsewhere } = setup()
+    const dotfiles = tmp("dotfiles")
+    const windsurfReal = path.join(dotfiles, "windsurf.json")
+    fs.writeFileSync(windsurfReal, JSON.stringify({ mcpServers: { kept: { command: "z" } } }), { mode: 0o600 })
+    fs.mkdirSync(path.join(home, ".codeium/windsurf"), { recursive: true })
+    fs.symlinkSync(windsurfReal, path.join(home, ".codeium/windsurf/mcp_config.json"))
+    const windsurf = minicode(["mcp", "config", "--for", "windsurf", "--cwd", workspace, "--write"], { cwd: elsewhere, env: baseEnv(home) })
+    expect(windsurf.status, windsurf.stderr).toBe(0)
+    expect(fs.lstatSync(path.join(home, ".codeium/windsurf/mcp_config.json")).isSymbolicLink()).toBe(true)
+    expect(Object.keys(record(record(JSON.parse(fs.readFileSync(windsurfReal, "utf8")))["mcpServers"]))).toEqual(["kept", "minicode"])
+
+    // Planted in the repository: the file itself linked out, its folder linked out, and a link to nothing.
+    const victim = path.join(dotfiles, "other-tool.json")
+    const victimText = JSON.stringify({ setting: true })
+    fs.writeFileSync(victim, victimText)
+    fs.symlinkSync(victim, path.join(workspace, ".mcp.json"))
+    fs.symlinkSync(dotfiles, path.join(workspace, ".cursor"))
+    fs.mkdirSync(path.join(workspace, ".vscode"))
+    fs.symlinkSync(path.join(dotfiles, "nothing-here.json"), path.join(workspace, ".vscode/mcp.json"))
+    fs.symlinkSync(path.join(dotfiles, "no-such-dir"), path.join(workspace, ".gemini"))
+    for (const [client, says] of [["claude-code", "outside the workspace"], ["cursor", "outside the workspace"], ["vscode", "a link to nothing"], ["gemini", "a link to nothing"]] as const) {
+      const out = minicode(["mcp", "config", "--for", client, "--cwd", workspace, "--write"], { cwd: elsewhere, env: baseEnv(home) })
+      expect(out.status, client).not.toBe(0)
+      expect(out.stderr + out.stdout, client).toContain(says)
+    }
+    expect(fs.readFileSync(victim, "utf8")).toBe(victimText)
+    expect(fs.readdirSync(dotfiles).sort()).toEqual(["other-tool.json", "windsurf.json"])
   })
 
   it("merges a table into Codex's config.toml without touching the rest, keeping its mode", () => {

@@ -55,12 +55,38 @@ const modeFor = (target: ClientConfig.Target, existing: fs.Stats | undefined) =>
   existing !== undefined ? existing.mode & 0o7777 : target.scope === "project" ? 0o644 : 0o600
 
 /**
- * Replaces `file` with `text` atomically: a temporary file beside it (created exclusively, so a planted link is
- * never followed), given the mode explicitly (the umask does not apply), then renamed over it. A symlinked config
- * file is written where it points, so the link stays.
+ * Where `--write` really writes `target.file`: where a symlinked file points (a user's dotfiles stay links), else
+ * the file under its nearest existing folder, links resolved. A project file must stay in the workspace: a link
+ * planted in a repository (`.cursor/mcp.json -> ~/somewhere.json`) is refused, not followed out. A link to
+ * nothing is refused too.
  */
-const writeAtomically = (file: string, text: string, mode: number) => {
-  const real = fs.existsSync(file) ? fs.realpathSync(file) : file
+const placeOf = (target: ClientConfig.Target, workspace: string): Either.Either<string, string> => {
+  const file = target.file
+  let real: string
+  if (fs.existsSync(file)) real = fs.realpathSync(file)
+  else if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true) return Either.left(`${file} is a link to nothing; not touching it`)
+  else {
+    let dir = path.dirname(file)
+    const rest = [path.basename(file)]
+    while (!fs.existsSync(dir) && path.dirname(dir) !== dir) {
+      if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() === true) return Either.left(`${dir} is a link to nothing; not touching it`)
+      rest.unshift(path.basename(dir))
+      dir = path.dirname(dir)
+    }
+    real = path.join(fs.realpathSync(dir), ...rest)
+  }
+  if (target.scope === "project") {
+    const rel = path.relative(fs.realpathSync(workspace), real)
+    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return Either.left(`${file} leads outside the workspace (to ${real}); not following it`)
+  }
+  return Either.right(real)
+}
+
+/**
+ * Replaces `real` with `text` atomically: a temporary file beside it (created exclusively, so a planted link is
+ * never followed), given the mode explicitly (the umask does not apply), then renamed over it.
+ */
+const writeAtomically = (real: string, text: string, mode: number) => {
   fs.mkdirSync(path.dirname(real), { recursive: true })
   const tmp = `${real}.${process.pid}.minicode-tmp`
   try {
@@ -93,8 +119,13 @@ const config = Command.make(
       const start = ClientConfig.launch(yield* ThisInstall.find)
       if (!flags.write) return yield* Console.log(ClientConfig.snippet(flags.client, start, workspace, env))
       const target = ClientConfig.target(flags.client, start, workspace, env)
+      if (target.scope === "user" && !path.isAbsolute(env.home)) return yield* Effect.fail(usage(`cannot tell where ${target.file} is: HOME is not set to an absolute path`))
+      const real = yield* Effect.try({
+        try: () => placeOf(target, workspace),
+        catch: (cause) => usage(`cannot find where ${target.file} is: ${String(cause)}`)
+      }).pipe(Effect.flatMap(Either.match({ onLeft: (reason) => Effect.fail(usage(reason)), onRight: Effect.succeed })))
       const existing = yield* Effect.try({
-        try: () => (fs.existsSync(target.file) ? { text: fs.readFileSync(target.file, "utf8"), stat: fs.statSync(target.file) } : undefined),
+        try: () => (fs.existsSync(real) ? { text: fs.readFileSync(real, "utf8"), stat: fs.statSync(real) } : undefined),
         catch: (cause) => usage(`cannot read ${target.file}: ${String(cause)}`)
       })
       const merged = yield* Either.match(ClientConfig.merge(existing?.text, target), {
@@ -102,7 +133,7 @@ const config = Command.make(
         onRight: Effect.succeed
       })
       yield* Effect.try({
-        try: () => writeAtomically(target.file, merged, modeFor(target, existing?.stat)),
+        try: () => writeAtomically(real, merged, modeFor(target, existing?.stat)),
         catch: (cause) => usage(`cannot write ${target.file}: ${String(cause)}`)
       })
       const e = ClientConfig.entry(start, workspace)
