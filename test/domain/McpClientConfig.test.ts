@@ -4,7 +4,7 @@
  * and reader agree with an independent TOML parser (the `toml` package).
  */
 import * as fs from "node:fs"
-import { Either } from "effect"
+import { Either, FastCheck } from "effect"
 import * as toml from "toml"
 import { assert, describe, it } from "vitest"
 import * as ClientConfig from "../../src/domain/McpClientConfig.js"
@@ -245,5 +245,57 @@ describe("JSON --write merge", () => {
     const refused = ClientConfig.merge('// Zed settings\n{ "theme": "One" }', zed)
     assert.isTrue(Either.isLeft(refused))
     if (Either.isLeft(refused)) assert.include(refused.left, '"context_servers"')
+  })
+})
+
+describe("codex --write merge, against an independent TOML parser", () => {
+  const t = ClientConfig.target("codex", start, workspace, env)
+  const values = ['"s"', "'lit'", '"""\n[mcp_servers.minicode]\n"""', "'''\n[x]\n'''", "[\n  1,\n  [2, 3], # c\n]", '{ a = 1, b = "]" }', "1979-05-27 07:32:00Z", "true", "-1.5e3", '[["a"], ["b"]]']
+  const headers = ["[t]", "[mcp_servers]", "[mcp_servers.other]", "[mcp_servers.minicode]", "[mcp_servers.minicode.env]", '[mcp_servers."minicode"]', "[[arr]]", "[ t . u ]"]
+  const piece = FastCheck.oneof(
+    FastCheck.record({ kind: FastCheck.constant("key" as const), value: FastCheck.constantFrom(...values), dotted: FastCheck.boolean() }),
+    FastCheck.record({ kind: FastCheck.constant("header" as const), value: FastCheck.constantFrom(...headers), dotted: FastCheck.constant(false) }),
+    FastCheck.record({ kind: FastCheck.constant("comment" as const), value: FastCheck.constantFrom("# [mcp_servers.minicode]", "", "   "), dotted: FastCheck.constant(false) })
+  )
+  const doc = (pieces: ReadonlyArray<{ kind: string; value: string; dotted: boolean }>) =>
+    pieces.map((p, k) => (p.kind === "key" ? `${p.dotted ? `d${k}.x` : `k${k}`} = ${p.value}` : p.value)).join("\n")
+  const parse = (text: string): Record<string, unknown> | undefined => {
+    try {
+      return record(toml.parse(text))
+    } catch {
+      return undefined
+    }
+  }
+  const withoutOurs = (data: Record<string, unknown>) => {
+    const servers = data["mcp_servers"]
+    if (servers === undefined) return data
+    const { minicode: _, ...rest } = record(servers)
+    return { ...data, mcp_servers: rest }
+  }
+
+  it("reads every valid document, and a merge keeps all its other data and sets exactly our entry", () => {
+    let merged = 0
+    let replaced = 0
+    FastCheck.assert(
+      FastCheck.property(FastCheck.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = doc(pieces)
+        const before = parse(text)
+        if (before === undefined) return
+        assert.isTrue(Either.isRight(Toml.statements(text)), text)
+        const result = ClientConfig.merge(text, t)
+        if (Either.isLeft(result)) return
+        merged++
+        if (record(before["mcp_servers"] ?? {})["minicode"] !== undefined) replaced++
+        const after = parse(result.right) ?? assert.fail(`merge gave invalid TOML:\n${result.right}\n--- from:\n${text}`)
+        assert.deepStrictEqual(record(record(after["mcp_servers"])["minicode"]), { command: start.command, args: expected }, text)
+        const keptAfter = withoutOurs(after)
+        const keptBefore = withoutOurs(before)
+        if (Object.keys(record(keptAfter["mcp_servers"] ?? {})).length === 0 && keptBefore["mcp_servers"] === undefined) delete keptAfter["mcp_servers"]
+        assert.deepStrictEqual(keptAfter, keptBefore, text)
+      }),
+      { numRuns: 400, seed: 17 }
+    )
+    assert.isAbove(merged, 50)
+    assert.isAbove(replaced, 10)
   })
 })
