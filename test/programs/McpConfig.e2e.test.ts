@@ -234,7 +234,7 @@ describe("mcp config --write", () => {
     expect(merged["minicode"]).toBeDefined()
   })
 
-  it("follows a user file's link (dotfiles), but never a link a repository plants out of the workspace", () => {
+  it("follows a user file's link (dotfiles), but never a link a repository plants out of the workspace, nor anything but a regular file", () => {
     const { workspace, home, elsewhere } = setup()
     const dotfiles = tmp("dotfiles")
     const windsurfReal = path.join(dotfiles, "windsurf.json")
@@ -259,6 +259,15 @@ describe("mcp config --write", () => {
       const out = minicode(["mcp", "config", "--for", client, "--cwd", workspace, "--write"], { cwd: elsewhere, env: baseEnv(home) })
       expect(out.status, client).not.toBe(0)
       expect(out.stderr + out.stdout, client).toContain(says)
+    }
+    // Not a regular file: a FIFO (reading it would hang) and a folder.
+    const other = setup()
+    expect(spawnSync("mkfifo", [path.join(other.workspace, ".mcp.json")]).status).toBe(0)
+    fs.mkdirSync(path.join(other.workspace, "opencode.json"))
+    for (const client of ["claude-code", "opencode"]) {
+      const out = minicode(["mcp", "config", "--for", client, "--cwd", other.workspace, "--write"], { cwd: elsewhere, env: baseEnv(home) })
+      expect(out.status, client).not.toBe(0)
+      expect(out.stderr + out.stdout, client).toContain("not a regular file")
     }
     expect(fs.readFileSync(victim, "utf8")).toBe(victimText)
     expect(fs.readdirSync(dotfiles).sort()).toEqual(["other-tool.json", "windsurf.json"])

@@ -52,19 +52,22 @@ const serve = Command.make(
 
 /** The mode a merged file keeps: the existing file's, else 644 for a project file (shared) and 600 for a user file. */
 const modeFor = (target: ClientConfig.Target, existing: fs.Stats | undefined) =>
-  existing !== undefined ? existing.mode & 0o7777 : target.scope === "project" ? 0o644 : 0o600
+  existing !== undefined ? existing.mode & 0o777 : target.scope === "project" ? 0o644 : 0o600
 
 /**
  * Where `--write` really writes `target.file`: where a symlinked file points (a user's dotfiles stay links), else
  * the file under its nearest existing folder, links resolved. A project file must stay in the workspace: a link
  * planted in a repository (`.cursor/mcp.json -> ~/somewhere.json`) is refused, not followed out. A link to
- * nothing is refused too.
+ * nothing, and anything but a regular file, is refused too.
  */
 const placeOf = (target: ClientConfig.Target, workspace: string): Either.Either<string, string> => {
   const file = target.file
   let real: string
-  if (fs.existsSync(file)) real = fs.realpathSync(file)
-  else if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true) return Either.left(`${file} is a link to nothing; not touching it`)
+  if (fs.existsSync(file)) {
+    real = fs.realpathSync(file)
+    // A FIFO would hang the read, a device or folder is no config file.
+    if (!fs.statSync(real).isFile()) return Either.left(`${file} is not a regular file; not touching it`)
+  } else if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true) return Either.left(`${file} is a link to nothing; not touching it`)
   else {
     let dir = path.dirname(file)
     const rest = [path.basename(file)]
