@@ -105,19 +105,20 @@ describe("scrub", () => {
 
 describe("client config", () => {
   const env = { platform: "linux", home: "/home/u" }
+  const start = { command: "/usr/bin/node", args: ["/opt/minicode/dist/bin.js"] }
   it("prints the claude-code command and the JSON for the others", () => {
-    assert.include(ClientConfig.snippet("claude-code", "/w", env), "claude mcp add minicode -- npx -y minicode mcp serve --cwd /w")
-    assert.include(ClientConfig.snippet("vscode", "/w", env), '"servers"')
-    assert.include(ClientConfig.snippet("claude-desktop", "/w", env), "/home/u/.config/Claude/claude_desktop_config.json")
+    assert.include(ClientConfig.snippet("claude-code", start, "/w", env), "claude mcp add minicode -- /usr/bin/node /opt/minicode/dist/bin.js mcp serve --cwd /w")
+    assert.include(ClientConfig.snippet("vscode", start, "/w", env), '"servers"')
+    assert.include(ClientConfig.snippet("claude-desktop", start, "/w", env), "/home/u/.config/Claude/claude_desktop_config.json")
   })
 
   it("merges without clobbering other servers, and refuses what it cannot parse", () => {
-    const t = ClientConfig.target("cursor", "/w", env)
+    const t = ClientConfig.target("cursor", start, "/w", env)
     const merged = Either.getOrThrow(ClientConfig.merge(JSON.stringify({ mcpServers: { other: { command: "x" } }, theme: "dark" }), t))
     const parsed: unknown = JSON.parse(merged)
     assert.deepInclude(parsed, { theme: "dark" })
     assert.deepStrictEqual(JSON.parse(merged).mcpServers.other, { command: "x" })
-    assert.deepStrictEqual(JSON.parse(merged).mcpServers.minicode.args, ["-y", "minicode", "mcp", "serve", "--cwd", "/w"])
+    assert.deepStrictEqual(JSON.parse(merged).mcpServers.minicode.args, ["/opt/minicode/dist/bin.js", "mcp", "serve", "--cwd", "/w"])
     assert.isTrue(Either.isLeft(ClientConfig.merge("{ // comment", t)))
     assert.isTrue(Either.isLeft(ClientConfig.merge(JSON.stringify({ mcpServers: [] }), t)))
     assert.isTrue(Either.isRight(ClientConfig.merge(undefined, t)))
