@@ -28,7 +28,8 @@ const add = Command.make(
     sqlite: Options.file("sqlite").pipe(Options.withDescription("SQLite database file (stored as an absolute path)"), Options.optional),
     url: Options.text("url").pipe(Options.withDescription("postgres://user:password@host:port/db (the password is stored, never printed)"), Options.optional),
     allowWrite: Options.boolean("allow-write").pipe(Options.withDescription("Permit sql_query calls with write: true on this connection")),
-    timeoutMs: Options.integer("timeout-ms").pipe(
+    // Text, parsed below: a bad value gets a message that names the option (the integer parser's does not).
+    timeoutMs: Options.text("timeout-ms").pipe(
       Options.withDescription(`Time limit of a query on this connection, in ms (${SqlConnection.minTimeoutMs}..${SqlConnection.maxTimeoutMs}; default ${SqlConnection.defaultTimeoutMs}); a call's timeout_ms overrides it`),
       Options.optional
     )
@@ -41,9 +42,10 @@ const add = Command.make(
       const sqlite = Option.getOrUndefined(flags.sqlite)
       const url = Option.getOrUndefined(flags.url)
       if ((sqlite === undefined) === (url === undefined)) return yield* usage("give exactly one of --sqlite PATH or --url postgres://…")
-      const timeoutMs = Option.getOrUndefined(flags.timeoutMs)
+      const timeoutText = Option.getOrUndefined(flags.timeoutMs)
+      const timeoutMs = timeoutText === undefined ? undefined : /^\d{1,7}$/.test(timeoutText.trim()) ? Number(timeoutText.trim()) : Number.NaN
       if (timeoutMs !== undefined && !(timeoutMs >= SqlConnection.minTimeoutMs && timeoutMs <= SqlConnection.maxTimeoutMs)) {
-        return yield* usage(`--timeout-ms must be a whole number of milliseconds from ${SqlConnection.minTimeoutMs} to ${SqlConnection.maxTimeoutMs}, not ${timeoutMs}`)
+        return yield* usage(`--timeout-ms must be a whole number of milliseconds from ${SqlConnection.minTimeoutMs} to ${SqlConnection.maxTimeoutMs}, not ${JSON.stringify(timeoutText)}`)
       }
       const entry: SqlConnection.ConnectionEntry = {
         ...(sqlite !== undefined ? { sqlite: path.resolve(workspace, sqlite) } : { url: url ?? "" }),
