@@ -170,6 +170,18 @@ describe("SqliteEngine", () => {
       assert.deepStrictEqual(QueryProcesses.children(), [])
     }), 20_000)
 
+  it.live("a write killed at its time limit leaves nothing behind: no rows, no lock, the next write works", () =>
+    Effect.gen(function* () {
+      const file = fixture()
+      const endless = "INSERT INTO users(name) SELECT 'x' || n FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r)"
+      const out = yield* Effect.either(run(file, request([endless], { write: true, timeoutMs: 500 })))
+      assert.isTrue(Either.isLeft(out) && out.left.kind === "timeout", JSON.stringify(out))
+      assert.strictEqual(count(file), 3)
+      const next = yield* run(file, request(["INSERT INTO users(name) VALUES ('dee')"], { write: true }))
+      assert.strictEqual(next.results[0]?.changes, 1)
+      assert.strictEqual(count(file), 4)
+    }), 20_000)
+
   it.live("interrupting a running query kills its process; meanwhile the same engine answers other calls", () =>
     Effect.gen(function* () {
       const file = fixture()
