@@ -10,7 +10,7 @@ import * as SqliteEngine from "./SqliteEngine.js"
 
 export const make = Effect.gen(function* () {
   const scope = yield* Effect.scope
-  const sqlite = yield* Effect.cached(SqliteEngine.make)
+  const sqlite = yield* Effect.cached(Scope.extend(SqliteEngine.make, scope))
   const postgres = yield* Effect.cached(Scope.extend(PostgresEngine.make, scope))
   return SqlEngine.of({
     run: (target, request) =>

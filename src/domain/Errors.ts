@@ -46,10 +46,12 @@ export class ToolFailed extends Schema.TaggedError<ToolFailed>()("ToolFailed", {
 
 export class ToolTimeout extends Schema.TaggedError<ToolTimeout>()("ToolTimeout", {
   tool: Schema.String,
-  millis: Schema.Number
+  millis: Schema.Number,
+  /** The whole message, when the tool can say more (which limit fired, where it was set). */
+  reason: Schema.optional(Schema.String)
 }) {
   override get message() {
-    return `${this.tool} timed out after ${this.millis} ms`
+    return this.reason ?? `${this.tool} timed out after ${this.millis} ms`
   }
 }
 

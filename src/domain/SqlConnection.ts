@@ -9,12 +9,20 @@
 import { Either, Schema } from "effect"
 import type { SqlDialect } from "./SqlLexer.js"
 
+/** Bounds of a query's time limit (the `timeout_ms` argument and a connection's `timeoutMs`). */
+export const minTimeoutMs = 1
+export const maxTimeoutMs = 600_000
+/** The time limit of a query when neither the call nor its connection sets one. */
+export const defaultTimeoutMs = 30_000
+
 export const ConnectionEntry = Schema.Struct({
   /** Absolute path of an SQLite database file. */
   sqlite: Schema.optional(Schema.String),
   /** `postgres://` or `postgresql://` URL; may hold a password: stored, never printed. */
   url: Schema.optional(Schema.String),
-  allowWrite: Schema.optional(Schema.Boolean)
+  allowWrite: Schema.optional(Schema.Boolean),
+  /** The time limit of a query on this connection when the call gives no `timeout_ms`. */
+  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(minTimeoutMs, maxTimeoutMs)))
 })
 export type ConnectionEntry = typeof ConnectionEntry.Type
 
@@ -139,5 +147,35 @@ export const maskUrl = (url: string): string => {
 /** One line describing an entry, credentials masked. */
 export const describe = (name: string, entry: ConnectionEntry): string => {
   const where = entry.sqlite !== undefined ? `sqlite ${entry.sqlite}` : `postgres ${maskUrl(entry.url ?? "")}`
-  return `${name}: ${where}${entry.allowWrite === true ? " (writes allowed)" : " (read-only)"}`
+  const limit = entry.timeoutMs === undefined ? "" : ` (time limit ${entry.timeoutMs} ms)`
+  return `${name}: ${where}${entry.allowWrite === true ? " (writes allowed)" : " (read-only)"}${limit}`
+}
+
+/** A query's time limit and where it was set: the call's `timeout_ms`, the connection's `timeoutMs`, or the default. */
+export interface TimeLimit {
+  readonly millis: number
+  readonly source: { readonly _tag: "Argument" } | { readonly _tag: "Connection"; readonly name: string } | { readonly _tag: "Default" }
+}
+
+export const timeLimit = (argument: number | undefined, target: Target): TimeLimit => {
+  if (argument !== undefined) return { millis: argument, source: { _tag: "Argument" } }
+  if (target._tag === "Named" && target.entry.timeoutMs !== undefined) {
+    return { millis: target.entry.timeoutMs, source: { _tag: "Connection", name: target.name } }
+  }
+  return { millis: defaultTimeoutMs, source: { _tag: "Default" } }
+}
+
+/** What a caller reads when a query was stopped at its time limit: the limit, and which setting it came from. */
+export const overTime = (limit: TimeLimit): string => {
+  const where = (() => {
+    switch (limit.source._tag) {
+      case "Argument":
+        return "set by the call's timeout_ms argument"
+      case "Connection":
+        return `configured for connection "${limit.source.name}" (--timeout-ms); a call may pass timeout_ms`
+      case "Default":
+        return "the default; pass timeout_ms (up to 600000) or configure the connection with --timeout-ms"
+    }
+  })()
+  return `sql_query stopped: the query ran past its time limit of ${limit.millis} ms (timeout_ms: ${where})`
 }

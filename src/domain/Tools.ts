@@ -97,7 +97,12 @@ export const Args = {
     ),
     params: Schema.optional(Schema.Array(Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null))),
     max_rows: Schema.optional(PositiveInt("Row cap (default 200)")),
-    write: Flag("Allow a data-modifying statement (needs a connection configured with --allow-write)")
+    write: Flag("Allow a data-modifying statement (needs a connection configured with --allow-write)"),
+    timeout_ms: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 600_000)).annotations({
+        description: "Time limit in ms, 1..600000 (default: the connection's --timeout-ms, else 30000); the query is stopped when it passes"
+      })
+    )
   }),
   mcp_list: Schema.Struct({ server: Schema.optional(Schema.String.annotations({ description: "Server id" })) }),
   mcp_call: Schema.Struct({

@@ -8,6 +8,7 @@
 import { Effect, Either, Option } from "effect"
 import { ToolDenied, ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
 import { redact } from "../domain/Redact.js"
+import * as SqlConnection from "../domain/SqlConnection.js"
 import * as SqlPolicy from "../domain/SqlPolicy.js"
 import * as SqlTable from "../domain/SqlTable.js"
 import { Session } from "../ports/Session.js"
@@ -18,14 +19,14 @@ import type { Extension } from "./Executor.js"
 export const defaultMaxRows = 200
 /** No call gets more rows than this, whatever max_rows says. */
 export const hardMaxRows = 10_000
-export const defaultTimeoutMs = 30_000
+export const defaultTimeoutMs = SqlConnection.defaultTimeoutMs
 
-const fromEngine = (error: SqlEngineError) => {
+const fromEngine = (error: SqlEngineError, limit: SqlConnection.TimeLimit) => {
   switch (error.kind) {
     case "refused":
       return new ToolDenied({ tool: "sql_query", stage: "guard", rule: error.rule, reason: `the database engine refused: ${error.reason}` })
     case "timeout":
-      return new ToolTimeout({ tool: "sql_query", millis: defaultTimeoutMs })
+      return new ToolTimeout({ tool: "sql_query", millis: limit.millis, reason: SqlConnection.overTime(limit) })
     case "unavailable":
       return new Unavailable({ port: "sql_query", reason: error.reason })
     case "failed":
@@ -63,9 +64,10 @@ export const make = Effect.gen(function* () {
           return yield* new ToolFailed({ tool: "sql_query", reason: target.reason })
       }
       const maxRows = Math.min(call.args.max_rows ?? defaultMaxRows, hardMaxRows)
+      const limit = SqlConnection.timeLimit(call.args.timeout_ms, target)
       const result = yield* engine
-        .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: defaultTimeoutMs })
-        .pipe(Effect.mapError(fromEngine))
+        .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: limit.millis })
+        .pipe(Effect.mapError((error) => fromEngine(error, limit)))
       return {
         text: SqlTable.renderAll(result.results, maxRows),
         truncated: result.results.some((r) => r.truncated)

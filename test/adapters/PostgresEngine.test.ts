@@ -4,7 +4,7 @@
  * Without PostgreSQL binaries these tests are skipped locally and the CI check below fails loudly.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Fiber, Option } from "effect"
 import * as PostgresEngine from "../../src/adapters/PostgresEngine.js"
 import { SqlEngine, type SqlRequest } from "../../src/ports/SqlEngine.js"
 import * as Postgres from "../support/Postgres.js"
@@ -73,6 +73,41 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine", () => {
       assert.isTrue(Either.isLeft(out))
       if (Either.isLeft(out)) assert.strictEqual(out.left.kind, "timeout")
     }))
+
+  it.live("a query past timeout_ms ends with the same words as on SQLite, well before it would have", () =>
+    Effect.gen(function* () {
+      const started = Date.now()
+      const out = yield* Effect.either(run(request(["SELECT pg_sleep(5)"], { timeoutMs: 300 })))
+      assert.isTrue(Either.isLeft(out))
+      if (Either.isLeft(out)) {
+        assert.strictEqual(out.left.kind, "timeout")
+        assert.strictEqual(out.left.reason, "the query ran past its time limit of 300 ms")
+      }
+      assert.isBelow(Date.now() - started, 4_000, "pg_sleep(5) ran to its end")
+    }))
+
+  const sleeping = run(request(["SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'"])).pipe(
+    Effect.map((r) => r.results[0]?.rows[0]?.[0])
+  )
+
+  it.live("interrupting a call cancels its statement on the server", () =>
+    Effect.gen(function* () {
+      const fiber = yield* Effect.fork(run(request(["SELECT pg_sleep(30)"], { timeoutMs: 60_000 })))
+      let seen = 0
+      for (let i = 0; i < 100 && seen === 0; i++) {
+        yield* Effect.sleep("100 millis")
+        seen = Number(yield* sleeping)
+      }
+      assert.strictEqual(seen, 1, "the statement never ran")
+      const interrupted = yield* Fiber.interrupt(fiber).pipe(Effect.timeout("10 seconds"), Effect.option)
+      assert.isTrue(Option.isSome(interrupted), "interruption did not return")
+      let left = 1
+      for (let i = 0; i < 30 && left !== 0; i++) {
+        left = Number(yield* sleeping)
+        if (left !== 0) yield* Effect.sleep("100 millis")
+      }
+      assert.strictEqual(left, 0, "pg_sleep(30) still runs on the server after the call was interrupted")
+    }), 30_000)
 
   // Layer 2 alone: straight to the engine, as if the static guards had been told to miss them.
   for (const sql of [

@@ -1,11 +1,13 @@
 /** The SQLite engine on real database files: honest reads, bound parameters, caps, and layer 2 on its own. */
 import { assert, describe, it } from "@effect/vitest"
 import { createRequire } from "node:module"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Either } from "effect"
+import { Effect, Either, Fiber, Option } from "effect"
 import * as SqliteEngine from "../../src/adapters/SqliteEngine.js"
 import { SqlEngine, type SqlRequest } from "../../src/ports/SqlEngine.js"
+import * as QueryProcesses from "../support/QueryProcesses.js"
 import { tempDir } from "../support/Workspace.js"
 
 interface Db {
@@ -141,4 +143,93 @@ describe("SqliteEngine", () => {
       assert.isUndefined(SqliteEngine.engineRule("PRAGMA table_info(users)"))
       assert.isUndefined(SqliteEngine.engineRule("SELECT 'ATTACH'"))
     }))
+
+  const runaway = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r"
+  /** Polls `check` every 50 ms until it holds or `millis` pass; says whether it held. */
+  const eventually = (check: () => boolean, millis: number) =>
+    Effect.gen(function* () {
+      const until = Date.now() + millis
+      while (!check()) {
+        if (Date.now() > until) return false
+        yield* Effect.sleep("50 millis")
+      }
+      return true
+    })
+
+  it.live("a runaway recursive CTE is stopped at its time limit, with an error that says so; no process is left", () =>
+    Effect.gen(function* () {
+      const started = Date.now()
+      const out = yield* Effect.either(run(fixture(), request([runaway], { timeoutMs: 500 })))
+      const elapsed = Date.now() - started
+      assert.isTrue(Either.isLeft(out))
+      if (Either.isLeft(out)) {
+        assert.strictEqual(out.left.kind, "timeout")
+        assert.strictEqual(out.left.reason, "the query ran past its time limit of 500 ms")
+      }
+      assert.isBelow(elapsed, 500 + 5_000, "the runaway query was not stopped near its limit")
+      assert.deepStrictEqual(QueryProcesses.children(), [])
+    }), 20_000)
+
+  it.live("a write killed at its time limit leaves nothing behind: no rows, no lock, the next write works", () =>
+    Effect.gen(function* () {
+      const file = fixture()
+      const endless = "INSERT INTO users(name) SELECT 'x' || n FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r)"
+      const out = yield* Effect.either(run(file, request([endless], { write: true, timeoutMs: 500 })))
+      assert.isTrue(Either.isLeft(out) && out.left.kind === "timeout", JSON.stringify(out))
+      assert.strictEqual(count(file), 3)
+      const next = yield* run(file, request(["INSERT INTO users(name) VALUES ('dee')"], { write: true }))
+      assert.strictEqual(next.results[0]?.changes, 1)
+      assert.strictEqual(count(file), 4)
+    }), 20_000)
+
+  it.live("interrupting a running query kills its process; meanwhile the same engine answers other calls", () =>
+    Effect.gen(function* () {
+      const file = fixture()
+      const engine = yield* SqlEngine
+      const fiber = yield* Effect.fork(engine.run({ dialect: "sqlite", file }, request([runaway], { timeoutMs: 600_000 })))
+      assert.isTrue(yield* eventually(() => QueryProcesses.children().length === 1, 15_000), "the query process did not start")
+      const busy = QueryProcesses.children().map((p) => p.pid)
+      yield* Effect.sleep("300 millis") // deep inside SQLite's loop by now
+      // The main thread is free: another call on the same engine and file answers while the runaway runs.
+      const other = yield* engine.run({ dialect: "sqlite", file }, request(["SELECT count(*) FROM users"]))
+      assert.strictEqual(other.results[0]?.rows[0]?.[0], 3n)
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)), "the runaway query ended by itself")
+      const interrupted = yield* Fiber.interrupt(fiber).pipe(Effect.timeout("10 seconds"), Effect.option)
+      assert.isTrue(Option.isSome(interrupted), "interruption did not return")
+      // The runaway's process is gone by the time interruption returns; the idle one that answered is kept.
+      for (const pid of busy) assert.isFalse(QueryProcesses.alive(pid), `query process ${pid} still runs`)
+      assert.strictEqual(QueryProcesses.children().length, 1)
+    }).pipe(Effect.provide(SqliteEngine.layer)), 40_000)
+
+  it.live("a healthy query process serves the next call; the processes end with the layer", () =>
+    Effect.gen(function* () {
+      const file = fixture()
+      yield* Effect.gen(function* () {
+        const engine = yield* SqlEngine
+        yield* engine.run({ dialect: "sqlite", file }, request(["SELECT 1"]))
+        const first = QueryProcesses.children().map((p) => p.pid)
+        assert.strictEqual(first.length, 1)
+        yield* Effect.either(engine.run({ dialect: "sqlite", file }, request(["DELETE FROM users"]))) // refused, process healthy
+        yield* engine.run({ dialect: "sqlite", file }, request(["SELECT 2"]))
+        assert.deepStrictEqual(QueryProcesses.children().map((p) => p.pid), first)
+      }).pipe(Effect.provide(SqliteEngine.layer))
+      assert.deepStrictEqual(QueryProcesses.children(), [])
+    }), 20_000)
+
+  it.live("a query process ends by itself when minicode is killed (SIGKILL) mid-query", () =>
+    Effect.gen(function* () {
+      const file = fixture()
+      const parent = spawn(process.execPath, ["--import", "tsx", "test/support/sqlite-runaway.ts", file], { stdio: ["ignore", "pipe", "inherit"] })
+      const line = yield* Effect.async<string>((resume) => {
+        let text = ""
+        parent.stdout.on("data", (chunk: Buffer) => {
+          text += chunk.toString("utf8")
+          if (text.includes("\n")) resume(Effect.succeed(text.trim()))
+        })
+      }).pipe(Effect.timeout("30 seconds"))
+      const pid = Number(line)
+      assert.isTrue(pid > 0 && QueryProcesses.alive(pid), `no query process: ${line}`)
+      parent.kill("SIGKILL")
+      assert.isTrue(yield* eventually(() => !QueryProcesses.alive(pid), 10_000), `query process ${pid} outlived its parent`)
+    }), 60_000)
 })

@@ -33,6 +33,28 @@ describe("SqlConnection", () => {
     assert.strictEqual(SqlConnection.writePermission(at(undefined), true)?.rule, "sql.write.not-allowed")
   })
 
+  it("a query's time limit: the call's timeout_ms, else the connection's timeoutMs, else 30000; each named in the error", () => {
+    const at = (c: string | undefined, cs: SqlConnection.Connections) => Either.getOrThrow(SqlConnection.resolve(c, cs, undefined))
+    const slow = { slow: { sqlite: "/a.db", timeoutMs: 1_234 } }
+    assert.deepStrictEqual(SqlConnection.timeLimit(50, at("slow", slow)), { millis: 50, source: { _tag: "Argument" } })
+    assert.deepStrictEqual(SqlConnection.timeLimit(undefined, at("slow", slow)), { millis: 1_234, source: { _tag: "Connection", name: "slow" } })
+    assert.deepStrictEqual(SqlConnection.timeLimit(undefined, at("app", connections)), { millis: 30_000, source: { _tag: "Default" } })
+    assert.deepStrictEqual(SqlConnection.timeLimit(undefined, at("x.db", slow)), { millis: 30_000, source: { _tag: "Default" } })
+    assert.strictEqual(
+      SqlConnection.overTime(SqlConnection.timeLimit(undefined, at("app", connections))),
+      "sql_query stopped: the query ran past its time limit of 30000 ms (timeout_ms: the default; pass timeout_ms (up to 600000) or configure the connection with --timeout-ms)"
+    )
+    assert.include(SqlConnection.describe("slow", slow.slow), "(time limit 1234 ms)")
+  })
+
+  it("a configured timeoutMs must be a whole number of ms from 1 to 600000", () => {
+    assert.isTrue(Either.isRight(SqlConnection.parseConnections({ a: { sqlite: "/a.db", timeoutMs: 600_000 } })))
+    for (const bad of [0, -5, 600_001, 2.5, "100"]) {
+      const parsed = SqlConnection.parseConnections({ a: { sqlite: "/a.db", timeoutMs: bad } })
+      assert.isTrue(Either.isLeft(parsed) && parsed.left.includes("timeoutMs"), `${JSON.stringify(bad)} accepted`)
+    }
+  })
+
   it("never prints a password", () => {
     const line = SqlConnection.describe("pg", connections["pg"] ?? {})
     assert.notInclude(line, "s3cr")

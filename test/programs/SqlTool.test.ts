@@ -128,4 +128,42 @@ describe("sql_query through the chain", () => {
       assert.strictEqual((yield* explain("SELECT 1 +", true)).rule, "sql.pg.syntax")
       assert.strictEqual((yield* explain("SELECT now()", false)).rule, "sql.pg.parser-unavailable")
     }))
+
+  const runaway = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r"
+  const timedOut = (outcome: Either.Either<unknown, { readonly _tag: string; readonly message: string }>) =>
+    Either.isLeft(outcome) && outcome.left._tag === "ToolTimeout" ? outcome.left.message : `not a time-out: ${JSON.stringify(outcome)}`
+
+  it.live("a runaway query is stopped at timeout_ms with an error naming the limit and where it came from", () =>
+    Effect.gen(function* () {
+      const root = workspace()
+      const { outcome } = yield* call(root, { sql: runaway, connection: "app.db", timeout_ms: 500 })
+      assert.strictEqual(timedOut(outcome), "sql_query stopped: the query ran past its time limit of 500 ms (timeout_ms: set by the call's timeout_ms argument)")
+      // The same database still answers afterwards.
+      const after = yield* call(root, { sql: "SELECT count(*) AS n FROM users", connection: "app.db" })
+      assert.isTrue(Either.isRight(after.outcome) && after.outcome.right.text.includes("3"))
+    }), 30_000)
+
+  it.live("a connection's configured time limit applies when the call gives none; timeout_ms overrides it", () =>
+    Effect.gen(function* () {
+      const root = workspace()
+      const sql = { slow: { sqlite: path.join(root, "app.db"), timeoutMs: 400 } }
+      const configured = yield* call(root, { sql: runaway, connection: "slow" }, { sql })
+      assert.strictEqual(
+        timedOut(configured.outcome),
+        "sql_query stopped: the query ran past its time limit of 400 ms (timeout_ms: configured for connection \"slow\" (--timeout-ms); a call may pass timeout_ms)"
+      )
+      const argument = yield* call(root, { sql: runaway, connection: "slow", timeout_ms: 300 }, { sql })
+      assert.include(timedOut(argument.outcome), "time limit of 300 ms (timeout_ms: set by the call's timeout_ms argument)")
+      const honest = yield* call(root, { sql: "SELECT name FROM users ORDER BY id", connection: "slow" }, { sql })
+      assert.isTrue(Either.isRight(honest.outcome) && honest.outcome.right.text.includes("ann"))
+    }), 30_000)
+
+  for (const bad of [0, -1, "abc", 1.5, 600_001, null]) {
+    it.live(`timeout_ms ${JSON.stringify(bad)} is an argument error, and nothing runs`, () =>
+      Effect.gen(function* () {
+        const { outcome } = yield* call(workspace(), { sql: "SELECT 1", connection: "app.db", timeout_ms: bad })
+        assert.isTrue(Either.isLeft(outcome) && outcome.left._tag === "InvalidArguments", JSON.stringify(outcome))
+        if (Either.isLeft(outcome)) assert.include(outcome.left.message, "timeout_ms")
+      }))
+  }
 })

@@ -27,7 +27,12 @@ const add = Command.make(
     local,
     sqlite: Options.file("sqlite").pipe(Options.withDescription("SQLite database file (stored as an absolute path)"), Options.optional),
     url: Options.text("url").pipe(Options.withDescription("postgres://user:password@host:port/db (the password is stored, never printed)"), Options.optional),
-    allowWrite: Options.boolean("allow-write").pipe(Options.withDescription("Permit sql_query calls with write: true on this connection"))
+    allowWrite: Options.boolean("allow-write").pipe(Options.withDescription("Permit sql_query calls with write: true on this connection")),
+    // Text, parsed below: a bad value gets a message that names the option (the integer parser's does not).
+    timeoutMs: Options.text("timeout-ms").pipe(
+      Options.withDescription(`Time limit of a query on this connection, in ms (${SqlConnection.minTimeoutMs}..${SqlConnection.maxTimeoutMs}; default ${SqlConnection.defaultTimeoutMs}); a call's timeout_ms overrides it`),
+      Options.optional
+    )
   },
   (flags) =>
     Effect.gen(function* () {
@@ -37,9 +42,15 @@ const add = Command.make(
       const sqlite = Option.getOrUndefined(flags.sqlite)
       const url = Option.getOrUndefined(flags.url)
       if ((sqlite === undefined) === (url === undefined)) return yield* usage("give exactly one of --sqlite PATH or --url postgres://…")
+      const timeoutText = Option.getOrUndefined(flags.timeoutMs)
+      const timeoutMs = timeoutText === undefined ? undefined : /^\d{1,7}$/.test(timeoutText.trim()) ? Number(timeoutText.trim()) : Number.NaN
+      if (timeoutMs !== undefined && !(timeoutMs >= SqlConnection.minTimeoutMs && timeoutMs <= SqlConnection.maxTimeoutMs)) {
+        return yield* usage(`--timeout-ms must be a whole number of milliseconds from ${SqlConnection.minTimeoutMs} to ${SqlConnection.maxTimeoutMs}, not ${JSON.stringify(timeoutText)}`)
+      }
       const entry: SqlConnection.ConnectionEntry = {
         ...(sqlite !== undefined ? { sqlite: path.resolve(workspace, sqlite) } : { url: url ?? "" }),
-        ...(flags.allowWrite ? { allowWrite: true } : {})
+        ...(flags.allowWrite ? { allowWrite: true } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {})
       }
       const dialect = SqlConnection.dialectOf(entry)
       if (Either.isLeft(dialect)) return yield* usage(dialect.left)
@@ -52,7 +63,7 @@ const add = Command.make(
         `${replaced ? "replaced" : "added"} ${SqlConnection.describe(connectionName, entry)}${missing}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`
       )
     })
-).pipe(Command.withDescription("Add (or replace) an SQL connection: --sqlite PATH | --url postgres://… [--allow-write]"))
+).pipe(Command.withDescription("Add (or replace) an SQL connection: --sqlite PATH | --url postgres://… [--allow-write] [--timeout-ms N]"))
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
