@@ -33,51 +33,11 @@ import * as Env from "../domain/Env.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
 import * as Lsp from "../domain/Lsp.js"
 import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../ports/LspTransport.js"
+import { defaults, type Options } from "./JsonRpcLspOptions.js"
+import { answerServerRequests, initializeParams, lastLines, messageOf, tail } from "./LspProtocol.js"
 import { killGroup, signalGroup, spawnServer as spawnProcess, waitExit } from "./LspProcess.js"
 
-export interface Options {
-  readonly servers: Readonly<Record<string, ServerEntry>>
-  /** The canonical workspace root: the servers' cwd, `rootUri` and only workspace folder. */
-  readonly root: string
-  /** The parent environment, scrubbed (Env.scrub) before a server sees it; the entry's own `env` is added. */
-  readonly env?: Readonly<Record<string, string | undefined>>
-  readonly unrestricted?: boolean
-  /** Starts servers (a server whose entry says `sandbox: true` is wrapped); default: as configured. */
-  readonly launch?: Launcher
-  /** Deadlines for every server (an entry's own `timeouts` override them for that server). */
-  readonly initializeTimeoutMs?: number
-  readonly requestTimeoutMs?: number
-  readonly diagnosticsTimeoutMs?: number
-  readonly shutdownTimeoutMs?: number
-  /** Between SIGTERM and SIGKILL when the process group is killed. */
-  readonly killGraceMs?: number
-  /** Quiet time after a version-less diagnostics report before it is taken as complete. */
-  readonly settleMs?: number
-  readonly maxMessageBytes?: number
-  readonly maxDocumentBytes?: number
-  readonly backoffBaseMs?: number
-  readonly backoffMaxMs?: number
-  readonly stderrBytes?: number
-}
-
-/** The deadlines (ms) and caps. A server that misses `requestTimeoutMs` on a request is taken for hung and killed. */
-export const defaults = {
-  /** Servers that index the workspace at start (tsserver, pyright) answer initialize within seconds; 30 s is generous. */
-  initializeTimeoutMs: 30_000,
-  /** Each request (hover, definition, references, symbols) and each notification written to the server. */
-  requestTimeoutMs: 15_000,
-  /** From the document sent to the report that answers it. */
-  diagnosticsTimeoutMs: 10_000,
-  /** For `shutdown` and `exit` on close; then the process group is killed anyway. */
-  shutdownTimeoutMs: 2_000,
-  killGraceMs: 500,
-  settleMs: 150,
-  maxMessageBytes: 16 * 1024 * 1024,
-  maxDocumentBytes: 4 * 1024 * 1024,
-  backoffBaseMs: 500,
-  backoffMaxMs: 15_000,
-  stderrBytes: 4 * 1024
-}
+export { defaults, type Options } from "./JsonRpcLspOptions.js"
 
 /** A server that stayed up this long is healthy again: its next crash starts the back-off from the beginning. */
 const healthyAfterMs = 60_000
@@ -153,24 +113,6 @@ interface Server {
   readonly timeouts: Timeouts
   readonly slot: SynchronizedRef.SynchronizedRef<Slot>
 }
-
-const messageOf = (cause: unknown): string =>
-  cause instanceof Error ? cause.message : typeof cause === "object" && cause !== null && "message" in cause ? String(cause.message) : String(cause)
-
-const tail = (stderr: string) => {
-  const t = stderr.trim()
-  return t === "" ? "" : `; its stderr ends with: ${t.slice(-600)}`
-}
-
-/** The last few lines of a server's stderr, on one line. */
-const lastLines = (stderr: string, n = 5) =>
-  stderr
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== "")
-    .slice(-n)
-    .join(" | ")
-    .slice(-600)
 
 /** The transport, and `warm` (start one server and initialise it) for doctor's probe (LspProbe.ts). */
 export const build = (options: Options) =>
@@ -265,19 +207,7 @@ export const build = (options: Options) =>
           // The exit status says more than a closed pipe: give it a moment to arrive.
           conn.onClose(() => void setTimeout(() => die("its connection closed"), 200).unref())
           conn.onError(([error]) => void error)
-          conn.onRequest("workspace/configuration", (params: { readonly items?: ReadonlyArray<unknown> } | undefined) =>
-            (params?.items ?? []).map(() => null)
-          )
-          conn.onRequest("workspace/workspaceFolders", () => folders)
-          conn.onRequest("window/workDoneProgress/create", () => null)
-          conn.onRequest("client/registerCapability", () => null)
-          conn.onRequest("client/unregisterCapability", () => null)
-          conn.onRequest("window/showMessageRequest", () => null)
-          conn.onRequest("window/showDocument", () => ({ success: false }))
-          conn.onRequest("workspace/applyEdit", () => ({ applied: false, failureReason: "minicode's language tools are read-only" }))
-          conn.onRequest((method) =>
-            method.endsWith("/refresh") ? null : new m.ResponseError(m.ErrorCodes.MethodNotFound, `minicode does not handle ${method}`)
-          )
+          answerServerRequests(m, conn, folders)
           const decodePublish = Schema.decodeUnknownEither(Lsp.PublishDiagnostics)
           conn.onNotification("textDocument/publishDiagnostics", (params: unknown) => {
             const p = decodePublish(params)
@@ -326,47 +256,13 @@ export const build = (options: Options) =>
             scope,
             startedAt
           }
-          yield* send(instance, "initialize", initializeParams(), server.timeouts.initializeMs)
+          yield* send(instance, "initialize", initializeParams(root, rootUri, folders), server.timeouts.initializeMs)
           life.initialised = true
           yield* notify(instance, "initialized", {})
           return instance
         }).pipe(Scope.extend(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
         return opened
       })
-
-    const initializeParams = () => ({
-      processId: process.pid,
-      clientInfo: { name: "minicode", version: "0.1.0" },
-      locale: "en",
-      rootPath: root,
-      rootUri,
-      workspaceFolders: folders,
-      capabilities: {
-        general: { positionEncodings: ["utf-16"] },
-        window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
-        workspace: {
-          configuration: true,
-          workspaceFolders: true,
-          applyEdit: false,
-          didChangeConfiguration: { dynamicRegistration: false },
-          didChangeWatchedFiles: { dynamicRegistration: false },
-          symbol: { dynamicRegistration: false, symbolKind: { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) } }
-        },
-        textDocument: {
-          synchronization: { dynamicRegistration: false, didSave: false, willSave: false, willSaveWaitUntil: false },
-          publishDiagnostics: { relatedInformation: false, versionSupport: true, codeDescriptionSupport: false, dataSupport: false },
-          hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
-          definition: { dynamicRegistration: false, linkSupport: true },
-          references: { dynamicRegistration: false },
-          documentSymbol: {
-            dynamicRegistration: false,
-            hierarchicalDocumentSymbolSupport: true,
-            symbolKind: { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) }
-          }
-        }
-      },
-      trace: "off"
-    })
 
     /** Why a request failed once the server is gone: it exited at start, or stopped during the request. */
     const stopped = (instance: Instance, method: string) => {
