@@ -13,53 +13,31 @@
  *   behind our `didOpen` (reports emitted before the server saw the document arrive before the barrier's reply),
  *   then a short quiet window for the reports that follow it (syntax, then semantic). Bounded by a deadline.
  * - A crashed server fails its pending requests at once and is restarted on next use, after a back-off that
- *   doubles per consecutive failure; initialize and every request have deadlines; inbound messages are capped.
+ *   doubles per consecutive failure; inbound messages are capped.
+ * - Every exchange has a deadline (`defaults`, or the entry's `timeouts`): initialize, each request, each
+ *   notification written to the server, the wait for diagnostics, shutdown. A server that misses a request's
+ *   deadline is hung: its whole process group is killed at once (restarted on next use). On close, shutdown and
+ *   exit are sent with their own deadline, then the group is killed (SIGTERM, SIGKILL after a short grace): no
+ *   server or helper outlives the session, even when the session is interrupted (SIGTERM to the CLI).
+ * - A server that exits at start (before answering initialize) is reported as such, with its exit status and the
+ *   last lines of its stderr; writes to a dead server's stdin (EPIPE) fail requests, never the process.
  *
  * vscode-jsonrpc is imported on the first server start: a session that never uses a language server never loads it.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import * as NodeFs from "node:fs"
+import type { ChildProcess } from "node:child_process"
 import type * as Rpc from "vscode-jsonrpc/node.js"
 import { Clock, Deferred, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Queue, Schema, Scope, SynchronizedRef } from "effect"
-import type { Launch, Launcher } from "../ports/Launcher.js"
+import type { Launcher } from "../ports/Launcher.js"
 import type { ServerEntry } from "../domain/Config.js"
 import * as Env from "../domain/Env.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
 import * as Lsp from "../domain/Lsp.js"
 import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../ports/LspTransport.js"
+import { defaults, type Options } from "./JsonRpcLspOptions.js"
+import { answerServerRequests, initializeParams, lastLines, messageOf, tail } from "./LspProtocol.js"
+import { killGroup, signalGroup, spawnServer as spawnProcess, waitExit } from "./LspProcess.js"
 
-export interface Options {
-  readonly servers: Readonly<Record<string, ServerEntry>>
-  /** The canonical workspace root: the servers' cwd, `rootUri` and only workspace folder. */
-  readonly root: string
-  /** The parent environment, scrubbed (Env.scrub) before a server sees it; the entry's own `env` is added. */
-  readonly env?: Readonly<Record<string, string | undefined>>
-  readonly unrestricted?: boolean
-  /** Starts servers (a server whose entry says `sandbox: true` is wrapped); default: as configured. */
-  readonly launch?: Launcher
-  readonly initializeTimeoutMs?: number
-  readonly requestTimeoutMs?: number
-  readonly diagnosticsTimeoutMs?: number
-  /** Quiet time after a version-less diagnostics report before it is taken as complete. */
-  readonly settleMs?: number
-  readonly maxMessageBytes?: number
-  readonly maxDocumentBytes?: number
-  readonly backoffBaseMs?: number
-  readonly backoffMaxMs?: number
-  readonly stderrBytes?: number
-}
-
-export const defaults = {
-  initializeTimeoutMs: 30_000,
-  requestTimeoutMs: 30_000,
-  diagnosticsTimeoutMs: 10_000,
-  settleMs: 150,
-  maxMessageBytes: 16 * 1024 * 1024,
-  maxDocumentBytes: 4 * 1024 * 1024,
-  backoffBaseMs: 500,
-  backoffMaxMs: 15_000,
-  stderrBytes: 4 * 1024
-}
+export { defaults, type Options } from "./JsonRpcLspOptions.js"
 
 /** A server that stayed up this long is healthy again: its next crash starts the back-off from the beginning. */
 const healthyAfterMs = 60_000
@@ -78,7 +56,11 @@ interface Published {
 /** What the process and connection callbacks update: plain fields, owned by one server instance. */
 interface Life {
   alive: boolean
+  /** Set once initialize was answered: a server that dies before is one that "exited at start". */
+  initialised: boolean
   reason: string
+  /** The exit status, once the process exited: `code 7`, `signal SIGKILL`. */
+  status: string | undefined
   stderr: string
   seq: number
   pendingBytes: number
@@ -97,9 +79,20 @@ interface Docs {
   readonly last: ReadonlyMap<string, number>
 }
 
+interface Timeouts {
+  readonly initializeMs: number
+  readonly requestMs: number
+  readonly diagnosticsMs: number
+  readonly shutdownMs: number
+}
+
 interface Instance {
   readonly name: string
+  readonly timeouts: Timeouts
+  /** Marks the server dead with this reason and kills its process group (a hung server). */
+  readonly kill: (reason: string) => Effect.Effect<void>
   readonly rpc: RpcModule
+  readonly child: ChildProcess
   readonly conn: Rpc.MessageConnection
   readonly life: Life
   readonly exited: Deferred.Deferred<string>
@@ -117,38 +110,12 @@ interface Slot {
 interface Server {
   readonly info: LspServerInfo
   readonly entry: ServerEntry
+  readonly timeouts: Timeouts
   readonly slot: SynchronizedRef.SynchronizedRef<Slot>
 }
 
-const messageOf = (cause: unknown): string =>
-  cause instanceof Error ? cause.message : typeof cause === "object" && cause !== null && "message" in cause ? String(cause.message) : String(cause)
-
-const tail = (stderr: string) => {
-  const t = stderr.trim()
-  return t === "" ? "" : `; its stderr ends with: ${t.slice(-600)}`
-}
-
-/** Kills the server's whole process group: SIGTERM, then SIGKILL after a grace period. */
-const killGroup = (child: ChildProcess, graceMs = 1500) =>
-  Effect.async<void>((resume) => {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resume(Effect.void)
-    const pid = child.pid
-    const signal = (s: NodeJS.Signals) => {
-      try {
-        process.kill(-pid, s)
-      } catch {
-        child.kill(s)
-      }
-    }
-    const timer = setTimeout(() => signal("SIGKILL"), graceMs)
-    child.once("exit", () => {
-      clearTimeout(timer)
-      resume(Effect.void)
-    })
-    signal("SIGTERM")
-  })
-
-const build = (options: Options) =>
+/** The transport, and `warm` (start one server and initialise it) for doctor's probe (LspProbe.ts). */
+export const build = (options: Options) =>
   Effect.gen(function* () {
     const layerScope = yield* Effect.scope
     const rpc = yield* Effect.cached(rpcModule)
@@ -163,6 +130,12 @@ const build = (options: Options) =>
       servers.push({
         info: { name: Lsp.groupName(g), extensions: g.extensions },
         entry: g.entry,
+        timeouts: {
+          initializeMs: g.entry.timeouts?.initializeMs ?? o.initializeTimeoutMs,
+          requestMs: g.entry.timeouts?.requestMs ?? o.requestTimeoutMs,
+          diagnosticsMs: g.entry.timeouts?.diagnosticsMs ?? o.diagnosticsTimeoutMs,
+          shutdownMs: g.entry.timeouts?.shutdownMs ?? o.shutdownTimeoutMs
+        },
         slot: yield* SynchronizedRef.make<Slot>({ instance: undefined, failures: 0, failedAt: 0 })
       })
     }
@@ -181,53 +154,19 @@ const build = (options: Options) =>
           sandbox: server.entry.sandbox === true,
           network: false
         }),
-        (launch) => spawnLaunched(server, life, launch)
-      )
-    const spawnLaunched = (server: Server, life: Life, launch: Launch) =>
-      Effect.async<ChildProcess, ToolFailed>((resume) => {
-        const command = launch.argv[0] ?? ""
-        let child: ChildProcess
-        try {
-          child = spawn(command, [...launch.argv.slice(1)], {
-            cwd: root,
-            env: { ...launch.env },
-            stdio: ["pipe", "pipe", "pipe"],
-            detached: true
-          })
-        } catch (cause) {
-          return resume(Effect.fail(failed(server.info.name, `cannot start ${command}: ${messageOf(cause)}`)))
-        }
-        const onError = (e: NodeJS.ErrnoException) =>
-          resume(
-            Effect.fail(
-              failed(
-                server.info.name,
-                e.code === "ENOENT"
-                  ? `${command} was not found (is it installed and on PATH? minicode config lsp list shows the configuration)`
-                  : `cannot start ${command}: ${e.message}`
-              )
-            )
-          )
-        child.once("error", onError)
-        child.once("spawn", () => {
-          child.off("error", onError)
-          child.on("error", () => undefined)
-          child.stdin?.on("error", () => undefined)
-          child.stderr?.on("data", (chunk: Buffer) => {
+        (launch) =>
+          spawnProcess(server.info.name, root, launch, (chunk) => {
             life.stderr = (life.stderr + chunk.toString("utf8")).slice(-o.stderrBytes)
           })
-          resume(Effect.succeed(child))
-        })
-      })
-
+      )
     const start = (server: Server): Effect.Effect<Instance, LspError> =>
       Effect.gen(function* () {
         const m = yield* rpc
         const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
         const opened = yield* Effect.gen(function* () {
-          const life: Life = { alive: true, reason: "", stderr: "", seq: 0, pendingBytes: 0, listeners: new Set() }
+          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, listeners: new Set() }
           const exited = yield* Deferred.make<string>()
-          const child = yield* Effect.acquireRelease(spawnServer(server, life), (c) => killGroup(c))
+          const child = yield* Effect.acquireRelease(spawnServer(server, life), (c) => killGroup(c, o.killGraceMs))
           const stdout = child.stdout
           const stdin = child.stdin
           if (stdout === null || stdin === null) return yield* failed(server.info.name, "no stdio pipes")
@@ -237,20 +176,19 @@ const build = (options: Options) =>
             life.reason = reason
             Deferred.unsafeDone(exited, Exit.succeed(reason))
           }
-          child.once("exit", (code, signal) => die(signal !== null ? `it was killed by ${signal}` : `it exited with code ${code}`))
+          child.once("exit", (code, signal) => {
+            life.status = signal !== null ? `signal ${signal}` : `code ${code}`
+            die(signal !== null ? `it was killed by ${signal}` : `it exited with code ${code}`)
+            // Its helpers go with it.
+            signalGroup(child, "SIGKILL")
+          })
           // The message cap: bytes received since the last whole message. One chunk of slack, no framing of ours.
           stdout.on("data", (chunk: Buffer) => {
             life.pendingBytes += chunk.length
             if (life.pendingBytes > o.maxMessageBytes) {
               die(`it sent a message over ${o.maxMessageBytes} bytes`)
               stdout.destroy()
-              if (child.pid !== undefined) {
-                try {
-                  process.kill(-child.pid, "SIGKILL")
-                } catch {
-                  child.kill("SIGKILL")
-                }
-              }
+              signalGroup(child, "SIGKILL")
             }
           })
           const inner = new m.StreamMessageReader(stdout)
@@ -269,19 +207,7 @@ const build = (options: Options) =>
           // The exit status says more than a closed pipe: give it a moment to arrive.
           conn.onClose(() => void setTimeout(() => die("its connection closed"), 200).unref())
           conn.onError(([error]) => void error)
-          conn.onRequest("workspace/configuration", (params: { readonly items?: ReadonlyArray<unknown> } | undefined) =>
-            (params?.items ?? []).map(() => null)
-          )
-          conn.onRequest("workspace/workspaceFolders", () => folders)
-          conn.onRequest("window/workDoneProgress/create", () => null)
-          conn.onRequest("client/registerCapability", () => null)
-          conn.onRequest("client/unregisterCapability", () => null)
-          conn.onRequest("window/showMessageRequest", () => null)
-          conn.onRequest("window/showDocument", () => ({ success: false }))
-          conn.onRequest("workspace/applyEdit", () => ({ applied: false, failureReason: "minicode's language tools are read-only" }))
-          conn.onRequest((method) =>
-            method.endsWith("/refresh") ? null : new m.ResponseError(m.ErrorCodes.MethodNotFound, `minicode does not handle ${method}`)
-          )
+          answerServerRequests(m, conn, folders)
           const decodePublish = Schema.decodeUnknownEither(Lsp.PublishDiagnostics)
           conn.onNotification("textDocument/publishDiagnostics", (params: unknown) => {
             const p = decodePublish(params)
@@ -296,11 +222,14 @@ const build = (options: Options) =>
           })
           conn.onNotification(() => undefined)
           conn.listen()
+          // Finalisers run uninterruptibly: the deadline needs an interruptible region to cut the wait short.
           yield* Effect.addFinalizer(() =>
             Effect.gen(function* () {
               if (life.alive) {
                 yield* Effect.promise(() => conn.sendRequest("shutdown").then(() => conn.sendNotification("exit")).catch(() => undefined)).pipe(
-                  Effect.timeout(Duration.millis(1000)),
+                  Effect.flatMap(() => waitExit(child)),
+                  Effect.interruptible,
+                  Effect.timeout(Duration.millis(server.timeouts.shutdownMs)),
                   Effect.ignore
                 )
               }
@@ -308,10 +237,18 @@ const build = (options: Options) =>
               conn.dispose()
             })
           )
+          const kill = (reason: string) =>
+            Effect.suspend(() => {
+              die(reason)
+              return killGroup(child, o.killGraceMs)
+            })
           const startedAt = yield* Clock.currentTimeMillis
           const instance: Instance = {
             name: server.info.name,
+            timeouts: server.timeouts,
+            kill,
             rpc: m,
+            child,
             conn,
             life,
             exited,
@@ -319,54 +256,54 @@ const build = (options: Options) =>
             scope,
             startedAt
           }
-          yield* send(instance, "initialize", initializeParams(), o.initializeTimeoutMs)
+          yield* send(instance, "initialize", initializeParams(root, rootUri, folders), server.timeouts.initializeMs)
+          life.initialised = true
           yield* notify(instance, "initialized", {})
           return instance
         }).pipe(Scope.extend(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
         return opened
       })
 
-    const initializeParams = () => ({
-      processId: process.pid,
-      clientInfo: { name: "minicode", version: "0.1.0" },
-      locale: "en",
-      rootPath: root,
-      rootUri,
-      workspaceFolders: folders,
-      capabilities: {
-        general: { positionEncodings: ["utf-16"] },
-        window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
-        workspace: {
-          configuration: true,
-          workspaceFolders: true,
-          applyEdit: false,
-          didChangeConfiguration: { dynamicRegistration: false },
-          didChangeWatchedFiles: { dynamicRegistration: false },
-          symbol: { dynamicRegistration: false, symbolKind: { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) } }
-        },
-        textDocument: {
-          synchronization: { dynamicRegistration: false, didSave: false, willSave: false, willSaveWaitUntil: false },
-          publishDiagnostics: { relatedInformation: false, versionSupport: true, codeDescriptionSupport: false, dataSupport: false },
-          hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
-          definition: { dynamicRegistration: false, linkSupport: true },
-          references: { dynamicRegistration: false },
-          documentSymbol: {
-            dynamicRegistration: false,
-            hierarchicalDocumentSymbolSupport: true,
-            symbolKind: { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) }
-          }
-        }
-      },
-      trace: "off"
-    })
+    /** Why a request failed once the server is gone: it exited at start, or stopped during the request. */
+    const stopped = (instance: Instance, method: string) => {
+      const life = instance.life
+      if (!life.initialised && life.status !== undefined) {
+        const lines = lastLines(life.stderr)
+        return failed(instance.name, `the language server exited at start (${life.status})${lines === "" ? " with nothing on stderr" : `: ${lines}`}`)
+      }
+      return failed(instance.name, `the server stopped during ${method}: ${life.reason}${tail(life.stderr)}; it is restarted on next use`)
+    }
+    /** The server is gone (or its connection is): wait a moment for its exit status, which says more. */
+    const gone = (instance: Instance, method: string) =>
+      waitExit(instance.child).pipe(
+        Effect.timeout(Duration.millis(300)),
+        Effect.ignore,
+        Effect.flatMap(() => Effect.fail(stopped(instance, method)))
+      )
+
+    /** A missed deadline: the server is hung, and killed (its whole group) before the timeout is reported. */
+    const deadline = (instance: Instance, method: string, timeoutMs: number) => <A, E>(effect: Effect.Effect<A, E>) =>
+      effect.pipe(
+        // Interruptible even inside a finaliser or another uninterruptible region, so the deadline always holds.
+        Effect.interruptible,
+        Effect.timeoutFail({
+          duration: Duration.millis(timeoutMs),
+          onTimeout: () => new ToolTimeout({ tool: `language server ${instance.name} (${method})`, millis: timeoutMs })
+        }),
+        Effect.tapError((e) =>
+          e instanceof ToolTimeout ? Effect.uninterruptible(instance.kill(`it did not answer ${method} within ${timeoutMs} ms, and was killed`)) : Effect.void
+        )
+      )
 
     /** One request with a deadline; cancelled (`$/cancelRequest`) when interrupted; fails at once if the server dies. */
-    const send = (instance: Instance, method: string, params: unknown, timeoutMs: number = o.requestTimeoutMs) =>
+    const send = (instance: Instance, method: string, params: unknown, timeoutMs: number = instance.timeouts.requestMs) =>
       Effect.raceFirst(
         Effect.tryPromise({
           try: (signal) => {
             const source = new instance.rpc.CancellationTokenSource()
             signal.addEventListener("abort", () => {
+              // A closed connection cannot send the cancellation (and would log that it cannot).
+              if (!instance.life.alive) return
               try {
                 source.cancel()
               } catch {
@@ -375,26 +312,23 @@ const build = (options: Options) =>
             })
             return instance.conn.sendRequest<unknown>(method, params, source.token)
           },
-          catch: (cause) =>
-            instance.life.alive
-              ? failed(instance.name, `${method} failed: ${messageOf(cause)}`)
-              : failed(instance.name, `the server stopped during ${method}: ${instance.life.reason}${tail(instance.life.stderr)}`)
-        }),
-        Effect.flatMap(Deferred.await(instance.exited), (reason) =>
-          Effect.fail(failed(instance.name, `the server stopped during ${method}: ${reason}${tail(instance.life.stderr)}; it is restarted on next use`))
-        )
-      ).pipe(
-        Effect.timeoutFail({
-          duration: Duration.millis(timeoutMs),
-          onTimeout: () => new ToolTimeout({ tool: `language server ${instance.name} (${method})`, millis: timeoutMs })
-        })
-      )
+          catch: (cause) => cause
+        }).pipe(
+          Effect.catchAll((cause) =>
+            cause instanceof instance.rpc.ResponseError
+              ? Effect.fail(failed(instance.name, `${method} failed: ${messageOf(cause)}`))
+              : gone(instance, method)
+          )
+        ),
+        Effect.flatMap(Deferred.await(instance.exited), () => gone(instance, method))
+      ).pipe(deadline(instance, method, timeoutMs))
 
+    /** A notification, written within the request deadline (a server that stopped reading its stdin is hung). */
     const notify = (instance: Instance, method: string, params: unknown) =>
       Effect.tryPromise({
         try: () => instance.conn.sendNotification(method, params),
         catch: (cause) => failed(instance.name, `cannot send ${method}: ${instance.life.alive ? messageOf(cause) : instance.life.reason}`)
-      })
+      }).pipe(deadline(instance, method, instance.timeouts.requestMs))
 
     /** The live instance of a server: started on first use, restarted after a crash once its back-off has passed. */
     const instanceOf = (server: Server): Effect.Effect<Instance, LspError> =>
@@ -505,12 +439,21 @@ const build = (options: Options) =>
         return queue
       })
 
-    /** The barrier: the number of reports seen when the server answered a request sent after our notifications. */
+    /**
+     * The barrier: the number of reports seen when the server answered a request sent after our notifications
+     * (`answered: false` when it did not within 2 s: the count then, and the server may be hung).
+     */
     const barrier = (instance: Instance) =>
       Effect.async<number>((resume) => {
         const seen = () => resume(Effect.succeed(instance.life.seq))
         instance.conn.sendRequest("$/minicode/barrier").then(seen, seen)
-      }).pipe(Effect.timeoutTo({ duration: Duration.millis(2000), onTimeout: () => instance.life.seq, onSuccess: (n) => n }))
+      }).pipe(
+        Effect.timeoutTo({
+          duration: Duration.millis(Math.min(2000, instance.timeouts.requestMs)),
+          onTimeout: () => ({ mark: instance.life.seq, answered: false }),
+          onSuccess: (mark) => ({ mark, answered: true })
+        })
+      )
 
     const diagnostics = (doc: LspDocument, opts: { readonly changed?: boolean } = {}) =>
       Effect.scoped(
@@ -522,28 +465,30 @@ const build = (options: Options) =>
             yield* notify(instance, "workspace/didChangeWatchedFiles", { changes: [{ uri, type: 2 }] }).pipe(Effect.ignore)
           }
           const queue = yield* subscribe(instance, uri)
-          const deadline = (yield* Clock.currentTimeMillis) + o.diagnosticsTimeoutMs
-          const remaining = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, deadline - now))
+          const timeoutMs = instance.timeouts.diagnosticsMs
+          const until = (yield* Clock.currentTimeMillis) + timeoutMs
+          const remaining = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, until - now))
           return yield* withDocument(
             instance,
             doc,
             (_, version) =>
               Effect.gen(function* () {
-                const mark = yield* barrier(instance)
+                const { mark, answered } = yield* barrier(instance)
                 const fresh = (p: Published) => (p.version !== undefined ? p.version >= version : p.seq > mark)
+                // The next fresh report within `ms`; none when the time is up or the server died.
                 const next = (ms: number) =>
-                  Queue.take(queue).pipe(
-                    Effect.repeat({ until: fresh }),
-                    Effect.timeout(Duration.millis(ms)),
-                    Effect.option
-                  )
+                  Effect.raceFirst(
+                    Queue.take(queue).pipe(Effect.repeat({ until: fresh }), Effect.map(Option.some)),
+                    Effect.as(Deferred.await(instance.exited), Option.none<Published>())
+                  ).pipe(Effect.timeout(Duration.millis(ms)), Effect.option, Effect.map(Option.flatten))
                 const first = yield* Effect.flatMap(remaining, next)
                 if (Option.isNone(first)) {
-                  return yield* Effect.fail(
-                    instance.life.alive
-                      ? new ToolTimeout({ tool: `language server ${instance.name} (diagnostics)`, millis: o.diagnosticsTimeoutMs })
-                      : failed(instance.name, `the server stopped before publishing diagnostics: ${instance.life.reason}${tail(instance.life.stderr)}`)
-                  )
+                  if (!instance.life.alive) {
+                    return yield* failed(instance.name, `the server stopped before publishing diagnostics: ${instance.life.reason}${tail(instance.life.stderr)}`)
+                  }
+                  // Silent and not answering requests either: hung, and killed.
+                  if (!answered) yield* instance.kill(`it published no diagnostics and answered no request within ${timeoutMs} ms, and was killed`)
+                  return yield* new ToolTimeout({ tool: `language server ${instance.name} (diagnostics)`, millis: timeoutMs })
                 }
                 if (first.value.version !== undefined) return first.value.diagnostics
                 // Version-less: later reports (semantic after syntax) replace it until the server goes quiet.
@@ -624,64 +569,3 @@ export const make = (options: Options): Effect.Effect<typeof LspTransport.Servic
   Effect.map(build(options), (b) => b.transport)
 
 export const layer = (options: Options): Layer.Layer<LspTransport> => Layer.scoped(LspTransport, make(options))
-
-// ---------------------------------------------------------------------------------------------------------------
-// doctor: start each configured server, initialise it, shut it down.
-
-export interface Probe {
-  readonly name: string
-  readonly command: string
-  /** Where the command resolves (PATH, or the path it names), if anywhere. */
-  readonly resolved: string | undefined
-  readonly initialised: boolean
-  readonly error: string | undefined
-  readonly millis: number
-}
-
-export const which = (command: string, cwd: string, env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  const isExec = (p: string) => {
-    try {
-      NodeFs.accessSync(p, NodeFs.constants.X_OK)
-      return NodeFs.statSync(p).isFile()
-    } catch {
-      return false
-    }
-  }
-  if (command.includes("/")) {
-    const full = command.startsWith("/") ? command : `${cwd}/${command}`
-    return isExec(full) ? full : undefined
-  }
-  for (const dir of (env["PATH"] ?? "").split(":")) {
-    if (dir !== "" && isExec(`${dir}/${command}`)) return `${dir}/${command}`
-  }
-  return undefined
-}
-
-/** For `minicode doctor`: each configured server found on PATH or not, starts and initialises or not. */
-export const probe = (options: Options): Effect.Effect<ReadonlyArray<Probe>> =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const { transport, warm } = yield* build({ ...options, backoffBaseMs: 0 })
-      return yield* Effect.forEach(
-        transport.servers,
-        (info) =>
-          Effect.gen(function* () {
-            const entry = Object.entries(options.servers).find(([ext]) => info.extensions.includes(Lsp.extensionOf(`x${ext.startsWith(".") ? ext : `.${ext}`}`)))?.[1]
-            const command = entry?.command ?? ""
-            const resolved = which(command, options.root, { ...options.env, ...entry?.env })
-            const t0 = yield* Clock.currentTimeMillis
-            const started = yield* Effect.either(warm(info))
-            const millis = (yield* Clock.currentTimeMillis) - t0
-            return {
-              name: info.name,
-              command,
-              resolved,
-              initialised: Either.isRight(started),
-              error: Either.isLeft(started) ? started.left.message : undefined,
-              millis
-            } satisfies Probe
-          }),
-        { concurrency: 2 }
-      )
-    })
-  )

@@ -2,7 +2,34 @@
  * minicode's configuration file (global `~/.config/minicode/config.json`, local `.minicode/config.json` only when
  * trusted). Unknown keys are kept for forward compatibility; `unrestricted` can never come from a file.
  */
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
+
+const Millis = Schema.Number.pipe(Schema.int(), Schema.between(1, 600_000))
+
+/** A language server's own deadlines, in milliseconds (the transport's defaults otherwise). */
+export const LspTimeouts = Schema.Struct({
+  initializeMs: Schema.optional(Millis),
+  requestMs: Schema.optional(Millis),
+  diagnosticsMs: Schema.optional(Millis),
+  shutdownMs: Schema.optional(Millis)
+})
+export type LspTimeouts = typeof LspTimeouts.Type
+
+const timeoutNames = { initialize: "initializeMs", request: "requestMs", diagnostics: "diagnosticsMs", shutdown: "shutdownMs" } as const
+
+/** `--timeout initialize=5000 --timeout request=2000`: a language server's deadlines from the command line. */
+export const parseLspTimeouts = (pairs: ReadonlyArray<string>): Either.Either<LspTimeouts, string> => {
+  const out: { -readonly [K in keyof LspTimeouts]: LspTimeouts[K] } = {}
+  for (const pair of pairs) {
+    const [name = "", value = ""] = pair.split("=", 2)
+    const key = Object.entries(timeoutNames).find(([n]) => n === name.trim())?.[1]
+    if (key === undefined) return Either.left(`--timeout ${pair}: expected NAME=MS with NAME one of ${Object.keys(timeoutNames).join(", ")}`)
+    const ms = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN
+    if (!Number.isInteger(ms) || ms < 1 || ms > 600_000) return Either.left(`--timeout ${pair}: MS must be a whole number of milliseconds from 1 to 600000`)
+    out[key] = ms
+  }
+  return Either.right(out)
+}
 
 export const ServerEntry = Schema.Struct({
   command: Schema.optional(Schema.String),
@@ -11,7 +38,9 @@ export const ServerEntry = Schema.Struct({
   url: Schema.optional(Schema.String),
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   allowPrivate: Schema.optional(Schema.Boolean),
-  sandbox: Schema.optional(Schema.Boolean)
+  sandbox: Schema.optional(Schema.Boolean),
+  /** Language servers only. */
+  timeouts: Schema.optional(LspTimeouts)
 })
 export type ServerEntry = typeof ServerEntry.Type
 

@@ -6,6 +6,7 @@ import { Context, Effect, Layer, Option, Ref } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 import { nameOf } from "../domain/Tools.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
+import { MutationDone } from "../ports/MutationDone.js"
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import type { ToolError } from "../domain/Errors.js"
@@ -64,7 +65,11 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
       if (Option.isNone(diagnostics) || path === undefined) return effect
       const hook = diagnostics.value
       return Effect.flatMap(effect, (output) =>
-        Effect.map(hook.afterWrite(path), (note) => (note === undefined ? output : { ...output, text: `${output.text}\n${note}` }))
+        Effect.zipRight(
+          // The write is done: its journal record is settled before the wait for diagnostics begins.
+          Effect.flatMap(Effect.serviceOption(MutationDone), (d) => (Option.isSome(d) ? d.value.done({ isError: output.isError === true }) : Effect.void)),
+          Effect.map(hook.afterWrite(path), (note) => (note === undefined ? output : { ...output, text: `${output.text}\n${note}` }))
+        )
       )
     }
     const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListings }

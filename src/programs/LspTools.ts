@@ -197,7 +197,8 @@ export const make = Effect.gen(function* () {
       return read("lsp", path).pipe(
         Effect.flatMap((text) => lsp.diagnostics({ path, text }, { changed: true })),
         Effect.map((ds) => `diagnostics from ${server.name} after this change:\n${Lsp.formatDiagnostics(shown(path), ds, limits.afterWrite).text}`),
-        Effect.catchAll((e) => Effect.succeed(`[diagnostics unavailable: ${e.message}]`))
+        // The write stands whatever the server does: a dead, hung or missing server is a note, never a failure.
+        Effect.catchAll((e) => Effect.succeed(`[diagnostics unavailable: ${e._tag === "ToolFailed" ? `${e.reason} (${e.tool})` : e.message}]`))
       )
     }
   }

@@ -4,7 +4,7 @@
  * (a write, a spawn, a network call, a state change) runs before Permission and Jail have allowed the call; the
  * operator is asked only once every gate has passed, so nobody approves what would be denied anyway.
  */
-import { Cause, Effect, Either, Layer, Option } from "effect"
+import { Cause, Effect, Either, Layer, Option, Ref } from "effect"
 import * as Edit from "../domain/Edit.js"
 import * as Allowlist from "../domain/Allowlist.js"
 import * as D from "../domain/Decision.js"
@@ -21,6 +21,7 @@ import { Approver } from "../ports/Approver.js"
 import { BashGuard } from "../ports/BashGuard.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import { Journal, type Snapshot as JournalSnapshot } from "../ports/Journal.js"
+import { MutationDone } from "../ports/MutationDone.js"
 import { NetGuard } from "../ports/NetGuard.js"
 import { PostgresParser } from "../ports/PostgresParser.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
@@ -334,10 +335,17 @@ export const JournalStage = wrap((next) =>
                   intendedOf(inv, byPath, shown)
                 )
                 .pipe(Effect.mapError(journalError))
+              // Settled once: early by the executor (MutationDone) when the mutation is done before the call ends.
+              const settled = yield* Ref.make(false)
+              const once = (settle: Effect.Effect<void>) => Effect.flatMap(Ref.getAndSet(settled, true), (was) => (was ? Effect.void : settle))
+              const done = MutationDone.of({
+                done: ({ isError }) => once(journal.complete(record.id, isError ? "failed" : "committed").pipe(Effect.ignore))
+              })
               return yield* next(inv).pipe(
+                Effect.provideService(MutationDone, done),
                 Effect.onExit((exit) => {
                   if (exit._tag === "Success") {
-                    return journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore)
+                    return once(journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore))
                   }
                   const interrupted = Cause.isInterruptedOnly(exit.cause)
                   const failedCleanly = Cause.failureOption(exit.cause).pipe(
@@ -350,7 +358,7 @@ export const JournalStage = wrap((next) =>
                       ? "interrupted: cancellation sent to the server, which may already have acted"
                       : "interrupted"
                   // A file tool that failed before writing left nothing; anything else may have happened halfway.
-                  return journal.complete(record.id, failedCleanly ? "failed" : "unknown", note).pipe(Effect.ignore)
+                  return once(journal.complete(record.id, failedCleanly ? "failed" : "unknown", note).pipe(Effect.ignore))
                 })
               )
             })

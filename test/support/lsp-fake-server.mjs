@@ -1,13 +1,42 @@
-// A scripted language server for the client's failure paths: MODE is crash-on-hover (exits on its first hover,
-// answers after a restart), silent (never answers initialize), slow-hover (answers hover after 5 s) or huge (a
-// hover reply over any reasonable cap). It also asks the client the questions real servers ask.
+// A scripted language server for the client's failure paths. Arguments: MODES MARKER, where MODES is a
+// comma-separated list of:
+//   crash-on-hover     exits (code 3) on its first hover, answers after a restart (the marker file records the crash)
+//   silent             never answers initialize (alias: hang-initialize)
+//   slow-hover         answers hover after 5 s
+//   hang-hover         never answers hover (nor any other request but initialize and shutdown)
+//   hang-shutdown      never answers shutdown and ignores `exit`
+//   hang-diagnostics   never publishes diagnostics and never answers the client's barrier request
+//   exit-at-start      writes two stderr lines and exits with code 7 before reading anything
+//   crash-mid-session  exits (code 5) on every hover and every didChangeWatchedFiles
+//   ignore-sigterm     ignores SIGTERM (only SIGKILL stops it)
+//   child              spawns a helper process (like tsserver) that lives as long as it is not killed
+//   huge               a hover reply over any reasonable cap
+// MARKER is a file prefix: `MARKER.pids` gets "server-pid child-pid" once started, `MARKER.answers` the client's
+// answers to the questions real servers ask. Otherwise it publishes one diagnostic per didOpen/didChange.
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js"
 
-const [mode = "crash-on-hover", marker = ""] = process.argv.slice(2)
+const [modeArg = "crash-on-hover", marker = ""] = process.argv.slice(2)
+const modes = new Set(modeArg.split(","))
+const has = (m) => modes.has(m)
+
+if (has("exit-at-start")) {
+  process.stderr.write("fake-lsp: cannot load the project\nfake-lsp: giving up\n")
+  process.exit(7)
+}
+if (has("ignore-sigterm")) process.on("SIGTERM", () => undefined)
+let childPid = ""
+if (has("child")) {
+  const child = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => undefined); setInterval(() => undefined, 1000)"], { stdio: "ignore" })
+  childPid = String(child.pid)
+}
+if (marker !== "") fs.writeFileSync(`${marker}.pids`, `${process.pid} ${childPid}`.trim())
+
+const never = () => new Promise(() => undefined)
 const conn = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout))
 conn.onRequest("initialize", async () => {
-  if (mode === "silent") return new Promise(() => undefined)
+  if (has("silent") || has("hang-initialize")) return never()
   return { capabilities: { textDocumentSync: 1, hoverProvider: true } }
 })
 let answered
@@ -18,19 +47,38 @@ conn.onNotification("initialized", async () => {
   const config = await conn.sendRequest("workspace/configuration", { items: [{ section: "fake" }, { section: "other" }] })
   await conn.sendRequest("client/registerCapability", { registrations: [] })
   const folders = await conn.sendRequest("workspace/workspaceFolders")
-  fs.writeFileSync(`${marker}.answers`, JSON.stringify({ config, folders }))
+  if (marker !== "") fs.writeFileSync(`${marker}.answers`, JSON.stringify({ config, folders }))
   answered()
 })
 conn.onRequest("textDocument/hover", async () => {
   await asked
-  if (mode === "crash-on-hover" && !fs.existsSync(marker)) {
+  if (has("hang-hover")) return never()
+  if (has("crash-mid-session")) process.exit(5)
+  if (has("crash-on-hover") && !fs.existsSync(marker)) {
     fs.writeFileSync(marker, String(process.pid))
     process.exit(3)
   }
-  if (mode === "slow-hover") await new Promise((r) => setTimeout(r, 5000))
-  if (mode === "huge") return { contents: "x".repeat(3 * 1024 * 1024) }
+  if (has("slow-hover")) await new Promise((r) => setTimeout(r, 5000))
+  if (has("huge")) return { contents: "x".repeat(3 * 1024 * 1024) }
   return { contents: { kind: "plaintext", value: `hover from ${process.pid}` } }
 })
-conn.onRequest("shutdown", () => null)
-conn.onNotification("exit", () => process.exit(0))
+const publish = (uri, version) => {
+  if (has("hang-diagnostics")) return
+  conn.sendNotification("textDocument/publishDiagnostics", {
+    uri,
+    version,
+    diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 2, message: "fake warning" }]
+  })
+}
+conn.onNotification("textDocument/didOpen", (p) => publish(p.textDocument.uri, p.textDocument.version))
+conn.onNotification("textDocument/didChange", (p) => publish(p.textDocument.uri, p.textDocument.version))
+conn.onNotification("workspace/didChangeWatchedFiles", () => {
+  if (has("crash-mid-session")) process.exit(5)
+})
+conn.onRequest("shutdown", () => (has("hang-shutdown") ? never() : null))
+conn.onNotification("exit", () => {
+  if (!has("hang-shutdown")) process.exit(0)
+})
+// Any other request (the client's barrier among them): answered at once, or never when hanging.
+conn.onRequest((method) => (has("hang-hover") || has("hang-diagnostics") ? never() : null))
 conn.listen()

@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import * as NodeConfig from "../../adapters/NodeConfig.js"
+import * as Config from "../../domain/Config.js"
 import type { ServerEntry } from "../../domain/Config.js"
 import * as Lsp from "../../domain/Lsp.js"
 import * as McpServers from "../../domain/McpServers.js"
@@ -35,6 +36,10 @@ const add = Command.make(
     args: Options.text("args").pipe(Options.withDescription("Its arguments, comma-separated: --args --stdio"), Options.optional),
     arg: Options.text("arg").pipe(Options.withDescription("One argument verbatim (repeatable; for arguments with a comma)"), Options.repeated),
     env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable; stored, never printed)"), Options.repeated),
+    timeout: Options.text("timeout").pipe(
+      Options.withDescription("NAME=MS, a deadline of this server (repeatable): initialize (30000), request (15000), diagnostics (10000), shutdown (2000)"),
+      Options.repeated
+    ),
     sandbox: Options.boolean("sandbox").pipe(
       Options.withDescription("Run this server in a bubblewrap sandbox (workspace read-only, secrets masked, no network)")
     )
@@ -46,11 +51,13 @@ const add = Command.make(
       if (flags.command.trim() === "") return yield* usage("--command is empty")
       const env = yield* check(McpServers.parsePairs("env", flags.env))
       const args = McpServers.argvOf(Option.getOrUndefined(flags.args), flags.arg)
+      const timeouts = yield* check(Config.parseLspTimeouts(flags.timeout))
       const entry: ServerEntry = {
         command: flags.command,
         ...(args.length > 0 ? { args } : {}),
         ...(Object.keys(env).length > 0 ? { env } : {}),
-        ...(flags.sandbox ? { sandbox: true } : {})
+        ...(flags.sandbox ? { sandbox: true } : {}),
+        ...(Object.keys(timeouts).length > 0 ? { timeouts } : {})
       }
       const raw = yield* readRaw(file)
       const existing = entries(raw)
@@ -60,7 +67,7 @@ const add = Command.make(
         `${replaced ? "replaced" : "added"} ${McpServers.describe(key, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`
       )
     })
-).pipe(Command.withDescription("Add (or replace) the language server for a file extension: EXT --command CMD [--args A,B] [--arg A]... [--env K=V]..."))
+).pipe(Command.withDescription("Add (or replace) the language server for a file extension: EXT --command CMD [--args A,B] [--arg A]... [--env K=V]... [--timeout NAME=MS]..."))
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
@@ -111,7 +118,7 @@ export const lspDoctor = (workspace: string, servers: Readonly<Record<string, Se
   Effect.gen(function* () {
     const { invalid } = Lsp.groups(servers)
     const root = fs.existsSync(workspace) ? fs.realpathSync(workspace) : workspace
-    const Transport = yield* Effect.promise(() => import("../../adapters/JsonRpcLspTransport.js"))
+    const Transport = yield* Effect.promise(() => import("../../adapters/LspProbe.js"))
     const probes = yield* Transport.probe({ root, servers, env: process.env, initializeTimeoutMs: options.timeoutMs ?? 15_000 })
     const rows: ReadonlyArray<LspDoctorRow> = probes.map((p) => ({
       server: p.name,

@@ -1,0 +1,80 @@
+/**
+ * The LSP client's side of the protocol that is not about our own requests: what we tell a server we are
+ * (`initialize`), how we answer the requests servers send to clients (so no server stalls waiting for us), and
+ * how a server's failure is put into words.
+ */
+import type * as Rpc from "vscode-jsonrpc/node.js"
+
+export interface Folder {
+  readonly uri: string
+  readonly name: string
+}
+
+export const messageOf = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : typeof cause === "object" && cause !== null && "message" in cause ? String(cause.message) : String(cause)
+
+export const tail = (stderr: string) => {
+  const t = stderr.trim()
+  return t === "" ? "" : `; its stderr ends with: ${t.slice(-600)}`
+}
+
+/** The last few lines of a server's stderr, on one line. */
+export const lastLines = (stderr: string, n = 5) =>
+  stderr
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .slice(-n)
+    .join(" | ")
+    .slice(-600)
+
+/** Answers the requests servers send to clients (`workspace/configuration`, `workDoneProgress/create`, …). */
+export const answerServerRequests = (m: typeof Rpc, conn: Rpc.MessageConnection, folders: ReadonlyArray<Folder>) => {
+  conn.onRequest("workspace/configuration", (params: { readonly items?: ReadonlyArray<unknown> } | undefined) =>
+    (params?.items ?? []).map(() => null)
+  )
+  conn.onRequest("workspace/workspaceFolders", () => folders)
+  conn.onRequest("window/workDoneProgress/create", () => null)
+  conn.onRequest("client/registerCapability", () => null)
+  conn.onRequest("client/unregisterCapability", () => null)
+  conn.onRequest("window/showMessageRequest", () => null)
+  conn.onRequest("window/showDocument", () => ({ success: false }))
+  conn.onRequest("workspace/applyEdit", () => ({ applied: false, failureReason: "minicode's language tools are read-only" }))
+  conn.onRequest((method) =>
+    method.endsWith("/refresh") ? null : new m.ResponseError(m.ErrorCodes.MethodNotFound, `minicode does not handle ${method}`)
+  )
+}
+
+export const initializeParams = (root: string, rootUri: string, folders: ReadonlyArray<Folder>) => ({
+  processId: process.pid,
+  clientInfo: { name: "minicode", version: "0.1.0" },
+  locale: "en",
+  rootPath: root,
+  rootUri,
+  workspaceFolders: folders,
+  capabilities: {
+    general: { positionEncodings: ["utf-16"] },
+    window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
+    workspace: {
+      configuration: true,
+      workspaceFolders: true,
+      applyEdit: false,
+      didChangeConfiguration: { dynamicRegistration: false },
+      didChangeWatchedFiles: { dynamicRegistration: false },
+      symbol: { dynamicRegistration: false, symbolKind: { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) } }
+    },
+    textDocument: {
+      synchronization: { dynamicRegistration: false, didSave: false, willSave: false, willSaveWaitUntil: false },
+      publishDiagnostics: { relatedInformation: false, versionSupport: true, codeDescriptionSupport: false, dataSupport: false },
+      hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
+      definition: { dynamicRegistration: false, linkSupport: true },
+      references: { dynamicRegistration: false },
+      documentSymbol: {
+        dynamicRegistration: false,
+        hierarchicalDocumentSymbolSupport: true,
+        symbolKind: { valueSet: Array.from({ length: 26 }, (_, i) => i + 1) }
+      }
+    }
+  },
+  trace: "off"
+})
