@@ -174,6 +174,8 @@ export interface PathUse {
   readonly field: string
   readonly path: string
   readonly access: Access
+  /** For a move's source: the field naming where it lands (its contents are judged there too). */
+  readonly landsAt?: string
 }
 
 interface Static {
@@ -256,10 +258,11 @@ export const facts = (call: ToolCall): Facts => {
       return make(use("path", call.args.path, "read"))
     case "write_file":
     case "edit_file":
-    case "delete_file":
       return make(use("path", call.args.path, "write"))
+    case "delete_file":
+      return make(use("path", call.args.path, "structure"))
     case "move_file":
-      return make([...use("from", call.args.from, "write"), ...use("to", call.args.to, "write")])
+      return make([{ field: "from", path: call.args.from, access: "structure", landsAt: "to" }, ...use("to", call.args.to, "structure")])
     case "glob":
     case "grep":
     case "git_diff":
