@@ -174,10 +174,10 @@ const isDotGit = (seg: string): boolean => {
 /**
  * Why writing here would reach git's own folder, or undefined: git reads everything in `.git/` as instructions
  * (config, hooks, `commondir`, `objects/info/alternates`, `info/attributes`), and a `.git` file (`gitdir: …`) or
- * folder anywhere redirects git. No file tool creates, changes, moves or removes either; commits go through git_commit.
+ * folder anywhere redirects git. Nothing creates, changes, moves or removes either; commits go through git_commit.
  */
 export const gitReason = (absolute: string, root?: string): string | undefined =>
-  scopedSegments(absolute, root).some(isDotGit) ? "git reads .git as instructions: no file tool writes, moves or removes it (commit with git_commit)" : undefined
+  scopedSegments(absolute, root).some(isDotGit) ? "git reads .git as instructions, so it is never written, moved or removed here (commit with git_commit)" : undefined
 
 /** Every rule a non-read access adds to the names: minicode state, secrets, then git's folder. */
 const protectedForChange = (ctx: JailContext, absolute: string): JailVerdict => {
