@@ -109,12 +109,21 @@ const wholePathSecret = (absolute: string): string | undefined => {
   return undefined
 }
 
+/**
+ * A name git would take for `.git`: case-insensitively, and as macOS and Windows file systems see it (characters
+ * HFS+ ignores, trailing dots and spaces, the 8.3 short name), the same normalisation git applies to itself.
+ */
+const isDotGit = (seg: string): boolean => {
+  const bare = seg.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, "").replace(/[. ]+$/, "")
+  return bare === ".git" || bare === "git~1"
+}
+
 const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i] ?? ""
     const last = i === segs.length - 1
     if (secretDirs.has(seg)) return `${seg}/ holds credentials`
-    if (seg === ".git") {
+    if (isDotGit(seg)) {
       const rest = segs.slice(i + 1)
       if (rest.includes("hooks")) return ".git/hooks/ runs code outside any sandbox"
       const tail = rest[rest.length - 1]
@@ -160,15 +169,6 @@ export const protectedName = (absolute: string, root?: string): { readonly kind:
   if (stateSegments(segs)) return { kind: "state" }
   const reason = wholePathSecret(absolute) ?? secretSegments(segs)
   return reason === undefined ? undefined : { kind: "secret", reason }
-}
-
-/**
- * A name git would take for `.git`: case-insensitively, and as macOS and Windows file systems see it (characters
- * HFS+ ignores, trailing dots and spaces, the 8.3 short name), the same normalisation git applies to itself.
- */
-const isDotGit = (seg: string): boolean => {
-  const bare = seg.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, "").replace(/[. ]+$/, "")
-  return bare === ".git" || bare === "git~1"
 }
 
 /**

@@ -35,6 +35,8 @@ describe("git's folder", () => {
   it("is readable but never written, moved or removed, whatever the spelling", () => {
     expect(ruleOf(".git/HEAD", "read")).toBe("allow")
     expect(ruleOf(".git", "read")).toBe("allow")
+    // Its config and hooks stay secret to read under every spelling too.
+    for (const p of [".GIT/config", ".git./config", ".g\u200cit/hooks/pre-commit", "GIT~1/config"]) expect(ruleOf(p, "read"), p).toBe("jail.sensitive")
     const spellings = [
       ".git", ".git/commondir", ".git/objects/info/alternates", ".git/info/attributes", ".git/HEAD", "src/.git",
       "vendor/lib/.git/modules/x", ".GIT/commondir", ".Git", ".git./x", ".git /x", ".git../x", ".g\u200cit/x", "\ufeff.git/x", "GIT~1/x"
