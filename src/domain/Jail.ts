@@ -70,6 +70,8 @@ const secretNames = new Set([
   ".terraformrc",
   "terraform.rc",
   "credentials.tfrc.json",
+  "kubeconfig",
+  "application_default_credentials.json",
   "credentials.json",
   "id_rsa",
   "id_dsa",
@@ -78,7 +80,9 @@ const secretNames = new Set([
   "id_ecdsa_sk",
   "id_ed25519_sk"
 ])
-const keyExtensions = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx"]
+const keyExtensions = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig"]
+/** `prod.env`, `prod.env.local`, `api.env.staging`: an environment file by another name (templates excepted). */
+const namedEnv = /\.env(\.(local|prod|production|dev|development|stage|staging|test|ci|preview|qa|uat))*$/
 /** Terraform keeps provider credentials in variable files and every resource's secrets in its state. */
 const stateExtensions = [".tfvars", ".tfvars.json", ".tfstate", ".tfstate.backup"]
 /** A folder and a file in it that together hold credentials (the folder alone holds ordinary files too). */
@@ -88,7 +92,12 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   [".cargo", "credentials.toml"],
   [".gem", "credentials"],
   [".composer", "auth.json"],
-  ["gh", "hosts.yml"]
+  ["gh", "hosts.yml"],
+  [".config", "gcloud"],
+  [".oci", "config"],
+  [".m2", "settings.xml"],
+  [".m2", "settings-security.xml"],
+  [".gradle", "gradle.properties"]
 ]
 const systemSecrets = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"])
 
@@ -133,7 +142,7 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
     if (pair !== undefined) return `${pair[0]}/${pair[1]} holds credentials`
     if (!last) continue
     if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
-    if (seg.endsWith(".env")) return `${seg} holds environment secrets`
+    if (namedEnv.test(seg)) return `${seg} holds environment secrets`
     if (secretNames.has(seg)) return `${seg} holds credentials`
     if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`
     if (stateExtensions.some((ext) => seg.endsWith(ext))) return `${seg} holds infrastructure secrets (Terraform variables or state)`

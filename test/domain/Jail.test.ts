@@ -16,7 +16,9 @@ describe("secret names", () => {
     "android/release.keystore", "ios/cert.p12", "store.bks", "AuthKey.p8", "putty.ppk", "vault.kdbx", "web/.htpasswd",
     ".git-credentials", ".boto", ".s3cfg", ".dockercfg", ".my.cnf", ".terraformrc", "terraform.rc",
     ".terraform.d/credentials.tfrc.json", ".cargo/credentials.toml", ".cargo/credentials", ".gem/credentials",
-    ".composer/auth.json", ".config/gh/hosts.yml", ".docker/config.json"
+    ".composer/auth.json", ".config/gh/hosts.yml", ".docker/config.json", "config/prod.env.local", "api.env.staging",
+    "kubeconfig", "cluster.kubeconfig", ".config/gcloud/credentials.db", "application_default_credentials.json",
+    ".oci/config", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties"
   ]
   it.each(secrets)("%s is denied for read, write and structure", (p) => {
     for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("jail.sensitive")
@@ -24,7 +26,8 @@ describe("secret names", () => {
 
   const honest = [
     "config/prod.env.example", ".env.example", "src/env.ts", "environment.ts", "infra/main.tf", "infra/prod.tfvars.example",
-    "docs/keystore.md", "auth.json", ".cargo/config.toml", ".docker/Dockerfile", "gh/README.md", "src/config.ts"
+    "docs/keystore.md", "auth.json", ".cargo/config.toml", ".docker/Dockerfile", "gh/README.md", "src/config.ts",
+    "src/vite-env.d.ts", "src/prod.env.ts", "config/prod.env.sample", "gradle.properties", "pom.xml", "settings.xml", ".config/nvim/init.lua"
   ]
   it.each(honest)("%s is an ordinary file", (p) => {
     for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("allow")
