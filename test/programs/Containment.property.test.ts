@@ -20,8 +20,21 @@ const protectedFiles: Readonly<Record<string, string>> = {
   ".env": `TOKEN=${canary}ENV\n`,
   "a/.env": `TOKEN=${canary}AENV\n`,
   "a/b/.git/config": `[core]\n\tx = ${canary}NESTED\n`,
-  "gitbak/.aws/credentials": `${canary}AWS\n`
+  "gitbak/.aws/credentials": `${canary}AWS\n`,
+  ".docker/config.json": `{"auth":"${canary}DOCKER"}\n`
 }
+
+/**
+ * An oracle independent of the jail's own lists: the paths that are protected in this alphabet. Their set must never
+ * change: no call creates, removes or moves one (a planted `.git`, a folder moved onto `.docker`, a secret moved away).
+ */
+const isProtected = (rel: string) => {
+  const segs = rel.toLowerCase().split("/")
+  const last = segs[segs.length - 1] ?? ""
+  return segs.some((s) => s === ".git" || s === ".ssh" || s === ".aws") || last === ".env" || /(^|\/)\.docker\/config\.json$/.test(rel.toLowerCase())
+}
+const protectedSet = (root: string) =>
+  fs.readdirSync(root, { recursive: true, encoding: "utf8" }).filter((rel) => !rel.startsWith(".minicode") && isProtected(rel)).sort()
 
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-prop-")))
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }))
@@ -48,6 +61,7 @@ interface Real {
   readonly kernel: ReturnType<typeof createKernel>
   readonly git: Record<string, string>
   readonly outside: Record<string, string>
+  readonly protectedPaths: ReadonlyArray<string>
 }
 type Model = Record<string, never>
 
@@ -59,13 +73,14 @@ const setup = (): Real => {
   fs.writeFileSync(path.join(parent, "outside.txt"), `${canary}OUTSIDE\n`)
   fs.cpSync(template, root, { recursive: true })
   const kernel = createKernel({ workspace: root, workMode: "BUILD", policy: "allow-all", sandbox: "none" })
-  return { root, parent, kernel, git: snapshot(path.join(root, ".git")), outside: snapshot(parent, root) }
+  return { root, parent, kernel, git: snapshot(path.join(root, ".git")), outside: snapshot(parent, root), protectedPaths: protectedSet(root) }
 }
 
 const verify = (real: Real, what: string) => {
   for (const [rel, content] of Object.entries(protectedFiles)) expect(fs.readFileSync(path.join(real.root, rel), "utf8"), `${what}: ${rel}`).toBe(content)
   expect(snapshot(path.join(real.root, ".git")), `${what}: .git`).toEqual(real.git)
   expect(snapshot(real.parent, real.root), `${what}: outside`).toEqual(real.outside)
+  expect(protectedSet(real.root), `${what}: protected paths`).toEqual(real.protectedPaths)
 }
 
 class Call implements fc.AsyncCommand<Model, Real> {
@@ -83,7 +98,7 @@ class Call implements fc.AsyncCommand<Model, Real> {
   toString = () => `${this.tool} ${JSON.stringify(this.args)}`
 }
 
-const name = fc.constantFrom(".git", "gitbak", ".ssh", ".env", "a", "a/b", "config", "hooks", "id_rsa", ".GIT", "x")
+const name = fc.constantFrom(".git", "gitbak", ".ssh", ".env", "a", "a/b", "config", "hooks", "id_rsa", ".GIT", "x", ".docker", "config.json")
 const pathArb = fc.array(name, { minLength: 1, maxLength: 3 }).map((segs) => segs.join("/"))
 const content = fc.constantFrom("[core]\n\thooksPath = /tmp\n", "gitdir: ../gitbak\n", "#!/bin/sh\ntouch pwned\n", "x\n")
 
@@ -108,7 +123,7 @@ describe("protected paths under generated sequences of file calls", () => {
           await real.kernel.close()
         }
       }),
-      { numRuns: 40 }
+      { numRuns: 100 }
     )
   }, 300_000)
 
@@ -121,6 +136,9 @@ describe("protected paths under generated sequences of file calls", () => {
       expect((await real.kernel.run("move_file", { from: "x", to: "y" })).ok).toBe(true)
       const planted = await real.kernel.run("move_file", { from: "y", to: ".git", overwrite: true })
       expect(planted.ok || JSON.stringify(planted)).toContain("jail.git-internals")
+      expect((await real.kernel.run("write_file", { path: "dk/config.json", content: "{}\n" })).ok).toBe(true)
+      const landed = await real.kernel.run("move_file", { from: "dk", to: "a/.docker" })
+      expect(landed.ok || JSON.stringify(landed)).toContain("jail.protected-inside")
       const away = await real.kernel.run("move_file", { from: "gitbak", to: "z" })
       expect(away.ok || JSON.stringify(away)).toContain("jail.protected-inside")
       verify(real, "chain")
