@@ -185,7 +185,7 @@ export const protectedName = (absolute: string, root?: string): { readonly kind:
  * (config, hooks, `commondir`, `objects/info/alternates`, `info/attributes`), and a `.git` file (`gitdir: …`) or
  * folder anywhere redirects git. Nothing creates, changes, moves or removes either; commits go through git_commit.
  */
-export const gitReason = (absolute: string, root?: string): string | undefined =>
+const gitReason = (absolute: string, root?: string): string | undefined =>
   scopedSegments(absolute, root).some(isDotGit) ? "git reads .git as instructions, so it is never written, moved or removed here (commit with git_commit)" : undefined
 
 /** Every rule a non-read access adds to the names: minicode state, secrets, then git's folder. */
