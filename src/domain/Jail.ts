@@ -5,7 +5,11 @@
  */
 import * as P from "./PosixPath.js"
 
-export type Access = "read" | "write"
+/**
+ * `write` changes a file's content; `structure` renames, removes or replaces the entry itself (move_file's source
+ * and destination, delete_file): a folder judged for it is judged with everything inside it (`checkContents`).
+ */
+export type Access = "read" | "write" | "structure"
 
 /** What resolution found out about one path. `real` is the realpath of the deepest existing ancestor plus the rest. */
 export interface PathFacts {
@@ -56,6 +60,18 @@ const secretNames = new Set([
   "_netrc",
   ".pypirc",
   ".pgpass",
+  ".envrc",
+  ".vault-token",
+  ".htpasswd",
+  ".boto",
+  ".s3cfg",
+  ".dockercfg",
+  ".my.cnf",
+  ".terraformrc",
+  "terraform.rc",
+  "credentials.tfrc.json",
+  "kubeconfig",
+  "application_default_credentials.json",
   "credentials.json",
   "id_rsa",
   "id_dsa",
@@ -64,7 +80,25 @@ const secretNames = new Set([
   "id_ecdsa_sk",
   "id_ed25519_sk"
 ])
-const keyExtensions = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"]
+const keyExtensions = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig"]
+/** `prod.env`, `prod.env.local`, `api.env.staging`: an environment file by another name (templates excepted). */
+const namedEnv = /\.env(\.(local|prod|production|dev|development|stage|staging|test|ci|preview|qa|uat))*$/
+/** Terraform keeps provider credentials in variable files and every resource's secrets in its state. */
+const stateExtensions = [".tfvars", ".tfvars.json", ".tfstate", ".tfstate.backup"]
+/** A folder and a file in it that together hold credentials (the folder alone holds ordinary files too). */
+const secretPairs: ReadonlyArray<readonly [string, string]> = [
+  [".docker", "config.json"],
+  [".cargo", "credentials"],
+  [".cargo", "credentials.toml"],
+  [".gem", "credentials"],
+  [".composer", "auth.json"],
+  ["gh", "hosts.yml"],
+  [".config", "gcloud"],
+  [".oci", "config"],
+  [".m2", "settings.xml"],
+  [".m2", "settings-security.xml"],
+  [".gradle", "gradle.properties"]
+]
 const systemSecrets = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"])
 
 /**
@@ -84,22 +118,34 @@ const wholePathSecret = (absolute: string): string | undefined => {
   return undefined
 }
 
+/**
+ * A name git would take for `.git`: case-insensitively, and as macOS and Windows file systems see it (characters
+ * HFS+ ignores, trailing dots and spaces, the 8.3 short name), the same normalisation git applies to itself.
+ */
+const isDotGit = (seg: string): boolean => {
+  const bare = seg.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, "").replace(/[. ]+$/, "")
+  return bare === ".git" || bare === "git~1"
+}
+
 const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i] ?? ""
     const last = i === segs.length - 1
     if (secretDirs.has(seg)) return `${seg}/ holds credentials`
-    if (seg === ".git") {
+    if (isDotGit(seg)) {
       const rest = segs.slice(i + 1)
       if (rest.includes("hooks")) return ".git/hooks/ runs code outside any sandbox"
       const tail = rest[rest.length - 1]
       if (tail === "config" || tail === "config.worktree") return ".git/config can run programs and hold credentials"
     }
-    if (seg === ".docker" && segs[i + 1] === "config.json") return ".docker/config.json holds registry credentials"
+    const pair = secretPairs.find(([dir, file]) => seg === dir && segs[i + 1] === file)
+    if (pair !== undefined) return `${pair[0]}/${pair[1]} holds credentials`
     if (!last) continue
     if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
+    if (namedEnv.test(seg)) return `${seg} holds environment secrets`
     if (secretNames.has(seg)) return `${seg} holds credentials`
     if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`
+    if (stateExtensions.some((ext) => seg.endsWith(ext))) return `${seg} holds infrastructure secrets (Terraform variables or state)`
     if (seg.startsWith("secrets.")) return `${seg} holds secrets`
   }
   return undefined
@@ -134,6 +180,38 @@ export const protectedName = (absolute: string, root?: string): { readonly kind:
   return reason === undefined ? undefined : { kind: "secret", reason }
 }
 
+/**
+ * Why writing here would reach git's own folder, or undefined: git reads everything in `.git/` as instructions
+ * (config, hooks, `commondir`, `objects/info/alternates`, `info/attributes`), and a `.git` file (`gitdir: …`) or
+ * folder anywhere redirects git. Nothing creates, changes, moves or removes either; commits go through git_commit.
+ */
+const gitReason = (absolute: string, root?: string): string | undefined =>
+  scopedSegments(absolute, root).some(isDotGit) ? "git reads .git as instructions, so it is never written, moved or removed here (commit with git_commit)" : undefined
+
+/** Every rule a non-read access adds to the names: minicode state, secrets, then git's folder. */
+const protectedForChange = (ctx: JailContext, absolute: string): JailVerdict => {
+  if (isStatePath(absolute, ctx.root)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
+  const secret = sensitiveReason(absolute, ctx.root)
+  if (secret !== undefined) return no("jail.sensitive", `${display(ctx, absolute)} is protected: ${secret}`)
+  const git = gitReason(absolute, ctx.root)
+  if (git !== undefined) return no("jail.git-internals", `${display(ctx, absolute)} is protected: ${git}`)
+  return ok
+}
+
+/**
+ * A folder that a structural call moves or removes is judged with what it holds: `relative` is one entry found
+ * inside it (found by the caller's bounded walk, symlinks not followed), and `bases` are the folder and, for a move,
+ * where it lands. Denied when the entry is protected at either place: a move never makes a protected file
+ * unprotected, and never plants a file where it would be protected (`x/config` moved to `.git`).
+ */
+export const checkContents = (ctx: JailContext, shown: string, bases: ReadonlyArray<string>, relative: string): JailVerdict => {
+  for (const base of bases) {
+    const verdict = protectedForChange(ctx, P.join(base, relative))
+    if (!verdict.ok) return no("jail.protected-inside", `${shown} holds ${relative}: ${verdict.reason}`)
+  }
+  return ok
+}
+
 /** Judges a resolved path for an access. Checks the name as given, the lexical path and the real path. */
 export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailVerdict => {
   if (facts.input.includes("\0")) return no("jail.nul-byte", "the path contains a NUL byte")
@@ -157,8 +235,13 @@ export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailV
         : no("jail.symlink-escape", `${facts.input} leads outside the workspace through a symlink`)
     }
   }
-  if (access === "write") {
-    if (facts.real === ctx.root) return no("jail.workspace-root", "the workspace root itself cannot be written or removed")
+  if (access !== "read") {
+    // The entry itself is what a move or delete acts on (a final symlink is not followed).
+    for (const candidate of [facts.lexical, facts.real, facts.entry]) {
+      const verdict = protectedForChange(ctx, candidate)
+      if (!verdict.ok) return verdict
+    }
+    if (facts.real === ctx.root || facts.entry === ctx.root) return no("jail.workspace-root", "the workspace root itself cannot be written or removed")
     if (facts.kind === "file" && facts.nlink > 1) {
       return no("jail.hardlink", `${facts.input} has ${facts.nlink} hard links; writing it would change another file`)
     }

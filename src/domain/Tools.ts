@@ -179,6 +179,8 @@ export interface PathUse {
   readonly field: string
   readonly path: string
   readonly access: Access
+  /** For a move's source: the field naming where it lands (its contents are judged there too). */
+  readonly landsAt?: string
 }
 
 interface Static {
@@ -196,8 +198,8 @@ const info: { readonly [K in ToolName]: Static } = {
   list_dir: { scope: "files", capability: "read", mutates: false, gated: false, description: "List a directory" },
   glob: { scope: "search", capability: "read", mutates: false, gated: false, description: "Find files by glob, honouring .gitignore" },
   grep: { scope: "search", capability: "read", mutates: false, gated: false, description: "Search file contents by regular expression, honouring .gitignore" },
-  move_file: { scope: "files", capability: "write", mutates: true, gated: false, description: "Move or rename a file or directory" },
-  delete_file: { scope: "files", capability: "write", mutates: true, gated: false, description: "Delete a file" },
+  move_file: { scope: "files", capability: "write", mutates: true, gated: false, description: "Move or rename a file or directory (never .git, nor a folder that holds a protected file)" },
+  delete_file: { scope: "files", capability: "write", mutates: true, gated: false, description: "Delete a file (never anything under .git)" },
   bash: { scope: "shell", capability: "exec", mutates: true, gated: false, description: "Run a bash command in the workspace" },
   git_status: { scope: "git", capability: "read", mutates: false, gated: false, description: "git status" },
   git_diff: { scope: "git", capability: "read", mutates: false, gated: false, description: "git diff" },
@@ -261,10 +263,11 @@ export const facts = (call: ToolCall): Facts => {
       return make(use("path", call.args.path, "read"))
     case "write_file":
     case "edit_file":
-    case "delete_file":
       return make(use("path", call.args.path, "write"))
+    case "delete_file":
+      return make(use("path", call.args.path, "structure"))
     case "move_file":
-      return make([...use("from", call.args.from, "write"), ...use("to", call.args.to, "write")])
+      return make([{ field: "from", path: call.args.from, access: "structure", landsAt: "to" }, ...use("to", call.args.to, "structure")])
     case "glob":
     case "grep":
     case "git_diff":

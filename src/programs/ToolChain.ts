@@ -28,6 +28,7 @@ import { SqlConnections } from "../ports/SqlConnections.js"
 import { Session, type SessionShape } from "../ports/Session.js"
 import { type Invocation, ToolExecutor } from "../ports/ToolExecutor.js"
 import * as PathResolver from "./PathResolver.js"
+import * as Subtree from "./Subtree.js"
 
 const denied = (inv: Invocation, d: D.Decision) =>
   new ToolDenied({ tool: nameOf(inv.facts.call), stage: d.stage, rule: d.rule, reason: d.reason })
@@ -88,6 +89,21 @@ export const JailStage = wrap((next) =>
             const verdict = Jail.check(ctx, facts, use.access)
             if (!verdict.ok) return yield* denied(inv, D.deny("jail", verdict.rule, `${use.field}: ${verdict.reason}`))
             resolved[use.field] = facts
+          }
+          // A folder moved, removed or replaced is judged with everything in it (and, moved, where it lands).
+          for (const use of inv.facts.paths) {
+            const facts = resolved[use.field]
+            if (use.access !== "structure" || facts === undefined) continue
+            const landing = use.landsAt === undefined ? undefined : resolved[use.landsAt]
+            const bases = landing === undefined ? [facts.entry] : [facts.entry, landing.entry]
+            const shown = `${use.field}: ${Jail.display(ctx, facts.entry)}`
+            const judged = yield* Subtree.judge(fs, facts.entry, (rel) => Jail.checkContents(ctx, Jail.display(ctx, facts.entry), bases, rel)).pipe(
+              Effect.catchTag("FsError", (e) => Effect.fail(denied(inv, D.deny("jail", "jail.unresolvable", `${shown}: cannot list what it holds: ${e.reason}`))))
+            )
+            if (judged._tag === "Refused") return yield* denied(inv, D.deny("jail", judged.verdict.rule, `${use.field}: ${judged.verdict.reason}`))
+            if (judged._tag === "TooLarge") {
+              return yield* denied(inv, D.deny("jail", "jail.subtree-too-large", `${shown} holds more than ${judged.limit} entries: too many to check that none is protected`))
+            }
           }
           return yield* next({
             ...inv,
@@ -305,7 +321,7 @@ export const JournalStage = wrap((next) =>
         !inv.facts.mutates
           ? next(inv)
           : Effect.gen(function* () {
-              const writes = inv.facts.paths.filter((p) => p.access === "write").flatMap((p) => {
+              const writes = inv.facts.paths.filter((p) => p.access !== "read").flatMap((p) => {
                 const facts = inv.resolved[p.field]
                 return facts === undefined ? [] : [{ field: p.field, facts }]
               })
