@@ -188,7 +188,7 @@ export const extensions = (options: {
       const session = yield* Session
       // The sandbox is probed when bash is first called, not when the session starts.
       const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
-      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([GitTools.make, SqlTool.make]))]
+      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([GitTools.make(), SqlTool.make]))]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap)
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpTools.js")), (M) =>
