@@ -14,7 +14,7 @@
  * `:.env`, `:2:.env`) or a bare blob id is refused, and a patch shows each secret file's section as one marker.
  * `git_push` runs on the host with the user's own configuration (it needs the network and credentials).
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as Jail from "../domain/Jail.js"
 import { ToolFailed } from "../domain/Errors.js"
 import * as GitOutput from "../domain/GitOutput.js"
@@ -22,7 +22,7 @@ import * as P from "../domain/PosixPath.js"
 import { redact } from "../domain/Redact.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import { Session } from "../ports/Session.js"
-import { Shell, type ShellShape } from "../ports/Shell.js"
+import { type ProcessSpec, Shell, type ShellShape } from "../ports/Shell.js"
 import type { Invocation } from "../ports/ToolExecutor.js"
 import type { Extension } from "./Executor.js"
 import * as GitRepo from "./GitRepo.js"
@@ -77,9 +77,9 @@ export const make = (runners?: Runners) =>
     const read = runners?.read ?? Effect.succeed(host)
     const commitShell = runners?.commit ?? Effect.succeed(host)
     const repoEnv = (repo: GitRepo.Repo | undefined) => (repo === undefined ? {} : { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.workTree })
-    const spawn = (shell: ShellShape, args: ReadonlyArray<string>, tool: string, env: Readonly<Record<string, string>>) =>
+    const spawn = (shell: ShellShape, args: ReadonlyArray<string>, tool: string, env: Readonly<Record<string, string>>, more: Partial<ProcessSpec> = {}) =>
       shell
-        .run({ command: ["git", ...safety, ...args], cwd: session.root, env: { ...gitEnv, ...env }, timeoutMs: 60_000, maxOutputBytes: session.maxOutputBytes })
+        .run({ command: ["git", ...safety, ...args], cwd: session.root, env: { ...gitEnv, ...env }, timeoutMs: 60_000, maxOutputBytes: session.maxOutputBytes, ...more })
         .pipe(Effect.mapError((e) => new ToolFailed({ tool, reason: e.reason })))
     const succeed = (tool: string) => (r: { readonly exitCode: number | null; readonly stdout: string; readonly stderr: string }) =>
       r.exitCode === 0
@@ -89,13 +89,87 @@ export const make = (runners?: Runners) =>
     const prepare = (tool: string, shell: Effect.Effect<ShellShape>) =>
       Effect.gen(function* () {
         const repo = yield* GitRepo.inspect(fs, tool, session.root, gitHome)
-        const sh = yield* shell
+        // A linked worktree's or submodule's git folder outside the workspace: shown read-only in a sandbox, and
+        // git_commit, which must write there, runs on the host.
+        const away = repo === undefined ? [] : [...new Set([repo.gitDir, repo.commonDir])].filter((d) => !P.isInside(session.root, d))
+        const sh = tool === "git_commit" && away.length > 0 ? host : yield* shell
         const env = { ...isolated, ...repoEnv(repo) }
-        const raw = (args: ReadonlyArray<string>, extra: Readonly<Record<string, string>> = {}) => spawn(sh, args, tool, { ...env, ...extra })
-        const ok = (args: ReadonlyArray<string>, extra?: Readonly<Record<string, string>>) => Effect.flatMap(raw(args, extra), succeed(tool))
+        const raw = (args: ReadonlyArray<string>, more: Partial<ProcessSpec> = {}) => spawn(sh, args, tool, env, { readOnly: away, ...more })
+        const ok = (args: ReadonlyArray<string>) => Effect.flatMap(raw(args), succeed(tool))
         const top = repo?.workTree ?? session.root
         const secret = (path: string) => Jail.sensitiveReason(P.resolve(top, path), session.root)
-        return { repo, raw, ok, secret }
+        return { repo, raw, ok, secret, top }
+      })
+    type Git = Effect.Effect.Success<ReturnType<typeof prepare>>
+
+    /**
+     * Tracked secret files, compared outside git's view: the sandbox masks them (git would see an empty device and
+     * fail), so status and diff exclude them and each is judged here, by its blob id against the index, its
+     * content passed to `git hash-object --no-filters` on stdin. Staged changes come from the index alone.
+     */
+    const secretChanges = (git: Git) =>
+      Effect.gen(function* () {
+        const listed = yield* git.raw(["ls-files", "-z", "--stage"], { maxOutputBytes: 64 * 1024 * 1024 })
+        if (listed.exitCode !== 0) return { tracked: [], changes: [] }
+        const tracked: Array<{ readonly path: string; readonly id: string; readonly stage: string }> = []
+        for (const record of listed.stdout.split("\0")) {
+          const m = /^(\d+) ([0-9a-f]+) (\d)\t(.+)$/s.exec(record)
+          if (m === null || !(m[1] ?? "").startsWith("100") || git.secret(m[4] ?? "") === undefined) continue
+          tracked.push({ path: m[4] ?? "", id: m[2] ?? "", stage: m[3] ?? "0" })
+        }
+        if (tracked.length === 0) return { tracked: [], changes: [] }
+        const staged = new Map<string, string>()
+        const cached = yield* git.raw(["diff", "--cached", "--no-renames", "--name-status", "-z", "--", ...tracked.map((t) => `:(top,literal)${t.path}`)])
+        const fields = cached.stdout.split("\0")
+        for (let i = 0; i + 1 < fields.length; i += 2) staged.set(fields[i + 1] ?? "", (fields[i] ?? " ").slice(0, 1))
+        const changes: Array<{ readonly path: string; readonly x: string; readonly y: string }> = []
+        for (const t of tracked) {
+          if (changes.some((c) => c.path === t.path)) continue
+          const abs = P.resolve(git.top, t.path)
+          const st = yield* Effect.orElseSucceed(fs.lstat(abs), () => Option.none())
+          let y = " "
+          if (t.stage !== "0") y = "U"
+          else if (Option.isNone(st)) y = "D"
+          else if (st.value.kind !== "file") y = "T"
+          else {
+            const bytes = yield* Effect.orElseSucceed(fs.readFile(abs), () => undefined)
+            const content = bytes === undefined ? undefined : new TextDecoder("utf-8", { fatal: false }).decode(bytes)
+            const exact = content !== undefined && bytes !== undefined && new TextEncoder().encode(content).length === bytes.length
+            const hashed = exact ? yield* git.raw(["hash-object", "--no-filters", "--stdin"], { stdin: content }) : undefined
+            if (hashed === undefined || hashed.exitCode !== 0 || hashed.stdout.trim() !== t.id) y = "M"
+          }
+          const x = staged.get(t.path) ?? " "
+          if (x !== " " || y !== " ") changes.push({ path: t.path, x, y })
+        }
+        return { tracked: [...new Set(tracked.map((t) => t.path))], changes }
+      })
+    /** Status and diff of the worktree with tracked secrets excluded, and what changed in them. */
+    const worktree = (git: Git, pathspec: ReadonlyArray<string>) =>
+      Effect.map(secretChanges(git), ({ tracked, changes }) => ({
+        changes,
+        pathspec: tracked.length === 0 ? pathspec : ["--", ...(pathspec.length === 0 ? [":/"] : pathspec.slice(1)), ...tracked.map((p) => `:(exclude,top,literal)${p}`)]
+      }))
+
+    const status = Effect.gen(function* () {
+      const git = yield* prepare("git_status", read)
+      const { changes, pathspec } = yield* worktree(git, [])
+      const text = yield* git.ok(["status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", ...pathspec])
+      const extra = changes.map((c) => `${c.x}${c.y} ${Jail.display(session, P.resolve(git.top, c.path))}`)
+      return out([text.replace(/\n$/, ""), ...extra].join("\n"), "clean")
+    })
+
+    const diff = (inv: Invocation, staged: boolean) =>
+      Effect.gen(function* () {
+        const git = yield* prepare("git_diff", read)
+        const given = rel(inv, "path")
+        // The index against HEAD reads no worktree file: nothing is masked there.
+        const { changes, pathspec } = staged ? { changes: [], pathspec: given } : yield* worktree(git, given)
+        const scope = inv.resolved["path"]?.lexical
+        const markers = changes
+          .filter((c) => c.y !== " " && (scope === undefined || P.isInside(scope, P.resolve(git.top, c.path))))
+          .map((c) => `[minicode: diff of secret file ${Jail.display(session, P.resolve(git.top, c.path))} hidden]`)
+        const text = yield* git.ok(["diff", ...patchFlags, "--ignore-submodules=dirty", ...(staged ? ["--staged"] : []), ...pathspec])
+        return out(hide([text.replace(/\n$/, ""), ...markers].filter((t) => t !== "").join("\n"), git.secret), "no changes")
       })
     const rel = (inv: Invocation, field: string) => {
       const facts = inv.resolved[field]
@@ -172,16 +246,9 @@ export const make = (runners?: Runners) =>
       const call = inv.facts.call
       switch (call.tool) {
         case "git_status":
-          return Effect.flatMap(prepare("git_status", read), (git) =>
-            Effect.map(git.ok(["status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty"]), (t) => out(t, "clean"))
-          )
+          return status
         case "git_diff":
-          return Effect.flatMap(prepare("git_diff", read), (git) =>
-            Effect.map(
-              git.ok(["diff", ...patchFlags, "--ignore-submodules=dirty", ...(call.args.staged === true ? ["--staged"] : []), ...rel(inv, "path")]),
-              (t) => out(hide(t, git.secret), "no changes")
-            )
-          )
+          return diff(inv, call.args.staged === true)
         case "git_log":
           return Effect.flatMap(prepare("git_log", read), (git) =>
             Effect.map(
