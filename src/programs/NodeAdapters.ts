@@ -192,8 +192,8 @@ export const repoMapExtension = (mode: "auto" | "regex" = process.env["MINICODE_
       )
 
 /**
- * bash over the sandboxed shell (when asked); the git tools over the plain Node shell (git_push needs the network,
- * and the git tools neutralise repository-controlled execution themselves); sql_query over SQLite and PostgreSQL;
+ * bash over the sandboxed shell (when asked); the git tools' reads and git_commit in the sandbox (`gitRunners`),
+ * git_push on the plain Node shell (it needs the network and the user's credentials); sql_query over SQLite and PostgreSQL;
  * the MCP tools and web_fetch over the SDK client and the pinned fetch (loaded on first use; servers are closed
  * when the session's scope ends); the lsp_* tools over the configured language servers (started on first use,
  * shut down with the session), with the post-write `Diagnostics` hook beside the extensions; repo_map.
