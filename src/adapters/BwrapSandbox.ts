@@ -285,7 +285,11 @@ export const make = (options: Options = {}) =>
           findings,
           network: request.network,
           limits: request.limits ?? {},
-          extraReadOnly: [...(options.extraReadOnly ?? []), ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])]
+          extraReadOnly: [
+            ...(options.extraReadOnly ?? []),
+            ...(request.readOnly ?? []),
+            ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])
+          ]
         }
         const argv = [found.bwrap, ...Profile.bwrapArgs(host, profile, request.command)]
         const env = Profile.environment(profile, request.env)

@@ -18,6 +18,8 @@ export interface Options {
   readonly mode: "auto" | "bwrap"
   readonly unrestricted: boolean
   readonly limits?: Limits | undefined
+  /** The workspace read-write (default, bash) or read-only (git's reads). */
+  readonly writable?: boolean
 }
 
 export const make = (options: Options) =>
@@ -36,8 +38,9 @@ export const make = (options: Options) =>
             command: NodeShell.argvOf(spec.command),
             workspace: session.root,
             cwd: spec.cwd,
-            writable: true,
+            writable: options.writable ?? true,
             network: spec.network === true,
+            ...(spec.readOnly === undefined ? {} : { readOnly: spec.readOnly }),
             limits: options.limits,
             env: NodeShell.envOf(spec, options)
           })

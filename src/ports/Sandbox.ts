@@ -34,6 +34,8 @@ export interface WrapRequest {
    * folder and, for a script or file argument under `node_modules`, that whole `node_modules` (its dependencies).
    */
   readonly bindCommand?: boolean
+  /** Further host folders to show read-only (a repository's git folder outside the workspace, say). */
+  readonly readOnly?: ReadonlyArray<string>
   /** Canonical workspace root. */
   readonly workspace: string
   readonly cwd: string

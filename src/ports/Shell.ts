@@ -9,6 +9,8 @@ export interface ProcessSpec {
   readonly maxOutputBytes: number
   readonly stdin?: string
   readonly network?: boolean
+  /** Host folders outside the workspace a sandboxed run also sees, read-only (ignored without a sandbox). */
+  readonly readOnly?: ReadonlyArray<string>
 }
 
 export interface ProcessResult {

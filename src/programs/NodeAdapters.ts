@@ -17,7 +17,7 @@ import type { ServerEntry } from "../domain/Config.js"
 import { ToolFailed, Unavailable } from "../domain/Errors.js"
 import { defaultLimits, type Limits } from "../domain/SandboxProfile.js"
 import type { Connections } from "../domain/SqlConnection.js"
-import type { SandboxMode, SandboxStatus } from "../ports/Sandbox.js"
+import { Sandbox, type SandboxMode, type SandboxStatus } from "../ports/Sandbox.js"
 import { BashGuard } from "../ports/BashGuard.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
 import { Journal } from "../ports/Journal.js"
@@ -134,6 +134,31 @@ export const bashShell = (options: { readonly unrestricted: boolean; readonly sa
       )
 }
 
+/**
+ * Where the git tools run: reads in the read-only profile (workspace read-only, secrets masked, no network, empty
+ * home) and git_commit in bash's profile (workspace writable, `.git/config` and hooks read-only), both built on
+ * first use from one probe; the host shell when the mode is `none`.
+ */
+export const gitRunners = (options: { readonly unrestricted: boolean; readonly sandbox?: SandboxOptions | undefined }) =>
+  Effect.gen(function* () {
+    const sandbox = options.sandbox
+    if (sandbox === undefined || sandbox.mode === "none") return undefined
+    const mode = sandbox.mode
+    const session = yield* Session
+    const probed = yield* Effect.cached(BwrapSandbox.make(sandbox.bwrap))
+    const shell = (writable: boolean) =>
+      Effect.cached(
+        Effect.flatMap(probed, (s) =>
+          SandboxedShell.make({ mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, writable }).pipe(
+            Effect.provideService(Sandbox, s),
+            Effect.provideService(Session, session)
+          )
+        )
+      )
+    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true) }
+    return runners
+  })
+
 /** What the sandbox probe finds, for doctor and the `mcp serve` instructions. */
 export const sandboxStatus = (options: Pick<SandboxOptions, "mode" | "bwrap">) =>
   options.mode === "none"
@@ -169,8 +194,8 @@ export const repoMapExtension = (mode: "auto" | "regex" = process.env["MINICODE_
       )
 
 /**
- * bash over the sandboxed shell (when asked); the git tools over the plain Node shell (git_push needs the network,
- * and the git tools neutralise repository-controlled execution themselves); sql_query over SQLite and PostgreSQL;
+ * bash over the sandboxed shell (when asked); the git tools' reads and git_commit in the sandbox (`gitRunners`),
+ * git_push on the plain Node shell (it needs the network and the user's credentials); sql_query over SQLite and PostgreSQL;
  * the MCP tools and web_fetch over the SDK client and the pinned fetch (loaded on first use; servers are closed
  * when the session's scope ends); the lsp_* tools over the configured language servers (started on first use,
  * shut down with the session), with the post-write `Diagnostics` hook beside the extensions; repo_map.
@@ -190,7 +215,7 @@ export const extensions = (options: {
       const session = yield* Session
       // The sandbox is probed when bash is first called, not when the session starts.
       const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
-      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([GitTools.make, SqlTool.make]))]
+      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap)
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpTools.js")), (M) =>

@@ -39,13 +39,19 @@ describe("git tools", () => {
     const marker = path.join(ws, "pwned")
     const script = path.join(ws, "evil.sh")
     fs.writeFileSync(script, `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 })
-    git("config", "core.fsmonitor", script)
-    git("config", "diff.external", script)
-    git("config", "core.pager", script)
     fs.writeFileSync(path.join(ws, ".git/hooks/pre-commit"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 })
+    fs.writeFileSync(path.join(ws, ".git/hooks/post-commit"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 })
     fs.writeFileSync(path.join(ws, "a.txt"), "two\n")
+    // A hook in .git/hooks is not configuration: git works, and the hook never runs.
     for (const tool of ["git_status", "git_diff", "git_log"]) expect((await run(tool, {})).ok).toBe(true)
     expect((await run("git_commit", { message: "second", paths: ["a.txt"] }, "allow-all")).ok).toBe(true)
+    // Configured programs are refused before git runs (the command-line neutralisers stay as a second wall).
+    for (const [key, tool] of [["core.fsmonitor", "git_status"], ["diff.external", "git_diff"], ["core.pager", "git_log"]] as const) {
+      git("config", key, script)
+      const refused = await run(tool, {})
+      expect(!refused.ok && refused.error.message).toContain(`${key.toLowerCase()} in ${ws}/.git/config`)
+      git("config", "--unset", key)
+    }
     expect(fs.existsSync(marker)).toBe(false)
   })
 

@@ -1,0 +1,110 @@
+/**
+ * What git tools may show of protected files: their names, never their content. Pure: `revPaths` lists the paths
+ * a revision like `HEAD:.env`, `:.env` or `:2:config/.env` names inside a tree or the index (the caller refuses the
+ * revision when one is a secret), and `hideSecretDiffs` replaces each file section of a patch whose old or new path
+ * (renames and copies included) is a secret with one marker line, the `index` line with its blob ids included.
+ */
+
+/**
+ * Every path the revision could name after a colon: each suffix after each `:` (so `:N:path`, `rev:path` and a
+ * colon inside a revision's braces all yield the real path among others). Conservative by design: a false match
+ * only refuses a revision that names a secret-looking path.
+ */
+export const revPaths = (rev: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (let i = rev.indexOf(":"); i >= 0; i = rev.indexOf(":", i + 1)) {
+    const rest = rev.slice(i + 1)
+    if (rest !== "") out.push(rest)
+  }
+  return out
+}
+
+const escapes: Readonly<Record<string, number>> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 }
+
+/** A name as git prints it: C-quoted (`"a\\303\\251"`) when it has special characters, else as is. */
+export const unquote = (name: string): string => {
+  if (!(name.length >= 2 && name.startsWith('"') && name.endsWith('"'))) return name
+  const bytes: Array<number> = []
+  const body = name.slice(1, -1)
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] ?? ""
+    if (c !== "\\") {
+      for (const b of new TextEncoder().encode(c)) bytes.push(b)
+      continue
+    }
+    const oct = /^[0-7]{3}/.exec(body.slice(i + 1))
+    if (oct !== null) {
+      bytes.push(parseInt(oct[0], 8))
+      i += 3
+      continue
+    }
+    const e = escapes[body[i + 1] ?? ""]
+    if (e !== undefined) bytes.push(e)
+    i++
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes))
+}
+
+const stripPrefix = (p: string): string => (p.startsWith("a/") || p.startsWith("b/") ? p.slice(2) : p)
+
+/** The quoted names at the start of `s`, split at spaces outside quotes (for `diff --git "a/x" "b/y"`). */
+const quotedPair = (rest: string): ReadonlyArray<string> => {
+  const m = /^("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)$/.exec(rest)
+  return m === null ? [] : [unquote(m[1] ?? ""), unquote(m[2] ?? "")]
+}
+
+/** The paths a `diff --git` header can mean: with spaces in names, every split at ` b/` is a candidate. */
+const headerPaths = (rest: string): ReadonlyArray<string> => {
+  const out: Array<string> = [...quotedPair(rest).map(stripPrefix), stripPrefix(rest)]
+  for (let i = rest.indexOf(" b/"); i >= 0; i = rest.indexOf(" b/", i + 1)) {
+    out.push(stripPrefix(unquote(rest.slice(0, i))), stripPrefix(unquote(rest.slice(i + 1))))
+  }
+  return out
+}
+
+const starts = /^diff --(git|cc|combined) /
+
+/** The paths a file section of a patch names, from its header lines (before the first hunk). */
+const sectionPaths = (section: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const paths: Array<string> = []
+  const first = section[0] ?? ""
+  const rest = first.replace(starts, "")
+  if (first.startsWith("diff --git ")) paths.push(...headerPaths(rest))
+  else paths.push(unquote(rest))
+  for (const l of section.slice(1)) {
+    if (l.startsWith("@@") || l.startsWith("Binary files ") || l.startsWith("GIT binary patch")) break
+    const m = /^(?:--- |\+\+\+ |rename from |rename to |copy from |copy to )(.*)$/.exec(l)
+    if (m === null) continue
+    const name = unquote((m[1] ?? "").replace(/\t$/, ""))
+    if (name !== "/dev/null") paths.push(l.startsWith("---") || l.startsWith("+++") ? stripPrefix(name) : name)
+  }
+  return paths
+}
+
+/** The patch with every section of a secret file replaced by `[minicode: diff of secret file <path> hidden]`. */
+export const hideSecretDiffs = (text: string, isSecret: (path: string) => boolean): string => {
+  const lines = text.split("\n")
+  const out: Array<string> = []
+  let i = 0
+  while (i < lines.length) {
+    const line = lines[i] ?? ""
+    if (!starts.test(line)) {
+      out.push(line)
+      i++
+      continue
+    }
+    let end = i + 1
+    while (end < lines.length && !starts.test(lines[end] ?? "")) end++
+    const section = lines.slice(i, end)
+    const secret = sectionPaths(section).find((p) => p !== "" && isSecret(p))
+    if (secret === undefined) out.push(...section)
+    else {
+      out.push(`[minicode: diff of secret file ${secret} hidden]`)
+      // A commit message or the next commit's header after the last section stays (git show of several commits).
+      const trailing = section.findIndex((l, k) => k > 0 && /^commit [0-9a-f]{7,}/.test(l))
+      if (trailing > 0) out.push(...section.slice(trailing))
+    }
+    i = end
+  }
+  return out.join("\n")
+}
