@@ -140,8 +140,9 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
     }
     const pair = secretPairs.find(([dir, file]) => seg === dir && segs[i + 1] === file)
     if (pair !== undefined) return `${pair[0]}/${pair[1]} holds credentials`
-    if (!last) continue
+    // A folder named like an env file is treated as one: what it holds is secret, and no write may create it.
     if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
+    if (!last) continue
     if (namedEnv.test(seg)) return `${seg} holds environment secrets`
     if (secretNames.has(seg)) return `${seg} holds credentials`
     if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`

@@ -35,12 +35,16 @@ const setup = () => {
   return { root, marker, canary, git, cli }
 }
 
-/** The attacker's chain: move .git away, edit its config, move it back, then attributes and a changed file. */
+/**
+ * The attacker's chain: move .git away, edit its config, move it back, then attributes and a changed file. The file
+ * tools now refuse the moves (the jail protects `.git` as a subtree), so the config is then planted the way a process
+ * outside the file tools could (sandboxed bash, the user's own tools): git's own refusal is the second layer under test.
+ */
 const plant = (cli: ReturnType<typeof setup>["cli"], root: string, canary: string) => {
-  expect(cli("move_file", { from: ".git", to: "gitbak" }).status).toBe(0)
-  const config = fs.readFileSync(path.join(root, "gitbak/config"), "utf8")
-  expect(cli("write_file", { path: "gitbak/config", content: `${config}[filter "x"]\n\tclean = ${canary}\n` }).status).toBe(0)
-  expect(cli("move_file", { from: "gitbak", to: ".git" }).status).toBe(0)
+  expect(cli("move_file", { from: ".git", to: "gitbak" }).status).toBe(3)
+  expect(fs.existsSync(path.join(root, ".git/config"))).toBe(true)
+  const config = fs.readFileSync(path.join(root, ".git/config"), "utf8")
+  fs.writeFileSync(path.join(root, ".git/config"), `${config}[filter "x"]\n\tclean = ${canary}\n`)
   expect(cli("write_file", { path: ".gitattributes", content: "*.js filter=x\n" }).status).toBe(0)
   expect(cli("write_file", { path: "a.js", content: "two\n" }).status).toBe(0)
 }

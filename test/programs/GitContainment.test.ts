@@ -62,10 +62,13 @@ const filterConfig = () => `[filter "x"]\n\tclean = ${canary}\n\tsmudge = ${cana
 
 describe("planted configuration never runs", () => {
   it("a .git moved away, its config edited, and moved back", async () => {
-    expect((await run("move_file", { from: ".git", to: "gitbak" })).ok).toBe(true)
+    // The file tools refuse the moves (the jail protects .git as a subtree); the config is then planted as a process
+    // outside them could (sandboxed bash, the user's tools): git's own refusal is the layer under test here.
+    expect((await run("move_file", { from: ".git", to: "gitbak" })).ok).toBe(false)
+    fs.renameSync(path.join(ws, ".git"), path.join(ws, "gitbak"))
     const config = fs.readFileSync(path.join(ws, "gitbak/config"), "utf8")
-    expect((await run("write_file", { path: "gitbak/config", content: config + filterConfig() })).ok).toBe(true)
-    expect((await run("move_file", { from: "gitbak", to: ".git" })).ok).toBe(true)
+    fs.writeFileSync(path.join(ws, "gitbak/config"), config + filterConfig())
+    fs.renameSync(path.join(ws, "gitbak"), path.join(ws, ".git"))
     expect((await run("write_file", { path: ".gitattributes", content: "*.js filter=x diff=x\n" })).ok).toBe(true)
     expect((await run("write_file", { path: "a.js", content: "two\n" })).ok).toBe(true)
     await refusedEverywhere(`filter.x.clean in ${ws}/.git/config`)
@@ -76,7 +79,9 @@ describe("planted configuration never runs", () => {
     fs.appendFileSync(path.join(ws, "evil/config"), filterConfig())
     write(".gitattributes", "*.js filter=x diff=x\n")
     write("a.js", "two\n")
-    expect((await run("write_file", { path: ".git/commondir", content: "../evil\n" })).ok).toBe(true)
+    // The file tools refuse every write under .git; the file is then planted from outside them.
+    expect((await run("write_file", { path: ".git/commondir", content: "../evil\n" })).ok).toBe(false)
+    fs.writeFileSync(path.join(ws, ".git/commondir"), "../evil\n")
     await refusedEverywhere(`filter.x.clean in ${ws}/evil/config`)
   })
 
