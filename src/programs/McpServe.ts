@@ -8,7 +8,7 @@
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
 import type { Readable, Writable } from "node:stream"
-import { Cause, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, JSONSchema, Layer, Option, Queue, Ref, Runtime, Schema, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, Layer, Option, Queue, Ref, Runtime, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import { sha256 } from "../adapters/Sha256.js"
@@ -26,8 +26,11 @@ import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
 import * as Lazy from "./Lazy.js"
+import { describeTool, type ToolDescriptor } from "./McpToolList.js"
 import * as Runner from "./Runner.js"
 import { canonicalArgs } from "./ToolChain.js"
+
+export { describeTool, type ToolDescriptor }
 
 export const sessionId = "mcp-server"
 
@@ -65,40 +68,6 @@ export type Outcome =
 
 const result = (text: string, isError = false): Outcome => ({ _tag: "Result", result: { text, isError } })
 const rpcError = (code: number, message: string): Outcome => ({ _tag: "RpcError", code, message })
-
-export interface ToolDescriptor {
-  readonly name: Tools.ToolName
-  readonly description: string
-  readonly inputSchema: { readonly type: "object" } & Readonly<Record<string, unknown>>
-  readonly annotations: {
-    readonly readOnlyHint: boolean
-    readonly destructiveHint: boolean
-    readonly idempotentHint: boolean
-    readonly openWorldHint: boolean
-  }
-}
-
-const isObjectSchema = (u: object): u is { readonly type: "object" } & Readonly<Record<string, unknown>> =>
-  "type" in u && u.type === "object"
-
-/** One tool as `tools/list` shows it; the input schema comes from the catalog's Schema (one source of truth). */
-export const describeTool = (name: Tools.ToolName): ToolDescriptor => {
-  const info = Tools.staticInfo(name)
-  const { $schema: _ignored, ...schema } = JSONSchema.make(Schema.make(Tools.Args[name].ast))
-  const inputSchema = isObjectSchema(schema) ? schema : { type: "object" as const }
-  const readOnly = Scopes.needs(info) === "read"
-  return {
-    name,
-    description: info.description,
-    inputSchema,
-    annotations: {
-      readOnlyHint: readOnly,
-      destructiveHint: !readOnly && (name === "delete_file" || name === "bash" || name === "write_file" || name === "move_file"),
-      idempotentHint: readOnly || name === "write_file",
-      openWorldHint: info.capability === "network" || info.capability === "external"
-    }
-  }
-}
 
 export interface CoreConfig {
   readonly settings: Scopes.Settings
@@ -260,7 +229,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const quietMs = config.quietMs ?? limits.quietMs
     /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
     const wrote = yield* Queue.sliding<void>(1)
-    const tools = Scopes.listed(config.settings).map(describeTool)
+    const tools = Scopes.listed(config.settings).map((name) => describeTool(name, config.settings))
 
     const outcomeOf = (out: ToolOutput): Outcome => {
       const capped = capText(out.text, maxOutputBytes)
@@ -687,6 +656,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
       server.onerror = () => undefined
       const tools = core.tools.map((t) => ({
         name: t.name,
+        title: t.title,
         description: t.description,
         inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
         annotations: { ...t.annotations }
