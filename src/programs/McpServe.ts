@@ -26,6 +26,7 @@ import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
 import * as Lazy from "./Lazy.js"
+import * as Drain from "./McpDrain.js"
 import { describeTool, type ToolDescriptor } from "./McpToolList.js"
 import * as Runner from "./Runner.js"
 import { canonicalArgs } from "./ToolChain.js"
@@ -37,6 +38,7 @@ export const sessionId = "mcp-server"
 export const limits = {
   maxInFlight: 32,
   maxLineBytes: 4 * 1024 * 1024,
+  /** On SIGTERM or the end of input, calls in flight get this long; then they are interrupted (see `McpDrain`). */
   drainMs: 5_000,
   /** Results kept for replay, by total size; the oldest finished ones go first (the journal still answers for writes). */
   replayBytes: 8 * 1024 * 1024,
@@ -533,6 +535,7 @@ export interface ServeOptions {
   /** Plain facts appended to the instructions (e.g. whether bash runs in a sandbox). */
   readonly notes?: ReadonlyArray<string>
   readonly bashNetwork?: boolean | undefined
+  readonly toolDeadlineMs?: number | undefined
 }
 
 /** The adapters `mcp serve` runs on; the allowlist is empty and nobody can be asked (asks become denies). */
@@ -580,15 +583,6 @@ const runTurn = (journal: JournalShape) =>
     }
   })
 
-/** Waits until nothing is in flight or the deadline passes; then what is left is interrupted. */
-const drain = (core: Core, deadlineMs: number) =>
-  Effect.gen(function* () {
-    yield* core.stopAccepting
-    const until = Date.now() + deadlineMs
-    while ((yield* core.busy) > 0 && Date.now() < until) yield* Effect.sleep("20 millis")
-    yield* core.cancelAll
-  })
-
 /**
  * The server: stdio only, so no network surface. Returns when the input ends (after draining), or drains on
  * interruption (SIGTERM through the CLI runtime).
@@ -604,7 +598,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         sessionId,
         home: options.home,
         maxOutputBytes: options.maxOutputBytes,
-        bashNetwork: options.bashNetwork
+        bashNetwork: options.bashNetwork,
+        toolDeadlineMs: options.toolDeadlineMs
       }
       const sessionContext = yield* Layer.build(Kernel.sessionLayer(sessionOptions).pipe(Layer.provide(adapters.fileSystem)))
       const root = Context.get(sessionContext, Session).root
@@ -665,15 +660,22 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         Deferred.unsafeDone(listed, Exit.void)
         return { tools }
       })
+      const shutdown = yield* Drain.makeShutdown(options.drainMs ?? limits.drainMs)
+      const answer = (outcome: Outcome) =>
+        outcome._tag === "Result"
+          ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
+          : Promise.reject(rpcFailure(outcome.code, outcome.message))
       server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
-        run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((exit) => {
-          // Interrupted: this request was cancelled (the SDK then sends nothing), or a duplicate of it was, or the
-          // drain deadline passed; the latter two still get an answer.
-          const outcome = Exit.isSuccess(exit) ? exit.value : rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(extra.requestId)} was cancelled`)
-          return outcome._tag === "Result"
-            ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
-            : Promise.reject(rpcFailure(outcome.code, outcome.message))
-        })
+        run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((exit) =>
+          Exit.isSuccess(exit)
+            ? answer(exit.value)
+            : // Interrupted: this request was cancelled (the SDK then sends nothing), or a duplicate of it was, or the
+              // drain deadline passed; the latter two still get an answer.
+              run(Ref.get(shutdown.interrupting)).then((interrupting) => {
+                const { code, message } = Drain.interruptedAnswer(extra.requestId, Exit.isSuccess(interrupting) && interrupting.value, shutdown.deadlineMs)
+                return answer(rpcError(code, message))
+              })
+        )
       )
       const guide = Guide.instructions(options.settings)
       server.setRequestHandler(types.ListPromptsRequestSchema, () => ({
@@ -701,7 +703,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
       })
       // On interruption (SIGTERM) or the end of input: drain, close, then finalise this run's turn.
       yield* Effect.addFinalizer(() =>
-        drain(core, options.drainMs ?? limits.drainMs).pipe(
+        Drain.drain(core, shutdown).pipe(
           Effect.zipRight(Effect.promise(() => server.close().catch(() => undefined))),
           Effect.zipRight(thisRun.finalize)
         )
