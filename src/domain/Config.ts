@@ -54,7 +54,9 @@ export const ConfigFile = Schema.Struct({
   sql: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   sandbox: Schema.optional(Schema.Literal("auto", "bwrap", "none")),
   /** `bash` with `network: true` runs without asking in permission mode AUTO (still denied by readonly/plan). */
-  bashNetwork: Schema.optional(Schema.Boolean)
+  bashNetwork: Schema.optional(Schema.Boolean),
+  /** The overall deadline of a tool call in ms (default 10 minutes; bash's is at least its timeout_ms + 30 s). */
+  toolDeadlineMs: Schema.optional(Schema.Int.pipe(Schema.between(1, 86_400_000)))
 })
 export type ConfigFile = typeof ConfigFile.Type
 

@@ -2,6 +2,7 @@
  * Every failure a user, the journal or an assistant sees. Each is encodable and carries a readable message.
  */
 import { Schema } from "effect"
+import * as Deadline from "./Deadline.js"
 import { Stage } from "./Decision.js"
 
 /** A gate said no (or said "ask" and nobody could answer yes). */
@@ -55,6 +56,19 @@ export class ToolTimeout extends Schema.TaggedError<ToolTimeout>()("ToolTimeout"
   }
 }
 
+/**
+ * A call that ran past minicode's overall deadline (see `Deadline`): it was stopped, and what it did so far may
+ * stand (the journal records a mutating one as `unknown`).
+ */
+export class DeadlineExceeded extends Schema.TaggedError<DeadlineExceeded>()("DeadlineExceeded", {
+  tool: Schema.String,
+  millis: Schema.Number
+}) {
+  override get message() {
+    return `${this.tool} stopped: the call ran past minicode's overall deadline of ${Deadline.describe(this.millis)} (config toolDeadlineMs)`
+  }
+}
+
 /** A port whose adapter is not installed in this build or configuration. */
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
   port: Schema.String,
@@ -65,4 +79,4 @@ export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable"
   }
 }
 
-export type ToolError = ToolDenied | UnknownTool | InvalidArguments | ToolFailed | ToolTimeout | Unavailable
+export type ToolError = ToolDenied | UnknownTool | InvalidArguments | ToolFailed | ToolTimeout | DeadlineExceeded | Unavailable

@@ -184,6 +184,8 @@ export interface PathUse {
 }
 
 interface Static {
+  /** A short human title, shown by MCP clients (`tools/list` `title` and `annotations.title`). */
+  readonly title: string
   readonly scope: Scope
   readonly description: string
   readonly capability: Capability
@@ -192,34 +194,34 @@ interface Static {
 }
 
 const info: { readonly [K in ToolName]: Static } = {
-  read_file: { scope: "files", capability: "read", mutates: false, gated: false, description: "Read a text file with line numbers" },
-  write_file: { scope: "files", capability: "write", mutates: true, gated: false, description: "Create or replace a file" },
-  edit_file: { scope: "files", capability: "write", mutates: true, gated: false, description: "Replace an exact string in a file" },
-  list_dir: { scope: "files", capability: "read", mutates: false, gated: false, description: "List a directory" },
-  glob: { scope: "search", capability: "read", mutates: false, gated: false, description: "Find files by glob, honouring .gitignore" },
-  grep: { scope: "search", capability: "read", mutates: false, gated: false, description: "Search file contents by regular expression, honouring .gitignore" },
-  move_file: { scope: "files", capability: "write", mutates: true, gated: false, description: "Move or rename a file or directory (never .git, nor a folder that holds a protected file)" },
-  delete_file: { scope: "files", capability: "write", mutates: true, gated: false, description: "Delete a file (never anything under .git)" },
-  bash: { scope: "shell", capability: "exec", mutates: true, gated: false, description: "Run a bash command in the workspace" },
-  git_status: { scope: "git", capability: "read", mutates: false, gated: false, description: "git status" },
-  git_diff: { scope: "git", capability: "read", mutates: false, gated: false, description: "git diff" },
-  git_log: { scope: "git", capability: "read", mutates: false, gated: false, description: "git log" },
-  git_show: { scope: "git", capability: "read", mutates: false, gated: false, description: "git show" },
-  git_commit: { scope: "git", capability: "write", mutates: true, gated: true, description: "Stage the given paths and commit" },
-  git_push: { scope: "git", capability: "network", mutates: true, gated: true, description: "Push the current branch" },
-  lsp_diagnostics: { scope: "lsp", capability: "read", mutates: false, gated: false, description: "Diagnostics for a file from its language server" },
-  lsp_definition: { scope: "lsp", capability: "read", mutates: false, gated: false, description: "Go to definition" },
-  lsp_references: { scope: "lsp", capability: "read", mutates: false, gated: false, description: "Find references" },
-  lsp_hover: { scope: "lsp", capability: "read", mutates: false, gated: false, description: "Hover information" },
-  lsp_symbols: { scope: "lsp", capability: "read", mutates: false, gated: false, description: "Symbols of a file" },
-  lsp_workspace_symbols: { scope: "lsp", capability: "read", mutates: false, gated: false, description: "Search symbols in the workspace" },
-  repo_map: { scope: "search", capability: "read", mutates: false, gated: false, description: "Outline of the workspace's important symbols" },
-  sql_query: { scope: "sql", capability: "read", mutates: false, gated: false, description: "Query a database (read-only unless write is set and allowed)" },
-  mcp_list: { scope: "mcp", capability: "read", mutates: false, gated: false, description: "Tools, resources and prompts of the configured MCP servers" },
-  mcp_call: { scope: "mcp", capability: "external", mutates: true, gated: true, description: "Call a tool on an MCP server" },
-  mcp_read: { scope: "mcp", capability: "external", mutates: false, gated: true, description: "Read a resource from an MCP server" },
-  mcp_prompt: { scope: "mcp", capability: "external", mutates: false, gated: true, description: "Get a prompt from an MCP server" },
-  web_fetch: { scope: "mcp", capability: "network", mutates: false, gated: false, description: "GET a public URL as readable text" }
+  read_file: { title: "Read file", scope: "files", capability: "read", mutates: false, gated: false, description: "Read a text file with line numbers" },
+  write_file: { title: "Write file", scope: "files", capability: "write", mutates: true, gated: false, description: "Create or replace a file" },
+  edit_file: { title: "Edit file", scope: "files", capability: "write", mutates: true, gated: false, description: "Replace an exact string in a file" },
+  list_dir: { title: "List directory", scope: "files", capability: "read", mutates: false, gated: false, description: "List a directory" },
+  glob: { title: "Find files by glob", scope: "search", capability: "read", mutates: false, gated: false, description: "Find files by glob, honouring .gitignore" },
+  grep: { title: "Search file contents", scope: "search", capability: "read", mutates: false, gated: false, description: "Search file contents by regular expression, honouring .gitignore" },
+  move_file: { title: "Move or rename file", scope: "files", capability: "write", mutates: true, gated: false, description: "Move or rename a file or directory (never .git, nor a folder that holds a protected file)" },
+  delete_file: { title: "Delete file", scope: "files", capability: "write", mutates: true, gated: false, description: "Delete a file (never anything under .git)" },
+  bash: { title: "Run bash command", scope: "shell", capability: "exec", mutates: true, gated: false, description: "Run a bash command in the workspace" },
+  git_status: { title: "Git status", scope: "git", capability: "read", mutates: false, gated: false, description: "git status" },
+  git_diff: { title: "Git diff", scope: "git", capability: "read", mutates: false, gated: false, description: "git diff" },
+  git_log: { title: "Git log", scope: "git", capability: "read", mutates: false, gated: false, description: "git log" },
+  git_show: { title: "Git show", scope: "git", capability: "read", mutates: false, gated: false, description: "git show" },
+  git_commit: { title: "Git commit", scope: "git", capability: "write", mutates: true, gated: true, description: "Stage the given paths and commit" },
+  git_push: { title: "Git push", scope: "git", capability: "network", mutates: true, gated: true, description: "Push the current branch" },
+  lsp_diagnostics: { title: "Language server diagnostics", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Diagnostics for a file from its language server" },
+  lsp_definition: { title: "Go to definition", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Go to definition" },
+  lsp_references: { title: "Find references", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Find references" },
+  lsp_hover: { title: "Hover information", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Hover information" },
+  lsp_symbols: { title: "File symbols", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Symbols of a file" },
+  lsp_workspace_symbols: { title: "Workspace symbols", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Search symbols in the workspace" },
+  repo_map: { title: "Repository map", scope: "search", capability: "read", mutates: false, gated: false, description: "Outline of the workspace's important symbols" },
+  sql_query: { title: "Query database", scope: "sql", capability: "read", mutates: false, gated: false, description: "Query a database (read-only unless write is set and allowed)" },
+  mcp_list: { title: "List MCP servers' tools", scope: "mcp", capability: "read", mutates: false, gated: false, description: "Tools, resources and prompts of the configured MCP servers" },
+  mcp_call: { title: "Call MCP server tool", scope: "mcp", capability: "external", mutates: true, gated: true, description: "Call a tool on an MCP server" },
+  mcp_read: { title: "Read MCP resource", scope: "mcp", capability: "external", mutates: false, gated: true, description: "Read a resource from an MCP server" },
+  mcp_prompt: { title: "Get MCP prompt", scope: "mcp", capability: "external", mutates: false, gated: true, description: "Get a prompt from an MCP server" },
+  web_fetch: { title: "Fetch web page", scope: "mcp", capability: "network", mutates: false, gated: false, description: "GET a public URL as readable text" }
 }
 
 export const staticInfo = (name: ToolName): Static => info[name]

@@ -17,6 +17,8 @@ export interface SessionShape {
   readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
   /** The configuration permits `bash` with `network: true` in permission mode AUTO (config `bashNetwork`). */
   readonly bashNetwork?: boolean | undefined
+  /** The overall deadline of a tool call (config `toolDeadlineMs`; see `Deadline`), when configured. */
+  readonly toolDeadlineMs?: number | undefined
 }
 
 export class Session extends Context.Tag("minicode/Session")<Session, SessionShape>() {}

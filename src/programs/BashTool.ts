@@ -3,13 +3,14 @@
  * timeout, the group killed on timeout or interruption, output capped and scrubbed of obvious secrets.
  */
 import { Effect } from "effect"
+import * as Deadline from "../domain/Deadline.js"
 import { ToolFailed } from "../domain/Errors.js"
 import { redact } from "../domain/Redact.js"
 import { Session } from "../ports/Session.js"
 import { Shell, type ProcessResult } from "../ports/Shell.js"
 import type { Extension } from "./Executor.js"
 
-export const defaultTimeoutMs = 120_000
+export const defaultTimeoutMs = Deadline.bashTimeoutMs
 
 export const format = (result: ProcessResult, timeoutMs: number): string => {
   const parts: Array<string> = []

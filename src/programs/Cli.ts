@@ -75,7 +75,8 @@ const setup = (flags: CommonFlags) =>
       policy: (yield* parseOption(flags.policy, (s) => Modes.parseAccessPolicy(s, { allowUnrestricted: false }))) ?? config.policy,
       home: process.env["HOME"],
       sessionId: "cli",
-      bashNetwork: config.bashNetwork
+      bashNetwork: config.bashNetwork,
+      toolDeadlineMs: config.toolDeadlineMs
     }
     const configured = yield* Either.match(Allowlist.parseEntries(config.allowlist ?? []), {
       onLeft: (e) => Effect.fail(usage(`config allowlist: ${e}`)),

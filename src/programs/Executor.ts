@@ -3,7 +3,8 @@
  * serialised per path; every output is capped with a visible marker; interruption stops the work.
  */
 import { Context, Effect, Layer, Option, Ref } from "effect"
-import { Unavailable } from "../domain/Errors.js"
+import * as Deadline from "../domain/Deadline.js"
+import { DeadlineExceeded, Unavailable } from "../domain/Errors.js"
 import { nameOf } from "../domain/Tools.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
 import { MutationDone } from "../ports/MutationDone.js"
@@ -101,8 +102,16 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         }
       }
     }
+    /** However it is stuck, a call ends at its overall deadline: interrupted (a running process is killed) and said so. */
+    const bounded = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
+      const millis = Deadline.deadlineMs(inv.facts.call, session.toolDeadlineMs)
+      return Effect.timeoutFail(dispatch(inv), {
+        duration: millis,
+        onTimeout: () => new DeadlineExceeded({ tool: nameOf(inv.facts.call), millis })
+      })
+    }
     return ToolExecutor.of({
-      run: (inv) => Effect.map(dispatch(inv), (output) => FileTools.cap(output, session.maxOutputBytes))
+      run: (inv) => Effect.map(bounded(inv), (output) => FileTools.cap(output, session.maxOutputBytes))
     })
   })
 

@@ -35,6 +35,8 @@ export interface SessionOptions {
   readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
   /** The configuration permits `bash` with `network: true` in permission mode AUTO. */
   readonly bashNetwork?: boolean | undefined
+  /** The overall deadline of a tool call in ms (see `Deadline`; default 10 minutes). */
+  readonly toolDeadlineMs?: number | undefined
 }
 
 export const defaultMaxOutputBytes = 256 * 1024
@@ -61,7 +63,8 @@ export const sessionLayer = (options: SessionOptions) =>
         policy: options.policy,
         maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
         sqlDialect: options.sqlDialect,
-        bashNetwork: options.bashNetwork
+        bashNetwork: options.bashNetwork,
+        toolDeadlineMs: options.toolDeadlineMs
       })
     })
   )

@@ -9,7 +9,7 @@
  * `serve` loads the SDK lazily, bridges its callbacks to the core, and drains on end of input or SIGTERM.
  */
 import type { Readable, Writable } from "node:stream"
-import { Cause, Clock, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, JSONSchema, Layer, Option, Queue, Ref, Runtime, Schema, Scope } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Either, ExecutionStrategy, Exit, Fiber, Layer, Option, Queue, Ref, Runtime, Scope } from "effect"
 import * as Approvers from "../adapters/Approvers.js"
 import * as MemoryAllowlist from "../adapters/MemoryAllowlist.js"
 import { sha256 } from "../adapters/Sha256.js"
@@ -27,15 +27,20 @@ import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "./Kernel.js"
 import * as Lazy from "./Lazy.js"
+import * as Drain from "./McpDrain.js"
 import * as McpRetry from "./McpRetry.js"
+import { describeTool, type ToolDescriptor } from "./McpToolList.js"
 import * as Runner from "./Runner.js"
 import { canonicalArgs } from "./ToolChain.js"
+
+export { describeTool, type ToolDescriptor }
 
 export const sessionId = "mcp-server"
 
 export const limits = {
   maxInFlight: 32,
   maxLineBytes: 4 * 1024 * 1024,
+  /** On SIGTERM or the end of input, calls in flight get this long; then they are interrupted (see `McpDrain`). */
   drainMs: 5_000,
   /** Results kept for replay, by total size; the oldest finished ones go first (the journal still answers for writes). */
   replayBytes: 8 * 1024 * 1024,
@@ -67,40 +72,6 @@ export type Outcome =
 
 const result = (text: string, isError = false): Outcome => ({ _tag: "Result", result: { text, isError } })
 const rpcError = (code: number, message: string): Outcome => ({ _tag: "RpcError", code, message })
-
-export interface ToolDescriptor {
-  readonly name: Tools.ToolName
-  readonly description: string
-  readonly inputSchema: { readonly type: "object" } & Readonly<Record<string, unknown>>
-  readonly annotations: {
-    readonly readOnlyHint: boolean
-    readonly destructiveHint: boolean
-    readonly idempotentHint: boolean
-    readonly openWorldHint: boolean
-  }
-}
-
-const isObjectSchema = (u: object): u is { readonly type: "object" } & Readonly<Record<string, unknown>> =>
-  "type" in u && u.type === "object"
-
-/** One tool as `tools/list` shows it; the input schema comes from the catalog's Schema (one source of truth). */
-export const describeTool = (name: Tools.ToolName): ToolDescriptor => {
-  const info = Tools.staticInfo(name)
-  const { $schema: _ignored, ...schema } = JSONSchema.make(Schema.make(Tools.Args[name].ast))
-  const inputSchema = isObjectSchema(schema) ? schema : { type: "object" as const }
-  const readOnly = Scopes.needs(info) === "read"
-  return {
-    name,
-    description: info.description,
-    inputSchema,
-    annotations: {
-      readOnlyHint: readOnly,
-      destructiveHint: !readOnly && (name === "delete_file" || name === "bash" || name === "write_file" || name === "move_file"),
-      idempotentHint: readOnly || name === "write_file",
-      openWorldHint: info.capability === "network" || info.capability === "external"
-    }
-  }
-}
 
 export interface CoreConfig {
   readonly settings: Scopes.Settings
@@ -272,7 +243,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const quietMs = config.quietMs ?? limits.quietMs
     /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
     const wrote = yield* Queue.sliding<void>(1)
-    const tools = Scopes.listed(config.settings).map(describeTool)
+    const tools = Scopes.listed(config.settings).map((name) => describeTool(name, config.settings))
     const startedAt = yield* Clock.currentTimeMillis
     const retryWindowMs = config.retryWindowMs ?? McpRetry.windowMs
     const ownTurn: Effect.Effect<Option.Option<number> | undefined> = config.ownTurn ?? Effect.succeed(undefined)
@@ -607,6 +578,7 @@ export interface ServeOptions {
   /** Plain facts appended to the instructions (e.g. whether bash runs in a sandbox). */
   readonly notes?: ReadonlyArray<string>
   readonly bashNetwork?: boolean | undefined
+  readonly toolDeadlineMs?: number | undefined
 }
 
 /** The adapters `mcp serve` runs on; the allowlist is empty and nobody can be asked (asks become denies). */
@@ -654,15 +626,6 @@ const runTurn = (journal: JournalShape) =>
     }
   })
 
-/** Waits until nothing is in flight or the deadline passes; then what is left is interrupted. */
-const drain = (core: Core, deadlineMs: number) =>
-  Effect.gen(function* () {
-    yield* core.stopAccepting
-    const until = Date.now() + deadlineMs
-    while ((yield* core.busy) > 0 && Date.now() < until) yield* Effect.sleep("20 millis")
-    yield* core.cancelAll
-  })
-
 /**
  * The server: stdio only, so no network surface. Returns when the input ends (after draining), or drains on
  * interruption (SIGTERM through the CLI runtime).
@@ -678,7 +641,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         sessionId,
         home: options.home,
         maxOutputBytes: options.maxOutputBytes,
-        bashNetwork: options.bashNetwork
+        bashNetwork: options.bashNetwork,
+        toolDeadlineMs: options.toolDeadlineMs
       }
       const sessionContext = yield* Layer.build(Kernel.sessionLayer(sessionOptions).pipe(Layer.provide(adapters.fileSystem)))
       const root = Context.get(sessionContext, Session).root
@@ -731,6 +695,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
       server.onerror = () => undefined
       const tools = core.tools.map((t) => ({
         name: t.name,
+        title: t.title,
         description: t.description,
         inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
         annotations: { ...t.annotations }
@@ -739,16 +704,25 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
         Deferred.unsafeDone(listed, Exit.void)
         return { tools }
       })
+      const shutdown = yield* Drain.makeShutdown(options.drainMs ?? limits.drainMs)
+      const answer = (outcome: Outcome) =>
+        outcome._tag === "Result"
+          ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
+          : Promise.reject(rpcFailure(outcome.code, outcome.message))
       server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
         run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((exit) => {
           // Cancelled by the client: the SDK sends nothing, and the client does not wait for an answer any more.
           if (extra.signal.aborted) Runtime.runFork(runtime)(core.replied(extra.requestId))
-          // Interrupted: this request was cancelled (the SDK then sends nothing), or a duplicate of it was, or the
-          // drain deadline passed; the latter two still get an answer.
-          const outcome = Exit.isSuccess(exit) ? exit.value : rpcError(Framing.ErrorCodes.AlreadyHandled, `request ${JSON.stringify(extra.requestId)} was cancelled`)
-          return outcome._tag === "Result"
-            ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
-            : Promise.reject(rpcFailure(outcome.code, outcome.message))
+          return (
+          Exit.isSuccess(exit)
+            ? answer(exit.value)
+            : // Interrupted: this request was cancelled (the SDK then sends nothing), or a duplicate of it was, or the
+              // drain deadline passed; the latter two still get an answer.
+              run(Ref.get(shutdown.interrupting)).then((interrupting) => {
+                const { code, message } = Drain.interruptedAnswer(extra.requestId, Exit.isSuccess(interrupting) && interrupting.value, shutdown.deadlineMs)
+                return answer(rpcError(code, message))
+              })
+          )
         })
       )
       const guide = Guide.instructions(options.settings)
@@ -779,7 +753,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>, stdi
       })
       // On interruption (SIGTERM) or the end of input: drain, close, then finalise this run's turn.
       yield* Effect.addFinalizer(() =>
-        drain(core, options.drainMs ?? limits.drainMs).pipe(
+        Drain.drain(core, shutdown).pipe(
           Effect.zipRight(Effect.promise(() => server.close().catch(() => undefined))),
           Effect.zipRight(thisRun.finalize)
         )

@@ -78,6 +78,33 @@ export const parseArgv = (args: ReadonlyArray<string>): ServeFlags | undefined =
   return { cwd, allowAll, allTools, scope, sandbox, allowLocalConfig }
 }
 
+/** After the drain deadline: the bounded wait for interruptions (1 s) and closing the servers and the journal. */
+const closingMs = 3_000
+
+/**
+ * A backstop behind the drain, which is bounded itself: once SIGTERM or SIGINT arrived, the process exits by the
+ * drain deadline plus `closingMs` even if closing something hangs (the timer does not keep the process alive).
+ */
+const watchdog = (ms: number) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const arm = () => {
+        setTimeout(() => {
+          process.stderr.write(`minicode mcp serve: shutting down took longer than ${ms} ms; exiting now\n`)
+          process.exit(1)
+        }, ms).unref()
+      }
+      process.once("SIGTERM", arm)
+      process.once("SIGINT", arm)
+      return arm
+    }),
+    (arm) =>
+      Effect.sync(() => {
+        process.off("SIGTERM", arm)
+        process.off("SIGINT", arm)
+      })
+  )
+
 export const run = (flags: ServeFlags) =>
   Effect.gen(function* () {
     const settings = yield* Either.match(Scopes.parse(flags.scope, { allowAll: flags.allowAll, allTools: flags.allTools }), {
@@ -93,12 +120,14 @@ export const run = (flags: ServeFlags) =>
     const mode = flags.sandbox ?? loaded.config.sandbox ?? "auto"
     const sandboxNote = NodeAdapters.sandboxLine(mode, yield* NodeAdapters.sandboxStatus({ mode }))
     const McpServe = yield* Effect.promise(() => import("./McpServe.js"))
+    yield* watchdog(McpServe.limits.drainMs + closingMs)
     yield* McpServe.serve(
-      { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork },
+      { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork, toolDeadlineMs: loaded.config.toolDeadlineMs },
       NodeAdapters.adapters({ unrestricted: false, sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: { mode } }),
       { input: process.stdin, output: process.stdout }
     )
   }).pipe(
+    Effect.scoped,
     // stdout carries the protocol: nothing else may print there.
     Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
     Logger.withMinimumLogLevel(LogLevel.Warning)

@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 export const repo = fileURLToPath(new URL("../../../", import.meta.url))
 export const bin = path.join(repo, "dist/bin.js")
@@ -52,12 +52,19 @@ export const snapshot = (dir: string, skip?: string): Record<string, string> => 
   return out
 }
 
-export const connect = async (root: string, flags: ReadonlyArray<string> = [], roots?: ReadonlyArray<string>) => {
+/** `env` is added to the SDK's default environment of a spawned server (which inherits only HOME, PATH and the like). */
+export const connect = async (
+  root: string,
+  flags: ReadonlyArray<string> = [],
+  roots?: ReadonlyArray<string>,
+  env?: Readonly<Record<string, string>>
+) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, "mcp", "serve", "--cwd", root, ...flags],
     stderr: "pipe",
-    cwd: root
+    cwd: root,
+    ...(env === undefined ? {} : { env: { ...getDefaultEnvironment(), ...env } })
   })
   const client = new Client({ name: "minicode-e2e", version: "1.0.0" }, { capabilities: roots === undefined ? {} : { roots: { listChanged: true } } })
   if (roots !== undefined) {
@@ -93,8 +100,12 @@ export class Raw {
   private waiters: Array<() => void> = []
   exited: number | null | undefined = undefined
 
-  constructor(root: string, flags: ReadonlyArray<string> = []) {
-    this.child = spawn(process.execPath, [bin, "mcp", "serve", "--cwd", root, ...flags], { cwd: root, stdio: ["pipe", "pipe", "pipe"] })
+  constructor(root: string, flags: ReadonlyArray<string> = [], env?: Readonly<Record<string, string>>) {
+    this.child = spawn(process.execPath, [bin, "mcp", "serve", "--cwd", root, ...flags], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "pipe"],
+      ...(env === undefined ? {} : { env: { ...process.env, ...env } })
+    })
     this.child.stdout.setEncoding("utf8")
     this.child.stdout.on("data", (chunk: string) => {
       this.buffer += chunk
