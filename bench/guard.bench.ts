@@ -6,8 +6,8 @@
  * The parser keeps the trees of its last 256 commands; the mix cycles through 830 distinct commands, so every
  * parse here is a real one (least-recently-used eviction never hits on a cycle longer than the cache).
  */
-import { loadParser } from "../src/adapters/TreeSitterBashParser.js"
-import * as BashPolicy from "../src/domain/BashPolicy.js"
+import { loadParser } from "../src/adapters/treesitter/TreeSitterBashParser.js"
+import * as BashPolicy from "../src/domain/bash/BashPolicy.js"
 import { load } from "../test/corpus/corpus.js"
 
 const started = performance.now()

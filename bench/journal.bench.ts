@@ -8,7 +8,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { Effect } from "effect"
-import * as SqliteJournal from "../src/adapters/SqliteJournal.js"
+import * as SqliteJournal from "../src/adapters/journal/SqliteJournal.js"
 import { Journal } from "../src/ports/Journal.js"
 import { journaledWrite, writeAtomic } from "../test/support/JournaledWrite.js"
 

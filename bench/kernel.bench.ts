@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { createKernel } from "../src/index.js"
 
 const root = path.resolve(".")
-const file = "src/domain/Jail.ts"
+const file = "src/domain/jail/Jail.ts"
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? 8)
 const perRound = Number(process.env["BENCH_CALLS"] ?? 400)
 
@@ -65,9 +65,9 @@ console.log(line("minicode policy explain", explain))
 // without its journal stage, same process, same files.
 {
   const { ManagedRuntime } = await import("effect")
-  const Kernel = await import("../src/programs/Kernel.js")
-  const NodeAdapters = await import("../src/programs/NodeAdapters.js")
-  const Runner = await import("../src/programs/Runner.js")
+  const Kernel = await import("../src/kernel/Kernel.js")
+  const NodeAdapters = await import("../src/app/NodeLayers.js")
+  const Runner = await import("../src/kernel/Runner.js")
   const os = await import("node:os")
   const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-journal-bench-")))
   const options = { workspace: ws, workMode: "BUILD" as const }

@@ -13,11 +13,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js"
-import * as JsonRpcLspTransport from "../src/adapters/JsonRpcLspTransport.js"
-import * as Kernel from "../src/programs/Kernel.js"
-import * as NodeAdapters from "../src/programs/NodeAdapters.js"
-import * as RepoMap from "../src/programs/RepoMap.js"
-import * as Runner from "../src/programs/Runner.js"
+import * as JsonRpcLspTransport from "../src/adapters/lsp/JsonRpcLspTransport.js"
+import * as Kernel from "../src/kernel/Kernel.js"
+import * as NodeAdapters from "../src/app/NodeLayers.js"
+import * as RepoMap from "../src/tools/RepoMapTool.js"
+import * as Runner from "../src/kernel/Runner.js"
 
 const iterations = Number(process.argv[2] ?? 10)
 const tsls = path.resolve("node_modules/.bin/typescript-language-server")

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 // The CLI and everything it offers, on the Node platform services @effect/cli needs (files, paths, terminal,
 // processes). `mcp serve` needs none of them, so its fast path does not load them.
 const cli = Effect.flatMap(
-  Effect.promise(() => Promise.all([import("./programs/Cli.js"), import("@effect/platform-node/NodeContext")])),
+  Effect.promise(() => Promise.all([import("./cli/Cli.js"), import("@effect/platform-node/NodeContext")])),
   ([Cli, NodeContext]) => Effect.provide(Cli.run(process.argv), NodeContext.layer)
 )
 
@@ -17,7 +17,7 @@ const cli = Effect.flatMap(
 const program =
   process.argv[2] === "mcp" && process.argv[3] === "serve"
     ? Effect.flatMap(
-        Effect.promise(() => import("./programs/ServeMain.js")),
+        Effect.promise(() => import("./serve/Main.js")),
         (serve) => {
           const flags = serve.parseArgv(process.argv.slice(4))
           return flags === undefined ? cli : serve.run(flags)

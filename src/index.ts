@@ -4,17 +4,17 @@
  */
 import * as os from "node:os"
 import { Effect, Either, Exit, Layer, ManagedRuntime } from "effect"
-import * as Approvers from "./adapters/Approvers.js"
-import * as Allowlist from "./domain/Allowlist.js"
-import type { Decision } from "./domain/Decision.js"
-import type { ToolError } from "./domain/Errors.js"
-import { ToolFailed } from "./domain/Errors.js"
-import type { AccessPolicy, PermissionMode, WorkMode } from "./domain/Modes.js"
+import * as Approvers from "./adapters/approval/Approvers.js"
+import * as Allowlist from "./domain/core/Allowlist.js"
+import type { Decision } from "./domain/core/Decision.js"
+import type { ToolError } from "./domain/core/Errors.js"
+import { ToolFailed } from "./domain/core/Errors.js"
+import type { AccessPolicy, PermissionMode, WorkMode } from "./domain/core/Modes.js"
 import type { Answer } from "./ports/Approver.js"
 import type { ToolExecutor, ToolOutput } from "./ports/ToolExecutor.js"
-import * as Kernel from "./programs/Kernel.js"
-import * as NodeAdapters from "./programs/NodeAdapters.js"
-import * as Runner from "./programs/Runner.js"
+import * as Kernel from "./kernel/Kernel.js"
+import * as NodeAdapters from "./app/NodeLayers.js"
+import * as Runner from "./kernel/Runner.js"
 
 export interface RunToolOptions {
   readonly workspace: string

@@ -1,7 +1,8 @@
 /**
- * The folders are the architecture (see STYLE.md): the domain imports only effect and itself, ports add the
- * domain, adapters never reach into programs, and only src/bin.ts (plus the documented Promise face in
- * src/index.ts) runs an Effect. Checked on the import statements of every source file.
+ * The folders are the architecture (see STYLE.md and the README's "Architecture"): the domain imports only effect
+ * and itself, ports add the domain, adapters never reach into the kernel, the tools, the server or the CLI, and only
+ * src/bin.ts (plus the documented Promise face in src/index.ts) runs an Effect. Checked on the import statements of
+ * every source file.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -18,20 +19,28 @@ const imports = (file: string): ReadonlyArray<string> =>
     (m) => m[1] ?? m[2] ?? ""
   )
 
-const violations = (dir: string, allowed: (specifier: string) => boolean) =>
-  files(dir).flatMap((f) => imports(f).filter((s) => !allowed(s)).map((s) => `${f}: ${s}`))
+/** Where a relative import lands, as a path under the repository ("src/domain/core/Tools.ts"). */
+const target = (file: string, specifier: string) => path.normalize(path.join(path.dirname(file), specifier))
+
+const violations = (dir: string, allowed: (specifier: string, file: string) => boolean) =>
+  files(dir).flatMap((f) => imports(f).filter((s) => !allowed(s, f)).map((s) => `${f}: ${s}`))
+
+const under = (folder: string) => (file: string, specifier: string) =>
+  specifier.startsWith(".") && target(file, specifier).startsWith(path.normalize(folder) + path.sep)
+
+const programs = ["src/kernel", "src/tools", "src/serve", "src/cli"]
 
 describe("architecture", () => {
   it("src/domain imports only effect and the domain", () => {
-    expect(violations("src/domain", (s) => s === "effect" || /^\.\/[A-Za-z]+\.js$/.test(s))).toEqual([])
+    expect(violations("src/domain", (s, f) => s === "effect" || under("src/domain")(f, s))).toEqual([])
   })
 
   it("src/ports imports only effect, the domain and other ports", () => {
-    expect(violations("src/ports", (s) => s === "effect" || s.startsWith("../domain/") || /^\.\/[A-Za-z]+\.js$/.test(s))).toEqual([])
+    expect(violations("src/ports", (s, f) => s === "effect" || under("src/domain")(f, s) || under("src/ports")(f, s))).toEqual([])
   })
 
-  it("src/adapters never import programs", () => {
-    expect(violations("src/adapters", (s) => !s.startsWith("../programs/"))).toEqual([])
+  it("src/adapters import no program (kernel, tools, serve, cli, app)", () => {
+    expect(violations("src/adapters", (s, f) => ![...programs, "src/app"].some((p) => under(p)(f, s)))).toEqual([])
   })
 
   it("no Effect is run outside src/bin.ts and the Promise API in src/index.ts", () => {
@@ -43,5 +52,9 @@ describe("architecture", () => {
 
   it("the domain reads no process state", () => {
     expect(files("src/domain").filter((f) => /\bprocess\.(env|cwd|argv|exit|pid|platform|stdin|stdout)\b|\bDate\.now\(|Math\.random\(/.test(fs.readFileSync(f, "utf8")))).toEqual([])
+  })
+
+  it("the old flat folders are gone: src/programs holds nothing", () => {
+    expect(fs.existsSync("src/programs")).toBe(false)
   })
 })

@@ -3,8 +3,8 @@
  * They fail with a clear reason; the bash guard's stand-in denies (fail closed), never allows.
  */
 import { Effect, Layer } from "effect"
-import * as D from "../domain/Decision.js"
-import { Unavailable } from "../domain/Errors.js"
+import * as D from "../domain/core/Decision.js"
+import { Unavailable } from "../domain/core/Errors.js"
 import { BashGuard } from "../ports/BashGuard.js"
 import { LspTransport } from "../ports/LspTransport.js"
 import { McpTransport } from "../ports/McpTransport.js"

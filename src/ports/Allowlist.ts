@@ -1,5 +1,5 @@
 import { Context, type Effect, Schema } from "effect"
-import type { AllowEntry } from "../domain/Allowlist.js"
+import type { AllowEntry } from "../domain/core/Allowlist.js"
 
 export class AllowlistError extends Schema.TaggedError<AllowlistError>()("AllowlistError", {
   reason: Schema.String

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
-import type { AllowEntry } from "../domain/Allowlist.js"
-import type { Decision } from "../domain/Decision.js"
-import type { JailContext } from "../domain/Jail.js"
+import type { AllowEntry } from "../domain/core/Allowlist.js"
+import type { Decision } from "../domain/core/Decision.js"
+import type { JailContext } from "../domain/jail/Jail.js"
 
 export interface GuardRequest {
   readonly command: string

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { FileState, PathChange } from "../domain/Undo.js"
+import type { FileState, PathChange } from "../domain/journal/Undo.js"
 import type { JournalError } from "./Journal.js"
 
 export type { FileState, PathChange }

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { Damage, RecoveryPlan, Resolution } from "../domain/Recovery.js"
-import type { Capability } from "../domain/Tools.js"
+import type { Damage, RecoveryPlan, Resolution } from "../domain/journal/Recovery.js"
+import type { Capability } from "../domain/core/Tools.js"
 
 export type Terminal = "committed" | "failed" | "unknown"
 export type JournalState = "pending" | Terminal

@@ -1,5 +1,5 @@
 import type { Effect, Scope } from "effect"
-import type { ToolFailed } from "../domain/Errors.js"
+import type { ToolFailed } from "../domain/core/Errors.js"
 
 /** How a server process is started: its argv and environment, possibly wrapped in a sandbox profile. */
 export interface Launch {

@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
-import type { ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
-import type { Diagnostic, DocumentSymbol, Location, SymbolInformation, ZeroPosition } from "../domain/Lsp.js"
+import type { ToolFailed, ToolTimeout, Unavailable } from "../domain/core/Errors.js"
+import type { Diagnostic, DocumentSymbol, Location, SymbolInformation, ZeroPosition } from "../domain/lsp/Lsp.js"
 
 export type LspError = ToolFailed | ToolTimeout | Unavailable
 

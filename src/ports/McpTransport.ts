@@ -1,8 +1,8 @@
 import { Context, type Effect } from "effect"
-import type { ToolFailed, ToolTimeout, Unavailable } from "../domain/Errors.js"
-import type { McpContent, McpServerListing } from "../domain/McpFormat.js"
+import type { ToolFailed, ToolTimeout, Unavailable } from "../domain/core/Errors.js"
+import type { McpContent, McpServerListing } from "../domain/mcp/McpFormat.js"
 
-export type { McpBlock, McpContent, McpServerListing, McpToolInfo } from "../domain/McpFormat.js"
+export type { McpBlock, McpContent, McpServerListing, McpToolInfo } from "../domain/mcp/McpFormat.js"
 
 export type McpError = ToolFailed | ToolTimeout | Unavailable
 

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Decision } from "../domain/Decision.js"
+import type { Decision } from "../domain/core/Decision.js"
 
 export interface ResolvedAddress {
   readonly address: string

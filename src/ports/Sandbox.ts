@@ -1,5 +1,5 @@
 import { Context, type Effect, Schema, type Scope } from "effect"
-import type { Limits } from "../domain/SandboxProfile.js"
+import type { Limits } from "../domain/sandbox/SandboxProfile.js"
 
 export const SandboxMode = Schema.Literal("auto", "bwrap", "none")
 export type SandboxMode = typeof SandboxMode.Type

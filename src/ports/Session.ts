@@ -1,5 +1,5 @@
 import { Context } from "effect"
-import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/Modes.js"
+import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/core/Modes.js"
 
 /** The settings of one session: fixed for its lifetime, provided once by the program that runs the chain. */
 export interface SessionShape {

@@ -1,8 +1,8 @@
 import { Context, type Effect } from "effect"
-import type { Decision } from "../domain/Decision.js"
-import type { ToolError } from "../domain/Errors.js"
-import type { PathFacts } from "../domain/Jail.js"
-import type { Facts } from "../domain/Tools.js"
+import type { Decision } from "../domain/core/Decision.js"
+import type { ToolError } from "../domain/core/Errors.js"
+import type { PathFacts } from "../domain/jail/Jail.js"
+import type { Facts } from "../domain/core/Tools.js"
 
 /** One call on its way down the chain. Stages add what they learned; none removes anything. */
 export interface Invocation {

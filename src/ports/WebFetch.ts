@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { ToolFailed } from "../domain/Errors.js"
+import type { ToolFailed } from "../domain/core/Errors.js"
 
 export interface WebPage {
   /** The URL after redirects (each hop re-checked by the SSRF guard). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as BashPolicy from "../../src/domain/BashPolicy.js"
+import * as BashPolicy from "../../src/domain/bash/BashPolicy.js"
 import { load } from "./corpus.js"
 import { guardContext } from "../support/Guard.js"
 

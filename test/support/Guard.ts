@@ -1,6 +1,6 @@
 /** The guard as the pure tests use it: the real tree-sitter parser, a workspace at /work/ws, a home at /home/dev. */
-import { loadParser } from "../../src/adapters/TreeSitterBashParser.js"
-import type * as BashPolicy from "../../src/domain/BashPolicy.js"
+import { loadParser } from "../../src/adapters/treesitter/TreeSitterBashParser.js"
+import type * as BashPolicy from "../../src/domain/bash/BashPolicy.js"
 
 export const parse = loadParser()
 

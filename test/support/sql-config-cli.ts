@@ -2,7 +2,7 @@
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
-import { sqlConfig } from "../../src/programs/cli/SqlCommands.js"
+import { sqlConfig } from "../../src/cli/SqlCommands.js"
 
 const cli = Command.run(Command.make("minicode").pipe(Command.withSubcommands([Command.make("config").pipe(Command.withSubcommands([sqlConfig]))])), {
   name: "minicode",

@@ -1,6 +1,6 @@
 // Runs a runaway query on the SQLite engine and prints its query process's pid, then waits (killed by the test).
 import { Effect, Fiber } from "effect"
-import * as SqliteEngine from "../../src/adapters/SqliteEngine.js"
+import * as SqliteEngine from "../../src/adapters/sql/SqliteEngine.js"
 import { SqlEngine } from "../../src/ports/SqlEngine.js"
 import * as QueryProcesses from "./QueryProcesses.js"
 

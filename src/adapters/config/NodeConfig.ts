@@ -1,0 +1,71 @@
+/**
+ * Finds and reads configuration files. The global file lives under XDG_CONFIG_HOME (or ~/.config); the local
+ * `.minicode/config.json` is read only when the user trusts it (`--allow-local-config` or
+ * MINICODE_ALLOW_LOCAL_CONFIG=1): a cloned repository must not configure minicode.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect, Schema } from "effect"
+import { ConfigFile, merge } from "../../domain/core/Config.js"
+import { ToolFailed } from "../../domain/core/Errors.js"
+
+export interface ConfigPaths {
+  readonly global: string
+  readonly local: string
+  readonly allowlist: string
+}
+
+export const configHome = (env: NodeJS.ProcessEnv = process.env): string => {
+  const xdg = env["XDG_CONFIG_HOME"]
+  return path.join(xdg !== undefined && xdg !== "" ? xdg : path.join(os.homedir(), ".config"), "minicode")
+}
+
+export const paths = (workspace: string, env: NodeJS.ProcessEnv = process.env): ConfigPaths => ({
+  global: path.join(configHome(env), "config.json"),
+  local: path.join(workspace, ".minicode", "config.json"),
+  allowlist: path.join(configHome(env), "allowlist.json")
+})
+
+export const localTrusted = (flag: boolean, env: NodeJS.ProcessEnv = process.env): boolean =>
+  flag || env["MINICODE_ALLOW_LOCAL_CONFIG"] === "1"
+
+const readOne = (file: string) =>
+  Effect.gen(function* () {
+    if (!fs.existsSync(file)) return undefined
+    const text = yield* Effect.try({
+      try: () => fs.readFileSync(file, "utf8"),
+      catch: (cause) => new ToolFailed({ tool: "config", reason: `cannot read ${file}: ${String(cause)}` })
+    })
+    const json = yield* Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: () => new ToolFailed({ tool: "config", reason: `${file} is not valid JSON` })
+    })
+    return yield* Schema.decodeUnknown(ConfigFile)(json).pipe(
+      Effect.mapError((e) => new ToolFailed({ tool: "config", reason: `${file}: ${e.message}` }))
+    )
+  })
+
+export interface LoadedConfig {
+  readonly config: ConfigFile
+  readonly paths: ConfigPaths
+  readonly globalFound: boolean
+  readonly localFound: boolean
+  readonly localUsed: boolean
+}
+
+export const load = (workspace: string, trustLocal: boolean, env: NodeJS.ProcessEnv = process.env) =>
+  Effect.gen(function* () {
+    const p = paths(workspace, env)
+    const global = yield* readOne(p.global)
+    const localFound = fs.existsSync(p.local)
+    const local = trustLocal && localFound ? yield* readOne(p.local) : undefined
+    const loaded: LoadedConfig = {
+      config: merge(global ?? {}, local),
+      paths: p,
+      globalFound: global !== undefined,
+      localFound,
+      localUsed: local !== undefined
+    }
+    return loaded
+  })

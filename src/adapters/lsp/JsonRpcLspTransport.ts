@@ -1,0 +1,571 @@
+/**
+ * The LSP client on vscode-jsonrpc (framing, ids, cancellation) and the protocol's message shapes. One process per
+ * server configuration, spawned on first use in the workspace with the scrubbed environment, in its own process
+ * group (a server's helpers, like tsserver, die with it), rooted at the workspace (`rootUri`, `workspaceFolders`).
+ *
+ * - Requests servers send to clients are answered (`workspace/configuration`, `window/workDoneProgress/create`,
+ *   `client/registerCapability`, `workspace/workspaceFolders`, …) so no server stalls waiting for us.
+ * - Documents are opened for the operations that use them and closed after (`didOpen` with the language id,
+ *   `didChange` with the next version when an open document's text changed, `didClose`). Versions grow
+ *   monotonically per URI for the life of a server, so a late report about an older copy is never taken for news.
+ * - Diagnostics come from `publishDiagnostics`: a report carrying our version (or later) is the answer; a server
+ *   that omits versions (typescript-language-server) is answered by the first report after a barrier request sent
+ *   behind our `didOpen` (reports emitted before the server saw the document arrive before the barrier's reply),
+ *   then a short quiet window for the reports that follow it (syntax, then semantic). Bounded by a deadline.
+ * - A crashed server fails its pending requests at once and is restarted on next use, after a back-off that
+ *   doubles per consecutive failure; inbound messages are capped.
+ * - Every exchange has a deadline (`defaults`, or the entry's `timeouts`): initialize, each request, each
+ *   notification written to the server, the wait for diagnostics, shutdown. A server that misses a request's
+ *   deadline is hung: its whole process group is killed at once (restarted on next use). On close, shutdown and
+ *   exit are sent with their own deadline, then the group is killed (SIGTERM, SIGKILL after a short grace): no
+ *   server or helper outlives the session, even when the session is interrupted (SIGTERM to the CLI).
+ * - A server that exits at start (before answering initialize) is reported as such, with its exit status and the
+ *   last lines of its stderr; writes to a dead server's stdin (EPIPE) fail requests, never the process.
+ *
+ * vscode-jsonrpc is imported on the first server start: a session that never uses a language server never loads it.
+ */
+import type { ChildProcess } from "node:child_process"
+import type * as Rpc from "vscode-jsonrpc/node.js"
+import { Clock, Deferred, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Queue, Schema, Scope, SynchronizedRef } from "effect"
+import type { Launcher } from "../../ports/Launcher.js"
+import type { ServerEntry } from "../../domain/core/Config.js"
+import * as Env from "../../domain/sandbox/Env.js"
+import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
+import * as Lsp from "../../domain/lsp/Lsp.js"
+import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../../ports/LspTransport.js"
+import { defaults, type Options } from "./JsonRpcLspOptions.js"
+import { answerServerRequests, initializeParams, lastLines, messageOf, tail } from "./LspProtocol.js"
+import { killGroup, signalGroup, spawnServer as spawnProcess, waitExit } from "./LspProcess.js"
+
+export { defaults, type Options } from "./JsonRpcLspOptions.js"
+
+/** A server that stayed up this long is healthy again: its next crash starts the back-off from the beginning. */
+const healthyAfterMs = 60_000
+
+const rpcModule = Effect.promise(() => import("vscode-jsonrpc/node.js"))
+type RpcModule = Effect.Effect.Success<typeof rpcModule>
+
+interface Published {
+  readonly uri: string
+  readonly version: number | undefined
+  readonly diagnostics: ReadonlyArray<Lsp.Diagnostic>
+  /** Arrival order among this server's reports. */
+  readonly seq: number
+}
+
+/** What the process and connection callbacks update: plain fields, owned by one server instance. */
+interface Life {
+  alive: boolean
+  /** Set once initialize was answered: a server that dies before is one that "exited at start". */
+  initialised: boolean
+  reason: string
+  /** The exit status, once the process exited: `code 7`, `signal SIGKILL`. */
+  status: string | undefined
+  stderr: string
+  seq: number
+  pendingBytes: number
+  readonly listeners: Set<(p: Published) => void>
+}
+
+interface OpenDoc {
+  readonly version: number
+  readonly text: string
+  readonly users: number
+}
+
+interface Docs {
+  readonly open: ReadonlyMap<string, OpenDoc>
+  /** The last version sent per URI, kept after close so versions never repeat. */
+  readonly last: ReadonlyMap<string, number>
+}
+
+interface Timeouts {
+  readonly initializeMs: number
+  readonly requestMs: number
+  readonly diagnosticsMs: number
+  readonly shutdownMs: number
+}
+
+interface Instance {
+  readonly name: string
+  readonly timeouts: Timeouts
+  /** Marks the server dead with this reason and kills its process group (a hung server). */
+  readonly kill: (reason: string) => Effect.Effect<void>
+  readonly rpc: RpcModule
+  readonly child: ChildProcess
+  readonly conn: Rpc.MessageConnection
+  readonly life: Life
+  readonly exited: Deferred.Deferred<string>
+  readonly docs: SynchronizedRef.SynchronizedRef<Docs>
+  readonly scope: Scope.CloseableScope
+  readonly startedAt: number
+}
+
+interface Slot {
+  readonly instance: Instance | undefined
+  readonly failures: number
+  readonly failedAt: number
+}
+
+interface Server {
+  readonly info: LspServerInfo
+  readonly entry: ServerEntry
+  readonly timeouts: Timeouts
+  readonly slot: SynchronizedRef.SynchronizedRef<Slot>
+}
+
+/** The transport, and `warm` (start one server and initialise it) for doctor's probe (LspProbe.ts). */
+export const build = (options: Options) =>
+  Effect.gen(function* () {
+    const layerScope = yield* Effect.scope
+    const rpc = yield* Effect.cached(rpcModule)
+    const o = { ...defaults, ...options }
+    const root = options.root
+    const rootUri = Lsp.fileUri(root)
+    const folders = [{ uri: rootUri, name: root.slice(root.lastIndexOf("/") + 1) || root }]
+
+    const { groups } = Lsp.groups(options.servers)
+    const servers: Array<Server> = []
+    for (const g of groups) {
+      servers.push({
+        info: { name: Lsp.groupName(g), extensions: g.extensions },
+        entry: g.entry,
+        timeouts: {
+          initializeMs: g.entry.timeouts?.initializeMs ?? o.initializeTimeoutMs,
+          requestMs: g.entry.timeouts?.requestMs ?? o.requestTimeoutMs,
+          diagnosticsMs: g.entry.timeouts?.diagnosticsMs ?? o.diagnosticsTimeoutMs,
+          shutdownMs: g.entry.timeouts?.shutdownMs ?? o.shutdownTimeoutMs
+        },
+        slot: yield* SynchronizedRef.make<Slot>({ instance: undefined, failures: 0, failedAt: 0 })
+      })
+    }
+    const byExtension = new Map(servers.flatMap((s) => s.info.extensions.map((e) => [e, s] as const)))
+    const serverOf = (path: string) => byExtension.get(Lsp.extensionOf(path))
+
+    const failed = (name: string, reason: string) => new ToolFailed({ tool: `language server ${name}`, reason })
+
+    /** Spawns the process; fails (command missing, not executable) before any protocol is spoken. */
+    const launcher: Launcher = options.launch ?? ((r) => Effect.succeed({ argv: r.argv, env: r.env }))
+    const spawnServer = (server: Server, life: Life) =>
+      Effect.flatMap(
+        launcher({
+          argv: [server.entry.command ?? "", ...(server.entry.args ?? [])],
+          env: { ...Env.scrub(options.env ?? {}, { unrestricted: options.unrestricted === true }), ...server.entry.env },
+          sandbox: server.entry.sandbox === true,
+          network: false
+        }),
+        (launch) =>
+          spawnProcess(server.info.name, root, launch, (chunk) => {
+            life.stderr = (life.stderr + chunk.toString("utf8")).slice(-o.stderrBytes)
+          })
+      )
+    const start = (server: Server): Effect.Effect<Instance, LspError> =>
+      Effect.gen(function* () {
+        const m = yield* rpc
+        const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
+        const opened = yield* Effect.gen(function* () {
+          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, listeners: new Set() }
+          const exited = yield* Deferred.make<string>()
+          const child = yield* Effect.acquireRelease(spawnServer(server, life), (c) => killGroup(c, o.killGraceMs))
+          const stdout = child.stdout
+          const stdin = child.stdin
+          if (stdout === null || stdin === null) return yield* failed(server.info.name, "no stdio pipes")
+          const die = (reason: string) => {
+            if (!life.alive) return
+            life.alive = false
+            life.reason = reason
+            Deferred.unsafeDone(exited, Exit.succeed(reason))
+          }
+          child.once("exit", (code, signal) => {
+            life.status = signal !== null ? `signal ${signal}` : `code ${code}`
+            die(signal !== null ? `it was killed by ${signal}` : `it exited with code ${code}`)
+            // Its helpers go with it.
+            signalGroup(child, "SIGKILL")
+          })
+          // The message cap: bytes received since the last whole message. One chunk of slack, no framing of ours.
+          stdout.on("data", (chunk: Buffer) => {
+            life.pendingBytes += chunk.length
+            if (life.pendingBytes > o.maxMessageBytes) {
+              die(`it sent a message over ${o.maxMessageBytes} bytes`)
+              stdout.destroy()
+              signalGroup(child, "SIGKILL")
+            }
+          })
+          const inner = new m.StreamMessageReader(stdout)
+          const reader: Rpc.MessageReader = {
+            onError: inner.onError,
+            onClose: inner.onClose,
+            onPartialMessage: inner.onPartialMessage,
+            listen: (callback) =>
+              inner.listen((message) => {
+                life.pendingBytes = 0
+                callback(message)
+              }),
+            dispose: () => inner.dispose()
+          }
+          const conn = m.createMessageConnection(reader, new m.StreamMessageWriter(stdin))
+          // The exit status says more than a closed pipe: give it a moment to arrive.
+          conn.onClose(() => void setTimeout(() => die("its connection closed"), 200).unref())
+          conn.onError(([error]) => void error)
+          answerServerRequests(m, conn, folders)
+          const decodePublish = Schema.decodeUnknownEither(Lsp.PublishDiagnostics)
+          conn.onNotification("textDocument/publishDiagnostics", (params: unknown) => {
+            const p = decodePublish(params)
+            if (Either.isLeft(p)) return
+            const published: Published = {
+              uri: p.right.uri,
+              version: p.right.version ?? undefined,
+              diagnostics: p.right.diagnostics,
+              seq: ++life.seq
+            }
+            for (const listener of life.listeners) listener(published)
+          })
+          conn.onNotification(() => undefined)
+          conn.listen()
+          // Finalisers run uninterruptibly: the deadline needs an interruptible region to cut the wait short.
+          yield* Effect.addFinalizer(() =>
+            Effect.gen(function* () {
+              if (life.alive) {
+                yield* Effect.promise(() => conn.sendRequest("shutdown").then(() => conn.sendNotification("exit")).catch(() => undefined)).pipe(
+                  Effect.flatMap(() => waitExit(child)),
+                  Effect.interruptible,
+                  Effect.timeout(Duration.millis(server.timeouts.shutdownMs)),
+                  Effect.ignore
+                )
+              }
+              life.alive = false
+              conn.dispose()
+            })
+          )
+          const kill = (reason: string) =>
+            Effect.suspend(() => {
+              die(reason)
+              return killGroup(child, o.killGraceMs)
+            })
+          const startedAt = yield* Clock.currentTimeMillis
+          const instance: Instance = {
+            name: server.info.name,
+            timeouts: server.timeouts,
+            kill,
+            rpc: m,
+            child,
+            conn,
+            life,
+            exited,
+            docs: yield* SynchronizedRef.make<Docs>({ open: new Map(), last: new Map() }),
+            scope,
+            startedAt
+          }
+          yield* send(instance, "initialize", initializeParams(root, rootUri, folders), server.timeouts.initializeMs)
+          life.initialised = true
+          yield* notify(instance, "initialized", {})
+          return instance
+        }).pipe(Scope.extend(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
+        return opened
+      })
+
+    /** Why a request failed once the server is gone: it exited at start, or stopped during the request. */
+    const stopped = (instance: Instance, method: string) => {
+      const life = instance.life
+      if (!life.initialised && life.status !== undefined) {
+        const lines = lastLines(life.stderr)
+        return failed(instance.name, `the language server exited at start (${life.status})${lines === "" ? " with nothing on stderr" : `: ${lines}`}`)
+      }
+      return failed(instance.name, `the server stopped during ${method}: ${life.reason}${tail(life.stderr)}; it is restarted on next use`)
+    }
+    /** The server is gone (or its connection is): wait a moment for its exit status, which says more. */
+    const gone = (instance: Instance, method: string) =>
+      waitExit(instance.child).pipe(
+        Effect.timeout(Duration.millis(300)),
+        Effect.ignore,
+        Effect.flatMap(() => Effect.fail(stopped(instance, method)))
+      )
+
+    /** A missed deadline: the server is hung, and killed (its whole group) before the timeout is reported. */
+    const deadline = (instance: Instance, method: string, timeoutMs: number) => <A, E>(effect: Effect.Effect<A, E>) =>
+      effect.pipe(
+        // Interruptible even inside a finaliser or another uninterruptible region, so the deadline always holds.
+        Effect.interruptible,
+        Effect.timeoutFail({
+          duration: Duration.millis(timeoutMs),
+          onTimeout: () => new ToolTimeout({ tool: `language server ${instance.name} (${method})`, millis: timeoutMs })
+        }),
+        Effect.tapError((e) =>
+          e instanceof ToolTimeout ? Effect.uninterruptible(instance.kill(`it did not answer ${method} within ${timeoutMs} ms, and was killed`)) : Effect.void
+        )
+      )
+
+    /** One request with a deadline; cancelled (`$/cancelRequest`) when interrupted; fails at once if the server dies. */
+    const send = (instance: Instance, method: string, params: unknown, timeoutMs: number = instance.timeouts.requestMs) =>
+      Effect.raceFirst(
+        Effect.tryPromise({
+          try: (signal) => {
+            const source = new instance.rpc.CancellationTokenSource()
+            signal.addEventListener("abort", () => {
+              // A closed connection cannot send the cancellation (and would log that it cannot).
+              if (!instance.life.alive) return
+              try {
+                source.cancel()
+              } catch {
+                // The connection is gone: nothing to cancel.
+              }
+            })
+            return instance.conn.sendRequest<unknown>(method, params, source.token)
+          },
+          catch: (cause) => cause
+        }).pipe(
+          Effect.catchAll((cause) =>
+            cause instanceof instance.rpc.ResponseError
+              ? Effect.fail(failed(instance.name, `${method} failed: ${messageOf(cause)}`))
+              : gone(instance, method)
+          )
+        ),
+        Effect.flatMap(Deferred.await(instance.exited), () => gone(instance, method))
+      ).pipe(deadline(instance, method, timeoutMs))
+
+    /** A notification, written within the request deadline (a server that stopped reading its stdin is hung). */
+    const notify = (instance: Instance, method: string, params: unknown) =>
+      Effect.tryPromise({
+        try: () => instance.conn.sendNotification(method, params),
+        catch: (cause) => failed(instance.name, `cannot send ${method}: ${instance.life.alive ? messageOf(cause) : instance.life.reason}`)
+      }).pipe(deadline(instance, method, instance.timeouts.requestMs))
+
+    /** The live instance of a server: started on first use, restarted after a crash once its back-off has passed. */
+    const instanceOf = (server: Server): Effect.Effect<Instance, LspError> =>
+      SynchronizedRef.modifyEffect(server.slot, (slot) =>
+        Effect.gen(function* (): Effect.fn.Return<readonly [Either.Either<Instance, LspError>, Slot]> {
+          if (slot.instance !== undefined && slot.instance.life.alive) return [Either.right(slot.instance), slot] as const
+          const now = yield* Clock.currentTimeMillis
+          let failures = slot.failures
+          let failedAt = slot.failedAt
+          if (slot.instance !== undefined) {
+            // It died since the last use.
+            yield* Scope.close(slot.instance.scope, Exit.void)
+            failures = now - slot.instance.startedAt >= healthyAfterMs ? 1 : failures + 1
+            failedAt = now
+          }
+          if (failures > 0) {
+            const wait = failedAt + Math.min(o.backoffBaseMs * 2 ** (failures - 1), o.backoffMaxMs) - now
+            if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+          }
+          const started = yield* Effect.either(start(server))
+          if (Either.isLeft(started)) {
+            return [started, { instance: undefined, failures: failures + 1, failedAt: yield* Clock.currentTimeMillis }] as const
+          }
+          return [started, { instance: started.right, failures, failedAt }] as const
+        })
+      ).pipe(Effect.flatMap((e) => (Either.isRight(e) ? Effect.succeed(e.right) : Effect.fail(e.left))))
+
+    const serverFor = (path: string): Effect.Effect<Server, LspError> => {
+      const server = serverOf(path)
+      if (server !== undefined) return Effect.succeed(server)
+      const ext = Lsp.extensionOf(path)
+      return Effect.fail(
+        new Unavailable({
+          port: "language server",
+          reason: `no language server is configured for ${ext === "" ? "files without an extension" : `${ext} files`} (minicode config lsp add ${ext || ".EXT"} --command …)`
+        })
+      )
+    }
+
+    const textBytes = (text: string) => Buffer.byteLength(text, "utf8")
+
+    /** Opens (or updates) the document for the duration of `use`; closes it when its last user is done. */
+    const withDocument = <A, E>(
+      instance: Instance,
+      doc: LspDocument,
+      use: (uri: string, version: number) => Effect.Effect<A, E>,
+      options: { readonly forceChange?: boolean } = {}
+    ): Effect.Effect<A, E | LspError> => {
+      const uri = Lsp.fileUri(doc.path)
+      if (textBytes(doc.text) > o.maxDocumentBytes) {
+        return Effect.fail(failed(instance.name, `${doc.path} is over ${o.maxDocumentBytes} bytes; not sent to the server`))
+      }
+      const acquire = SynchronizedRef.modifyEffect(instance.docs, (docs) =>
+        Effect.gen(function* () {
+          const current = docs.open.get(uri)
+          const version = (docs.last.get(uri) ?? 0) + 1
+          const last = new Map(docs.last).set(uri, version)
+          if (current === undefined) {
+            yield* notify(instance, "textDocument/didOpen", { textDocument: { uri, languageId: Lsp.languageId(doc.path), version, text: doc.text } })
+            return [version, { open: new Map(docs.open).set(uri, { version, text: doc.text, users: 1 }), last }] as const
+          }
+          if (current.text !== doc.text || options.forceChange === true) {
+            yield* notify(instance, "textDocument/didChange", { textDocument: { uri, version }, contentChanges: [{ text: doc.text }] })
+            return [version, { open: new Map(docs.open).set(uri, { version, text: doc.text, users: current.users + 1 }), last }] as const
+          }
+          return [current.version, { ...docs, open: new Map(docs.open).set(uri, { ...current, users: current.users + 1 }) }] as const
+        })
+      )
+      const release = SynchronizedRef.updateEffect(instance.docs, (docs) => {
+        const current = docs.open.get(uri)
+        if (current === undefined) return Effect.succeed(docs)
+        const open = new Map(docs.open)
+        if (current.users > 1) return Effect.succeed({ ...docs, open: open.set(uri, { ...current, users: current.users - 1 }) })
+        open.delete(uri)
+        const closed = { ...docs, open }
+        return instance.life.alive
+          ? notify(instance, "textDocument/didClose", { textDocument: { uri } }).pipe(Effect.ignore, Effect.as(closed))
+          : Effect.succeed(closed)
+      })
+      return Effect.acquireUseRelease(acquire, (version) => use(uri, version), () => release)
+    }
+
+    const decode = <A, I>(instance: Instance, method: string, schema: Schema.Schema<A, I>) => (reply: unknown) =>
+      Schema.decodeUnknown(schema)(reply).pipe(
+        Effect.mapError((e) => failed(instance.name, `unexpected reply to ${method}: ${e.message.slice(0, 300)}`))
+      )
+
+    const ask = <A, I>(doc: LspDocument, method: string, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+      Effect.gen(function* () {
+        const server = yield* serverFor(doc.path)
+        const instance = yield* instanceOf(server)
+        return yield* withDocument(instance, doc, (uri) => send(instance, method, params(uri)).pipe(Effect.flatMap(decode(instance, method, schema))))
+      })
+
+    const position = (at: Lsp.ZeroPosition) => ({ line: at.line, character: at.character })
+
+    /** Reports for `uri` from now on, delivered to a queue (removed again when the scope closes). */
+    const subscribe = (instance: Instance, uri: string) =>
+      Effect.gen(function* () {
+        const queue = yield* Queue.unbounded<Published>()
+        const listener = (p: Published) => {
+          if (p.uri === uri) queue.unsafeOffer(p)
+        }
+        yield* Effect.acquireRelease(
+          Effect.sync(() => instance.life.listeners.add(listener)),
+          () => Effect.sync(() => instance.life.listeners.delete(listener))
+        )
+        return queue
+      })
+
+    /**
+     * The barrier: the number of reports seen when the server answered a request sent after our notifications
+     * (`answered: false` when it did not within 2 s: the count then, and the server may be hung).
+     */
+    const barrier = (instance: Instance) =>
+      Effect.async<number>((resume) => {
+        const seen = () => resume(Effect.succeed(instance.life.seq))
+        instance.conn.sendRequest("$/minicode/barrier").then(seen, seen)
+      }).pipe(
+        Effect.timeoutTo({
+          duration: Duration.millis(Math.min(2000, instance.timeouts.requestMs)),
+          onTimeout: () => ({ mark: instance.life.seq, answered: false }),
+          onSuccess: (mark) => ({ mark, answered: true })
+        })
+      )
+
+    const diagnostics = (doc: LspDocument, opts: { readonly changed?: boolean } = {}) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* serverFor(doc.path)
+          const instance = yield* instanceOf(server)
+          const uri = Lsp.fileUri(doc.path)
+          if (opts.changed === true) {
+            yield* notify(instance, "workspace/didChangeWatchedFiles", { changes: [{ uri, type: 2 }] }).pipe(Effect.ignore)
+          }
+          const queue = yield* subscribe(instance, uri)
+          const timeoutMs = instance.timeouts.diagnosticsMs
+          const until = (yield* Clock.currentTimeMillis) + timeoutMs
+          const remaining = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, until - now))
+          return yield* withDocument(
+            instance,
+            doc,
+            (_, version) =>
+              Effect.gen(function* () {
+                const { mark, answered } = yield* barrier(instance)
+                const fresh = (p: Published) => (p.version !== undefined ? p.version >= version : p.seq > mark)
+                // The next fresh report within `ms`; none when the time is up or the server died.
+                const next = (ms: number) =>
+                  Effect.raceFirst(
+                    Queue.take(queue).pipe(Effect.repeat({ until: fresh }), Effect.map(Option.some)),
+                    Effect.as(Deferred.await(instance.exited), Option.none<Published>())
+                  ).pipe(Effect.timeout(Duration.millis(ms)), Effect.option, Effect.map(Option.flatten))
+                const first = yield* Effect.flatMap(remaining, next)
+                if (Option.isNone(first)) {
+                  if (!instance.life.alive) {
+                    return yield* failed(instance.name, `the server stopped before publishing diagnostics: ${instance.life.reason}${tail(instance.life.stderr)}`)
+                  }
+                  // Silent and not answering requests either: hung, and killed.
+                  if (!answered) yield* instance.kill(`it published no diagnostics and answered no request within ${timeoutMs} ms, and was killed`)
+                  return yield* new ToolTimeout({ tool: `language server ${instance.name} (diagnostics)`, millis: timeoutMs })
+                }
+                if (first.value.version !== undefined) return first.value.diagnostics
+                // Version-less: later reports (semantic after syntax) replace it until the server goes quiet.
+                let latest = first.value
+                for (;;) {
+                  const left = yield* remaining
+                  const more = yield* next(Math.min(o.settleMs, left))
+                  if (Option.isNone(more) || left === 0) return latest.diagnostics
+                  latest = more.value
+                }
+              }),
+            { forceChange: true }
+          )
+        })
+      )
+
+    const anchorsByServer = (anchors: ReadonlyArray<LspDocument>) => {
+      const chosen = new Map<Server, LspDocument>()
+      for (const a of anchors) {
+        const s = serverOf(a.path)
+        if (s !== undefined && !chosen.has(s)) chosen.set(s, a)
+      }
+      return [...chosen.entries()]
+    }
+
+    const workspaceSymbols = (query: string, anchors: ReadonlyArray<LspDocument>) =>
+      Effect.gen(function* () {
+        const targets = anchorsByServer(anchors)
+        if (targets.length === 0) {
+          return yield* new Unavailable({ port: "language server", reason: "no file of the workspace has a configured language server (minicode config lsp list)" })
+        }
+        const results = yield* Effect.forEach(
+          targets,
+          ([server, anchor]) =>
+            Effect.either(
+              Effect.gen(function* () {
+                const instance = yield* instanceOf(server)
+                return yield* withDocument(instance, anchor, () =>
+                  send(instance, "workspace/symbol", { query }).pipe(Effect.flatMap(decode(instance, "workspace/symbol", Lsp.WorkspaceSymbols)))
+                )
+              })
+            ),
+          { concurrency: "unbounded" }
+        )
+        const ok = results.flatMap((r) => (Either.isRight(r) ? [r.right ?? []] : []))
+        const firstError = results.find(Either.isLeft)
+        if (ok.length === 0 && firstError !== undefined) return yield* Effect.fail(firstError.left)
+        return ok.flat()
+      })
+
+    const transport = LspTransport.of({
+      servers: servers.map((s) => s.info),
+      serverFor: (path) => serverOf(path)?.info,
+      diagnostics,
+      definition: (doc, at) =>
+        ask(doc, "textDocument/definition", (uri) => ({ textDocument: { uri }, position: position(at) }), Lsp.Locations),
+      references: (doc, at, includeDeclaration) =>
+        ask(
+          doc,
+          "textDocument/references",
+          (uri) => ({ textDocument: { uri }, position: position(at), context: { includeDeclaration } }),
+          Lsp.Locations
+        ),
+      hover: (doc, at) => ask(doc, "textDocument/hover", (uri) => ({ textDocument: { uri }, position: position(at) }), Lsp.Hover),
+      documentSymbols: (doc) =>
+        ask(doc, "textDocument/documentSymbol", (uri) => ({ textDocument: { uri } }), Lsp.DocumentSymbols).pipe(Effect.map((s) => s ?? [])),
+      workspaceSymbols
+    })
+    /** Starts (and initialises) the server of one configuration, for doctor. */
+    const warm = (info: LspServerInfo) => {
+      const server = servers.find((s) => s.info === info)
+      return server === undefined ? Effect.void : Effect.asVoid(instanceOf(server))
+    }
+    return { transport, warm }
+  })
+
+export const make = (options: Options): Effect.Effect<typeof LspTransport.Service, never, Scope.Scope> =>
+  Effect.map(build(options), (b) => b.transport)
+
+export const layer = (options: Options): Layer.Layer<LspTransport> => Layer.scoped(LspTransport, make(options))

@@ -1,0 +1,366 @@
+/**
+ * The MCP client on @modelcontextprotocol/sdk's Client: stdio servers spawned with a scrubbed environment
+ * (stderr captured, capped; killed on close) and HTTP servers over Streamable HTTP (falling back to HTTP+SSE),
+ * every HTTP request through the pinned fetch. Servers connect on first use; the SDK and undici are imported
+ * then, so nothing is loaded for a session that never talks to a server.
+ *
+ * Gaps of SDK v1.x covered here: `initialize` is never cancelled (it is sent with no SDK timeout; our own
+ * deadline closes the transport instead), it is always request id 0 so no cancellable request has id 0, and a
+ * 404 (expired session) drops the connection, re-initialises and retries once. Replies over the message cap
+ * become an error for their request id.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Either, Layer, Scope, SynchronizedRef } from "effect"
+import type { ServerEntry } from "../../domain/core/Config.js"
+import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
+import { base64Bytes, type McpBlock, type McpContent, type McpServerListing } from "../../domain/mcp/McpFormat.js"
+import * as McpServers from "../../domain/mcp/McpServers.js"
+import type { Launch, Launcher } from "../../ports/Launcher.js"
+import { type McpError, McpTransport } from "../../ports/McpTransport.js"
+import type { Resolver } from "../net/NetGuard.js"
+import * as PinnedFetch from "../net/PinnedFetch.js"
+
+export interface Options {
+  readonly servers: Readonly<Record<string, ServerEntry>>
+  /** Working directory of stdio servers (the workspace). */
+  readonly cwd?: string
+  /** The parent environment, scrubbed before a server sees it. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly resolve?: Resolver
+  /** Starts stdio servers (a server whose entry says `sandbox: true` is wrapped); default: as configured. */
+  readonly launch?: Launcher
+  readonly connectTimeoutMs?: number
+  readonly callTimeoutMs?: number
+  readonly maxMessageBytes?: number
+  readonly stderrBytes?: number
+}
+
+const sdkModules = Effect.promise(() =>
+  Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/types.js")
+  ]).then(([client, stdio, http, sse, types]) => ({ client, stdio, http, sse, types }))
+)
+type Sdk = Effect.Effect.Success<typeof sdkModules>
+
+interface Connection {
+  readonly client: Client
+  readonly kind: "stdio" | "http"
+  /** Set by the transport's close: a dead server is reconnected on next use. */
+  readonly state: { alive: boolean; stderr: string }
+}
+
+interface SdkFailure {
+  readonly _tag: "SdkFailure"
+  readonly cause: unknown
+  readonly conn: Connection
+  readonly m: Sdk
+}
+
+const jsonSize = (m: JSONRPCMessage) => JSON.stringify(m).length
+
+/** Wraps a transport so one oversized message cannot reach the client: a reply becomes an error for its id. */
+const capMessages = (inner: Transport, max: number): Transport => {
+  const outer: Transport = {
+    start: () => inner.start(),
+    send: (message, options) => inner.send(message, options),
+    close: () => inner.close(),
+    setProtocolVersion: (version) => inner.setProtocolVersion?.(version)
+  }
+  Object.defineProperty(outer, "sessionId", { get: () => inner.sessionId, enumerable: true })
+  inner.onclose = () => outer.onclose?.()
+  inner.onerror = (error) => outer.onerror?.(error)
+  inner.onmessage = (message, extra) => {
+    const size = jsonSize(message)
+    if (size <= max) return outer.onmessage?.(message, extra)
+    if ("id" in message && ("result" in message || "error" in message)) {
+      return outer.onmessage?.({ jsonrpc: "2.0", id: message.id, error: { code: -32099, message: `the reply is ${size} bytes, over the ${max}-byte cap; dropped` } }, extra)
+    }
+    outer.onerror?.(new Error(`dropped a ${size}-byte message (cap ${max})`))
+  }
+  return outer
+}
+
+const messageOf = (cause: unknown): string => {
+  if (!(cause instanceof Error)) return String(cause)
+  const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : ""
+  return `${cause.message}${inner}`
+}
+
+export const defaults = { connectTimeoutMs: 30_000, callTimeoutMs: 120_000, maxMessageBytes: 4 * 1024 * 1024, stderrBytes: 8 * 1024 }
+
+export const make = (options: Options): Effect.Effect<typeof McpTransport.Service, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const sdk = yield* Effect.cached(sdkModules)
+    const connectTimeoutMs = options.connectTimeoutMs ?? defaults.connectTimeoutMs
+    const callTimeoutMs = options.callTimeoutMs ?? defaults.callTimeoutMs
+    const maxMessageBytes = options.maxMessageBytes ?? defaults.maxMessageBytes
+    const stderrBytes = options.stderrBytes ?? defaults.stderrBytes
+    const fetchFor = (allowPrivate: boolean) =>
+      PinnedFetch.make({
+        allowPrivate,
+        redirects: "error",
+        maxBodyBytes: maxMessageBytes + 1024,
+        maxEventBytes: maxMessageBytes + 1024,
+        ...(options.resolve === undefined ? {} : { resolve: options.resolve })
+      }).pipe(Scope.extend(scope))
+    const publicFetch = yield* Effect.cached(fetchFor(false))
+    const privateFetch = yield* Effect.cached(fetchFor(true))
+    const connections = yield* SynchronizedRef.make(new Map<string, Connection>())
+
+    const launcher: Launcher = options.launch ?? ((r) => Effect.succeed({ argv: r.argv, env: r.env }))
+    const open = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined) =>
+      Effect.flatMap(
+        entry.url === undefined
+          ? launcher({
+              argv: [entry.command ?? "", ...(entry.args ?? [])],
+              env: McpServers.scrubEnv(options.env ?? {}, entry.env),
+              sandbox: entry.sandbox === true,
+              network: false
+            }).pipe(Scope.extend(scope))
+          : Effect.succeed(undefined),
+        (launch) => openWith(m, id, entry, fetch, launch)
+      )
+    const openWith = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined, launch: Launch | undefined) =>
+      Effect.tryPromise({
+        try: async (signal): Promise<Connection> => {
+          const state = { alive: true, stderr: "" }
+          const kind = entry.url === undefined ? "stdio" : "http"
+          const attempt = async (transport: Transport): Promise<Client> => {
+            const client = new m.client.Client({ name: "minicode", version: "0.1.0" }, { capabilities: {} })
+            const wrapped = capMessages(transport, maxMessageBytes)
+            let timer: NodeJS.Timeout | undefined
+            const abort = () => void transport.close().catch(() => undefined)
+            signal.addEventListener("abort", abort)
+            try {
+              // No SDK timeout on initialize (its timeout path would cancel initialize, which the spec forbids):
+              // our deadline closes the transport instead.
+              await Promise.race([
+                client.connect(wrapped, { timeout: 2 ** 31 - 1 }),
+                new Promise<never>((_, reject) => {
+                  timer = setTimeout(() => reject(new Error(`no initialize reply within ${connectTimeoutMs} ms`)), connectTimeoutMs)
+                })
+              ])
+            } catch (error) {
+              await transport.close().catch(() => undefined)
+              throw error
+            } finally {
+              clearTimeout(timer)
+              signal.removeEventListener("abort", abort)
+            }
+            const previous = client.onclose
+            client.onclose = () => {
+              state.alive = false
+              previous?.()
+            }
+            return client
+          }
+          if (entry.url === undefined) {
+            const transport = new m.stdio.StdioClientTransport({
+              command: launch?.argv[0] ?? entry.command ?? "",
+              args: launch === undefined ? [...(entry.args ?? [])] : launch.argv.slice(1),
+              env: launch === undefined ? McpServers.scrubEnv(options.env ?? {}, entry.env) : { ...launch.env },
+              stderr: "pipe",
+              ...(options.cwd === undefined ? {} : { cwd: options.cwd })
+            })
+            transport.stderr?.on("data", (chunk: Buffer | string) => {
+              state.stderr = (state.stderr + chunk.toString()).slice(-stderrBytes)
+            })
+            return { client: await attempt(transport), kind, state }
+          }
+          const url = new URL(entry.url)
+          const requestInit = { headers: { ...entry.headers } }
+          const common = fetch === undefined ? { requestInit } : { requestInit, fetch }
+          try {
+            return { client: await attempt(new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })), kind, state }
+          } catch (error) {
+            // Servers of the older HTTP+SSE transport answer the POST with 4xx: fall back to it.
+            if (!(error instanceof m.http.StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) throw error
+            return { client: await attempt(new m.sse.SSEClientTransport(url, common)), kind, state }
+          }
+        },
+        catch: (cause) => new ToolFailed({ tool: id, reason: `cannot connect to MCP server ${id}: ${messageOf(cause)}` })
+      })
+
+    const connection = (id: string): Effect.Effect<{ readonly sdk: Sdk; readonly conn: Connection }, McpError> =>
+      Effect.gen(function* () {
+        const entry = options.servers[id]
+        if (entry === undefined || !Object.hasOwn(options.servers, id)) {
+          return yield* new Unavailable({ port: `MCP server ${id}`, reason: `no MCP server "${id}" is configured (minicode config mcp list)` })
+        }
+        const kind = McpServers.kindOf(entry)
+        if (Either.isLeft(kind)) return yield* new ToolFailed({ tool: id, reason: kind.left })
+        const m = yield* sdk
+        // A live connection is taken without the lock; opening one is serialised.
+        const live = (yield* SynchronizedRef.get(connections)).get(id)
+        if (live !== undefined && live.state.alive) return { sdk: m, conn: live }
+        const conn = yield* SynchronizedRef.modifyEffect(connections, (map) => {
+          const found = map.get(id)
+          if (found !== undefined && found.state.alive) return Effect.succeed([found, map] as const)
+          return Effect.gen(function* () {
+            const fetch = kind.right === "http" ? yield* (entry.allowPrivate === true ? privateFetch : publicFetch) : undefined
+            const opened = yield* open(m, id, entry, fetch)
+            return [opened, new Map(map).set(id, opened)] as const
+          })
+        })
+        return { sdk: m, conn }
+      })
+
+    yield* Effect.addFinalizer(() =>
+      SynchronizedRef.get(connections).pipe(
+        Effect.flatMap((map) => Effect.forEach([...map.values()], (c) => Effect.promise(() => c.client.close().catch(() => undefined)), { concurrency: "unbounded", discard: true }))
+      )
+    )
+
+    /** One request on a server's connection: cancellable (interrupt → notifications/cancelled), re-initialised once after a 404. */
+    const request = <A>(id: string, label: string, send: (client: Client, signal: AbortSignal, timeout: number) => Promise<A>): Effect.Effect<A, McpError> => {
+      const once = Effect.gen(function* () {
+        const { sdk: m, conn } = yield* connection(id)
+        return yield* Effect.tryPromise({
+          try: (signal) => send(conn.client, signal, callTimeoutMs),
+          catch: (cause): SdkFailure => ({ _tag: "SdkFailure", cause, conn, m })
+        })
+      })
+      const translate = (failure: SdkFailure): McpError => {
+        const { cause, conn, m } = failure
+        if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: callTimeoutMs })
+        const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${conn.state.stderr.trim().slice(-500)})` : ""
+        return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}` })
+      }
+      const expired = (e: McpError | SdkFailure): e is SdkFailure =>
+        e._tag === "SdkFailure" && e.cause instanceof e.m.http.StreamableHTTPError && e.cause.code === 404
+      return once.pipe(
+        Effect.catchIf(
+          expired,
+          (f) => {
+            f.conn.state.alive = false
+            return Effect.promise(() => f.conn.client.close().catch(() => undefined)).pipe(Effect.zipRight(once))
+          }
+        ),
+        Effect.mapError((e) => (e._tag === "SdkFailure" ? translate(e) : e))
+      )
+    }
+
+    const isMethodNotFound = (m: Sdk, cause: unknown) => cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.MethodNotFound
+
+    const listOne = (id: string): Effect.Effect<McpServerListing, never> =>
+      Effect.gen(function* () {
+        const m = yield* sdk
+        const optional = <A>(method: "resources/list" | "prompts/list", fetch: (c: Client, cursor: string | undefined, signal: AbortSignal, timeout: number) => Promise<{ readonly items: ReadonlyArray<A>; readonly next: string | undefined }>) =>
+          request(id, `${id} ${method}`, async (client, signal, timeout) => {
+            const items: Array<A> = []
+            let cursor: string | undefined
+            try {
+              for (let page = 0; page < 20; page++) {
+                const got = await fetch(client, cursor, signal, timeout)
+                items.push(...got.items)
+                cursor = got.next
+                if (cursor === undefined) break
+              }
+            } catch (cause) {
+              // A server without resources or prompts answers "Method not found": it keeps its tools.
+              if (isMethodNotFound(m, cause)) return items
+              throw cause
+            }
+            return items
+          })
+        const tools = yield* request(id, `${id} tools/list`, async (client, signal, timeout) => {
+          const items: Array<{ name: string; description: string; inputSchema: unknown }> = []
+          let cursor: string | undefined
+          for (let page = 0; page < 20; page++) {
+            const got = await client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListToolsResultSchema, { signal, timeout })
+            items.push(...got.tools.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })))
+            cursor = got.nextCursor
+            if (cursor === undefined) break
+          }
+          return items
+        })
+        const resources = yield* optional("resources/list", async (client, cursor, signal, timeout) => {
+          const got = await client.request({ method: "resources/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListResourcesResultSchema, { signal, timeout })
+          return { items: got.resources.map((r) => ({ uri: r.uri, name: r.name, ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType }) })), next: got.nextCursor }
+        })
+        const prompts = yield* optional("prompts/list", async (client, cursor, signal, timeout) => {
+          const got = await client.request({ method: "prompts/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListPromptsResultSchema, { signal, timeout })
+          return { items: got.prompts.map((p) => ({ name: p.name, description: p.description ?? "", arguments: (p.arguments ?? []).map((a) => (a.required === true ? `${a.name}*` : a.name)) })), next: got.nextCursor }
+        })
+        return { server: id, tools, resources, prompts }
+      }).pipe(Effect.catchAll((e) => Effect.succeed<McpServerListing>({ server: id, error: e.message, tools: [], resources: [], prompts: [] })))
+
+    type Resource = { readonly uri: string; readonly mimeType?: string | undefined; readonly text?: string | undefined; readonly blob?: string | undefined }
+    const resourceBlock = (r: Resource): McpBlock =>
+      typeof r.text === "string"
+        ? { _tag: "Resource", uri: r.uri, text: r.text }
+        : { _tag: "Binary", kind: "blob", mimeType: r.mimeType ?? "application/octet-stream", bytes: base64Bytes(typeof r.blob === "string" ? r.blob : "") }
+
+    type Block =
+      | { readonly type: "text"; readonly text: string }
+      | { readonly type: "image" | "audio"; readonly data: string; readonly mimeType: string }
+      | { readonly type: "resource"; readonly resource: Resource }
+      | { readonly type: "resource_link"; readonly uri: string; readonly name: string }
+    const contentBlock = (c: Block): McpBlock => {
+      switch (c.type) {
+        case "text":
+          return { _tag: "Text", text: c.text }
+        case "image":
+        case "audio":
+          return { _tag: "Binary", kind: c.type, mimeType: c.mimeType, bytes: base64Bytes(c.data) }
+        case "resource":
+          return resourceBlock(c.resource)
+        case "resource_link":
+          return { _tag: "Link", uri: c.uri, name: c.name }
+      }
+    }
+
+    return McpTransport.of({
+      servers: Object.keys(options.servers),
+      list: (server) =>
+        server === undefined
+          ? Effect.forEach(Object.keys(options.servers), listOne, { concurrency: "unbounded" })
+          : Object.hasOwn(options.servers, server)
+            ? Effect.map(listOne(server), (one) => [one])
+            : Effect.fail(new Unavailable({ port: `MCP server ${server}`, reason: `no MCP server "${server}" is configured` })),
+      call: (server, tool, args) =>
+        Effect.flatMap(sdk, (m) =>
+          request(`${server}`, `${server}.${tool}`, (client, signal, timeout) =>
+            client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, { signal, timeout })
+          )
+        ).pipe(
+          Effect.map((result): McpContent => {
+            const blocks = result.content.map(contentBlock)
+            const structured = blocks.length === 0 && result.structuredContent !== undefined ? [{ _tag: "Text" as const, text: JSON.stringify(result.structuredContent) }] : []
+            return { blocks: [...blocks, ...structured], isError: result.isError === true }
+          })
+        ),
+      read: (server, uri) =>
+        Effect.flatMap(sdk, (m) =>
+          request(server, `${server} resources/read`, (client, signal, timeout) =>
+            client.request({ method: "resources/read", params: { uri } }, m.types.ReadResourceResultSchema, { signal, timeout })
+          )
+        ).pipe(Effect.map((result): McpContent => ({ blocks: result.contents.map(resourceBlock), isError: false }))),
+      prompt: (server, name, args) =>
+        Effect.flatMap(sdk, (m) =>
+          request(server, `${server} prompts/get`, (client, signal, timeout) =>
+            client.request({ method: "prompts/get", params: { name, arguments: { ...args } } }, m.types.GetPromptResultSchema, { signal, timeout })
+          )
+        ).pipe(
+          Effect.map((result): McpContent => ({
+            blocks: [
+              ...(result.description === undefined ? [] : [{ _tag: "Text" as const, text: result.description }]),
+              ...result.messages.map((msg): McpBlock => {
+                const b = contentBlock(msg.content)
+                return b._tag === "Text" ? { _tag: "Text", text: `${msg.role}: ${b.text}` } : b
+              })
+            ],
+            isError: false
+          }))
+        )
+    })
+  })
+
+export const layer = (options: Options) => Layer.scoped(McpTransport, make(options))

@@ -1,0 +1,305 @@
+/**
+ * The Sandbox port on bubblewrap. The layer probes once: bwrap on the PATH (or /usr/bin), and a throwaway sandbox
+ * with the namespaces every profile uses (user, pid, ipc, uts, net) actually starting. Each wrap scans the
+ * workspace, to a bounded depth and entry count, for what the jail protects, and builds the argv from the pure
+ * profile (`domain/SandboxProfile.ts`).
+ *
+ * Resource limits: prlimit inside the sandbox (RLIMIT_CPU, _FSIZE, _NPROC, _AS; RLIMIT_NPROC counts per user
+ * namespace). The kernel never applies RLIMIT_NPROC to host uid 0, so when minicode runs as root and a pids cgroup
+ * can be created (cgroup v1 `pids` or a delegated v2 subtree) each call also runs in its own cgroup with
+ * `pids.max`, removed afterwards.
+ */
+import { execFile } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Layer, type Scope } from "effect"
+import * as Profile from "../../domain/sandbox/SandboxProfile.js"
+import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
+
+export interface Options {
+  /** Path of bwrap; found on PATH or in /usr/bin when absent. */
+  readonly bwrap?: string | undefined
+  /** The user's home (hidden behind an empty tmpfs); `$HOME` when absent. */
+  readonly hostHome?: string | undefined
+  /** Scan bounds: folder depth below the workspace and entries read. */
+  readonly scanDepth?: number
+  readonly scanEntries?: number
+  /** Host paths shown read-only besides the system folders (toolchains under the home, say). */
+  readonly extraReadOnly?: ReadonlyArray<string>
+  /** Use a pids cgroup when one can be made (default: only when running as root, which RLIMIT_NPROC exempts). */
+  readonly cgroups?: boolean
+}
+
+const exec = (file: string, args: ReadonlyArray<string>, timeoutMs: number) =>
+  Effect.async<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resume) => {
+    const child = execFile(file, [...args], { timeout: timeoutMs, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 127
+      resume(Effect.succeed({ code, stdout: String(stdout), stderr: String(stderr || (error?.message ?? "")) }))
+    })
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+const findOnPath = (name: string): string | undefined => {
+  const dirs = [...(process.env["PATH"] ?? "").split(":"), "/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+  for (const dir of dirs) {
+    if (dir === "" || !dir.startsWith("/")) continue
+    const candidate = path.join(dir, name)
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK)
+      return candidate
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+/** Folders a server command needs outside the workspace: its program's, and the node_modules its files live in. */
+export const commandDirs = (command: ReadonlyArray<string>, workspace: string): ReadonlyArray<string> => {
+  const [program, ...args] = command
+  const candidates = [
+    ...(program === undefined ? [] : [program.includes("/") ? program : findOnPath(program)]),
+    ...args.filter((a) => a.startsWith("/"))
+  ]
+  const dirs = new Set<string>()
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue
+    let real: string
+    try {
+      real = fs.realpathSync(candidate)
+    } catch {
+      continue
+    }
+    if (real === workspace || real.startsWith(workspace + "/")) continue
+    const modules = real.lastIndexOf("/node_modules/")
+    dirs.add(modules >= 0 ? real.slice(0, modules + "/node_modules".length) : fs.statSync(real).isDirectory() ? real : path.dirname(real))
+  }
+  return [...dirs]
+}
+
+const lstat = (p: string): fs.Stats | undefined => {
+  try {
+    return fs.lstatSync(p)
+  } catch {
+    return undefined
+  }
+}
+
+/** The host facts the profile needs: which system folders exist (and which are merged-/usr symlinks). */
+export const hostFacts = (): Profile.HostFacts => {
+  const system: Array<Profile.SystemEntry> = []
+  for (const p of Profile.systemCandidates) {
+    const st = lstat(p)
+    if (st === undefined) continue
+    if (st.isSymbolicLink()) system.push({ path: p, kind: "symlink", target: fs.readlinkSync(p) })
+    else if (st.isDirectory()) system.push({ path: p, kind: "directory" })
+  }
+  const secretFiles = Profile.systemSecretFiles.filter((p) => lstat(p)?.isFile() === true)
+  const secretDirs = Profile.systemSecretDirs.filter((p) => lstat(p)?.isDirectory() === true)
+  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => lstat(p) !== undefined)
+  return { system, secretFiles, secretDirs, prlimit }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// pids cgroup
+
+const tryMkdir = (dir: string): boolean => {
+  try {
+    fs.mkdirSync(dir)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const tryRmdir = (dir: string): boolean => {
+  try {
+    fs.rmdirSync(dir)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ENOENT"
+  }
+}
+
+/** A folder where this process may create child cgroups that have `pids.max`, or undefined. */
+export const pidsCgroupBase = (): string | undefined => {
+  const candidates: Array<string> = ["/sys/fs/cgroup/pids"]
+  try {
+    const own = fs.readFileSync("/proc/self/cgroup", "utf8").split("\n").find((l) => l.startsWith("0::"))
+    if (own !== undefined && fs.readFileSync("/sys/fs/cgroup/cgroup.subtree_control", "utf8").includes("pids")) {
+      candidates.push(path.join("/sys/fs/cgroup", own.slice(3)))
+    }
+  } catch {
+    // no cgroup v2
+  }
+  for (const base of candidates) {
+    const probe = path.join(base, `minicode-probe-${process.pid}`)
+    if (!tryMkdir(probe)) continue
+    const usable = lstat(path.join(probe, "pids.max")) !== undefined
+    tryRmdir(probe)
+    if (usable) return base
+  }
+  return undefined
+}
+
+const killAll = (dir: string) => {
+  try {
+    for (const pid of fs.readFileSync(path.join(dir, "cgroup.procs"), "utf8").split("\n")) {
+      if (pid.trim() === "") continue
+      try {
+        process.kill(Number(pid), "SIGKILL")
+      } catch {
+        // gone
+      }
+    }
+  } catch {
+    // gone
+  }
+}
+
+/** A fresh pids cgroup for one call; the finalizer kills what is left in it and removes it. */
+const pidsCgroup = (base: string, max: number, id: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const dir = path.join(base, `minicode-${process.pid}-${id}`)
+        fs.mkdirSync(dir)
+        fs.writeFileSync(path.join(dir, "pids.max"), String(max))
+        return dir
+      },
+      catch: (cause) => new SandboxError({ reason: `cannot create a pids cgroup: ${String(cause)}` })
+    }),
+    (dir) =>
+      Effect.gen(function* () {
+        killAll(dir)
+        if (tryRmdir(dir)) return
+        // Exiting tasks can hold the cgroup for a moment: remove it in the background, not on the caller's time.
+        yield* Effect.forkDaemon(
+          Effect.gen(function* () {
+            for (let i = 0; i < 100; i++) {
+              yield* Effect.sleep("20 millis")
+              killAll(dir)
+              if (tryRmdir(dir)) return
+            }
+          })
+        )
+      })
+  )
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scan
+
+/** Bounded breadth-first scan of the workspace for what the jail protects. Symlinks are never followed. */
+export const scan = (root: string, depth: number, entries: number): ReadonlyArray<Profile.Finding> => {
+  const found: Array<Profile.Finding> = []
+  let queue: Array<string> = [root]
+  let seen = 0
+  for (let level = 0; level <= depth && queue.length > 0; level++) {
+    const next: Array<string> = []
+    for (const dir of queue) {
+      let list: Array<fs.Dirent>
+      try {
+        list = fs.readdirSync(dir, { withFileTypes: true })
+      } catch {
+        continue
+      }
+      for (const d of list) {
+        if (++seen > entries) return found
+        const abs = path.join(dir, d.name)
+        const kind = d.isDirectory() ? "directory" : d.isFile() ? "file" : "other"
+        const verdict = Profile.classify(root, abs, kind)
+        if ((verdict === "mask" || verdict === "read-only") && kind !== "other") found.push({ path: abs, kind, treatment: verdict })
+        else if (verdict === "descend") next.push(abs)
+      }
+    }
+    queue = next
+  }
+  return found
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const probe = (bwrap: string | undefined): Effect.Effect<{ readonly status: SandboxStatus; readonly bwrap: string }> =>
+  Effect.gen(function* () {
+    if (bwrap === undefined) return { status: { _tag: "Unavailable", reason: "bwrap (bubblewrap) is not installed" }, bwrap: "bwrap" }
+    const version = yield* exec(bwrap, ["--version"], 5_000)
+    if (version.code !== 0) return { status: { _tag: "Unavailable", reason: `${bwrap} --version failed: ${version.stderr.trim()}` }, bwrap }
+    const trial = yield* exec(
+      bwrap,
+      ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL",
+        "--ro-bind", "/", "/", "--proc", "/proc", "--ro-bind", "/dev/null", "/proc/1/environ", "--dev", "/dev", "--tmpfs", "/tmp", "--", "true"],
+      10_000
+    )
+    if (trial.code !== 0) {
+      return {
+        status: { _tag: "Unavailable", reason: `bwrap cannot create a sandbox here (user namespaces unavailable?): ${trial.stderr.trim() || `exit ${trial.code}`}` },
+        bwrap
+      }
+    }
+    return { status: { _tag: "Available", kind: "bwrap", version: version.stdout.trim(), limits: { prlimit: false, pidsCgroup: false, processLimit: false } }, bwrap }
+  })
+
+export const make = (options: Options = {}) =>
+  Effect.gen(function* () {
+    const found = yield* probe(options.bwrap ?? findOnPath("bwrap"))
+    const host = hostFacts()
+    // RLIMIT_NPROC (per user namespace) holds for everyone but host root, whom the kernel exempts: a pids cgroup
+    // (a few ms per call) only where it is needed, unless asked explicitly.
+    const wantCgroup = options.cgroups ?? process.getuid?.() === 0
+    const cgroupBase = found.status._tag === "Available" && wantCgroup ? pidsCgroupBase() : undefined
+    const status: SandboxStatus =
+      found.status._tag === "Available"
+        ? {
+            ...found.status,
+            limits: {
+              prlimit: host.prlimit !== undefined,
+              pidsCgroup: cgroupBase !== undefined,
+              processLimit: cgroupBase !== undefined || (host.prlimit !== undefined && process.getuid?.() !== 0)
+            }
+          }
+        : found.status
+    const hostHome = options.hostHome ?? process.env["HOME"]
+    const wrap = (request: WrapRequest): Effect.Effect<Wrapped, SandboxError, Scope.Scope> =>
+      Effect.gen(function* () {
+        if (status._tag === "Unavailable") return yield* new SandboxError({ reason: status.reason })
+        const workspace = request.workspace
+        if (!path.isAbsolute(request.cwd) || !(request.cwd === workspace || request.cwd.startsWith(workspace + "/"))) {
+          return yield* new SandboxError({ reason: `${request.cwd} is outside the workspace, which is all the sandbox shows` })
+        }
+        const gitStat = lstat(path.join(workspace, ".git"))
+        const findings = [
+          ...scan(workspace, options.scanDepth ?? 6, options.scanEntries ?? 20_000),
+          ...Profile.fixedFindings(workspace, {
+            writable: request.writable,
+            stateExists: lstat(path.join(workspace, ".minicode")) !== undefined,
+            gitDirectory: gitStat?.isDirectory() === true,
+            hooksExist: lstat(path.join(workspace, ".git", "hooks"))?.isDirectory() === true
+          })
+        ]
+        const profile: Profile.Profile = {
+          workspace,
+          writable: request.writable,
+          cwd: request.cwd,
+          home: Profile.chooseHome(workspace, hostHome),
+          findings,
+          network: request.network,
+          limits: request.limits ?? {},
+          extraReadOnly: [
+            ...(options.extraReadOnly ?? []),
+            ...(request.readOnly ?? []),
+            ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])
+          ]
+        }
+        const argv = [found.bwrap, ...Profile.bwrapArgs(host, profile, request.command)]
+        const env = Profile.environment(profile, request.env)
+        const processes = request.limits?.processes
+        if (cgroupBase === undefined || processes === undefined) return { argv, env }
+        const dir = yield* pidsCgroup(cgroupBase, processes, randomBytes(6).toString("hex"))
+        // Enter the cgroup before bwrap starts, so nothing it forks is outside.
+        return { argv: ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', path.join(dir, "cgroup.procs"), ...argv], env }
+      })
+    return Sandbox.of({ status, wrap })
+  })
+
+export const layer = (options: Options = {}) => Layer.effect(Sandbox, make(options))

@@ -1,0 +1,142 @@
+/**
+ * PostgreSQL for `sql_query` on `pg`, with the server's own read-only enforcement (layer 2 of issue 7):
+ *
+ * - every call runs in its own transaction, `BEGIN READ ONLY` for reads, with a local `statement_timeout`, and is
+ *   always rolled back (writes commit only when permitted and every statement succeeded);
+ * - every statement is sent on its own through the extended protocol (Parse/Bind/Execute), which carries exactly
+ *   one statement: `SELECT 1; COMMIT; …` is a syntax error there, never three statements;
+ * - after each statement the transaction must still be open: a statement that ended it (a `COMMIT` the guards were
+ *   told to miss) makes the engine drop the connection before anything else runs on it.
+ *
+ * A call that is interrupted (MCP `notifications/cancelled`, SIGTERM) or passes its time limit has its statement
+ * cancelled on the server (`pg_cancel_backend` from a connection of its own) and its connection destroyed: nothing
+ * keeps running after the call has ended.
+ *
+ * A read-only transaction does not stop `COPY … TO PROGRAM`, `pg_read_file`, `dblink` or `pg_terminate_backend`:
+ * layer 1 (the lexer guard and the parse-tree walk) denies those by name. Connection URLs (with their passwords)
+ * never appear in errors. `pg` is loaded lazily when the layer is built; pools are closed with the layer.
+ */
+import { Effect, Layer, SynchronizedRef } from "effect"
+import type * as Pg from "pg"
+import { type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+
+const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
+
+/** A driver error as the caller may see it: the server's message and SQLSTATE, never the connection string. */
+const translate = (cause: unknown, url: string): SqlEngineError => {
+  if (cause instanceof SqlEngineError) return cause
+  let reason = message(cause)
+  if (url !== "") reason = reason.split(url).join("<connection>")
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
+  // 57014 is also a cancellation by someone else (pg_cancel_backend): only the statement timeout is a time-out.
+  if (code === "57014" && /statement timeout/i.test(reason)) return new SqlEngineError({ kind: "timeout", rule: "sql.engine.timeout", reason })
+  if (code === "25006") return new SqlEngineError({ kind: "refused", rule: "sql.engine.read-only-transaction", reason })
+  return new SqlEngineError({ kind: "failed", rule: "sql.engine.error", reason: code === "" ? reason : `${reason} (SQLSTATE ${code})` })
+}
+
+const refused = (rule: string, reason: string) => new SqlEngineError({ kind: "refused", rule, reason })
+
+interface Extended extends Pg.QueryArrayConfig<Array<SqlParam>> {
+  readonly queryMode: "extended"
+}
+
+const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyArray<SqlParam>, maxRows: number): Promise<SqlResultSet> => {
+  const config: Extended = { text, values: [...values], rowMode: "array", queryMode: "extended" }
+  const result = await client.query(config)
+  if (client.getTransactionStatus() !== "T") {
+    throw refused("sql.engine.transaction-ended", "the statement ended the engine's transaction; the connection was dropped")
+  }
+  const returnsRows = result.fields.length > 0
+  return {
+    columns: result.fields.map((f) => f.name),
+    rows: result.rows.slice(0, maxRows),
+    truncated: result.rows.length > maxRows,
+    changes: returnsRows ? undefined : result.rowCount ?? 0
+  }
+}
+
+/** Opens the call's transaction with its local statement_timeout; returns the server process, to cancel it by. */
+const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<number> => {
+  await client.query(request.write ? "BEGIN READ WRITE" : "BEGIN READ ONLY")
+  const set = await client.query({ text: "SELECT pg_backend_pid(), set_config('statement_timeout', $1, true)", values: [String(request.timeoutMs)], rowMode: "array" })
+  const pid: unknown = set.rows[0]?.[0]
+  return typeof pid === "number" ? pid : -1
+}
+
+const statements = async (client: Pg.PoolClient, request: SqlRequest): Promise<SqlResult> => {
+  const results: Array<SqlResultSet> = []
+  for (const text of request.statements) results.push(await statement(client, text, request.params, request.maxRows))
+  await client.query(request.write ? "COMMIT" : "ROLLBACK")
+  return { results }
+}
+
+const overTime = (request: SqlRequest) =>
+  new SqlEngineError({ kind: "timeout", rule: "sql.engine.timeout", reason: `the query ran past its time limit of ${request.timeoutMs} ms` })
+
+export const make = Effect.gen(function* () {
+  const pg = yield* Effect.tryPromise({
+    try: () => import("pg"),
+    catch: (cause) => new SqlEngineError({ kind: "unavailable", rule: "sql.engine.unavailable", reason: `pg cannot be loaded: ${message(cause)}` })
+  })
+  const Pool = pg.default.Pool
+  const Client = pg.default.Client
+  /** Cancels what server process `pid` runs, from a connection of its own (the pool may be full); bounded, best effort. */
+  const cancel = (url: string, pid: number) =>
+    pid < 0
+      ? Effect.void
+      : Effect.acquireUseRelease(
+        Effect.sync(() => new Client({ connectionString: url, application_name: "minicode-cancel", connectionTimeoutMillis: 3_000 })),
+        (client) => Effect.promise(() => client.connect().then(() => client.query("SELECT pg_cancel_backend($1)", [pid])).then(() => undefined, () => undefined)),
+        (client) => Effect.promise(() => client.end().catch(() => undefined))
+      ).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+  const pools = yield* SynchronizedRef.make(new Map<string, Pg.Pool>())
+  yield* Effect.addFinalizer(() =>
+    SynchronizedRef.get(pools).pipe(
+      Effect.flatMap((map) => Effect.forEach([...map.values()], (pool) => Effect.promise(() => pool.end().catch(() => undefined)), { discard: true }))
+    )
+  )
+  const poolFor = (url: string) =>
+    SynchronizedRef.modify(pools, (map): readonly [Pg.Pool, Map<string, Pg.Pool>] => {
+      const found = map.get(url)
+      if (found !== undefined) return [found, map]
+      const pool = new Pool({ connectionString: url, max: 4, idleTimeoutMillis: 10_000, application_name: "minicode" })
+      pool.on("error", () => undefined) // an idle client's error is reported to the next call, not thrown here
+      return [pool, new Map(map).set(url, pool)]
+    })
+
+  const run = (target: SqlTarget, request: SqlRequest): Effect.Effect<SqlResult, SqlEngineError> => {
+    if (target.dialect !== "postgres") {
+      return Effect.fail(new SqlEngineError({ kind: "unavailable", rule: "sql.engine.dialect", reason: `the PostgreSQL engine cannot run ${target.dialect}` }))
+    }
+    const url = target.url
+    return Effect.gen(function* () {
+      const pool = yield* poolFor(url)
+      return yield* Effect.acquireUseRelease(
+        Effect.tryPromise({ try: () => pool.connect(), catch: (cause) => translate(cause, url) }),
+        (client) =>
+          Effect.gen(function* () {
+            const pid = yield* Effect.tryPromise({ try: () => begin(client, request), catch: (cause) => translate(cause, url) })
+            return yield* Effect.tryPromise({ try: () => statements(client, request), catch: (cause) => translate(cause, url) }).pipe(
+              // The server's statement_timeout ends a statement at the limit; this ends it when the client gave up
+              // first (the call was interrupted, or the server did not answer in time).
+              Effect.onInterrupt(() => cancel(url, pid))
+            )
+          }).pipe(
+            Effect.tapError(() =>
+              // Leave nothing open: roll back if the session is still usable (a closed one is discarded below).
+              Effect.promise(() => client.query("ROLLBACK").then(() => undefined, () => undefined))
+            )
+          ),
+        // A client whose call failed is destroyed, not returned to the pool: no state can leak to the next call.
+        (client, exit) => Effect.sync(() => client.release(exit._tag === "Failure" ? true : undefined))
+      )
+    }).pipe(
+      // The server's own statement_timeout normally fires first; this bounds a server that does not answer at all.
+      Effect.timeoutFail({ duration: request.timeoutMs + 5_000, onTimeout: () => overTime(request) }),
+      Effect.mapError((error) => (error.kind === "timeout" ? overTime(request) : error))
+    )
+  }
+  return SqlEngine.of({ run: (target, request) => run(target, request).pipe(Effect.withSpan("PostgresEngine.run")) })
+})
+
+export const layer = Layer.scoped(SqlEngine, make)

@@ -1,0 +1,216 @@
+/**
+ * SQLite for `sql_query` on better-sqlite3, with the engine's own read-only enforcement (layer 2 of issue 7):
+ *
+ * - reads open the file with SQLITE_OPEN_READONLY, then `PRAGMA query_only = ON` and `trusted_schema = OFF`;
+ * - every statement is prepared on its own (better-sqlite3 refuses a text with two) and must pass SQLite's own
+ *   test, `Statement.readonly` (sqlite3_stmt_readonly), before it runs: this alone stops `VACUUM INTO`, which a
+ *   read-only handle with query_only still executes, and every write the static guard might miss;
+ * - the test says "read-only" for ATTACH/DETACH, transaction control and PRAGMA setters, so the engine refuses
+ *   those by their leading keyword as well (the static guard denies them, and more, by rule).
+ *
+ * Statements run in a query process of their own (SqliteChildScript.ts), never on the main thread: a runaway
+ * statement (an endless recursive CTE) is stopped at its time limit, or when the call is interrupted (MCP
+ * `notifications/cancelled`, SIGTERM), by SIGKILL, and the server keeps answering meanwhile. better-sqlite3 has no
+ * sqlite3_interrupt, and a worker thread stuck in SQLite's C code cannot be terminated, so a process it is.
+ * Starting one costs ~80 ms, so up to `maxIdle` healthy ones are kept for the next calls; a killed one is replaced
+ * on demand. Each call still opens and closes its own connection: no state (an attached file, a changed pragma)
+ * outlives a call. The processes end with the layer, and by themselves if minicode dies.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import { Duration, Effect, Either, Exit, Layer, Ref, Schema } from "effect"
+import { defaultOptions, lex } from "../../domain/sql/SqlLexer.js"
+import { type SqlParam, type SqlRequest, type SqlResult, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+import { script } from "./SqliteChildScript.js"
+
+/** Healthy query processes kept for later calls. */
+const maxIdle = 2
+/** How long past its limit a query process waits before its own watchdog kills it (if minicode did not). */
+const watchdogGraceMs = 2_000
+const startTimeout = Duration.seconds(15)
+
+const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
+
+const failed = (cause: unknown) => new SqlEngineError({ kind: "failed", rule: "sql.engine.error", reason: message(cause) })
+const refused = (rule: string, reason: string) => new SqlEngineError({ kind: "refused", rule, reason })
+
+/** Statements `sqlite3_stmt_readonly` calls read-only although they change the connection or reach other files. */
+const headsTheTestMisses: ReadonlySet<string> = new Set(["ATTACH", "DETACH", "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"])
+
+/** Layer 2's own refusal for what `Statement.readonly` lets through; undefined when the statement may run. */
+export const engineRule = (sql: string): string | undefined => {
+  const lexed = lex(sql, defaultOptions("sqlite"))
+  if (Either.isLeft(lexed)) return undefined // SQLite's own prepare will reject it
+  const tokens = lexed.right.tokens
+  const head = tokens[0]
+  if (head === undefined || head.kind !== "word") return undefined
+  if (headsTheTestMisses.has(head.value)) return `${head.value} changes the connection; refused on a read-only connection`
+  if (head.value === "PRAGMA" && tokens.some((t) => t.kind === "op" && t.text === "=")) {
+    return "PRAGMA … = changes the connection; refused on a read-only connection"
+  }
+  return undefined
+}
+
+const bind = (params: ReadonlyArray<SqlParam>): ReadonlyArray<unknown> =>
+  params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p))
+
+const Ready = Schema.Union(
+  Schema.Struct({ ready: Schema.Literal(true) }),
+  Schema.Struct({ ready: Schema.Literal(false), reason: Schema.String })
+)
+const Reply = Schema.Union(
+  Schema.Struct({
+    ok: Schema.Literal(true),
+    results: Schema.Array(Schema.Struct({
+      columns: Schema.Array(Schema.String),
+      rows: Schema.Array(Schema.Array(Schema.Unknown)),
+      truncated: Schema.Boolean,
+      changes: Schema.optional(Schema.Number)
+    }))
+  }),
+  Schema.Struct({ ok: Schema.Literal(false), kind: Schema.Literal("refused", "failed"), rule: Schema.String, reason: Schema.String })
+)
+type Reply = typeof Reply.Type
+
+const unavailable = (reason: string) => new SqlEngineError({ kind: "unavailable", rule: "sql.engine.unavailable", reason })
+const ended = (code: number | null, signal: NodeJS.Signals | null) =>
+  failed(`the SQLite query process ended unexpectedly (${signal ?? `exit code ${code ?? "?"}`})`)
+
+const running = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null && child.connected
+
+/** An idle process must not keep minicode alive; a busy one does. */
+const hold = (child: ChildProcess, held: boolean) => {
+  if (held) {
+    child.ref()
+    child.channel?.ref()
+  } else {
+    child.unref()
+    child.channel?.unref()
+  }
+}
+
+/** Starts a query process and waits for it to have loaded better-sqlite3. */
+const start = (code: string) =>
+  Effect.async<ChildProcess, SqlEngineError>((resume) => {
+    const { NODE_OPTIONS: _ignored, ...env } = process.env
+    const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "advanced", env })
+    const done = () => {
+      child.off("message", onMessage)
+      child.off("exit", onExit)
+      child.off("error", onError)
+    }
+    const onMessage = (message: unknown) => {
+      done()
+      const ready = Schema.decodeUnknownEither(Ready)(message)
+      if (Either.isRight(ready) && ready.right.ready) return resume(Effect.succeed(child))
+      child.kill("SIGKILL")
+      resume(Effect.fail(unavailable(`better-sqlite3 cannot be loaded: ${Either.isRight(ready) && !ready.right.ready ? ready.right.reason : "no answer"}`)))
+    }
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      done()
+      resume(Effect.fail(unavailable(`the SQLite query process did not start (${signal ?? `exit code ${code ?? "?"}`})`)))
+    }
+    const onError = (cause: Error) => {
+      done()
+      resume(Effect.fail(unavailable(`the SQLite query process did not start: ${cause.message}`)))
+    }
+    child.on("message", onMessage)
+    child.on("exit", onExit)
+    child.on("error", onError)
+    return Effect.sync(() => {
+      done()
+      child.kill("SIGKILL")
+    })
+  }).pipe(Effect.timeoutFail({ duration: startTimeout, onTimeout: () => unavailable("the SQLite query process did not start within 15 s") }))
+
+/** SIGKILL, and wait until the process is gone (bounded: a process the kernel will not reap is not waited for). */
+const kill = (child: ChildProcess) =>
+  Effect.async<void>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+    child.once("exit", () => resume(Effect.void))
+    child.kill("SIGKILL")
+  }).pipe(Effect.timeout(Duration.seconds(5)), Effect.ignore)
+
+/** One request to a query process and its reply. Interrupting it leaves the process to the caller (who kills it). */
+const exchange = (child: ChildProcess, message: object) =>
+  Effect.async<Reply, SqlEngineError>((resume) => {
+    const done = () => {
+      child.off("message", onMessage)
+      child.off("exit", onExit)
+    }
+    const onMessage = (reply: unknown) => {
+      done()
+      const decoded = Schema.decodeUnknownEither(Reply)(reply)
+      resume(Either.isRight(decoded) ? Effect.succeed(decoded.right) : Effect.fail(failed(`the SQLite query process sent a malformed reply: ${decoded.left.message}`)))
+    }
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      done()
+      resume(Effect.fail(ended(code, signal)))
+    }
+    child.on("message", onMessage)
+    child.on("exit", onExit)
+    child.send(message, (error) => {
+      if (error === null) return
+      done()
+      resume(Effect.fail(failed(`the SQLite query process did not take the request: ${error.message}`)))
+    })
+    return Effect.sync(done)
+  })
+
+export const make = Effect.gen(function* () {
+  const betterSqlite3 = yield* Effect.try({
+    try: () => createRequire(import.meta.url).resolve("better-sqlite3"),
+    catch: (cause) => unavailable(`better-sqlite3 cannot be loaded: ${message(cause)}`)
+  })
+  const code = script(betterSqlite3)
+  const idle = yield* Ref.make<ReadonlyArray<ChildProcess>>([])
+  yield* Effect.addFinalizer(() => Effect.flatMap(Ref.getAndSet(idle, []), (children) => Effect.forEach(children, kill, { discard: true, concurrency: "unbounded" })))
+
+  const acquire = Effect.flatMap(
+    Ref.modify(idle, (children): readonly [ChildProcess | undefined, ReadonlyArray<ChildProcess>] => {
+      const alive = children.filter(running)
+      return [alive[0], alive.slice(1)]
+    }),
+    (found) => (found !== undefined ? Effect.succeed(found) : start(code))
+  ).pipe(Effect.tap((child) => Effect.sync(() => hold(child, true))))
+
+  const giveBack = (child: ChildProcess) =>
+    Effect.flatMap(
+      Ref.modify(idle, (children): readonly [boolean, ReadonlyArray<ChildProcess>] =>
+        running(child) && children.length < maxIdle ? [true, [...children, child]] : [false, children]),
+      (kept) => (kept ? Effect.sync(() => hold(child, false)) : kill(child))
+    )
+
+  const run = (target: SqlTarget, request: SqlRequest): Effect.Effect<SqlResult, SqlEngineError> => {
+    if (target.dialect !== "sqlite") {
+      return Effect.fail(new SqlEngineError({ kind: "unavailable", rule: "sql.engine.dialect", reason: `the SQLite engine cannot run ${target.dialect}` }))
+    }
+    if (request.params.length > 0 && request.statements.length > 1) {
+      return Effect.fail(refused("sql.params.one-statement", "parameters bind to one statement; send the statements one by one"))
+    }
+    const limit = request.timeoutMs
+    const overTime = new SqlEngineError({ kind: "timeout", rule: "sql.engine.timeout", reason: `the query ran past its time limit of ${limit} ms` })
+    return Effect.acquireUseRelease(
+      acquire,
+      (child) =>
+        Effect.suspend(() =>
+          exchange(child, {
+            file: target.file,
+            write: request.write,
+            statements: request.statements.map((sql) => ({ sql, rule: request.write ? undefined : engineRule(sql) })),
+            params: bind(request.params),
+            maxRows: request.maxRows,
+            deadline: Date.now() + limit + watchdogGraceMs
+          })
+        ).pipe(Effect.timeoutFail({ duration: Duration.millis(limit), onTimeout: () => overTime })),
+      // A process that answered is healthy and may serve again; one that ran over, died or was interrupted is killed.
+      (child, exit) => (Exit.isSuccess(exit) ? giveBack(child) : kill(child))
+    ).pipe(
+      Effect.flatMap((reply): Effect.Effect<SqlResult, SqlEngineError> =>
+        reply.ok ? Effect.succeed({ results: reply.results }) : Effect.fail(new SqlEngineError({ kind: reply.kind, rule: reply.rule, reason: reply.reason })))
+    )
+  }
+  return SqlEngine.of({ run: (target, request) => run(target, request).pipe(Effect.withSpan("SqliteEngine.run")) })
+})
+
+export const layer = Layer.scoped(SqlEngine, make)

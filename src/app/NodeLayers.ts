@@ -1,0 +1,265 @@
+/**
+ * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
+ * replace what they need (the approver, the allowlist store, a fake for tests).
+ */
+import { Context, Effect, Layer, Option, Scope } from "effect"
+import * as Approvers from "../adapters/approval/Approvers.js"
+import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
+import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
+import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
+import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
+import * as LibpgQueryParser from "../adapters/sql/LibpgQueryParser.js"
+import * as NodeShell from "../adapters/shell/NodeShell.js"
+import * as NodeSqlEngine from "../adapters/sql/NodeSqlEngine.js"
+import * as SandboxedShell from "../adapters/shell/SandboxedShell.js"
+import type { AllowEntry } from "../domain/core/Allowlist.js"
+import type { ServerEntry } from "../domain/core/Config.js"
+import { ToolFailed, Unavailable } from "../domain/core/Errors.js"
+import { defaultLimits, type Limits } from "../domain/sandbox/SandboxProfile.js"
+import type { Connections } from "../domain/sql/SqlConnection.js"
+import { Sandbox, type SandboxMode, type SandboxStatus } from "../ports/Sandbox.js"
+import { BashGuard } from "../ports/BashGuard.js"
+import { Diagnostics } from "../ports/Diagnostics.js"
+import { Journal } from "../ports/Journal.js"
+import type { Launcher } from "../ports/Launcher.js"
+import { Session } from "../ports/Session.js"
+import { SqlConnections } from "../ports/SqlConnections.js"
+import * as BashTool from "../tools/BashTool.js"
+import { type Extension, Extensions } from "../kernel/Executor.js"
+import * as GitTools from "../tools/GitTools.js"
+import * as Lazy from "../kernel/Lazy.js"
+import * as RepoMap from "../tools/RepoMapTool.js"
+import type { Adapters } from "../kernel/Kernel.js"
+import * as SqlTool from "../tools/SqlTool.js"
+
+/**
+ * The SQLite journal at `<workspace>/.minicode/state.db`, loaded on first use only: commands that never mutate
+ * (explain, conformance, doctor) do not pay for SQLite.
+ */
+export const sqliteJournal = Layer.scoped(
+  Journal,
+  Effect.gen(function* () {
+    const session = yield* Session
+    const scope = yield* Effect.scope
+    // Opened (and integrity-checked) when the first call needs it, in the session's scope: a session that only
+    // reads never opens it, and `mcp serve` answers its first tools/list without waiting for SQLite.
+    const lazy = yield* Lazy.lazily(
+      Effect.promise(() => import("../adapters/journal/SqliteJournal.js")).pipe(
+        Effect.flatMap((SqliteJournal) => Layer.build(SqliteJournal.layer({ dbPath: SqliteJournal.dbPathFor(session.root) }))),
+        Effect.map((context) => Context.get(context, Journal)),
+        Scope.extend(scope)
+      )
+    )
+    const journal = lazy.get
+    return Journal.of({
+      begin: (intent, snapshots, intended) => Effect.flatMap(journal, (j) => j.begin(intent, snapshots, intended)),
+      complete: (id, state, note) => Effect.flatMap(journal, (j) => j.complete(id, state, note)),
+      finalizeTurn: (s, turn) => Effect.flatMap(journal, (j) => j.finalizeTurn(s, turn)),
+      findByRequest: (s, requestId) => Effect.flatMap(journal, (j) => j.findByRequest(s, requestId)),
+      answered: (s, requestId) => Effect.flatMap(journal, (j) => j.answered(s, requestId)),
+      lastFinalizedTurn: (s) => Effect.flatMap(journal, (j) => j.lastFinalizedTurn(s)),
+      lastTurn: (s) => Effect.flatMap(journal, (j) => j.lastTurn(s)),
+      list: (filter) => Effect.flatMap(journal, (j) => j.list(filter)),
+      recover: Effect.flatMap(journal, (j) => j.recover),
+      resolve: (seq, outcome, by) => Effect.flatMap(journal, (j) => j.resolve(seq, outcome, by)),
+      // A journal nobody opened has nothing to tidy: a quiet moment does not open it.
+      idle: Effect.flatMap(lazy.made, (j) => (Option.isSome(j) ? j.value.idle : Effect.void))
+    })
+  })
+)
+
+/** The bash guard on tree-sitter-bash, loaded on first use (the parser and its rules are the heaviest code). */
+export const treeSitterGuard = Layer.effect(
+  BashGuard,
+  Effect.map(
+    Lazy.onFirstUse(Effect.flatMap(Effect.promise(() => import("../adapters/treesitter/TreeSitterBashParser.js")), (m) => m.make)),
+    (guard) => BashGuard.of({ judge: (request) => Effect.flatMap(guard, (g) => g.judge(request)) })
+  )
+)
+
+/**
+ * Builds something on first use only, inside the scope it is created in (so servers it starts close with the
+ * session): start-up pays nothing for tools a session never calls.
+ */
+const onFirstUse = <A, R>(build: Effect.Effect<A, never, R | Scope.Scope>) =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<Exclude<R, Scope.Scope>>()
+    return yield* Lazy.onFirstUse(build.pipe(Scope.extend(scope), Effect.provide(context)))
+  })
+
+/**
+ * Starts configured MCP and language servers: as configured, or — for an entry with `sandbox: true` — inside a
+ * bubblewrap profile of their own (workspace read-only, secrets masked, no network). Such a server is refused
+ * when no sandbox can be made. The probe runs when the first sandboxed server starts.
+ */
+export const serverLauncher = (root: string, bwrap?: BwrapSandbox.Options) =>
+  Effect.map(
+    Effect.cached(BwrapSandbox.make(bwrap)),
+    (sandbox): Launcher =>
+      (request) =>
+        !request.sandbox
+          ? Effect.succeed({ argv: request.argv, env: request.env })
+          : Effect.flatMap(sandbox, (s) =>
+              s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env })
+            ).pipe(Effect.mapError((e) => new ToolFailed({ tool: "sandbox", reason: `cannot start the server in its sandbox: ${e.reason}` })))
+  )
+
+const mcpToolNames = new Set(["mcp_list", "mcp_call", "mcp_read", "mcp_prompt", "mcp_dynamic", "web_fetch"])
+
+/** An extension whose real one is built on the first call of one of its tools. */
+const deferred = (owns: (tool: string) => boolean, real: Effect.Effect<Extension>): Extension => (inv) =>
+  owns(inv.facts.call.tool)
+    ? Effect.flatMap(real, (extension) => extension(inv) ?? Effect.fail(new Unavailable({ port: inv.facts.call.tool, reason: "no executor handles it" })))
+    : undefined
+
+/** What the guard stage needs to judge sql_query: the configured connections and PostgreSQL's parser. */
+export const sqlGuard = (connections: Connections = {}) =>
+  Layer.merge(Layer.succeed(SqlConnections, connections), LibpgQueryParser.layer)
+
+export interface SandboxOptions {
+  /** `auto`: bwrap when usable, else unsandboxed; `bwrap`: sandbox or refuse bash; `none` (the default here): off. */
+  readonly mode: SandboxMode
+  readonly limits?: Limits | undefined
+  readonly bwrap?: BwrapSandbox.Options | undefined
+}
+
+/** The shell `bash` runs on: the sandboxed one unless the mode is `none`. */
+export const bashShell = (options: { readonly unrestricted: boolean; readonly sandbox?: SandboxOptions | undefined }) => {
+  const sandbox = options.sandbox
+  return sandbox === undefined || sandbox.mode === "none"
+    ? NodeShell.layer(options)
+    : SandboxedShell.layer({ mode: sandbox.mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits }).pipe(
+        Layer.provide(BwrapSandbox.layer(sandbox.bwrap))
+      )
+}
+
+/**
+ * Where the git tools run: reads in the read-only profile (workspace read-only, secrets masked, no network, empty
+ * home) and git_commit in bash's profile (workspace writable, `.git/config` and hooks read-only), both built on
+ * first use from one probe; the host shell when the mode is `none`.
+ */
+export const gitRunners = (options: { readonly unrestricted: boolean; readonly sandbox?: SandboxOptions | undefined }) =>
+  Effect.gen(function* () {
+    const sandbox = options.sandbox
+    if (sandbox === undefined || sandbox.mode === "none") return undefined
+    const mode = sandbox.mode
+    const session = yield* Session
+    const probed = yield* Effect.cached(BwrapSandbox.make(sandbox.bwrap))
+    const shell = (writable: boolean) =>
+      Effect.cached(
+        Effect.flatMap(probed, (s) =>
+          SandboxedShell.make({ mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, writable }).pipe(
+            Effect.provideService(Sandbox, s),
+            Effect.provideService(Session, session)
+          )
+        )
+      )
+    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true) }
+    return runners
+  })
+
+/** What the sandbox probe finds, for doctor and the `mcp serve` instructions. */
+export const sandboxStatus = (options: Pick<SandboxOptions, "mode" | "bwrap">) =>
+  options.mode === "none"
+    ? Effect.succeed({ _tag: "Unavailable" as const, reason: "disabled by configuration (sandbox: none)" })
+    : Effect.map(BwrapSandbox.make(options.bwrap), (s) => s.status)
+
+/** One plain line for doctor and the `mcp serve` instructions: is bash sandboxed, and if not, why not. */
+export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string => {
+  if (status._tag === "Available") {
+    const limits = status.limits.processLimit
+      ? "resource limits on"
+      : status.limits.prlimit
+        ? "CPU/file/memory limits on, process-count limit NOT enforced (running as root without a writable pids cgroup)"
+        : "resource limits NOT enforced (prlimit missing)"
+    return `sandbox: bash runs inside ${status.version} (mode ${mode}): workspace read-write, secrets and .minicode/ masked, .git/config and .git/hooks read-only, empty home, private /tmp, no network unless network:true is permitted; ${limits}`
+  }
+  return mode === "bwrap"
+    ? `sandbox: REQUIRED but unavailable (${status.reason}): bash calls will be refused`
+    : `sandbox: NONE: bash runs unsandboxed, with only the static guard between commands and this machine (${status.reason})`
+}
+
+/**
+ * repo_map over the tree-sitter outliner (module and grammars loaded on first use), unless `mode` — by default
+ * `MINICODE_REPOMAP` — is "regex", which forces the regex fallback for every file.
+ */
+export const repoMapExtension = (mode: "auto" | "regex" = process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto") =>
+  mode === "regex"
+    ? RepoMap.make({ mode })
+    : Effect.promise(() => import("../adapters/treesitter/TreeSitterOutliner.js")).pipe(
+        Effect.flatMap((TreeSitterOutliner) =>
+          Effect.flatMap(TreeSitterOutliner.make, (outliner) => RepoMap.make({ mode, outliner, outlinerName: TreeSitterOutliner.name }))
+        )
+      )
+
+/**
+ * bash over the sandboxed shell (when asked); the git tools' reads and git_commit in the sandbox (`gitRunners`),
+ * git_push on the plain Node shell (it needs the network and the user's credentials); sql_query over SQLite and PostgreSQL;
+ * the MCP tools and web_fetch over the SDK client and the pinned fetch (loaded on first use; servers are closed
+ * when the session's scope ends); the lsp_* tools over the configured language servers (started on first use,
+ * shut down with the session), with the post-write `Diagnostics` hook beside the extensions; repo_map.
+ */
+export const extensions = (options: {
+  readonly unrestricted: boolean
+  readonly mcpServers?: Readonly<Record<string, ServerEntry>>
+  readonly sql?: Connections
+  readonly sandbox?: SandboxOptions | undefined
+  /** The config file's `lsp` entries (extension → server). */
+  readonly lsp?: Readonly<Record<string, ServerEntry>>
+  /** "regex" forces the repo map's regex outlines (default: MINICODE_REPOMAP). */
+  readonly repoMap?: "auto" | "regex"
+}) =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const session = yield* Session
+      // The sandbox is probed when bash is first called, not when the session starts.
+      const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
+      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
+      const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap)
+      const mcp = yield* onFirstUse(
+        Effect.flatMap(Effect.promise(() => import("../tools/McpTools.js")), (M) =>
+          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch })
+        )
+      )
+      const lsp = yield* onFirstUse(
+        Effect.flatMap(Effect.promise(() => import("../tools/LspTools.js")), (L) =>
+          L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted, launch })
+        )
+      )
+      const repoMap = deferred((tool) => tool === "repo_map", yield* onFirstUse(repoMapExtension(options.repoMap)))
+      const extensions = Context.make(Extensions, [
+        ...local,
+        deferred((tool) => mcpToolNames.has(tool), mcp),
+        deferred((tool) => tool.startsWith("lsp_"), Effect.map(lsp, (l) => l.extension)),
+        repoMap
+      ])
+      // Diagnostics after writes only when a language server is configured (else nothing to start, nothing to add).
+      return Object.keys(options.lsp ?? {}).length === 0
+        ? extensions
+        : Context.add(extensions, Diagnostics, { afterWrite: (path: string) => Effect.flatMap(lsp, (l) => l.diagnostics.afterWrite(path)) })
+    })
+  ).pipe(
+    Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {})))
+  )
+
+export const adapters = (options: {
+  readonly unrestricted: boolean
+  readonly allowlist?: ReadonlyArray<AllowEntry>
+  /** "memory" for decisions only (explain, conformance) and dry runs. */
+  readonly journal?: "sqlite" | "memory"
+  readonly mcpServers?: Readonly<Record<string, ServerEntry>>
+  /** The config file's `sql` entries, decoded (`SqlConnection.parseConnections`). */
+  readonly sql?: Connections
+  readonly sandbox?: SandboxOptions | undefined
+  /** The config file's `lsp` entries. */
+  readonly lsp?: Readonly<Record<string, ServerEntry>>
+}): Adapters<ToolFailed> => ({
+  fileSystem: NodeFileSystem.layer,
+  allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
+  approver: Approvers.constant("no"),
+  bashGuard: treeSitterGuard,
+  journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
+  extensions: extensions(options),
+  sql: sqlGuard(options.sql)
+})

@@ -1,0 +1,105 @@
+/**
+ * `minicode config mcp add|list|remove`: MCP server entries in the global config (default) or the workspace's
+ * `.minicode/config.json` (`--local`, used only with `--allow-local-config`). Other keys of the file are kept.
+ * Header and env values are stored (file mode 0600) but never printed.
+ */
+import { lspConfig } from "./LspCommands.js"
+import { sqlConfig } from "./SqlCommands.js"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Either, Option } from "effect"
+import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import { target } from "../adapters/net/NetGuard.js"
+import type { ServerEntry } from "../domain/core/Config.js"
+import * as McpServers from "../domain/mcp/McpServers.js"
+import * as Shared from "./ConfigFile.js"
+
+const id = Args.text({ name: "ID" }).pipe(Args.withDescription("Server id: letters, digits, _ and - (not first); no dots"))
+
+const { usage, cwd, global, local, allowLocalConfig, workspaceOf, fileFor, readRaw, writeRaw, check } = Shared
+const json = Shared.json("values")
+const servers = (raw: Record<string, unknown>) => Shared.section(raw, "mcpServers")
+
+const add = Command.make(
+  "add",
+  {
+    id,
+    cwd,
+    global,
+    local,
+    command: Options.text("command").pipe(Options.withDescription("Program to spawn (stdio server)"), Options.optional),
+    args: Options.text("args").pipe(Options.withDescription("Its arguments, comma-separated: --args \"-y,pkg,.\""), Options.optional),
+    arg: Options.text("arg").pipe(Options.withDescription("One argument verbatim (repeatable; for arguments with a comma)"), Options.repeated),
+    env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable)"), Options.repeated),
+    url: Options.text("url").pipe(Options.withDescription("Streamable HTTP endpoint (HTTP server)"), Options.optional),
+    header: Options.text("header").pipe(Options.withDescription("K=V HTTP header (repeatable; stored, never printed)"), Options.repeated),
+    allowPrivate: Options.boolean("allow-private").pipe(Options.withDescription("Allow loopback/private addresses for this server only")),
+    sandbox: Options.boolean("sandbox").pipe(
+      Options.withDescription("Run this stdio server in a bubblewrap sandbox (workspace read-only, secrets masked, no network)")
+    )
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const serverId = yield* check(McpServers.validateId(flags.id))
+      const file = yield* fileFor(workspaceOf(flags.cwd), flags)
+      const command = Option.getOrUndefined(flags.command)
+      const url = Option.getOrUndefined(flags.url)
+      if ((command === undefined) === (url === undefined)) return yield* usage("give exactly one of --command (stdio) or --url (HTTP)")
+      let entry: ServerEntry
+      if (command !== undefined) {
+        if (flags.header.length > 0 || flags.allowPrivate) return yield* usage("--header and --allow-private apply to --url servers")
+        if (command.trim() === "") return yield* usage("--command is empty")
+        const env = yield* check(McpServers.parsePairs("env", flags.env))
+        const args = McpServers.argvOf(Option.getOrUndefined(flags.args), flags.arg)
+        entry = {
+          command,
+          ...(args.length > 0 ? { args } : {}),
+          ...(Object.keys(env).length > 0 ? { env } : {}),
+          ...(flags.sandbox ? { sandbox: true } : {})
+        }
+      } else {
+        if (Option.isSome(flags.args) || flags.arg.length > 0 || flags.env.length > 0 || flags.sandbox) {
+          return yield* usage("--args, --arg, --env and --sandbox apply to --command servers")
+        }
+        const parsed = target(url ?? "")
+        if (Either.isLeft(parsed)) return yield* usage(`--url: ${parsed.left.reason}`)
+        const headers = yield* check(McpServers.parsePairs("header", flags.header))
+        entry = { url: parsed.right.url.href, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(flags.allowPrivate ? { allowPrivate: true } : {}) }
+      }
+      const raw = yield* readRaw(file)
+      const existing = servers(raw)
+      const replaced = Object.hasOwn(existing, serverId)
+      yield* writeRaw(file, { ...raw, mcpServers: { ...existing, [serverId]: entry } })
+      yield* Console.log(`${replaced ? "replaced" : "added"} ${McpServers.describe(serverId, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`)
+    })
+).pipe(Command.withDescription("Add (or replace) an MCP server: --command CMD [--args A,B] [--arg A]... [--env K=V]... | --url URL [--header K=V]... [--allow-private]"))
+
+const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
+  Effect.gen(function* () {
+    const trusted = NodeConfig.localTrusted(flags.allowLocalConfig)
+    const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.mcpServers)
+    if (flags.json) {
+      return yield* Console.log(JSON.stringify(rows.map((r) => ({ id: r.key, scope: r.scope, used: r.used, summary: McpServers.describe(r.key, r.entry) }))))
+    }
+    if (rows.length === 0) return yield* Console.log("no MCP servers configured (minicode config mcp add ID --command CMD | --url URL)")
+    for (const r of rows) yield* Console.log(`${McpServers.describe(r.key, r.entry)} [${r.scope}]${Shared.rowNote(r)}`)
+  })
+).pipe(Command.withDescription("List configured MCP servers (header and env values masked)"))
+
+const remove = Command.make("remove", { id, cwd, global, local }, (flags) =>
+  Effect.gen(function* () {
+    const file = yield* fileFor(workspaceOf(flags.cwd), flags)
+    const raw = yield* readRaw(file)
+    const existing = servers(raw)
+    if (!Object.hasOwn(existing, flags.id)) return yield* usage(`no MCP server "${flags.id}" in ${file}`)
+    const { [flags.id]: _removed, ...rest } = existing
+    yield* writeRaw(file, { ...raw, mcpServers: rest })
+    yield* Console.log(`removed ${flags.id} from ${file}`)
+  })
+).pipe(Command.withDescription("Remove an MCP server"))
+
+const mcp = Command.make("mcp").pipe(Command.withDescription("MCP servers minicode connects to"), Command.withSubcommands([add, list, remove]))
+
+export const config = Command.make("config").pipe(
+  Command.withDescription("Edit minicode's configuration"),
+  Command.withSubcommands([mcp, sqlConfig, lspConfig])
+)

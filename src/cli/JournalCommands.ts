@@ -1,0 +1,156 @@
+/**
+ * The journal on the command line: `journal` lists records, `recover` prints the recovery plan (never acts) and
+ * `recover resolve` records a human's verdict, `checkpoints` lists turns, `undo`/`redo` restore a turn's files.
+ * All of them work on `<workspace>/.minicode/state.db`.
+ */
+import * as path from "node:path"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Layer, Option } from "effect"
+import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
+import { ToolFailed } from "../domain/core/Errors.js"
+import * as Recovery from "../domain/journal/Recovery.js"
+import { Checkpoints } from "../ports/Checkpoints.js"
+import { Journal, type JournalRecord, type JournalState } from "../ports/Journal.js"
+import * as Undo from "../tools/UndoTool.js"
+
+const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
+const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output"))
+const turn = Options.integer("turn").pipe(Options.withDescription("Turn number"), Options.optional)
+const session = Options.text("session").pipe(Options.withDescription("Session (cli, mcp-server, api…); default: the newest turn's"), Options.optional)
+
+const workspaceOf = (flag: Option.Option<string>) => path.resolve(Option.getOrElse(flag, () => process.cwd()))
+
+/** The journal of a workspace, loaded on demand (SQLite stays out of start-up). */
+const journalLayer = (workspace: string) =>
+  Layer.unwrapEffect(
+    Effect.promise(() => import("../adapters/journal/SqliteJournal.js")).pipe(
+      Effect.map((m) => m.layer({ dbPath: m.dbPathFor(workspace) })),
+      Effect.map(Layer.mapError((e) => new ToolFailed({ tool: "journal", reason: e.reason })))
+    )
+  )
+
+const withJournal = <A, E, R>(workspace: string, effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.provide(Layer.merge(journalLayer(workspace), NodeFileSystem.layer)))
+
+const toFailure = (e: { readonly message: string }) => new ToolFailed({ tool: "journal", reason: e.message })
+
+const stamp = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19)
+
+const recordLine = (r: JournalRecord) =>
+  `#${r.seq} ${stamp(r.createdAt)} ${r.session}/${r.turn} ${r.tool} ${r.state}${r.remote ? " (remote)" : ""}${
+    r.paths.length > 0 ? ` ${r.paths.join(" ")}` : ""
+  }${r.note === null ? "" : ` — ${r.note}`}${r.finalized ? "" : " [open turn]"}`
+
+const states: ReadonlyArray<JournalState> = ["pending", "committed", "failed", "unknown"]
+
+const journal = Command.make(
+  "journal",
+  { cwd, json, turn, state: Options.choice("state", states).pipe(Options.withDescription("Only records in this state"), Options.optional) },
+  (flags) =>
+    withJournal(
+      workspaceOf(flags.cwd),
+      Effect.gen(function* () {
+        const j = yield* Journal
+        const records = yield* j
+          .list({
+            ...(Option.isSome(flags.turn) ? { turn: flags.turn.value } : {}),
+            ...(Option.isSome(flags.state) ? { state: flags.state.value } : {})
+          })
+          .pipe(Effect.mapError(toFailure))
+        if (flags.json) return yield* Console.log(JSON.stringify(records, null, 2))
+        yield* Console.log(records.length === 0 ? "no records" : records.map(recordLine).join("\n"))
+      })
+    )
+).pipe(Command.withDescription("List journal records (mutations, before and after their effect)"))
+
+const resolve = Command.make(
+  "resolve",
+  {
+    cwd,
+    seq: Args.integer({ name: "SEQ" }),
+    outcome: Args.choice([["applied", "applied"], ["absent", "absent"]] as const, { name: "applied|absent" })
+  },
+  (flags) =>
+    withJournal(
+      workspaceOf(flags.cwd),
+      Effect.gen(function* () {
+        const j = yield* Journal
+        const record = yield* j.resolve(flags.seq, flags.outcome, "cli").pipe(Effect.mapError(toFailure))
+        yield* Console.log(`#${flags.seq} resolved as ${flags.outcome} (journaled as #${record.seq})`)
+      })
+    )
+).pipe(Command.withDescription("Record what a human found: the effect of record SEQ was applied, or is absent"))
+
+const recover = Command.make("recover", { cwd, json }, (flags) =>
+  withJournal(
+    workspaceOf(flags.cwd),
+    Effect.gen(function* () {
+      const j = yield* Journal
+      const plan = yield* j.recover.pipe(Effect.mapError(toFailure))
+      if (flags.json) return yield* Console.log(JSON.stringify(plan, null, 2))
+      if (plan.items.length === 0) return yield* Console.log("nothing to recover: every turn was finalised")
+      yield* Console.log(plan.items.map(Recovery.describe).join("\n"))
+      yield* Console.log(
+        plan.clean
+          ? "every open call is done: nothing needs a human (nothing will be repeated)"
+          : "nothing was re-executed: verify the items above, then `minicode recover resolve SEQ applied|absent`"
+      )
+      if (!plan.clean) process.exitCode = 2
+    })
+  )
+).pipe(
+  Command.withDescription("The recovery plan of unfinished turns: what is done, what to verify; never acts"),
+  Command.withSubcommands([resolve])
+)
+
+const checkpoints = Command.make("checkpoints", { cwd, json }, (flags) =>
+  withJournal(
+    workspaceOf(flags.cwd),
+    Effect.gen(function* () {
+      const list = yield* Undo.checkpoints.pipe(Effect.mapError(toFailure))
+      if (flags.json) return yield* Console.log(JSON.stringify(list, null, 2))
+      yield* Console.log(
+        list.length === 0
+          ? "no checkpoints"
+          : list.map((c) => `${c.session}/${c.turn} ${stamp(c.createdAt)} ${c.status} ${c.paths.join(" ")}`).join("\n")
+      )
+    })
+  )
+).pipe(Command.withDescription("Turns whose files can be restored (newest first)"))
+
+const restore = (action: "undo" | "redo") =>
+  Command.make(action, { cwd, json, turn, session }, (flags) =>
+    Effect.gen(function* () {
+      const workspace = workspaceOf(flags.cwd)
+      const report = yield* withJournal(
+        workspace,
+        Effect.gen(function* () {
+          yield* Checkpoints
+          const target = Option.isSome(flags.turn)
+            ? Option.some({ session: Option.getOrElse(flags.session, () => "cli"), turn: flags.turn.value })
+            : yield* (action === "undo" ? Undo.latestUndoable : Undo.latestRedoable).pipe(Effect.mapError(toFailure))
+          if (Option.isNone(target)) return yield* new ToolFailed({ tool: action, reason: `nothing to ${action}` })
+          const options = { root: workspace, session: target.value.session, turn: target.value.turn }
+          return yield* (action === "undo" ? Undo.undo(options) : Undo.redo(options)).pipe(Effect.mapError(toFailure))
+        })
+      )
+      if (flags.json) return yield* Console.log(JSON.stringify(report, null, 2))
+      const lines = [
+        `${action} ${report.session}/${report.turn}: ${report.restored.length} restored`,
+        ...report.restored.map((p) => `  restored ${p}`),
+        ...report.skipped.map((s) => `  skipped ${s.path}: ${s.reason}`),
+        ...report.refused.map((s) => `  REFUSED ${s.path}: ${s.reason}`),
+        ...report.notRestorable.map((n) => `  not restorable: #${n.seq} ${n.tool} (no file snapshots)`)
+      ]
+      yield* Console.log(lines.join("\n"))
+      if (report.refused.length > 0) process.exitCode = 2
+    })
+  ).pipe(
+    Command.withDescription(
+      action === "undo"
+        ? "Restore a turn's files exactly as they were before it (refuses paths changed since)"
+        : "Re-apply a turn that was undone"
+    )
+  )
+
+export const journalCommands = [journal, recover, checkpoints, restore("undo"), restore("redo")] as const

@@ -1,0 +1,231 @@
+/**
+ * The OS sandbox profile, pure: which paths a sandboxed process sees and how, and the bubblewrap argv that says so.
+ * The adapter gathers the facts (which system directories exist, which protected names the workspace holds) and
+ * this module decides; the same rules as the jail name what is secret (`Jail.sensitiveReason`, `Jail.isStatePath`),
+ * so the sandbox is a second wall around the same things, not a second opinion about them.
+ *
+ * The shape of every profile: system directories read-only; the workspace read-write (or read-only for servers)
+ * except minicode state and secret files and folders, which are masked (a read-only `/dev/null` over a file, an
+ * empty read-only tmpfs over a folder), and `.git/config` / `.git/hooks/`, which stay readable but not writable;
+ * `$HOME` an empty private tmpfs; a private `/tmp`; new user (all capabilities dropped), PID, IPC, UTS and (unless
+ * asked) network namespaces; the sandbox dies with its parent; resource limits through `prlimit` inside.
+ */
+import * as Jail from "../jail/Jail.js"
+import * as P from "../jail/PosixPath.js"
+
+/** Limits applied to every process in the sandbox (RLIMIT_*, through prlimit). */
+export interface Limits {
+  /** RLIMIT_CPU per process, in seconds. */
+  readonly cpuSeconds?: number
+  /** RLIMIT_FSIZE: the largest file a process may write, in bytes. */
+  readonly fileSizeBytes?: number
+  /** RLIMIT_NPROC, counted inside the sandbox's user namespace (and a pids cgroup where the adapter has one). */
+  readonly processes?: number
+  /** RLIMIT_AS: address space per process, in bytes. */
+  readonly memoryBytes?: number
+}
+
+export const defaultLimits: Required<Limits> = {
+  cpuSeconds: 600,
+  fileSizeBytes: 4 * 1024 ** 3,
+  processes: 512,
+  memoryBytes: 16 * 1024 ** 3
+}
+
+/** A top-level system path as found on the host: a directory to bind read-only, or a symlink to recreate. */
+export type SystemEntry =
+  | { readonly path: string; readonly kind: "directory" }
+  | { readonly path: string; readonly kind: "file" }
+  | { readonly path: string; readonly kind: "symlink"; readonly target: string }
+
+/** Where a system is found; the adapter keeps those that exist. */
+export const systemCandidates: ReadonlyArray<string> = [
+  "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/gnu/store"
+]
+
+/** Host files that hold credentials; masked wherever they exist (bwrap cannot create them on a read-only /etc). */
+export const systemSecretFiles: ReadonlyArray<string> = ["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd", "/etc/shadow-", "/etc/gshadow-"]
+export const systemSecretDirs: ReadonlyArray<string> = ["/etc/ssl/private", "/etc/sudoers.d"]
+
+/** What the adapter found out about the host, once. */
+export interface HostFacts {
+  readonly system: ReadonlyArray<SystemEntry>
+  /** Existing members of `systemSecretFiles` / `systemSecretDirs`. */
+  readonly secretFiles: ReadonlyArray<string>
+  readonly secretDirs: ReadonlyArray<string>
+  /** Absolute path of prlimit inside the sandbox (it sees the same /usr), when present. */
+  readonly prlimit?: string | undefined
+}
+
+export type MaskKind = "file" | "directory"
+
+/** What the scan found inside the workspace. */
+export interface Finding {
+  readonly path: string
+  readonly kind: MaskKind
+  readonly treatment: "mask" | "read-only"
+}
+
+export interface Profile {
+  /** Canonical workspace root. */
+  readonly workspace: string
+  readonly writable: boolean
+  readonly cwd: string
+  /** `$HOME` inside: an empty private tmpfs at this path. */
+  readonly home: string
+  readonly findings: ReadonlyArray<Finding>
+  readonly network: boolean
+  readonly limits: Limits
+  /** Further host paths to show read-only (toolchains outside the system directories), if they exist. */
+  readonly extraReadOnly?: ReadonlyArray<string> | undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Discovering what to mask
+
+/** How the scan treats a workspace entry: mask it, keep it read-only, skip it, or look inside. */
+export type Classification = "mask" | "read-only" | "skip" | "descend" | "keep"
+
+/** Folders whose contents are not the user's files: never scanned (bounded work per command). */
+const notScanned = new Set(["node_modules", ".venv", "venv", "__pycache__", "target", ".gradle", ".cache", ".next", "dist", "build"])
+
+/**
+ * Inside `.git/`: the repository's and each submodule's (`modules/<name>/…`) config and hooks are read-only;
+ * nothing else there is scanned (objects, refs and the index stay writable for git itself).
+ */
+const classifyInGit = (rest: ReadonlyArray<string>, kind: "file" | "directory" | "other"): Classification => {
+  const name = rest[rest.length - 1] ?? ""
+  const gitDir = rest.length === 1 || rest[0] === "modules"
+  if (gitDir && (name === "hooks" || name === "config" || name === "config.worktree")) return kind === "other" ? "skip" : "read-only"
+  if (rest[0] !== "modules" || kind !== "directory") return "skip"
+  return ["objects", "refs", "logs", "info", "lfs"].includes(name) ? "skip" : "descend"
+}
+
+/**
+ * The rule per entry, for the bounded scan. `.git` is special: its config and hooks stay readable (git needs them)
+ * but read-only; nothing else inside it is scanned.
+ */
+export const classify = (root: string, absolute: string, kind: "file" | "directory" | "other"): Classification => {
+  const rel = P.relative(root, absolute)
+  const segs = P.segments(rel).map((s) => s.toLowerCase())
+  const name = segs[segs.length - 1] ?? ""
+  const git = segs.indexOf(".git")
+  if (git >= 0 && git < segs.length - 1) return classifyInGit(segs.slice(git + 1), kind)
+  if (name === ".git") return kind === "directory" ? "descend" : "keep"
+  if (Jail.isStatePath(absolute, root)) return "mask"
+  if (Jail.sensitiveReason(absolute, root) !== undefined) return kind === "other" ? "skip" : "mask"
+  if (kind !== "directory") return "keep"
+  return notScanned.has(name) ? "skip" : "descend"
+}
+
+/**
+ * Protected even when absent, where bwrap can make the mount point (only in a writable workspace): `.minicode/`
+ * (a planted `.minicode/config.json` could widen a trusted workspace's policy) and, in a repository without one,
+ * `.git/hooks/` (a planted hook would run outside the sandbox later). Both appear as empty folders on the host.
+ */
+export const fixedFindings = (
+  root: string,
+  facts: { readonly writable: boolean; readonly stateExists: boolean; readonly gitDirectory: boolean; readonly hooksExist: boolean }
+): ReadonlyArray<Finding> => [
+  ...(facts.stateExists || facts.writable ? [{ path: P.join(root, ".minicode"), kind: "directory" as const, treatment: "mask" as const }] : []),
+  ...(facts.gitDirectory && facts.hooksExist
+    ? [{ path: P.join(root, ".git", "hooks"), kind: "directory" as const, treatment: "read-only" as const }]
+    : facts.gitDirectory && facts.writable
+      ? [{ path: P.join(root, ".git", "hooks"), kind: "directory" as const, treatment: "mask" as const }]
+      : [])
+]
+
+/** Fixed findings plus scanned ones, one per path, parents before children, children of a mask dropped. */
+export const normalise = (findings: ReadonlyArray<Finding>): ReadonlyArray<Finding> => {
+  const byPath = new Map<string, Finding>()
+  for (const f of findings) if (!byPath.has(f.path)) byPath.set(f.path, f)
+  const sorted = [...byPath.values()].sort((a, b) => P.segments(a.path).length - P.segments(b.path).length || (a.path < b.path ? -1 : 1))
+  const kept: Array<Finding> = []
+  for (const f of sorted) {
+    if (kept.some((k) => k.treatment === "mask" && k.kind === "directory" && P.isInside(k.path, f.path))) continue
+    kept.push(f)
+  }
+  return kept
+}
+
+/**
+ * `$HOME` inside the sandbox: the user's home path, emptied, so tools that cache there still work. When the home
+ * is the workspace or inside it, an empty private folder under `/tmp` instead (the workspace must stay visible).
+ */
+export const chooseHome = (workspace: string, hostHome: string | undefined): string =>
+  hostHome === undefined || hostHome === "/" || P.isInside(workspace, hostHome) || !hostHome.startsWith("/")
+    ? "/tmp/home"
+    : hostHome
+
+// ---------------------------------------------------------------------------------------------------------------
+// The argv
+
+const limitFlags = (limits: Limits): Array<string> => [
+  ...(limits.cpuSeconds === undefined ? [] : [`--cpu=${Math.ceil(limits.cpuSeconds)}`]),
+  ...(limits.fileSizeBytes === undefined ? [] : [`--fsize=${Math.floor(limits.fileSizeBytes)}`]),
+  ...(limits.processes === undefined ? [] : [`--nproc=${Math.floor(limits.processes)}`]),
+  ...(limits.memoryBytes === undefined ? [] : [`--as=${Math.floor(limits.memoryBytes)}`])
+]
+
+/** The program run inside: prlimit (when limits are asked and prlimit exists) in front of the command. */
+export const inner = (host: HostFacts, limits: Limits, command: ReadonlyArray<string>): Array<string> => {
+  const flags = limitFlags(limits)
+  return flags.length === 0 || host.prlimit === undefined ? [...command] : [host.prlimit, ...flags, "--core=0", "--", ...command]
+}
+
+/** Whether the asked limits can be applied with these host facts. */
+export const limitsEnforced = (host: HostFacts, limits: Limits): boolean => limitFlags(limits).length === 0 || host.prlimit !== undefined
+
+/** The full `bwrap …` argument list (without the `bwrap` itself) that runs `command` under `profile`. */
+export const bwrapArgs = (host: HostFacts, profile: Profile, command: ReadonlyArray<string>): Array<string> => {
+  const args: Array<string> = [
+    "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    ...(profile.network ? [] : ["--unshare-net"]),
+    "--hostname", "minicode-sandbox",
+    "--die-with-parent", "--new-session",
+    // Root inside the user namespace could otherwise unmount the masks.
+    "--cap-drop", "ALL"
+  ]
+  for (const e of host.system) {
+    if (e.kind === "symlink") args.push("--symlink", e.target, e.path)
+    else args.push("--ro-bind", e.path, e.path)
+  }
+  for (const f of host.secretFiles) args.push("--ro-bind", "/dev/null", f)
+  for (const d of host.secretDirs) args.push("--tmpfs", d, "--remount-ro", d)
+  // pid 1 is bwrap's own init, which carries the environment bwrap was started with.
+  args.push("--proc", "/proc", "--ro-bind", "/dev/null", "/proc/1/environ", "--dev", "/dev")
+  args.push("--tmpfs", "/tmp")
+  if (profile.home !== "/tmp" && !P.isInside("/tmp", profile.home)) args.push("--tmpfs", profile.home)
+  else args.push("--dir", profile.home)
+  // After the private /tmp and home: what a server needs may live below either (a clone in /tmp, ~/.nvm).
+  for (const p of profile.extraReadOnly ?? []) {
+    if (!P.isInside(profile.workspace, p) && Jail.sensitiveReason(p) === undefined && !Jail.isStatePath(p)) args.push("--ro-bind-try", p, p)
+  }
+  if (profile.network) {
+    // resolv.conf is often a symlink into /run (systemd-resolved, NetworkManager).
+    args.push("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve", "--ro-bind-try", "/run/NetworkManager", "/run/NetworkManager")
+  }
+  args.push(profile.writable ? "--bind" : "--ro-bind", profile.workspace, profile.workspace)
+  for (const f of normalise(profile.findings)) {
+    if (!P.isInside(profile.workspace, f.path) || f.path === profile.workspace) continue
+    if (f.treatment === "read-only") args.push("--ro-bind", f.path, f.path)
+    else if (f.kind === "file") args.push("--ro-bind", "/dev/null", f.path)
+    else args.push("--tmpfs", f.path, "--remount-ro", f.path)
+  }
+  args.push("--chdir", profile.cwd, "--")
+  args.push(...inner(host, profile.limits, command))
+  return args
+}
+
+/** The environment inside, over the scrubbed one: the private home and tmp; no host runtime or agent sockets. */
+export const environment = (profile: Profile, base: Readonly<Record<string, string>>): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(base)) {
+    if (k === "XDG_RUNTIME_DIR" || k === "SSH_AUTH_SOCK" || k === "TMP" || k === "TEMP") continue
+    env[k] = v
+  }
+  env["HOME"] = profile.home
+  env["TMPDIR"] = "/tmp"
+  env["PWD"] = profile.cwd
+  return env
+}

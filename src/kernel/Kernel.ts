@@ -1,0 +1,121 @@
+/**
+ * Composition: a session's settings plus the adapters it runs on, assembled into the chain. Every adapter can
+ * be swapped (tests give in-memory fakes); the defaults are the real Node ones.
+ */
+import { Effect, Layer } from "effect"
+import { ToolFailed } from "../domain/core/Errors.js"
+import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/core/Modes.js"
+import * as P from "../domain/jail/PosixPath.js"
+import type { Allowlist } from "../ports/Allowlist.js"
+import type { Approver } from "../ports/Approver.js"
+import type { BashGuard } from "../ports/BashGuard.js"
+import type { FileSystem } from "../ports/FileSystem.js"
+import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
+import type { Journal } from "../ports/Journal.js"
+import type { NetGuard } from "../ports/NetGuard.js"
+import * as NodeNetGuard from "../adapters/net/NetGuard.js"
+import type { PostgresParser } from "../ports/PostgresParser.js"
+import { Session } from "../ports/Session.js"
+import type { SqlConnections } from "../ports/SqlConnections.js"
+import type { ToolExecutor } from "../ports/ToolExecutor.js"
+import * as Executor from "./Executor.js"
+import * as PathResolver from "./PathResolver.js"
+import { chain, gates, unjournaledChain } from "./Chain.js"
+
+export interface SessionOptions {
+  /** The workspace: the one root for the jail, execution and the journal. */
+  readonly workspace: string
+  readonly workMode?: WorkMode | undefined
+  readonly permissionMode?: PermissionMode | undefined
+  readonly policy?: AccessPolicy | undefined
+  readonly sessionId?: string | undefined
+  readonly turn?: number | undefined
+  readonly home?: string | undefined
+  readonly maxOutputBytes?: number | undefined
+  readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
+  /** The configuration permits `bash` with `network: true` in permission mode AUTO. */
+  readonly bashNetwork?: boolean | undefined
+  /** The overall deadline of a tool call in ms (see `Deadline`; default 10 minutes). */
+  readonly toolDeadlineMs?: number | undefined
+}
+
+export const defaultMaxOutputBytes = 256 * 1024
+
+/** The session, with the workspace resolved to its canonical path (it must exist and be a directory). */
+export const sessionLayer = (options: SessionOptions) =>
+  Layer.effect(
+    Session,
+    Effect.gen(function* () {
+      const absolute = P.resolve("/", options.workspace)
+      const facts = yield* PathResolver.resolve("/", absolute).pipe(
+        Effect.mapError((e) => new ToolFailed({ tool: "workspace", reason: `${absolute}: ${e.reason}` }))
+      )
+      if (facts.kind !== "directory") {
+        return yield* new ToolFailed({ tool: "workspace", reason: `${absolute} is not an existing directory` })
+      }
+      return Session.of({
+        id: options.sessionId ?? "cli",
+        turn: options.turn ?? 1,
+        root: facts.real,
+        home: options.home,
+        workMode: options.workMode ?? "DISCUSS",
+        permissionMode: options.permissionMode ?? "AUTO",
+        policy: options.policy,
+        maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
+        sqlDialect: options.sqlDialect,
+        bashNetwork: options.bashNetwork,
+        toolDeadlineMs: options.toolDeadlineMs
+      })
+    })
+  )
+
+export interface Adapters<E = never> {
+  readonly fileSystem: Layer.Layer<FileSystem, E>
+  readonly allowlist: Layer.Layer<Allowlist, E>
+  readonly approver: Layer.Layer<Approver, E>
+  readonly bashGuard: Layer.Layer<BashGuard, E>
+  /** May depend on the session (the SQLite journal lives under the canonical workspace root). */
+  readonly journal: Layer.Layer<Journal, E, Session>
+  /** The SSRF guard for web_fetch (default: the Node resolver). */
+  readonly netGuard?: Layer.Layer<NetGuard, E>
+  /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
+  readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
+  /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
+  readonly sql?: Layer.Layer<SqlConnections | PostgresParser, E>
+}
+
+const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
+  const session = Layer.provideMerge(sessionLayer(options), adapters.fileSystem)
+  const core = Layer.mergeAll(
+    adapters.allowlist,
+    adapters.approver,
+    adapters.bashGuard,
+    adapters.journal,
+    adapters.netGuard ?? NodeNetGuard.layer
+  )
+  const services = adapters.sql === undefined ? core : Layer.merge(core, adapters.sql)
+  return Layer.provideMerge(services, session)
+}
+
+/** A fixed set of executor extensions, as the layer `Adapters.extensions` takes. */
+export const extensionsOf = (extensions: ReadonlyArray<Executor.Extension>): Layer.Layer<Executor.Extensions> =>
+  Layer.succeed(Executor.Extensions, extensions)
+
+/** The runtime chain for one session. */
+export const layer = <E>(
+  options: SessionOptions,
+  adapters: Adapters<E>,
+  journaled: boolean = true
+): Layer.Layer<ToolExecutor, E | ToolFailed> => {
+  const services = base(options, adapters)
+  const executor = adapters.extensions === undefined ? Executor.layer() : Executor.layer().pipe(Layer.provide(adapters.extensions))
+  return (journaled ? chain(executor) : unjournaledChain(executor)).pipe(Layer.provide(services))
+}
+
+/** The gates only, over a given terminal (for `policy explain`). */
+export const gatesLayer =
+  <E>(options: SessionOptions, adapters: Adapters<E>) =>
+  (terminal: Layer.Layer<ToolExecutor>): Layer.Layer<ToolExecutor, E | ToolFailed> =>
+    gates(terminal).pipe(Layer.provide(base(options, adapters)))
+
+export { FileSystemTag }

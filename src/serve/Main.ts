@@ -1,0 +1,134 @@
+/**
+ * `minicode mcp serve` itself: configuration, sandbox probe, adapters, the server. Kept apart from the @effect/cli
+ * command so `src/bin.ts` can start a well-formed `mcp serve` without loading the whole CLI (assistants spawn it
+ * at every session: start-up time matters). Anything it does not recognise goes through the full CLI instead.
+ */
+import * as path from "node:path"
+import { Effect, Either, Logger, LogLevel } from "effect"
+import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import { ToolFailed } from "../domain/core/Errors.js"
+import * as Scopes from "../domain/mcp/McpScopes.js"
+import * as SqlConnection from "../domain/sql/SqlConnection.js"
+import * as NodeAdapters from "../app/NodeLayers.js"
+
+export const version = "0.1.0"
+
+export interface ServeFlags {
+  readonly cwd: string | undefined
+  readonly allowAll: boolean
+  readonly allTools: boolean
+  readonly scope: ReadonlyArray<string>
+  readonly sandbox: "auto" | "bwrap" | "none" | undefined
+  readonly allowLocalConfig: boolean
+}
+
+const usage = (reason: string) => new ToolFailed({ tool: "minicode mcp", reason })
+
+const sandboxModes = new Set(["auto", "bwrap", "none"])
+const isSandboxMode = (s: string): s is "auto" | "bwrap" | "none" => sandboxModes.has(s)
+
+/**
+ * The arguments after `mcp serve`, when they are plainly well formed; undefined sends them to the full CLI
+ * (help, errors, anything unusual), so there is one place that explains mistakes.
+ */
+export const parseArgv = (args: ReadonlyArray<string>): ServeFlags | undefined => {
+  let cwd: string | undefined
+  let sandbox: ServeFlags["sandbox"]
+  let allowAll = false
+  let allTools = false
+  let allowLocalConfig = false
+  const scope: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const raw = args[i] ?? ""
+    const eq = raw.startsWith("--") ? raw.indexOf("=") : -1
+    const name = eq > 0 ? raw.slice(0, eq) : raw
+    const inline = eq > 0 ? raw.slice(eq + 1) : undefined
+    const value = () => inline ?? args[++i]
+    switch (name) {
+      case "--allow-all":
+      case "--all-tools":
+      case "--allow-local-config":
+        if (inline !== undefined) return undefined
+        if (name === "--allow-all") allowAll = true
+        else if (name === "--all-tools") allTools = true
+        else allowLocalConfig = true
+        break
+      case "--cwd": {
+        const v = value()
+        if (v === undefined || v === "") return undefined
+        cwd = v
+        break
+      }
+      case "--scope": {
+        const v = value()
+        if (v === undefined) return undefined
+        scope.push(v)
+        break
+      }
+      case "--sandbox": {
+        const v = value()
+        if (v === undefined || !isSandboxMode(v)) return undefined
+        sandbox = v
+        break
+      }
+      default:
+        return undefined
+    }
+  }
+  return { cwd, allowAll, allTools, scope, sandbox, allowLocalConfig }
+}
+
+/** After the drain deadline: the bounded wait for interruptions (1 s) and closing the servers and the journal. */
+const closingMs = 3_000
+
+/**
+ * A backstop behind the drain, which is bounded itself: once SIGTERM or SIGINT arrived, the process exits by the
+ * drain deadline plus `closingMs` even if closing something hangs (the timer does not keep the process alive).
+ */
+const watchdog = (ms: number) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const arm = () => {
+        setTimeout(() => {
+          process.stderr.write(`minicode mcp serve: shutting down took longer than ${ms} ms; exiting now\n`)
+          process.exit(1)
+        }, ms).unref()
+      }
+      process.once("SIGTERM", arm)
+      process.once("SIGINT", arm)
+      return arm
+    }),
+    (arm) =>
+      Effect.sync(() => {
+        process.off("SIGTERM", arm)
+        process.off("SIGINT", arm)
+      })
+  )
+
+export const run = (flags: ServeFlags) =>
+  Effect.gen(function* () {
+    const settings = yield* Either.match(Scopes.parse(flags.scope, { allowAll: flags.allowAll, allTools: flags.allTools }), {
+      onLeft: (reason) => Effect.fail(usage(reason)),
+      onRight: Effect.succeed
+    })
+    const workspace = path.resolve(flags.cwd ?? process.cwd())
+    const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig))
+    const sql = yield* Either.match(SqlConnection.parseConnections(loaded.config.sql), {
+      onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
+      onRight: Effect.succeed
+    })
+    const mode = flags.sandbox ?? loaded.config.sandbox ?? "auto"
+    const sandboxNote = NodeAdapters.sandboxLine(mode, yield* NodeAdapters.sandboxStatus({ mode }))
+    const McpServe = yield* Effect.promise(() => import("./Server.js"))
+    yield* watchdog(McpServe.limits.drainMs + closingMs)
+    yield* McpServe.serve(
+      { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork, toolDeadlineMs: loaded.config.toolDeadlineMs },
+      NodeAdapters.adapters({ unrestricted: false, sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: { mode } }),
+      { input: process.stdin, output: process.stdout }
+    )
+  }).pipe(
+    Effect.scoped,
+    // stdout carries the protocol: nothing else may print there.
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+    Logger.withMinimumLogLevel(LogLevel.Warning)
+  )

@@ -1,0 +1,27 @@
+/**
+ * What `tools/list` shows of `mcp serve`'s tools: the name, a title, the description, the input schema (from the
+ * catalog's Schema: one source of truth) and annotations computed from this run's effective settings.
+ */
+import { JSONSchema, Schema } from "effect"
+import * as Annotations from "../domain/mcp/McpAnnotations.js"
+import type * as Scopes from "../domain/mcp/McpScopes.js"
+import * as Tools from "../domain/core/Tools.js"
+
+export interface ToolDescriptor {
+  readonly name: Tools.ToolName
+  readonly title: string
+  readonly description: string
+  readonly inputSchema: { readonly type: "object" } & Readonly<Record<string, unknown>>
+  readonly annotations: Annotations.Annotations
+}
+
+const isObjectSchema = (u: object): u is { readonly type: "object" } & Readonly<Record<string, unknown>> =>
+  "type" in u && u.type === "object"
+
+/** One tool as `tools/list` shows it under these settings. */
+export const describeTool = (name: Tools.ToolName, settings: Scopes.Settings): ToolDescriptor => {
+  const info = Tools.staticInfo(name)
+  const { $schema: _ignored, ...schema } = JSONSchema.make(Schema.make(Tools.Args[name].ast))
+  const inputSchema = isObjectSchema(schema) ? schema : { type: "object" as const }
+  return { name, title: info.title, description: info.description, inputSchema, annotations: Annotations.annotations(name, settings) }
+}

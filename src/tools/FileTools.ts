@@ -1,0 +1,307 @@
+/**
+ * The workspace file tools, over the FileSystem port. Every path they touch was resolved and judged by the jail;
+ * they act on the resolved path and hand the adapter the identity the jail saw, so a swap in between is caught.
+ */
+import { Effect, Either, Ref } from "effect"
+import * as Edit from "../domain/files/Edit.js"
+import picomatch from "picomatch"
+import { ToolFailed } from "../domain/core/Errors.js"
+import * as Jail from "../domain/jail/Jail.js"
+import * as P from "../domain/jail/PosixPath.js"
+import type { CallOf } from "../domain/core/Tools.js"
+import { capText } from "../domain/core/Truncate.js"
+import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../ports/FileSystem.js"
+import type { SessionShape } from "../ports/Session.js"
+import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
+import * as Lru from "./Lru.js"
+import { breathe, walk } from "./Walk.js"
+
+const decoder = new TextDecoder("utf-8")
+const encoder = new TextEncoder()
+
+export const limits = {
+  readLines: 2000,
+  lineChars: 2000,
+  readBytes: 50 * 1024 * 1024,
+  listEntries: 1000,
+  globResults: 1000,
+  grepMatches: 500,
+  grepFileBytes: 5 * 1024 * 1024,
+  walkEntries: 200_000,
+  /** The listings kept for re-reads of unchanged bytes (see `Listings`), weighed as their bytes plus two per char of text. */
+  listingsEntries: 256,
+  listingsWeight: 8 * 1024 * 1024
+}
+
+const failed = (tool: string) => (e: FsError) => new ToolFailed({ tool, reason: e.reason })
+
+const out = (text: string, truncated = false): ToolOutput => ({ text, truncated })
+
+/**
+ * What the file tools run with: the session and the FileSystem, handed over by the executor once it is built (not
+ * looked up in the context on every call).
+ */
+export interface Env {
+  readonly session: SessionShape
+  readonly fs: FileSystemShape
+  readonly listings: Listings
+}
+
+/**
+ * The last listings `read_file` made, by file and range, with the bytes each was made from. A re-read still opens,
+ * checks and reads the file; only when the bytes are the very same does it hand back the listing it made before (the
+ * same object, frozen) instead of decoding, splitting and numbering them again. Agents re-read the files they work on,
+ * and the building was most of a read's cost and garbage.
+ *
+ * A listing is kept only for a file read again while its previous read is still among the last `listingsEntries`
+ * (`seen` remembers just the keys): a sweep over more files than that keeps nothing, so it costs no memory churn
+ * (every kept listing outlives the young generation, and a stream of them made the collector work far harder).
+ * Whoever derives something from a frozen output (the reply's digest, its escaped JSON) may keep it by identity.
+ */
+export interface ListingsState {
+  readonly kept: Lru.Lru<string, Listed>
+  readonly seen: Lru.Lru<string, true>
+}
+export type Listings = Ref.Ref<ListingsState>
+
+interface Listed {
+  readonly bytes: Uint8Array
+  readonly output: ToolOutput
+}
+
+export const makeListings: Effect.Effect<Listings> = Ref.make({
+  kept: Lru.empty<string, Listed>({ maxEntries: limits.listingsEntries, maxWeight: limits.listingsWeight }),
+  seen: Lru.empty<string, true>({ maxEntries: limits.listingsEntries, maxWeight: limits.listingsEntries * 8 })
+})
+
+/** memcmp through Node's Buffer (a Uint8Array is accepted): a JavaScript loop over 16 KiB costs ten times more. */
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && Buffer.compare(a, b) === 0
+
+/** A copy that owns its memory: a small Buffer is a view on a shared 8 KiB slab, which keeping it would pin. */
+const owned = (bytes: Uint8Array) => (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : bytes.slice())
+
+const resolvedOf = (env: Env, inv: Invocation, field: string) => {
+  const facts = inv.resolved[field]
+  return facts === undefined
+    ? Effect.dieMessage(`the jail did not resolve ${field}`)
+    : Effect.succeed({ facts, shown: Jail.display(env.session, facts.lexical) })
+}
+
+const identity = (facts: Jail.PathFacts): Expect => (facts.exists ? { dev: facts.dev, ino: facts.ino } : "absent")
+const unchanged = (facts: Jail.PathFacts): Expect =>
+  facts.exists ? { dev: facts.dev, ino: facts.ino, mtimeMs: facts.mtimeMs } : "absent"
+
+/** A write over what the jail saw: it must still be there unchanged, and a replaced file keeps the mode it had. */
+const replacing = (facts: Jail.PathFacts) =>
+  facts.kind === "file" ? { expect: unchanged(facts), mode: facts.mode } : { expect: unchanged(facts) }
+
+const isBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
+
+
+const pads = ["", " ", "  ", "   ", "    ", "     "]
+
+/** `cat -n` style: the line number right-aligned in six columns, a tab, the line (long lines cut, visibly). */
+const numbered = (lines: ReadonlyArray<string>, first: number) => {
+  // Joined once into a flat string (not grown by `+=` into a rope): it is what the caller serialises and may keep.
+  const out = new Array<string>(lines.length)
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? ""
+    const n = String(first + i)
+    const shown = line.length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${line.length} chars]` : line
+    out[i] = (pads[6 - n.length] ?? "") + n + "\t" + shown
+  }
+  return out.join("\n")
+}
+
+export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =>
+  Effect.gen(function* () {
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
+    if (facts.kind === "missing") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} does not exist` })
+    if (facts.kind === "directory") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is a directory: use list_dir` })
+    const size = facts.size
+    if (size > limits.readBytes) {
+      return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is ${size} bytes, over the ${limits.readBytes}-byte read limit` })
+    }
+    const bytes = yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("read_file")))
+    const first = call.args.offset ?? 1
+    const limit = call.args.limit ?? limits.readLines
+    // The listing depends on the bytes and the range alone (messages naming the path are not kept).
+    const key = `${first}:${limit}:${facts.real}`
+    const kept = yield* Ref.modify(env.listings, (l) => [Lru.get(l.kept, key), l] as const)
+    if (kept !== undefined && sameBytes(kept.bytes, bytes)) return kept.output
+    if (isBinary(bytes)) return out(`[binary file ${shown}, ${bytes.byteLength} bytes]`)
+    const text = decoder.decode(bytes)
+    if (text === "") return out(`[${shown} is empty]`)
+    const all = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n")
+    if (first > all.length) {
+      return yield* new ToolFailed({ tool: "read_file", reason: `offset ${first} is past the end: ${shown} has ${all.length} lines` })
+    }
+    const lines = all.slice(first - 1, first - 1 + limit)
+    const last = first + lines.length - 1
+    const body = numbered(lines, first)
+    const more = last < all.length ? `\n[truncated: showing lines ${first}-${last} of ${all.length}; use offset/limit to read more]` : ""
+    const output = out(body + more, more !== "")
+    return yield* Ref.modify(env.listings, (l) => {
+      if (Lru.get(l.seen, key) === undefined) {
+        Lru.set(l.seen, key, true, 1)
+        return [output, l] as const
+      }
+      const frozen = Object.freeze(output)
+      Lru.set(l.kept, key, { bytes: owned(bytes), output: frozen }, bytes.byteLength + output.text.length * 2)
+      return [frozen, l] as const
+    })
+  })
+
+export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">) =>
+  Effect.gen(function* () {
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
+    if (facts.kind === "directory") return yield* new ToolFailed({ tool: "write_file", reason: `${shown} is a directory` })
+    if (!facts.exists) yield* fs.makeDirectory(P.dirname(facts.real)).pipe(Effect.mapError(failed("write_file")))
+    const data = encoder.encode(call.args.content)
+    yield* fs.writeFile(facts.real, data, replacing(facts)).pipe(Effect.mapError(failed("write_file")))
+    return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes)`)
+  })
+
+export const editFile = (env: Env, inv: Invocation, call: CallOf<"edit_file">) =>
+  Effect.gen(function* () {
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
+    if (facts.kind !== "file") return yield* new ToolFailed({ tool: "edit_file", reason: `${shown} ${facts.exists ? "is not a file" : "does not exist"}` })
+    const before = decoder.decode(yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("edit_file"))))
+    const edited = Edit.apply(before, call.args.old_string, call.args.new_string, call.args.replace_all === true)
+    if (Either.isLeft(edited)) {
+      const e = edited.left
+      return yield* new ToolFailed({
+        tool: "edit_file",
+        reason:
+          e._tag === "NotFound"
+            ? `old_string was not found in ${shown}${e.nearMatch ? " (it does match with different surrounding whitespace)" : ""}; read the file and copy the text exactly`
+            : `old_string matches ${e.matches} times in ${shown}; add surrounding context to make it unique, or set replace_all`
+      })
+    }
+    const { after, replacements: n } = edited.right
+    yield* fs.writeFile(facts.real, encoder.encode(after), replacing(facts)).pipe(Effect.mapError(failed("edit_file")))
+    return out(`edited ${shown}: ${n} replacement${n === 1 ? "" : "s"}`)
+  })
+
+export const listDir = (env: Env, inv: Invocation) =>
+  Effect.gen(function* () {
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
+    if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "list_dir", reason: `${shown} ${facts.exists ? "is not a directory" : "does not exist"}` })
+    const entries = (yield* fs.readDir(facts.real).pipe(Effect.mapError(failed("list_dir")))).filter((e) => e.name !== ".minicode")
+    const sorted = [...entries].sort((a, b) => (a.kind === "directory") === (b.kind === "directory") ? (a.name < b.name ? -1 : 1) : a.kind === "directory" ? -1 : 1)
+    const shownEntries = sorted.slice(0, limits.listEntries).map((e) => e.kind === "directory" ? `${e.name}/` : e.kind === "symlink" ? `${e.name}@` : e.name)
+    const more = sorted.length > limits.listEntries ? `\n[truncated: ${sorted.length - limits.listEntries} more entries]` : ""
+    if (sorted.length === 0) return out(`[${shown} is empty]`)
+    return out(shownEntries.join("\n") + more, more !== "")
+  })
+
+const matcher = (pattern: string, options: { readonly nocase?: boolean } = {}) =>
+  picomatch(pattern, { dot: true, nocase: options.nocase === true, matchBase: !pattern.includes("/") })
+
+export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
+  Effect.gen(function* () {
+    const session = env.session
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
+    if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "glob", reason: `${shown} is not a directory` })
+    const isMatch = matcher(call.args.pattern)
+    const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries }).pipe(Effect.provideService(FileSystem, env.fs))
+    const base = P.relative(session.root, facts.real)
+    const hits = walked.files.filter((f) => isMatch(base === "" ? f : f.slice(base.length + 1)))
+    const shownHits = hits.slice(0, limits.globResults)
+    const notes = [
+      hits.length > limits.globResults ? `[truncated: ${hits.length - limits.globResults} more matches]` : "",
+      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
+    ].filter((n) => n !== "")
+    if (hits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
+    return out([...shownHits, ...notes].join("\n"), notes.length > 0)
+  })
+
+export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
+  Effect.gen(function* () {
+    const fs = env.fs
+    const session = env.session
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
+    if (!facts.exists) return yield* new ToolFailed({ tool: "grep", reason: `${shown} does not exist` })
+    const regex = new RegExp(call.args.pattern, call.args.ignore_case === true ? "i" : "")
+    const filter = call.args.glob === undefined ? () => true : matcher(call.args.glob)
+    const walked =
+      facts.kind === "directory"
+        ? yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries }).pipe(Effect.provideService(FileSystem, env.fs))
+        : { files: [P.relative(session.root, facts.real)], incomplete: false }
+    const ctx = { root: session.root, unrestricted: false }
+    // Files the jail would refuse to read (secrets) are skipped, never searched.
+    const candidates = walked.files.filter((f) => filter(f) && Jail.checkLexical(ctx, session.root, f, "read").ok)
+    const matches: Array<string> = []
+    let total = 0
+    yield* Effect.forEach(
+      candidates,
+      (file) =>
+        Effect.gen(function* () {
+          yield* breathe
+          const abs = P.join(session.root, file)
+          const stat = yield* fs.lstat(abs).pipe(Effect.orElseSucceed(() => undefined))
+          if (stat === undefined || stat._tag === "None" || stat.value.kind !== "file" || stat.value.size > limits.grepFileBytes) return
+          const bytes = yield* fs.readFile(abs).pipe(Effect.orElseSucceed(() => new Uint8Array()))
+          if (isBinary(bytes)) return
+          const lines = decoder.decode(bytes).split("\n")
+          lines.forEach((line, i) => {
+            if (!regex.test(line)) return
+            total++
+            if (matches.length < limits.grepMatches) {
+              const text = line.length > 500 ? `${line.slice(0, 500)} [truncated]` : line
+              matches.push(`${file}:${i + 1}:${text}`)
+            }
+          })
+        }),
+      { concurrency: 16, discard: true }
+    )
+    matches.sort((a, b) => compareHits(a, b))
+    const notes = [
+      total > matches.length ? `[truncated: ${total - matches.length} more matches]` : "",
+      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
+    ].filter((n) => n !== "")
+    if (total === 0) return out(`no matches for /${call.args.pattern}/`)
+    return out([...matches, ...notes].join("\n"), notes.length > 0)
+  })
+
+const compareHits = (a: string, b: string) => {
+  const [fa = "", la = "0"] = a.split(":", 2)
+  const [fb = "", lb = "0"] = b.split(":", 2)
+  return fa === fb ? Number(la) - Number(lb) : fa < fb ? -1 : 1
+}
+
+export const moveFile = (env: Env, inv: Invocation, call: CallOf<"move_file">) =>
+  Effect.gen(function* () {
+    const fs = env.fs
+    const from = yield* resolvedOf(env, inv, "from")
+    const to = yield* resolvedOf(env, inv, "to")
+    if (!from.facts.exists && from.facts.kind !== "symlink") return yield* new ToolFailed({ tool: "move_file", reason: `${from.shown} does not exist` })
+    if (to.facts.exists && call.args.overwrite !== true) {
+      return yield* new ToolFailed({ tool: "move_file", reason: `${to.shown} already exists; pass overwrite: true to replace it` })
+    }
+    if (to.facts.kind === "directory") return yield* new ToolFailed({ tool: "move_file", reason: `${to.shown} is a directory; name the new path itself` })
+    if (P.isInside(from.facts.entry, to.facts.entry)) return yield* new ToolFailed({ tool: "move_file", reason: `cannot move ${from.shown} into itself` })
+    yield* fs.makeDirectory(P.dirname(to.facts.entry)).pipe(Effect.mapError(failed("move_file")))
+    yield* fs.rename(from.facts.entry, to.facts.entry).pipe(Effect.mapError(failed("move_file")))
+    return out(`moved ${from.shown} → ${to.shown}`)
+  })
+
+export const deleteFile = (env: Env, inv: Invocation) =>
+  Effect.gen(function* () {
+    const fs = env.fs
+    const { facts, shown } = yield* resolvedOf(env, inv, "path")
+    if (facts.kind === "missing") return yield* new ToolFailed({ tool: "delete_file", reason: `${shown} does not exist` })
+    if (facts.kind === "directory") return yield* new ToolFailed({ tool: "delete_file", reason: `${shown} is a directory; delete_file removes files only` })
+    yield* fs.remove(facts.entry).pipe(Effect.mapError(failed("delete_file")))
+    return out(`deleted ${shown}`)
+  })
+
+/** The output itself when it fits (a kept listing stays the same object), else a capped copy. */
+export const cap = (output: ToolOutput, maxBytes: number): ToolOutput => {
+  const capped = capText(output.text, maxBytes)
+  return capped.truncated ? { ...output, text: capped.text, truncated: true } : output
+}

@@ -1,0 +1,270 @@
+/**
+ * Git tools. Two walls against programs the repository controls:
+ *
+ * 1. Before git runs, the repository git would use is found and inspected (`GitRepo.inspect`): every
+ *    configuration file git reads there (`commondir`, `config.worktree` and includes among them). A key that runs
+ *    a program (drivers, filters, textconv, fsmonitor, hooks, pagers, editors, ssh, askpass, credential helpers,
+ *    `!` aliases…) or borrowed objects outside the workspace is a refusal naming the key and the file.
+ * 2. Every git invocation also neutralises them on its command line and environment: no fsmonitor, no hooks, no
+ *    external diff or textconv, no pager or editor, no system or global config, no replace objects, no bare
+ *    repository found by accident, an empty home, and `GIT_DIR`/`GIT_WORK_TREE` set to the inspected repository.
+ *    Reads run inside the read-only sandbox and `git_commit` inside the bash sandbox when one is available.
+ *
+ * Output never shows a protected file's content: a `git_show` revision naming a secret path (`HEAD:.env`,
+ * `:.env`, `:2:.env`) or a bare blob id is refused, and a patch shows each secret file's section as one marker.
+ * `git_push` runs on the host with the user's own configuration (it needs the network and credentials).
+ */
+import { Effect, Option } from "effect"
+import * as Jail from "../domain/jail/Jail.js"
+import { ToolFailed } from "../domain/core/Errors.js"
+import * as GitOutput from "../domain/git/GitOutput.js"
+import * as P from "../domain/jail/PosixPath.js"
+import { redact } from "../domain/core/Redact.js"
+import { FileSystem } from "../ports/FileSystem.js"
+import { Session } from "../ports/Session.js"
+import { type ProcessSpec, Shell, type ShellShape } from "../ports/Shell.js"
+import type { Invocation } from "../ports/ToolExecutor.js"
+import type { Extension } from "../kernel/Executor.js"
+import * as GitRepo from "./GitRepo.js"
+
+const safety = [
+  "-c", "core.fsmonitor=false",
+  "-c", "core.hooksPath=/dev/null",
+  "-c", "core.pager=cat",
+  "-c", "diff.external=",
+  "-c", "core.sshCommand=ssh",
+  "-c", "commit.gpgSign=false",
+  "-c", "tag.gpgSign=false",
+  "-c", "core.editor=true",
+  "-c", "sequence.editor=true",
+  "-c", "safe.bareRepository=explicit",
+  "-c", "protocol.ext.allow=never",
+  "-c", "diff.noprefix=false",
+  "-c", "diff.mnemonicPrefix=false",
+  "--no-pager"
+]
+
+/** What every git call gets; the read and commit calls add the empty home and no global configuration. */
+const gitEnv = {
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_ATTR_NOSYSTEM: "1",
+  GIT_NO_REPLACE_OBJECTS: "1",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_PAGER: "cat",
+  GIT_EDITOR: "true",
+  GIT_SEQUENCE_EDITOR: "true",
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_EXTERNAL_DIFF: "",
+  LC_ALL: "C"
+}
+
+/** `$HOME` for local git calls: a path that does not exist, so no `~/` configuration or include is found. */
+export const gitHome = "/nonexistent/minicode-git-home"
+const isolated = { GIT_CONFIG_GLOBAL: "/dev/null", HOME: gitHome, XDG_CONFIG_HOME: gitHome, GIT_ASKPASS: "", SSH_ASKPASS: "" }
+const patchFlags = ["--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/"]
+
+/** Where git runs: reads (workspace read-only) and git_commit (the bash profile); the host shell otherwise. */
+export interface Runners {
+  readonly read: Effect.Effect<ShellShape>
+  readonly commit: Effect.Effect<ShellShape>
+}
+
+export const make = (runners?: Runners) =>
+  Effect.gen(function* () {
+    const host = yield* Shell
+    const fs = yield* FileSystem
+    const session = yield* Session
+    const read = runners?.read ?? Effect.succeed(host)
+    const commitShell = runners?.commit ?? Effect.succeed(host)
+    const repoEnv = (repo: GitRepo.Repo | undefined) => (repo === undefined ? {} : { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.workTree })
+    const spawn = (shell: ShellShape, args: ReadonlyArray<string>, tool: string, env: Readonly<Record<string, string>>, more: Partial<ProcessSpec> = {}) =>
+      shell
+        .run({ command: ["git", ...safety, ...args], cwd: session.root, env: { ...gitEnv, ...env }, timeoutMs: 60_000, maxOutputBytes: session.maxOutputBytes, ...more })
+        .pipe(Effect.mapError((e) => new ToolFailed({ tool, reason: e.reason })))
+    const succeed = (tool: string) => (r: { readonly exitCode: number | null; readonly stdout: string; readonly stderr: string }) =>
+      r.exitCode === 0
+        ? Effect.succeed(r.stdout)
+        : Effect.fail(new ToolFailed({ tool, reason: (r.stderr.trim() || r.stdout.trim() || `git exited with ${r.exitCode}`).split("\n").slice(0, 5).join("\n") }))
+    /** Inspects the repository, then gives a runner bound to it on the chosen shell. */
+    const prepare = (tool: string, shell: Effect.Effect<ShellShape>) =>
+      Effect.gen(function* () {
+        const repo = yield* GitRepo.inspect(fs, tool, session.root, gitHome)
+        // A linked worktree's or submodule's git folder outside the workspace: shown read-only in a sandbox, and
+        // git_commit, which must write there, runs on the host.
+        const away = repo === undefined ? [] : [...new Set([repo.gitDir, repo.commonDir])].filter((d) => !P.isInside(session.root, d))
+        const sh = tool === "git_commit" && away.length > 0 ? host : yield* shell
+        const env = { ...isolated, ...repoEnv(repo) }
+        const raw = (args: ReadonlyArray<string>, more: Partial<ProcessSpec> = {}) => spawn(sh, args, tool, env, { readOnly: away, ...more })
+        const ok = (args: ReadonlyArray<string>) => Effect.flatMap(raw(args), succeed(tool))
+        const top = repo?.workTree ?? session.root
+        const secret = (path: string) => Jail.sensitiveReason(P.resolve(top, path), session.root)
+        return { repo, raw, ok, secret, top }
+      })
+    type Git = Effect.Effect.Success<ReturnType<typeof prepare>>
+
+    /**
+     * Tracked secret files, compared outside git's view: the sandbox masks them (git would see an empty device and
+     * fail), so status and diff exclude them and each is judged here, by its blob id against the index, its
+     * content passed to `git hash-object --no-filters` on stdin. Staged changes come from the index alone.
+     */
+    const secretChanges = (git: Git) =>
+      Effect.gen(function* () {
+        const listed = yield* git.raw(["ls-files", "-z", "--stage"], { maxOutputBytes: 64 * 1024 * 1024 })
+        if (listed.exitCode !== 0) return { tracked: [], changes: [] }
+        const tracked: Array<{ readonly path: string; readonly id: string; readonly stage: string }> = []
+        for (const record of listed.stdout.split("\0")) {
+          const m = /^(\d+) ([0-9a-f]+) (\d)\t(.+)$/s.exec(record)
+          if (m === null || !(m[1] ?? "").startsWith("100") || git.secret(m[4] ?? "") === undefined) continue
+          tracked.push({ path: m[4] ?? "", id: m[2] ?? "", stage: m[3] ?? "0" })
+        }
+        if (tracked.length === 0) return { tracked: [], changes: [] }
+        const staged = new Map<string, string>()
+        const cached = yield* git.raw(["diff", "--cached", "--no-renames", "--name-status", "-z", "--", ...tracked.map((t) => `:(top,literal)${t.path}`)])
+        const fields = cached.stdout.split("\0")
+        for (let i = 0; i + 1 < fields.length; i += 2) staged.set(fields[i + 1] ?? "", (fields[i] ?? " ").slice(0, 1))
+        const changes: Array<{ readonly path: string; readonly x: string; readonly y: string }> = []
+        for (const t of tracked) {
+          if (changes.some((c) => c.path === t.path)) continue
+          const abs = P.resolve(git.top, t.path)
+          const st = yield* Effect.orElseSucceed(fs.lstat(abs), () => Option.none())
+          let y = " "
+          if (t.stage !== "0") y = "U"
+          else if (Option.isNone(st)) y = "D"
+          else if (st.value.kind !== "file") y = "T"
+          else {
+            const bytes = yield* Effect.orElseSucceed(fs.readFile(abs), () => undefined)
+            const content = bytes === undefined ? undefined : new TextDecoder("utf-8", { fatal: false }).decode(bytes)
+            const exact = content !== undefined && bytes !== undefined && new TextEncoder().encode(content).length === bytes.length
+            const hashed = exact ? yield* git.raw(["hash-object", "--no-filters", "--stdin"], { stdin: content }) : undefined
+            if (hashed === undefined || hashed.exitCode !== 0 || hashed.stdout.trim() !== t.id) y = "M"
+          }
+          const x = staged.get(t.path) ?? " "
+          if (x !== " " || y !== " ") changes.push({ path: t.path, x, y })
+        }
+        return { tracked: [...new Set(tracked.map((t) => t.path))], changes }
+      })
+    /** Status and diff of the worktree with tracked secrets excluded, and what changed in them. */
+    const worktree = (git: Git, pathspec: ReadonlyArray<string>) =>
+      Effect.map(secretChanges(git), ({ tracked, changes }) => ({
+        changes,
+        pathspec: tracked.length === 0 ? pathspec : ["--", ...(pathspec.length === 0 ? [":/"] : pathspec.slice(1)), ...tracked.map((p) => `:(exclude,top,literal)${p}`)]
+      }))
+
+    const status = Effect.gen(function* () {
+      const git = yield* prepare("git_status", read)
+      const { changes, pathspec } = yield* worktree(git, [])
+      const text = yield* git.ok(["status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", ...pathspec])
+      const extra = changes.map((c) => `${c.x}${c.y} ${Jail.display(session, P.resolve(git.top, c.path))}`)
+      return out([text.replace(/\n$/, ""), ...extra].join("\n"), "clean")
+    })
+
+    const diff = (inv: Invocation, staged: boolean) =>
+      Effect.gen(function* () {
+        const git = yield* prepare("git_diff", read)
+        const given = rel(inv, "path")
+        // The index against HEAD reads no worktree file: nothing is masked there.
+        const { changes, pathspec } = staged ? { changes: [], pathspec: given } : yield* worktree(git, given)
+        const scope = inv.resolved["path"]?.lexical
+        const markers = changes
+          .filter((c) => c.y !== " " && (scope === undefined || P.isInside(scope, P.resolve(git.top, c.path))))
+          .map((c) => `[minicode: diff of secret file ${Jail.display(session, P.resolve(git.top, c.path))} hidden]`)
+        const text = yield* git.ok(["diff", ...patchFlags, "--ignore-submodules=dirty", ...(staged ? ["--staged"] : []), ...pathspec])
+        return out(hide([text.replace(/\n$/, ""), ...markers].filter((t) => t !== "").join("\n"), git.secret), "no changes")
+      })
+    const rel = (inv: Invocation, field: string) => {
+      const facts = inv.resolved[field]
+      return facts === undefined ? [] : ["--", Jail.display(session, facts.lexical)]
+    }
+    const out = (text: string, empty: string) => ({ text: redact(text.replace(/\n$/, "")) || empty, truncated: text.includes("[truncated: ") })
+    const hide = (text: string, secret: (p: string) => string | undefined) => GitOutput.hideSecretDiffs(text, (p) => secret(p) !== undefined)
+
+    const show = (inv: Invocation, rev: string) =>
+      Effect.gen(function* () {
+        const git = yield* prepare("git_show", read)
+        const paths = GitOutput.revPaths(rev)
+        for (const p of paths) {
+          const reason = git.secret(p)
+          if (reason !== undefined) return yield* new ToolFailed({ tool: "git_show", reason: `${rev} names ${p}, which is protected: ${reason}` })
+        }
+        const kind = yield* git.raw(["cat-file", "-t", "--end-of-options", `${rev}^{}`])
+        if (kind.exitCode === 0 && kind.stdout.trim() === "blob" && paths.length === 0) {
+          return yield* new ToolFailed({ tool: "git_show", reason: `${rev} is a bare blob id, which can show any file's content (secret ones included): name it as <commit>:<path>` })
+        }
+        const text = yield* git.ok(["show", ...patchFlags, "--no-show-signature", "--ignore-submodules=dirty", "--end-of-options", rev, ...rel(inv, "path")])
+        return out(hide(text, git.secret), "(empty)")
+      })
+
+    const commit = (inv: Invocation, message: string, given: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const git = yield* prepare("git_commit", commitShell)
+        const paths = given.map((_, i) => {
+          const facts = inv.resolved[`paths[${i}]`]
+          return facts === undefined ? "" : Jail.display(session, facts.lexical)
+        })
+        const identity = yield* userIdentity(git.repo)
+        yield* git.ok(["add", "--", ...paths])
+        const done = yield* git.ok([...identity, "commit", "--no-verify", "-m", message, "--", ...paths])
+        return out(done, "committed")
+      })
+
+    /**
+     * The author when the repository sets none: the user's own `user.name`/`user.email` from their global
+     * configuration (read by `git config`, which runs nothing), passed as `-c` (the environment still wins).
+     */
+    const userIdentity = (repo: GitRepo.Repo | undefined) =>
+      Effect.gen(function* () {
+        if (repo !== undefined && repo.identity.name && repo.identity.email) return []
+        const flags: Array<string> = []
+        for (const key of ["user.name", "user.email"]) {
+          if (repo !== undefined && (key === "user.name" ? repo.identity.name : repo.identity.email)) continue
+          const r = yield* spawn(host, ["config", "--global", "--get", key], "git_commit", {})
+          const value = r.stdout.trim()
+          if (r.exitCode === 0 && value !== "" && !value.includes("\n")) flags.push("-c", `${key}=${value}`)
+        }
+        return flags
+      })
+
+    const push = (remote: string | undefined, branch: string | undefined) =>
+      Effect.gen(function* () {
+        const repo = yield* GitRepo.inspect(fs, "git_push", session.root, gitHome)
+        const env = repoEnv(repo)
+        const risky = yield* spawn(
+          host,
+          ["config", "--local", "--get-regexp", "^(core\\.sshcommand|core\\.askpass|credential\\..*|remote\\..*\\.(receivepack|uploadpack)|url\\..*)$"],
+          "git_push",
+          env
+        )
+        if (risky.stdout.trim() !== "") {
+          return yield* new ToolFailed({ tool: "git_push", reason: "this repository's own config can run programs on push (sshCommand, askPass, credential helper, receivepack, url rewrite); push it yourself" })
+        }
+        const args = ["push", "--no-verify", ...(remote === undefined ? [] : ["--end-of-options", remote]), ...(branch === undefined ? [] : [branch])]
+        const r = yield* spawn(host, args, "git_push", env)
+        return { text: redact(`${r.stdout}${r.stderr}`.trim() || "pushed"), truncated: false, isError: r.exitCode !== 0 }
+      })
+
+    const extension: Extension = (inv) => {
+      const call = inv.facts.call
+      switch (call.tool) {
+        case "git_status":
+          return status
+        case "git_diff":
+          return diff(inv, call.args.staged === true)
+        case "git_log":
+          return Effect.flatMap(prepare("git_log", read), (git) =>
+            Effect.map(
+              git.ok(["log", "--no-color", "--no-show-signature", `-n${call.args.limit ?? 20}`, "--format=%h %ad %an%n    %s", "--date=short", ...rel(inv, "path")]),
+              (t) => out(t, "no commits")
+            )
+          )
+        case "git_show":
+          return show(inv, call.args.rev)
+        case "git_commit":
+          return commit(inv, call.args.message, call.args.paths)
+        case "git_push":
+          return push(call.args.remote, call.args.branch)
+        default:
+          return undefined
+      }
+    }
+    return extension
+  })

@@ -1,0 +1,227 @@
+/**
+ * The language tools (`lsp_diagnostics`, `lsp_definition`, `lsp_references`, `lsp_hover`, `lsp_symbols`,
+ * `lsp_workspace_symbols`) as an executor extension, and the post-write diagnostics hook (`Diagnostics`).
+ * Gates ran before: the file asked about was jailed; it is read here through the FileSystem port with the identity
+ * the jail saw and handed to the server as text. Locations come back workspace-relative with 1-based lines; a
+ * location's source line is shown only when the jail would let a tool read it (a library's typings outside the
+ * workspace stay a bare location).
+ */
+import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
+import type { ServerEntry } from "../domain/core/Config.js"
+import { ToolFailed } from "../domain/core/Errors.js"
+import * as Jail from "../domain/jail/Jail.js"
+import * as Lsp from "../domain/lsp/Lsp.js"
+import * as P from "../domain/jail/PosixPath.js"
+import type { CallOf } from "../domain/core/Tools.js"
+import { Diagnostics, type DiagnosticsShape } from "../ports/Diagnostics.js"
+import { FileSystem } from "../ports/FileSystem.js"
+import { type LspDocument, LspTransport } from "../ports/LspTransport.js"
+import { Session } from "../ports/Session.js"
+import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
+import * as JsonRpcLspTransport from "../adapters/lsp/JsonRpcLspTransport.js"
+import { type Extension, Extensions } from "../kernel/Executor.js"
+import * as PathResolver from "../kernel/PathResolver.js"
+import { walk } from "./Walk.js"
+
+const decoder = new TextDecoder("utf-8")
+
+export const limits = {
+  /** Diagnostics appended to a write_file/edit_file result. */
+  afterWrite: 20,
+  documentBytes: 4 * 1024 * 1024,
+  anchorWalkEntries: 50_000
+}
+
+type Where = { readonly line?: number | undefined; readonly character?: number | undefined; readonly symbol?: string | undefined }
+
+export const make = Effect.gen(function* () {
+  const lsp = yield* LspTransport
+  const session = yield* Session
+  const fs = yield* FileSystem
+  const jail: Jail.JailContext = { root: session.root, unrestricted: false }
+  const shown = (abs: string) => Jail.display(session, abs)
+
+  const read = (tool: string, path: string, expect?: Parameters<typeof fs.readFile>[1]) =>
+    fs.readFile(path, expect).pipe(
+      Effect.mapError((e) => new ToolFailed({ tool, reason: e.reason })),
+      Effect.flatMap((bytes) =>
+        bytes.byteLength > limits.documentBytes
+          ? Effect.fail(new ToolFailed({ tool, reason: `${shown(path)} is ${bytes.byteLength} bytes, over the ${limits.documentBytes}-byte limit for language servers` }))
+          : bytes.subarray(0, 8192).includes(0)
+            ? Effect.fail(new ToolFailed({ tool, reason: `${shown(path)} is a binary file` }))
+            : Effect.succeed(decoder.decode(bytes))
+      )
+    )
+
+  /** The jailed file of this call, read as the jail saw it. */
+  const documentOf = (inv: Invocation, tool: string) =>
+    Effect.gen(function* () {
+      const facts = inv.resolved["path"]
+      if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
+      if (facts.kind === "missing") return yield* new ToolFailed({ tool, reason: `${shown(facts.lexical)} does not exist` })
+      if (facts.kind !== "file") return yield* new ToolFailed({ tool, reason: `${shown(facts.lexical)} is not a file` })
+      const text = yield* read(tool, facts.real, { dev: facts.dev, ino: facts.ino })
+      const doc: LspDocument = { path: facts.real, text }
+      return doc
+    })
+
+  const positionIn = (tool: string, doc: LspDocument, where: Where) =>
+    Either.match(Lsp.locate(doc.text, where), {
+      onLeft: (reason) => Effect.fail(new ToolFailed({ tool, reason: `${shown(doc.path)}: ${reason}` })),
+      onRight: Effect.succeed
+    })
+
+  const title = (doc: LspDocument, at: Lsp.ZeroPosition, what: string, where: Where) =>
+    `${what} of ${where.symbol !== undefined && where.line === undefined ? `${where.symbol} (` : ""}${shown(doc.path)}:${at.line + 1}:${at.character + 1}${where.symbol !== undefined && where.line === undefined ? ")" : ""}`
+
+  /** Workspace-relative locations, each with its source line when the jail lets a tool read that file. */
+  const showLocations = (locations: ReadonlyArray<Lsp.Location>) =>
+    Effect.gen(function* () {
+      const texts = new Map<string, ReadonlyArray<string> | undefined>()
+      const linesOf = (path: string) =>
+        Effect.gen(function* () {
+          if (texts.has(path)) return texts.get(path)
+          const facts = yield* PathResolver.resolve(session.root, path).pipe(Effect.option)
+          const readable =
+            Option.isSome(facts) && facts.value.kind === "file" && Jail.check(jail, facts.value, "read").ok
+              ? yield* read("lsp", facts.value.real, { dev: facts.value.dev, ino: facts.value.ino }).pipe(Effect.option)
+              : Option.none()
+          const lines = Option.isSome(readable) ? readable.value.split("\n") : undefined
+          texts.set(path, lines)
+          return lines
+        }).pipe(Effect.provideService(FileSystem, fs))
+      const unique = [...new Map(locations.map((l) => [`${l.uri}:${l.range.start.line}:${l.range.start.character}`, l])).values()]
+      return yield* Effect.forEach(unique, (l) =>
+        Effect.gen(function* () {
+          const p = Lsp.shownPath(session, l.uri)
+          const lines = p.inside && p.path !== undefined ? yield* linesOf(p.path) : undefined
+          const located: Lsp.ShownLocation = {
+            text: p.text,
+            line: l.range.start.line,
+            character: l.range.start.character,
+            snippet: lines?.[l.range.start.line]?.trim(),
+            inside: p.inside
+          }
+          return located
+        })
+      )
+    })
+
+  /** One file per configured extension (the shallowest), so servers that only know open files' projects can answer. */
+  const anchors = Effect.gen(function* () {
+    const wanted = new Set(lsp.servers.flatMap((s) => s.extensions))
+    const walked = yield* walk({ root: session.root, start: session.root, maxEntries: limits.anchorWalkEntries }).pipe(Effect.provideService(FileSystem, fs))
+    const best = new Map<string, string>()
+    for (const f of walked.files) {
+      const ext = Lsp.extensionOf(f)
+      if (!wanted.has(ext) || !Jail.checkLexical(jail, session.root, f, "read").ok) continue
+      const current = best.get(ext)
+      if (current === undefined || P.segments(f).length < P.segments(current).length) best.set(ext, f)
+    }
+    return yield* Effect.forEach([...best.values()], (f) =>
+      read("lsp_workspace_symbols", P.join(session.root, f)).pipe(
+        Effect.map((text): LspDocument => ({ path: P.join(session.root, f), text })),
+        Effect.option
+      )
+    ).pipe(Effect.map((docs) => docs.flatMap((d) => (Option.isSome(d) ? [d.value] : []))))
+  })
+
+  const out = (r: { readonly text: string; readonly truncated: boolean }): ToolOutput => ({ text: r.text, truncated: r.truncated })
+
+  const diagnosticsTool = (inv: Invocation) =>
+    Effect.gen(function* () {
+      const doc = yield* documentOf(inv, "lsp_diagnostics")
+      const ds = yield* lsp.diagnostics(doc)
+      return out(Lsp.formatDiagnostics(shown(doc.path), ds))
+    })
+
+  const definition = (inv: Invocation, call: CallOf<"lsp_definition">) =>
+    Effect.gen(function* () {
+      const doc = yield* documentOf(inv, call.tool)
+      const at = yield* positionIn(call.tool, doc, call.args)
+      const locations = yield* showLocations(yield* lsp.definition(doc, at))
+      return out(Lsp.formatLocations(title(doc, at, "definition", call.args), locations, Lsp.limits.locations))
+    })
+
+  const references = (inv: Invocation, call: CallOf<"lsp_references">) =>
+    Effect.gen(function* () {
+      const doc = yield* documentOf(inv, call.tool)
+      const at = yield* positionIn(call.tool, doc, call.args)
+      const locations = yield* showLocations(yield* lsp.references(doc, at, call.args.include_declaration === true))
+      return out(Lsp.formatLocations(title(doc, at, "references", call.args), locations, Lsp.limits.references))
+    })
+
+  const hover = (inv: Invocation, call: CallOf<"lsp_hover">) =>
+    Effect.gen(function* () {
+      const doc = yield* documentOf(inv, call.tool)
+      const at = yield* positionIn(call.tool, doc, call.args)
+      return out(Lsp.formatHover(title(doc, at, "hover", call.args), yield* lsp.hover(doc, at)))
+    })
+
+  const symbols = (inv: Invocation) =>
+    Effect.gen(function* () {
+      const doc = yield* documentOf(inv, "lsp_symbols")
+      return out(Lsp.formatDocumentSymbols(shown(doc.path), yield* lsp.documentSymbols(doc)))
+    })
+
+  const workspaceSymbols = (call: CallOf<"lsp_workspace_symbols">) =>
+    Effect.gen(function* () {
+      const found = yield* lsp.workspaceSymbols(call.args.query, yield* anchors)
+      return out(Lsp.formatWorkspaceSymbols(session, call.args.query, found))
+    })
+
+  const extension: Extension = (inv) => {
+    const call = inv.facts.call
+    switch (call.tool) {
+      case "lsp_diagnostics":
+        return diagnosticsTool(inv)
+      case "lsp_definition":
+        return definition(inv, call)
+      case "lsp_references":
+        return references(inv, call)
+      case "lsp_hover":
+        return hover(inv, call)
+      case "lsp_symbols":
+        return symbols(inv)
+      case "lsp_workspace_symbols":
+        return workspaceSymbols(call)
+      default:
+        return undefined
+    }
+  }
+
+  const diagnostics: DiagnosticsShape = {
+    afterWrite: (path) => {
+      const server = lsp.serverFor(path)
+      if (server === undefined) return Effect.succeed(undefined)
+      return read("lsp", path).pipe(
+        Effect.flatMap((text) => lsp.diagnostics({ path, text }, { changed: true })),
+        Effect.map((ds) => `diagnostics from ${server.name} after this change:\n${Lsp.formatDiagnostics(shown(path), ds, limits.afterWrite).text}`),
+        // The write stands whatever the server does: a dead, hung or missing server is a note, never a failure.
+        Effect.catchAll((e) => Effect.succeed(`[diagnostics unavailable: ${e._tag === "ToolFailed" ? `${e.reason} (${e.tool})` : e.message}]`))
+      )
+    }
+  }
+
+  return { extension, diagnostics: Diagnostics.of(diagnostics) }
+})
+
+export interface LiveOptions extends Omit<JsonRpcLspTransport.Options, "servers" | "root"> {
+  readonly servers: Readonly<Record<string, ServerEntry>>
+}
+
+/** The real client (servers spawned on first use, shut down when the caller's scope ends). */
+export const live = (
+  options: LiveOptions
+): Effect.Effect<{ readonly extension: Extension; readonly diagnostics: typeof Diagnostics.Service }, never, Scope.Scope | Session | FileSystem> =>
+  Effect.gen(function* () {
+    const session = yield* Session
+    const context = yield* Layer.build(JsonRpcLspTransport.layer({ ...options, root: session.root }))
+    return yield* Effect.provide(make, context)
+  })
+
+/** The language tools alone as the `Extensions` layer, with the post-write hook beside it (tests, and `mcp serve`-like compositions). */
+export const layer = (options: LiveOptions): Layer.Layer<Extensions | Diagnostics, never, Session | FileSystem> =>
+  Layer.scopedContext(
+    Effect.map(live(options), ({ extension, diagnostics }) => Context.make(Extensions, [extension]).pipe(Context.add(Diagnostics, diagnostics)))
+  )

@@ -1,0 +1,78 @@
+/**
+ * The `sql_query` tool: runs an admitted call on the SqlEngine port and renders the rows as a compact table.
+ *
+ * The guard stage already decided; this executor re-derives the connection and the statements from the same pure
+ * functions (so what runs is exactly what was judged, one statement per prepare) and re-checks the write
+ * permission. The engine then enforces read-only on its own (layer 2); its refusals come back as denials.
+ */
+import { Effect, Either, Option } from "effect"
+import { ToolDenied, ToolFailed, ToolTimeout, Unavailable } from "../domain/core/Errors.js"
+import { redact } from "../domain/core/Redact.js"
+import * as SqlConnection from "../domain/sql/SqlConnection.js"
+import * as SqlPolicy from "../domain/sql/SqlPolicy.js"
+import * as SqlTable from "../domain/sql/SqlTable.js"
+import { Session } from "../ports/Session.js"
+import { SqlConnections } from "../ports/SqlConnections.js"
+import { SqlEngine, type SqlEngineError, type SqlTarget } from "../ports/SqlEngine.js"
+import type { Extension } from "../kernel/Executor.js"
+
+export const defaultMaxRows = 200
+/** No call gets more rows than this, whatever max_rows says. */
+export const hardMaxRows = 10_000
+export const defaultTimeoutMs = SqlConnection.defaultTimeoutMs
+
+const fromEngine = (error: SqlEngineError, limit: SqlConnection.TimeLimit) => {
+  switch (error.kind) {
+    case "refused":
+      return new ToolDenied({ tool: "sql_query", stage: "guard", rule: error.rule, reason: `the database engine refused: ${error.reason}` })
+    case "timeout":
+      return new ToolTimeout({ tool: "sql_query", millis: limit.millis, reason: SqlConnection.overTime(limit) })
+    case "unavailable":
+      return new Unavailable({ port: "sql_query", reason: error.reason })
+    case "failed":
+      return new ToolFailed({ tool: "sql_query", reason: redact(error.reason) })
+  }
+}
+
+export const make = Effect.gen(function* () {
+  const engine = yield* SqlEngine
+  const session = yield* Session
+  const connections = Option.getOrElse(yield* Effect.serviceOption(SqlConnections), () => ({}))
+  const extension: Extension = (inv) => {
+    const call = inv.facts.call
+    if (call.tool !== "sql_query") return undefined
+    return Effect.gen(function* () {
+      const judged = SqlPolicy.judgeCall(call.args, connections, session.sqlDialect)
+      if (Either.isLeft(judged)) {
+        const d = judged.left
+        return yield* new ToolDenied({ tool: "sql_query", stage: d.stage, rule: d.rule, reason: d.reason })
+      }
+      const { target, statements } = judged.right
+      let where: SqlTarget
+      switch (target._tag) {
+        case "WorkspaceFile": {
+          const resolved = inv.resolved["connection"]
+          if (resolved === undefined) return yield* new ToolFailed({ tool: "sql_query", reason: `${target.path} was not resolved by the jail` })
+          if (resolved.kind !== "file") return yield* new ToolFailed({ tool: "sql_query", reason: `${target.path} is not an existing database file` })
+          where = { dialect: "sqlite", file: resolved.real }
+          break
+        }
+        case "Named":
+          where = target.entry.sqlite !== undefined ? { dialect: "sqlite", file: target.entry.sqlite } : { dialect: "postgres", url: target.entry.url ?? "" }
+          break
+        case "Unbound":
+          return yield* new ToolFailed({ tool: "sql_query", reason: target.reason })
+      }
+      const maxRows = Math.min(call.args.max_rows ?? defaultMaxRows, hardMaxRows)
+      const limit = SqlConnection.timeLimit(call.args.timeout_ms, target)
+      const result = yield* engine
+        .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: limit.millis })
+        .pipe(Effect.mapError((error) => fromEngine(error, limit)))
+      return {
+        text: SqlTable.renderAll(result.results, maxRows),
+        truncated: result.results.some((r) => r.truncated)
+      }
+    })
+  }
+  return extension
+})

@@ -1,0 +1,182 @@
+/**
+ * `minicode undo [--turn N]`, `minicode redo`, `minicode checkpoints`: restoring a turn's files from the
+ * journal's snapshots, over the FileSystem port (absolute paths) only. Decisions are `Undo.planUndo` /
+ * `Undo.planRedo`; this program reads the current states, journals its own intent (with the files' present
+ * content as its snapshots), applies the steps, and completes the record.
+ *
+ * Crash-safe by idempotence: a re-run accepts paths already restored, so an interrupted undo is finished by
+ * running it again (its pending record meanwhile shows up in `recover` as "verify").
+ */
+import { Effect, Option } from "effect"
+import * as PosixPath from "../domain/jail/PosixPath.js"
+import * as Undo from "../domain/journal/Undo.js"
+import { type Checkpoint, Checkpoints } from "../ports/Checkpoints.js"
+import { FileSystem, type FsError } from "../ports/FileSystem.js"
+import { Journal, type JournalError, type RestoreTarget, type Snapshot } from "../ports/Journal.js"
+
+export interface RestoreOptions {
+  /** The workspace root, absolute: journal paths are relative to it. */
+  readonly root: string
+  readonly session: string
+  readonly turn: number
+  /** Who runs the undo, for the journal (default: session `undo:<session>`, same turn). */
+  readonly actor?: { readonly session: string; readonly turn: number }
+}
+
+export interface RestoreReport {
+  readonly action: "undo" | "redo"
+  readonly session: string
+  readonly turn: number
+  /** The seq of the undo/redo record itself. */
+  readonly seq: number
+  readonly restored: ReadonlyArray<string>
+  readonly skipped: ReadonlyArray<{ readonly path: string; readonly reason: string }>
+  readonly refused: ReadonlyArray<{ readonly path: string; readonly reason: string }>
+  /** Calls of the turn that changed something without file snapshots (bash, remote calls): not undone. */
+  readonly notRestorable: ReadonlyArray<{ readonly seq: number; readonly tool: string }>
+}
+
+type Current = { readonly state: Undo.FileState; readonly content: Uint8Array | null } | { readonly state: Undo.FileState; readonly other: string }
+
+const readCurrent = (absolute: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const checkpoints = yield* Checkpoints
+    const stat = yield* fs.lstat(absolute)
+    if (Option.isNone(stat)) return { state: Undo.absent, content: null } satisfies Current
+    if (stat.value.kind !== "file") {
+      // Never equal to any snapshot: undo refuses it.
+      return { state: { hash: `${stat.value.kind}:`, mode: stat.value.mode }, other: stat.value.kind } satisfies Current
+    }
+    const content = yield* fs.readFile(absolute)
+    return { state: { hash: checkpoints.address(content), mode: Undo.permissions(stat.value.mode) }, content } satisfies Current
+  })
+
+const ensureParents = (root: string, absolute: string): Effect.Effect<void, FsError, FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const parent = PosixPath.dirname(absolute)
+    if (!PosixPath.isInside(root, parent) || parent === root) return
+    const stat = yield* fs.lstat(parent)
+    if (Option.isSome(stat)) return
+    yield* ensureParents(root, parent)
+    yield* fs.makeDirectory(parent)
+  })
+
+const apply = (action: "undo" | "redo", root: string, step: Extract<Undo.Step, { _tag: "Restore" }>) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const checkpoints = yield* Checkpoints
+    const absolute = PosixPath.join(root, step.path)
+    if (step.to.hash === null) {
+      const stat = yield* fs.lstat(absolute)
+      if (Option.isSome(stat)) yield* fs.remove(absolute)
+      return
+    }
+    const content = yield* checkpoints.blob(step.to.hash)
+    if (Option.isNone(content)) {
+      return yield* new Undo.UndoError({ action, reason: `the snapshot of ${step.path} is gone (retention?)` })
+    }
+    yield* ensureParents(root, absolute)
+    const mode = step.to.mode === null ? undefined : Undo.permissions(step.to.mode)
+    yield* fs.writeFile(absolute, content.value, mode === undefined ? {} : { mode })
+    if (mode !== undefined) yield* fs.chmod(absolute, mode)
+  })
+
+const restore = (action: "undo" | "redo", options: RestoreOptions) =>
+  Effect.gen(function* () {
+    const journal = yield* Journal
+    const checkpoints = yield* Checkpoints
+    const changes = yield* checkpoints.changes(options.session, options.turn)
+    if (changes.length === 0) {
+      return yield* new Undo.UndoError({ action, reason: `no checkpoint for turn ${options.turn} of ${options.session}` })
+    }
+    const paths = [...new Set(changes.map((c) => c.path))]
+    const current = new Map<string, Current>()
+    for (const path of paths) current.set(path, yield* readCurrent(PosixPath.join(options.root, path)))
+    const stateOf = (path: string): Undo.FileState => current.get(path)?.state ?? Undo.absent
+    const steps = action === "undo" ? Undo.planUndo(changes, stateOf) : Undo.planRedo(changes, stateOf)
+    const restores = steps.flatMap((s) => (s._tag === "Restore" ? [s] : []))
+
+    const snapshots = restores.flatMap((s): ReadonlyArray<Snapshot> => {
+      const now = current.get(s.path)
+      return now === undefined || "other" in now ? [] : [{ path: s.path, content: now.content, mode: now.state.mode }]
+    })
+    const target: RestoreTarget = { action, session: options.session, turn: options.turn }
+    const actor = options.actor ?? { session: `${action}:${options.session}`, turn: options.turn }
+    const record = yield* journal.begin({
+      session: actor.session,
+      turn: actor.turn,
+      tool: action,
+      capability: "write",
+      paths: restores.map((s) => s.path),
+      canonicalArgs: JSON.stringify(target),
+      remote: false,
+      restores: target
+    }, snapshots)
+
+    const applied = yield* Effect.forEach(restores, (step) => apply(action, options.root, step), { discard: true }).pipe(
+      Effect.exit
+    )
+    const refused = steps.flatMap((s) => (s._tag === "Refuse" ? [{ path: s.path, reason: s.reason }] : []))
+    if (applied._tag === "Failure") {
+      // Some files may already be restored: `unknown`, and a re-run will finish it.
+      yield* journal.complete(record.id, "unknown", `${action} interrupted: run it again to finish`)
+      return yield* Effect.failCause(applied.cause)
+    }
+    yield* journal.complete(
+      record.id,
+      "committed",
+      refused.length === 0 ? `${action} of turn ${options.turn}` : `refused: ${refused.map((r) => r.path).join(", ")}`
+    )
+    yield* journal.finalizeTurn(actor.session, actor.turn)
+
+    const withSnapshots = new Set(changes.map((c) => c.seq))
+    const records = yield* journal.list({ session: options.session, turn: options.turn })
+    const report: RestoreReport = {
+      action,
+      session: options.session,
+      turn: options.turn,
+      seq: record.seq,
+      restored: restores.map((s) => s.path),
+      skipped: steps.flatMap((s) => (s._tag === "Skip" ? [{ path: s.path, reason: s.reason }] : [])),
+      refused,
+      notRestorable: records
+        .filter((r) => r.capability !== "read" && r.restores === null && r.tool !== "recover.resolve" && !withSnapshots.has(r.seq))
+        .map((r) => ({ seq: r.seq, tool: r.tool }))
+    }
+    return report
+  })
+
+type Requirements = Journal | Checkpoints | FileSystem
+type Failure = JournalError | FsError | Undo.UndoError
+
+/** Restores the files of a turn to their state before it. */
+export const undo = (options: RestoreOptions): Effect.Effect<RestoreReport, Failure, Requirements> =>
+  restore("undo", options).pipe(Effect.withSpan("Undo.undo"))
+
+/** Re-applies what an undone turn left. */
+export const redo = (options: RestoreOptions): Effect.Effect<RestoreReport, Failure, Requirements> =>
+  restore("redo", options).pipe(Effect.withSpan("Undo.redo"))
+
+/** `minicode checkpoints`: newest first. */
+export const checkpoints: Effect.Effect<ReadonlyArray<Checkpoint>, JournalError, Checkpoints> = Effect.flatMap(
+  Checkpoints,
+  (c) => c.list
+)
+
+/** The checkpoint `undo` without `--turn` means: the newest one not undone (or an undo left half-way). */
+export const latestUndoable: Effect.Effect<Option.Option<Checkpoint>, JournalError, Checkpoints> = Effect.map(
+  checkpoints,
+  (list) => Option.fromNullable(list.find((c) => c.status === "applied" || c.status === "undoing" || c.status === "redoing"))
+)
+
+/**
+ * The checkpoint `redo` means: a redo left half-way, else the last one undone. Undo goes newest first, so the
+ * last undone is the oldest turn still undone: redo walks forward again in the order the turns were made.
+ */
+export const latestRedoable: Effect.Effect<Option.Option<Checkpoint>, JournalError, Checkpoints> = Effect.map(
+  checkpoints,
+  (list) =>
+    Option.fromNullable(list.find((c) => c.status === "redoing") ?? [...list].reverse().find((c) => c.status === "undone"))
+)

@@ -1,0 +1,82 @@
+/** The jail's pure rules on protected names: secrets, git's folder, and what a folder holds (issue 19). */
+import { describe, expect, it } from "vitest"
+import * as Jail from "../../../src/domain/jail/Jail.js"
+
+const ctx: Jail.JailContext = { root: "/ws", unrestricted: false }
+const verdict = (path: string, access: Jail.Access) => Jail.checkLexical(ctx, "/ws", path, access)
+const ruleOf = (path: string, access: Jail.Access) => {
+  const v = verdict(path, access)
+  return v.ok ? "allow" : v.rule
+}
+
+describe("secret names", () => {
+  const secrets = [
+    ".envrc", "config/prod.env", "deploy/STAGING.ENV", ".pgpass", ".pypirc", ".vault-token", "infra/prod.tfvars",
+    "infra/x.auto.tfvars.json", "infra/terraform.tfstate", "infra/terraform.tfstate.backup", "android/release.jks",
+    "android/release.keystore", "ios/cert.p12", "store.bks", "AuthKey.p8", "putty.ppk", "vault.kdbx", "web/.htpasswd",
+    ".git-credentials", ".boto", ".s3cfg", ".dockercfg", ".my.cnf", ".terraformrc", "terraform.rc",
+    ".terraform.d/credentials.tfrc.json", ".cargo/credentials.toml", ".cargo/credentials", ".gem/credentials",
+    ".composer/auth.json", ".config/gh/hosts.yml", ".docker/config.json", "config/prod.env.local", "api.env.staging",
+    "kubeconfig", "cluster.kubeconfig", ".config/gcloud/credentials.db", "application_default_credentials.json",
+    ".oci/config", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+    // a folder named like an env file: what it holds is secret, so no write can create one (property seed 1082261437)
+    "config/.env/a", ".env.local/x"
+  ]
+  it.each(secrets)("%s is denied for read, write and structure", (p) => {
+    for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("jail.sensitive")
+  })
+
+  const honest = [
+    "config/prod.env.example", ".env.example", "src/env.ts", "environment.ts", "infra/main.tf", "infra/prod.tfvars.example",
+    "docs/keystore.md", "auth.json", ".cargo/config.toml", ".docker/Dockerfile", "gh/README.md", "src/config.ts",
+    "src/vite-env.d.ts", "src/prod.env.ts", "config/prod.env.sample", "gradle.properties", "pom.xml", "settings.xml", ".config/nvim/init.lua"
+  ]
+  it.each(honest)("%s is an ordinary file", (p) => {
+    for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("allow")
+  })
+})
+
+describe("git's folder", () => {
+  it("is readable but never written, moved or removed, whatever the spelling", () => {
+    expect(ruleOf(".git/HEAD", "read")).toBe("allow")
+    expect(ruleOf(".git", "read")).toBe("allow")
+    // Its config and hooks stay secret to read under every spelling too.
+    for (const p of [".GIT/config", ".git./config", ".g\u200cit/hooks/pre-commit", "GIT~1/config"]) expect(ruleOf(p, "read"), p).toBe("jail.sensitive")
+    const spellings = [
+      ".git", ".git/commondir", ".git/objects/info/alternates", ".git/info/attributes", ".git/HEAD", "src/.git",
+      "vendor/lib/.git/modules/x", ".GIT/commondir", ".Git", ".git./x", ".git /x", ".git../x", ".g\u200cit/x", "\ufeff.git/x", "GIT~1/x"
+    ]
+    for (const p of spellings) {
+      expect(ruleOf(p, "write"), p).toBe("jail.git-internals")
+      expect(ruleOf(p, "structure"), p).toBe("jail.git-internals")
+    }
+    for (const p of [".gitignore", ".github/workflows/ci.yml", ".gitattributes", "git/x", "src/my.git.ts", ".git-blame-ignore-revs"]) {
+      expect(ruleOf(p, "write"), p).toBe("allow")
+    }
+  })
+
+  it("a workspace that itself lives below a .git folder is not all protected", () => {
+    const inner: Jail.JailContext = { root: "/repo/.git/ws", unrestricted: false }
+    expect(Jail.checkLexical(inner, "/repo/.git/ws", "a.txt", "write").ok).toBe(true)
+  })
+})
+
+describe("what a folder holds", () => {
+  it("denies a folder whose entry is protected where it is or where it lands", () => {
+    const deny = (bases: ReadonlyArray<string>, rel: string) => {
+      const v = Jail.checkContents(ctx, "a", bases, rel)
+      return v.ok ? "allow" : v.rule
+    }
+    expect(deny(["/ws/a"], ".git")).toBe("jail.protected-inside")
+    expect(deny(["/ws/a"], "b/.ssh")).toBe("jail.protected-inside")
+    expect(deny(["/ws/a"], "deploy/prod.env")).toBe("jail.protected-inside")
+    expect(deny(["/ws/a"], ".minicode")).toBe("jail.protected-inside")
+    expect(deny(["/ws/a"], "src/app.ts")).toBe("allow")
+    // Lands where it would be protected: a plain `config.json` moved to `.docker`, `hooks/x` moved into `.git`.
+    expect(deny(["/ws/dk", "/ws/.docker"], "config.json")).toBe("jail.protected-inside")
+    expect(deny(["/ws/dk", "/ws/sub/.docker"], "config.json")).toBe("jail.protected-inside")
+    expect(deny(["/ws/dk", "/ws/docker"], "config.json")).toBe("allow")
+    const v = Jail.checkContents(ctx, "a", ["/ws/a"], "b/.git")
+    expect(!v.ok && v.reason).toContain("a/b/.git")
+  })
+})

@@ -1,0 +1,75 @@
+/** The parse-tree walk, on trees from PostgreSQL's real parser (libpg-query), rule by rule. */
+import { assert, beforeAll, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import { loadModule, parseSync } from "libpg-query"
+import * as PgTreePolicy from "../../../src/domain/sql/PgTreePolicy.js"
+
+beforeAll(() => loadModule())
+
+const judge = (sql: string, write = false) => PgTreePolicy.judge(parseSync(sql), { write })
+const rule = (sql: string, write = false) => {
+  const v = judge(sql, write)
+  return v._tag === "Deny" ? v.rule : "allow"
+}
+
+describe("PgTreePolicy", () => {
+  it("allows every honest PostgreSQL query of the corpus", () => {
+    for (const line of fs.readFileSync("test/corpus/sql-honest.jsonl", "utf8").split("\n")) {
+      if (line.trim() === "") continue
+      const c = JSON.parse(line) as { dialect: string; sql: string }
+      if (c.dialect === "postgres") assert.strictEqual(rule(c.sql), "allow", c.sql)
+    }
+  })
+
+  it("denies statement kinds outside the read-only allowlist, CTE bodies included", () => {
+    for (const sql of [
+      "DELETE FROM users", "WITH g AS (DELETE FROM u RETURNING *) SELECT * FROM g", "COPY t TO STDOUT", "DO $$ BEGIN END $$",
+      "CALL p()", "SET search_path TO evil", "BEGIN", "COMMIT", "PREPARE p AS SELECT 1", "LISTEN c", "LOCK TABLE t",
+      "CREATE TABLE t(a int)", "GRANT ALL ON t TO public", "VACUUM", "DECLARE c CURSOR FOR SELECT 1", "LOAD 'x'"
+    ]) {
+      assert.strictEqual(rule(sql), "sql.pg.read-only", sql)
+    }
+  })
+
+  it("denies SELECT INTO, locking clauses and EXPLAIN ANALYZE", () => {
+    assert.strictEqual(rule("SELECT * INTO t2 FROM t"), "sql.pg.read-only")
+    assert.strictEqual(rule("SELECT * FROM t FOR KEY SHARE"), "sql.pg.read-only")
+    assert.strictEqual(rule("EXPLAIN (ANALYZE) SELECT 1"), "sql.pg.read-only")
+    assert.strictEqual(rule("EXPLAIN (ANALYZE on) SELECT 1"), "sql.pg.read-only")
+    assert.strictEqual(rule("EXPLAIN (ANALYZE off) SELECT 1"), "allow")
+  })
+
+  it("denies functions off the allowlist, however they are written", () => {
+    for (const sql of [
+      "SELECT pg_read_file('/etc/passwd')", "SELECT \"pg_read_file\"('x')", "SELECT pg_catalog.pg_ls_dir('.')",
+      "SELECT * FROM dblink('h', 'q') AS t(a int)", "SELECT pg_terminate_backend(1)", "SELECT pg_sleep(1)",
+      "SELECT set_config('a', 'b', false)", "SELECT nextval('s')", "SELECT lo_import('/etc/passwd')",
+      "SELECT query_to_xml('DELETE FROM t', true, true, '')", "SELECT ts_stat('SELECT v FROM t')", "SELECT public.lower('x')",
+      "SELECT my_function(1)", "SELECT 1 WHERE EXISTS (SELECT pg_advisory_lock(1))"
+    ]) {
+      assert.strictEqual(rule(sql), "sql.pg.function", sql)
+    }
+  })
+
+  it("denies operators that are not built in", () => {
+    assert.strictEqual(rule("SELECT 1 === 2"), "sql.pg.operator")
+    assert.strictEqual(rule("SELECT 1 OPERATOR(myschema.+) 2"), "sql.pg.operator")
+    assert.strictEqual(rule("SELECT 1 OPERATOR(pg_catalog.+) 2"), "allow")
+    assert.strictEqual(rule("SELECT a BETWEEN 1 AND 2 FROM t"), "allow")
+  })
+
+  it("admits data and schema changes in write mode, and still denies what reaches outside", () => {
+    assert.strictEqual(rule("INSERT INTO t VALUES (1) RETURNING *", true), "allow")
+    assert.strictEqual(rule("CREATE TABLE t(a int); ALTER TABLE t ADD b text", true), "allow")
+    assert.strictEqual(rule("DO $$ BEGIN END $$", true), "sql.pg.statement")
+    assert.strictEqual(rule("COPY t FROM PROGRAM 'id'", true), "sql.pg.statement")
+    assert.strictEqual(rule("CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'", true), "sql.pg.statement")
+    assert.strictEqual(rule("INSERT INTO t SELECT pg_read_file('x')", true), "sql.pg.function")
+  })
+
+  it("denies shapes it does not know", () => {
+    assert.strictEqual(PgTreePolicy.judge({}, {})._tag, "Deny")
+    assert.strictEqual(PgTreePolicy.judge({ stmts: [{ stmt: "x" }] }, {})._tag, "Deny")
+    assert.strictEqual(PgTreePolicy.judge({ stmts: [] }, {})._tag, "Deny")
+  })
+})

@@ -1,0 +1,104 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import * as SqlConnection from "../../../src/domain/sql/SqlConnection.js"
+import * as SqlPolicy from "../../../src/domain/sql/SqlPolicy.js"
+import * as SqlTable from "../../../src/domain/sql/SqlTable.js"
+
+const connections: SqlConnection.Connections = {
+  app: { sqlite: "/data/app.db" },
+  rw: { sqlite: "/data/rw.db", allowWrite: true },
+  pg: { url: "postgres://me:s3cr%40t@db.local:5432/prod?sslmode=require&password=other" }
+}
+
+describe("SqlConnection", () => {
+  it("resolves workspace files, named connections, and the dialect hint when unbound", () => {
+    const file = SqlConnection.resolve("data/x.sqlite3", connections, "postgres")
+    assert.deepStrictEqual(Either.getOrThrow(file), { _tag: "WorkspaceFile", path: "data/x.sqlite3", dialect: "sqlite" })
+    const pg = Either.getOrThrow(SqlConnection.resolve("pg", connections, undefined))
+    assert.strictEqual(pg.dialect, "postgres")
+    const unbound = Either.getOrThrow(SqlConnection.resolve(undefined, {}, "postgres"))
+    assert.deepInclude(unbound, { _tag: "Unbound", dialect: "postgres" })
+    assert.strictEqual(Either.getOrThrow(SqlConnection.resolve(undefined, {}, undefined)).dialect, "sqlite")
+    assert.strictEqual(Either.getOrThrow(SqlConnection.resolve(undefined, { only: { sqlite: "/a.db" } }, "postgres"))._tag, "Named")
+    assert.isTrue(Either.isLeft(SqlConnection.resolve("nope", connections, undefined)))
+    assert.isTrue(Either.isLeft(SqlConnection.resolve("toString", connections, undefined)))
+  })
+
+  it("permits writes only with write:true on a connection configured with allowWrite", () => {
+    const at = (c: string | undefined) => Either.getOrThrow(SqlConnection.resolve(c, connections, undefined))
+    assert.isUndefined(SqlConnection.writePermission(at("app"), false))
+    assert.strictEqual(SqlConnection.writePermission(at("app"), true)?.rule, "sql.write.not-allowed")
+    assert.isUndefined(SqlConnection.writePermission(at("rw"), true))
+    assert.strictEqual(SqlConnection.writePermission(at("x.db"), true)?.rule, "sql.write.not-allowed")
+    assert.strictEqual(SqlConnection.writePermission(at(undefined), true)?.rule, "sql.write.not-allowed")
+  })
+
+  it("a query's time limit: the call's timeout_ms, else the connection's timeoutMs, else 30000; each named in the error", () => {
+    const at = (c: string | undefined, cs: SqlConnection.Connections) => Either.getOrThrow(SqlConnection.resolve(c, cs, undefined))
+    const slow = { slow: { sqlite: "/a.db", timeoutMs: 1_234 } }
+    assert.deepStrictEqual(SqlConnection.timeLimit(50, at("slow", slow)), { millis: 50, source: { _tag: "Argument" } })
+    assert.deepStrictEqual(SqlConnection.timeLimit(undefined, at("slow", slow)), { millis: 1_234, source: { _tag: "Connection", name: "slow" } })
+    assert.deepStrictEqual(SqlConnection.timeLimit(undefined, at("app", connections)), { millis: 30_000, source: { _tag: "Default" } })
+    assert.deepStrictEqual(SqlConnection.timeLimit(undefined, at("x.db", slow)), { millis: 30_000, source: { _tag: "Default" } })
+    assert.strictEqual(
+      SqlConnection.overTime(SqlConnection.timeLimit(undefined, at("app", connections))),
+      "sql_query stopped: the query ran past its time limit of 30000 ms (timeout_ms: the default; pass timeout_ms (up to 600000) or configure the connection with --timeout-ms)"
+    )
+    assert.include(SqlConnection.describe("slow", slow.slow), "(time limit 1234 ms)")
+  })
+
+  it("a configured timeoutMs must be a whole number of ms from 1 to 600000", () => {
+    assert.isTrue(Either.isRight(SqlConnection.parseConnections({ a: { sqlite: "/a.db", timeoutMs: 600_000 } })))
+    for (const bad of [0, -5, 600_001, 2.5, "100"]) {
+      const parsed = SqlConnection.parseConnections({ a: { sqlite: "/a.db", timeoutMs: bad } })
+      assert.isTrue(Either.isLeft(parsed) && parsed.left.includes("timeoutMs"), `${JSON.stringify(bad)} accepted`)
+    }
+  })
+
+  it("never prints a password", () => {
+    const line = SqlConnection.describe("pg", connections["pg"] ?? {})
+    assert.notInclude(line, "s3cr")
+    assert.notInclude(line, "other")
+    assert.include(line, "me:***@db.local:5432/prod")
+    assert.strictEqual(SqlConnection.maskUrl("postgresql://u:p@ss@h/db"), "postgresql://u:***@h/db")
+    assert.strictEqual(SqlConnection.maskUrl("postgres://h/db"), "postgres://h/db")
+  })
+
+  it("validates names and entries", () => {
+    assert.isTrue(Either.isRight(SqlConnection.validateName("prod-ro")))
+    assert.isTrue(Either.isLeft(SqlConnection.validateName("x.db")))
+    assert.isTrue(Either.isLeft(SqlConnection.validateName("-x")))
+    assert.isTrue(Either.isLeft(SqlConnection.parseConnections({ a: { sqlite: "/a", url: "postgres://h" } })))
+    assert.isTrue(Either.isLeft(SqlConnection.parseConnections({ a: { url: "mysql://h" } })))
+    assert.isTrue(Either.isLeft(SqlConnection.parseConnections({ a: { sqlite: "/a", extra: 1 } })))
+    assert.isTrue(Either.isRight(SqlConnection.parseConnections({ a: { url: "postgresql://h/db", allowWrite: true } })))
+  })
+})
+
+describe("SqlPolicy.judgeCall", () => {
+  it("judges by the connection's dialect, then the write permission, then the lexer guard", () => {
+    const decide = (call: SqlPolicy.SqlCall, hint?: "sqlite" | "postgres" | "mysql") =>
+      Either.match(SqlPolicy.judgeCall(call, connections, hint), { onLeft: (d) => d, onRight: (a) => a.decision })
+    assert.strictEqual(decide({ sql: "SELECT 1", connection: "app" }).rule, "sql.read-only")
+    assert.strictEqual(decide({ sql: "DELETE FROM t", connection: "app" }).rule, "sql.write")
+    assert.strictEqual(decide({ sql: "DELETE FROM t", connection: "app", write: true }).rule, "sql.write.not-allowed")
+    assert.strictEqual(decide({ sql: "DELETE FROM t", connection: "rw", write: true }).decision, "allow")
+    assert.strictEqual(decide({ sql: "ATTACH 'x' AS y", connection: "rw", write: true }).decision, "deny")
+    // PRAGMA is SQLite-only: a workspace file is SQLite whatever the hint says.
+    assert.strictEqual(decide({ sql: "PRAGMA table_info(t)", connection: "a.db" }, "postgres").decision, "allow")
+    assert.strictEqual(decide({ sql: "PRAGMA table_info(t)" }, "postgres").decision, "deny")
+    assert.strictEqual(decide({ sql: "SHOW search_path", connection: "pg" }).decision, "allow")
+  })
+})
+
+describe("SqlTable", () => {
+  it("renders a compact table with the row count and a truncation marker", () => {
+    const text = SqlTable.render({ columns: ["id", "note"], rows: [[1n, "a|b\nc"], [2, null]], truncated: true }, 2)
+    assert.strictEqual(text, ["id | note", "---+--------", "1  | a\\|b\\nc", "2  | NULL", "[2 rows shown; more rows not shown: truncated at max_rows=2]"].join("\n"))
+    assert.include(SqlTable.render({ columns: ["x"], rows: [], truncated: false }, 5), "(0 rows)")
+    assert.strictEqual(SqlTable.render({ columns: [], rows: [], truncated: false, changes: 1 }, 5), "(1 row changed)")
+    assert.strictEqual(SqlTable.cell(new Uint8Array([0, 255])), "x'00ff'")
+    assert.strictEqual(SqlTable.cell("x".repeat(500)).length, SqlTable.maxCellChars)
+    assert.strictEqual(SqlTable.cell({ a: 1n }), '{"a":"1"}')
+  })
+})

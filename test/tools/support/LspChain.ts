@@ -1,0 +1,37 @@
+/**
+ * The chain the language-server tests run tools through: the real file system and LspTools over one real server,
+ * everything else inert (no bash, nobody to ask, a memory journal).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Approvers from "../../../src/adapters/approval/Approvers.js"
+import * as MemoryAllowlist from "../../../src/adapters/approval/MemoryAllowlist.js"
+import * as MemoryJournal from "../../../src/adapters/journal/MemoryJournal.js"
+import * as NodeFileSystem from "../../../src/adapters/fs/NodeFileSystem.js"
+import * as Unavailable from "../../../src/adapters/Unavailable.js"
+import * as Kernel from "../../../src/kernel/Kernel.js"
+import * as LspTools from "../../../src/tools/LspTools.js"
+import * as Runner from "../../../src/kernel/Runner.js"
+
+/** A dev dependency's executable; never skip silently: it must be installed. */
+export const devBin = (name: string): string => {
+  const p = path.resolve(import.meta.dirname, "../../../node_modules/.bin", name)
+  if (!fs.existsSync(p)) throw new Error(`${p} is missing: install the dev dependencies`)
+  return p
+}
+
+/** The chain in BUILD mode over `root`, with one language server for files ending in `extension`. */
+export const lspChain = (root: string, extension: string, command: string) =>
+  Kernel.layer(
+    { workspace: root, workMode: "BUILD" },
+    {
+      fileSystem: NodeFileSystem.layer,
+      allowlist: MemoryAllowlist.layer([]),
+      approver: Approvers.constant("no"),
+      bashGuard: Unavailable.bashGuard,
+      journal: MemoryJournal.layer(),
+      extensions: LspTools.layer({ servers: { [extension]: { command, args: ["--stdio"] } }, env: process.env })
+    }
+  )
+
+export const run = (tool: string, args: Record<string, unknown>) => Runner.invoke({ tool, args })
