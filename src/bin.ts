@@ -3,7 +3,7 @@
  * dist/bin.js) runs through a V8 code cache.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect } from "effect"
+import { Cause, Effect, Option } from "effect"
 
 // The CLI and everything it offers, on the Node platform services @effect/cli needs (files, paths, terminal,
 // processes). `mcp serve` needs none of them, so its fast path does not load them.
@@ -12,17 +12,33 @@ const cli = Effect.flatMap(
   ([Cli, NodeContext]) => Effect.provide(Cli.run(process.argv), NodeContext.layer)
 )
 
+// stdout carries `mcp serve`'s protocol: a start-up failure (a bad config, a bad flag value) is told on stderr, in
+// one plain line, and the process exits 1. Every other command reports through the runtime as before.
+const toStderr = <A, E extends { readonly message?: string }, R>(serve: Effect.Effect<A, E, R>) =>
+  serve.pipe(
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.sync(() => {
+            const failure = Cause.failureOption(cause)
+            const text = Option.isSome(failure) && typeof failure.value.message === "string" ? failure.value.message : Cause.pretty(cause)
+            process.stderr.write(`minicode mcp serve: ${text}\n`)
+            process.exitCode = 1
+          })
+    )
+  )
+
 // A plainly well-formed `mcp serve` starts without loading the CLI (assistants spawn it at every session); anything
 // else, or anything unusual in it, goes through the full CLI.
-const program =
-  process.argv[2] === "mcp" && process.argv[3] === "serve"
-    ? Effect.flatMap(
-        Effect.promise(() => import("./serve/Main.js")),
-        (serve) => {
-          const flags = serve.parseArgv(process.argv.slice(4))
-          return flags === undefined ? cli : serve.run(flags)
-        }
-      )
-    : cli
+const serving = process.argv[2] === "mcp" && process.argv[3] === "serve"
+const program = serving
+  ? Effect.flatMap(
+      Effect.promise(() => import("./serve/Main.js")),
+      (serve) => {
+        const flags = serve.parseArgv(process.argv.slice(4))
+        return flags === undefined ? cli : toStderr(serve.run(flags))
+      }
+    )
+  : cli
 
 program.pipe(NodeRuntime.runMain({ disableErrorReporting: false }))

@@ -108,8 +108,9 @@ describe("mcp serve: the overall deadline of a call (built binary)", () => {
       const env = { ...process.env, XDG_CONFIG_HOME: configHome(parent, { toolDeadlineMs: bad }) }
       const run = spawnSync(process.execPath, [bin, "mcp", "serve", "--cwd", root], { env, input: "", encoding: "utf8", timeout: 20_000 })
       expect(run.status, String(bad)).not.toBe(0)
-      // The start-up error is printed by the runtime's reporter (today on stdout, outside the protocol: a separate bug).
-      expect(`${run.stdout}${run.stderr}`, String(bad)).toMatch(/\["toolDeadlineMs"\]/)
+      // stdout is the protocol channel: the start-up error is one plain line on stderr, naming the key.
+      expect(run.stdout, String(bad)).toBe("")
+      expect(run.stderr, String(bad)).toMatch(/^minicode mcp serve: config failed: .*config\.json: toolDeadlineMs: /)
     }
   })
 })

@@ -6,7 +6,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Schema } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
 import { ConfigFile, merge } from "../../domain/core/Config.js"
 import { ToolFailed } from "../../domain/core/Errors.js"
 
@@ -30,6 +30,26 @@ export const paths = (workspace: string, env: NodeJS.ProcessEnv = process.env): 
 export const localTrusted = (flag: boolean, env: NodeJS.ProcessEnv = process.env): boolean =>
   flag || env["MINICODE_ALLOW_LOCAL_CONFIG"] === "1"
 
+/** Where JSON.parse stopped, as "line L, column C" (Node names the offset as "position N"). */
+const where = (text: string, cause: unknown): string => {
+  const at = /position (\d+)/.exec(cause instanceof Error ? cause.message : "")
+  const offset = at === null ? undefined : Number(at[1])
+  if (offset === undefined) return cause instanceof Error ? `: ${cause.message}` : ""
+  const before = text.slice(0, offset).split("\n")
+  return ` (line ${before.length}, column ${(before[before.length - 1]?.length ?? 0) + 1})`
+}
+
+/** Each problem on one line, named by its key path: `toolDeadlineMs: Expected a number between 1 and 86400000, actual -5`. */
+const plainIssues = (e: ParseResult.ParseError): string => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(e)
+  const key = (i: (typeof issues)[number]) => i.path.map(String).join(".")
+  // An optional key's "Expected undefined" adds nothing beside the real reason at the same key.
+  const useful = issues.filter((i) => !(i.message.startsWith("Expected undefined") && issues.some((o) => o !== i && key(o) === key(i))))
+  return useful
+    .map((issue) => `${issue.path.length === 0 ? "(top level)" : issue.path.map(String).join(".")}: ${issue.message}`)
+    .join("; ")
+}
+
 const readOne = (file: string) =>
   Effect.gen(function* () {
     if (!fs.existsSync(file)) return undefined
@@ -39,10 +59,10 @@ const readOne = (file: string) =>
     })
     const json = yield* Effect.try({
       try: (): unknown => JSON.parse(text),
-      catch: () => new ToolFailed({ tool: "config", reason: `${file} is not valid JSON` })
+      catch: (cause) => new ToolFailed({ tool: "config", reason: `${file} is not valid JSON${where(text, cause)}` })
     })
     return yield* Schema.decodeUnknown(ConfigFile)(json).pipe(
-      Effect.mapError((e) => new ToolFailed({ tool: "config", reason: `${file}: ${e.message}` }))
+      Effect.mapError((e) => new ToolFailed({ tool: "config", reason: `${file}: ${plainIssues(e)}` }))
     )
   })
 
