@@ -14,6 +14,7 @@
 import { createRequire } from "node:module"
 import { Effect, Either, Layer } from "effect"
 import { defaultOptions, lex } from "../domain/SqlLexer.js"
+import { openPinned } from "./SqliteFile.js"
 import { type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../ports/SqlEngine.js"
 
 /** The part of better-sqlite3's API this adapter uses (the package ships no types). */
@@ -103,10 +104,12 @@ const runOne = (db: Database, sql: string, params: ReadonlyArray<unknown>, reque
 
 export const make = Effect.gen(function* () {
   const Database = yield* load
-  const open = (file: string, write: boolean) =>
+  const open = (target: Extract<SqlTarget, { readonly dialect: "sqlite" }>, write: boolean) =>
     Effect.try({
       try: () => {
-        const db = new Database(file, { readonly: !write, fileMustExist: true, timeout: 2_000 })
+        const connect = (name: string) => new Database(name, { readonly: !write, fileMustExist: true, timeout: 2_000 })
+        // A workspace file: SQLite must open the very file the jail judged (see SqliteFile).
+        const db = target.expect === undefined ? connect(target.file) : openPinned(target.file, target.expect, connect, (d) => d.close())
         try {
           db.pragma("trusted_schema = OFF")
           if (!write) db.pragma("query_only = ON")
@@ -127,7 +130,7 @@ export const make = Effect.gen(function* () {
     }
     const params = bind(request.params)
     return Effect.acquireUseRelease(
-      open(target.file, request.write),
+      open(target, request.write),
       (db) =>
         Effect.try({
           try: (): SqlResult => {

@@ -8,14 +8,17 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Either } from "effect"
+import { Context, Effect, Either, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as NodeFileSystem from "../../src/adapters/NodeFileSystem.js"
+import * as SqliteEngine from "../../src/adapters/SqliteEngine.js"
 import * as Jail from "../../src/domain/Jail.js"
 import { createKernel } from "../../src/index.js"
 import type { FileSystemShape } from "../../src/ports/FileSystem.js"
+import { SqlEngine } from "../../src/ports/SqlEngine.js"
 import { resolveWith } from "../../src/programs/PathResolver.js"
 
 const python = spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"]).status === 0
@@ -104,6 +107,13 @@ beforeAll(() => {
     fs.writeFileSync(path.join(ws, "rdir", name), `inside ${name}`)
   }
   fs.chmodSync(path.join(outside, "keep.txt"), 0o640)
+  // A database on each side, the outside one holding the canary.
+  const Database: new (file: string) => { exec(sql: string): void; close(): void } = createRequire(import.meta.url)("better-sqlite3")
+  for (const [file, value] of [[path.join(outside, "out.db"), canary + "db"], [path.join(ws, "rdir", "out.db"), "inside db"]] as const) {
+    const db = new Database(file)
+    db.exec(`CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('${value}')`)
+    db.close()
+  }
   fs.symlinkSync(outside, path.join(ws, "rdir_evil"))
 })
 
@@ -235,6 +245,34 @@ describe.skipIf(!linux || !python)("file operations against a concurrent RENAME_
     expect(calls).toBeGreaterThan(100)
     expect(ok).toBeGreaterThan(0)
     expect(texts.filter((t) => t.includes(canary))).toEqual([])
+    expect(snapshot(outside)).toEqual(before)
+  }, 60_000)
+
+  it("sql_query on rdir/out.db opens the workspace database or nothing, never the one outside", async () => {
+    const before = snapshot(outside)
+    const fsys: FileSystemShape = Effect.runSync(NodeFileSystem.make)
+    const resolve = resolveWith(fsys)
+    const ctx: Jail.JailContext = { root: ws, unrestricted: false }
+    const engine = Effect.runSync(Effect.scoped(Effect.map(Layer.build(SqliteEngine.layer), Context.get(SqlEngine))))
+    const request = { statements: ["SELECT v FROM t"], params: [], maxRows: 10, write: false, timeoutMs: 2_000 }
+    const seen = new Map<string, number>()
+    await startSwapper()
+    let attempts = 0
+    const deadline = Date.now() + 15_000
+    for (; attempts < 5_000 && Date.now() < deadline; attempts++) {
+      // As SqlTool does: resolve, judge, then hand the engine the real path and the identity the jail saw.
+      const r = Effect.runSync(Effect.either(resolve(ws, "rdir/out.db", ws)))
+      if (Either.isLeft(r) || !Jail.check(ctx, r.right, "read").ok || r.right.kind !== "file") continue
+      const facts = r.right
+      const result = Effect.runSync(Effect.either(engine.run({ dialect: "sqlite", file: facts.real, expect: { dev: facts.dev, ino: facts.ino } }, request)))
+      const key = Either.isRight(result) ? String(result.right.results[0]?.rows[0]?.[0]) : result.left.reason.replace(/\/[^ ]*/g, "PATH")
+      seen.set(key, (seen.get(key) ?? 0) + 1)
+    }
+    const swaps = await stopSwapper()
+    console.log(`race (sqlite): ${attempts} attempts, ${swaps} swaps`, [...seen])
+    expect(attempts).toBeGreaterThanOrEqual(1_000)
+    expect(seen.get("inside db") ?? 0).toBeGreaterThan(0)
+    expect([...seen.keys()].filter((k) => k.includes(canary))).toEqual([])
     expect(snapshot(outside)).toEqual(before)
   }, 60_000)
 })
