@@ -5,7 +5,12 @@ export type SqlParam = string | number | boolean | null
 
 /** Where a query runs. Credentials stay inside `url`; adapters never put it in an error or a log. */
 export type SqlTarget =
-  | { readonly dialect: "sqlite"; readonly file: string }
+  | {
+      readonly dialect: "sqlite"
+      readonly file: string
+      /** For a file the jail judged: its identity then, which the engine checks the opened file against. */
+      readonly expect?: { readonly dev: number; readonly ino: number }
+    }
   | { readonly dialect: "postgres"; readonly url: string }
 
 export interface SqlRequest {

@@ -54,7 +54,7 @@ export const make = Effect.gen(function* () {
           const resolved = inv.resolved["connection"]
           if (resolved === undefined) return yield* new ToolFailed({ tool: "sql_query", reason: `${target.path} was not resolved by the jail` })
           if (resolved.kind !== "file") return yield* new ToolFailed({ tool: "sql_query", reason: `${target.path} is not an existing database file` })
-          where = { dialect: "sqlite", file: resolved.real }
+          where = { dialect: "sqlite", file: resolved.real, expect: { dev: resolved.dev, ino: resolved.ino } }
           break
         }
         case "Named":

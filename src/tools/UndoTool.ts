@@ -6,13 +6,20 @@
  *
  * Crash-safe by idempotence: a re-run accepts paths already restored, so an interrupted undo is finished by
  * running it again (its pending record meanwhile shows up in `recover` as "verify").
+ *
+ * Every journal path goes through the jail as it is now, before anything is read or written: a path that is not
+ * workspace-relative (an altered journal), or that resolves outside (a folder replaced by a symlink since), is
+ * refused and never touched. Writes carry the identity that was read, and the FileSystem acts on descriptors, so
+ * a swap after the check fails instead of leading outside.
  */
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
+import * as Jail from "../domain/jail/Jail.js"
 import * as PosixPath from "../domain/jail/PosixPath.js"
 import * as Undo from "../domain/journal/Undo.js"
 import { type Checkpoint, Checkpoints } from "../ports/Checkpoints.js"
 import { FileSystem, type FsError } from "../ports/FileSystem.js"
 import { Journal, type JournalError, type RestoreTarget, type Snapshot } from "../ports/Journal.js"
+import * as PathResolver from "../kernel/PathResolver.js"
 
 export interface RestoreOptions {
   /** The workspace root, absolute: journal paths are relative to it. */
@@ -38,49 +45,52 @@ export interface RestoreReport {
 
 type Current = { readonly state: Undo.FileState; readonly content: Uint8Array | null } | { readonly state: Undo.FileState; readonly other: string }
 
-const readCurrent = (absolute: string) =>
+/**
+ * Where a journal path may be restored now, or why not: workspace-relative with no `.`/`..`, and allowed for a
+ * write by the jail after resolving it on the file system as it is (a parent swapped for a link is caught here).
+ */
+const locate = (root: string, path: string): Effect.Effect<Either.Either<Jail.PathFacts, string>, FsError, FileSystem> =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const checkpoints = yield* Checkpoints
-    const stat = yield* fs.lstat(absolute)
-    if (Option.isNone(stat)) return { state: Undo.absent, content: null } satisfies Current
-    if (stat.value.kind !== "file") {
-      // Never equal to any snapshot: undo refuses it.
-      return { state: { hash: `${stat.value.kind}:`, mode: stat.value.mode }, other: stat.value.kind } satisfies Current
+    if (path === "" || path.startsWith("/") || path.includes("\0") || path.split("/").some((s) => s === ".." || s === ".")) {
+      return Either.left(`${JSON.stringify(path)} is not a plain workspace-relative path (the journal entry was altered?); nothing touched`)
     }
-    const content = yield* fs.readFile(absolute)
-    return { state: { hash: checkpoints.address(content), mode: Undo.permissions(stat.value.mode) }, content } satisfies Current
+    const facts = yield* PathResolver.resolve(root, path, root)
+    const verdict = Jail.check({ root, unrestricted: false }, facts, "write")
+    return verdict.ok ? Either.right(facts) : Either.left(`${verdict.reason} (${verdict.rule}); nothing touched`)
   })
 
-const ensureParents = (root: string, absolute: string): Effect.Effect<void, FsError, FileSystem> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const parent = PosixPath.dirname(absolute)
-    if (!PosixPath.isInside(root, parent) || parent === root) return
-    const stat = yield* fs.lstat(parent)
-    if (Option.isSome(stat)) return
-    yield* ensureParents(root, parent)
-    yield* fs.makeDirectory(parent)
-  })
-
-const apply = (action: "undo" | "redo", root: string, step: Extract<Undo.Step, { _tag: "Restore" }>) =>
+const readCurrent = (facts: Jail.PathFacts) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
     const checkpoints = yield* Checkpoints
-    const absolute = PosixPath.join(root, step.path)
+    if (!facts.exists) return { state: Undo.absent, content: null } satisfies Current
+    if (facts.kind !== "file") {
+      // Never equal to any snapshot: undo refuses it.
+      return { state: { hash: `${facts.kind}:`, mode: facts.mode }, other: facts.kind } satisfies Current
+    }
+    const content = yield* fs.readFile(facts.real, { dev: facts.dev, ino: facts.ino })
+    return { state: { hash: checkpoints.address(content), mode: Undo.permissions(facts.mode) }, content } satisfies Current
+  })
+
+const apply = (action: "undo" | "redo", facts: Jail.PathFacts, step: Extract<Undo.Step, { _tag: "Restore" }>) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const checkpoints = yield* Checkpoints
+    // What was read and judged must still be there: a file changed or swapped since fails the write.
+    const expect = facts.exists ? { dev: facts.dev, ino: facts.ino, mtimeMs: facts.mtimeMs } : ("absent" as const)
     if (step.to.hash === null) {
-      const stat = yield* fs.lstat(absolute)
-      if (Option.isSome(stat)) yield* fs.remove(absolute)
+      const stat = yield* fs.lstat(facts.entry)
+      if (Option.isSome(stat)) yield* fs.remove(facts.entry)
       return
     }
     const content = yield* checkpoints.blob(step.to.hash)
     if (Option.isNone(content)) {
       return yield* new Undo.UndoError({ action, reason: `the snapshot of ${step.path} is gone (retention?)` })
     }
-    yield* ensureParents(root, absolute)
+    if (!facts.exists) yield* fs.makeDirectory(PosixPath.dirname(facts.real))
     const mode = step.to.mode === null ? undefined : Undo.permissions(step.to.mode)
-    yield* fs.writeFile(absolute, content.value, mode === undefined ? {} : { mode })
-    if (mode !== undefined) yield* fs.chmod(absolute, mode)
+    yield* fs.writeFile(facts.real, content.value, mode === undefined ? { expect } : { mode, expect })
+    if (mode !== undefined) yield* fs.chmod(facts.real, mode)
   })
 
 const restore = (action: "undo" | "redo", options: RestoreOptions) =>
@@ -91,11 +101,23 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
     if (changes.length === 0) {
       return yield* new Undo.UndoError({ action, reason: `no checkpoint for turn ${options.turn} of ${options.session}` })
     }
-    const paths = [...new Set(changes.map((c) => c.path))]
+    // The root as the kernel sees it (no symlink on the way), so descriptors can walk to every path below it.
+    const root = (yield* PathResolver.resolve("/", options.root)).real
+    const located = new Map<string, Jail.PathFacts>()
+    const outOfJail: Array<{ readonly path: string; readonly reason: string }> = []
+    for (const path of new Set(changes.map((c) => c.path))) {
+      const where = yield* locate(root, path)
+      if (Either.isLeft(where)) outOfJail.push({ path, reason: where.left })
+      else located.set(path, where.right)
+    }
     const current = new Map<string, Current>()
-    for (const path of paths) current.set(path, yield* readCurrent(PosixPath.join(options.root, path)))
+    for (const [path, facts] of located) current.set(path, yield* readCurrent(facts))
     const stateOf = (path: string): Undo.FileState => current.get(path)?.state ?? Undo.absent
-    const steps = action === "undo" ? Undo.planUndo(changes, stateOf) : Undo.planRedo(changes, stateOf)
+    const inJail = changes.filter((c) => located.has(c.path))
+    const steps = [
+      ...(action === "undo" ? Undo.planUndo(inJail, stateOf) : Undo.planRedo(inJail, stateOf)),
+      ...outOfJail.map((r) => ({ _tag: "Refuse" as const, ...r }))
+    ]
     const restores = steps.flatMap((s) => (s._tag === "Restore" ? [s] : []))
 
     const snapshots = restores.flatMap((s): ReadonlyArray<Snapshot> => {
@@ -115,7 +137,11 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
       restores: target
     }, snapshots)
 
-    const applied = yield* Effect.forEach(restores, (step) => apply(action, options.root, step), { discard: true }).pipe(
+    const factsOf = (path: string) => {
+      const facts = located.get(path)
+      return facts === undefined ? Effect.dieMessage(`undo planned ${path} without locating it`) : Effect.succeed(facts)
+    }
+    const applied = yield* Effect.forEach(restores, (step) => Effect.flatMap(factsOf(step.path), (facts) => apply(action, facts, step)), { discard: true }).pipe(
       Effect.exit
     )
     const refused = steps.flatMap((s) => (s._tag === "Refuse" ? [{ path: s.path, reason: s.reason }] : []))

@@ -7,7 +7,10 @@ import { Effect, Either, Option } from "effect"
 import type { FileSystemShape } from "../../src/ports/FileSystem.js"
 
 export interface Fixture {
-  /** An adapter over a fresh tree containing `root/a.txt` ("alpha"), `root/dir/`, `root/link -> a.txt`. */
+  /**
+   * An adapter over a fresh tree containing `root/a.txt` ("alpha"), `root/dir/`, `root/link -> a.txt` and
+   * `root/dir/back -> ..` (a symlinked directory: `root/dir/back/a.txt` reaches `root/a.txt` through it).
+   */
   readonly make: Effect.Effect<{ readonly fs: FileSystemShape; readonly root: string }>
 }
 
@@ -61,5 +64,46 @@ export const contract = (name: string, fixture: Fixture) =>
         assert.isTrue(Option.isNone(yield* fs.lstat(`${root}/x/y/a.txt`)))
         yield* fs.remove(`${root}/x`, { recursive: true })
         assert.isTrue(Option.isNone(yield* fs.lstat(`${root}/x`)))
+      }))
+  
+    it.effect("no operation reaches through a symlinked directory: each fails and nothing changes", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        const via = `${root}/dir/back`
+        const attempts = [
+          fs.readFile(`${via}/a.txt`),
+          fs.writeFile(`${via}/new.txt`, enc.encode("x")),
+          fs.writeFile(`${via}/a.txt`, enc.encode("x")),
+          fs.makeDirectory(`${via}/made`),
+          fs.rename(`${root}/a.txt`, `${via}/moved.txt`),
+          fs.rename(`${via}/a.txt`, `${root}/dir/moved.txt`),
+          fs.remove(`${via}/a.txt`),
+          fs.chmod(`${via}/a.txt`, 0o600),
+          fs.readDir(via)
+        ]
+        for (const attempt of attempts) assert.isTrue(Either.isLeft(yield* Effect.either(attempt)))
+        assert.deepStrictEqual((yield* fs.readDir(root)).map((e) => e.name).sort(), ["a.txt", "dir", "link"])
+        assert.deepStrictEqual((yield* fs.readDir(`${root}/dir`)).map((e) => e.name), ["back"])
+        assert.strictEqual(dec.decode(yield* fs.readFile(`${root}/a.txt`)), "alpha")
+        assert.notStrictEqual(Option.getOrThrow(yield* fs.lstat(`${root}/a.txt`)).mode, 0o600)
+      }))
+
+    it.effect("chmod and remove act on a final symlink itself, never on its target", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        const mode = Option.getOrThrow(yield* fs.lstat(`${root}/a.txt`)).mode
+        assert.isTrue(Either.isLeft(yield* Effect.either(fs.chmod(`${root}/link`, 0o600))))
+        assert.strictEqual(Option.getOrThrow(yield* fs.lstat(`${root}/a.txt`)).mode, mode)
+        yield* fs.remove(`${root}/link`)
+        assert.isTrue(Option.isNone(yield* fs.lstat(`${root}/link`)))
+        assert.strictEqual(dec.decode(yield* fs.readFile(`${root}/a.txt`)), "alpha")
+      }))
+
+    it.effect("a recursive remove does not descend through a symlinked directory", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        yield* fs.remove(`${root}/dir`, { recursive: true })
+        assert.isTrue(Option.isNone(yield* fs.lstat(`${root}/dir`)))
+        assert.strictEqual(dec.decode(yield* fs.readFile(`${root}/a.txt`)), "alpha")
       }))
   })

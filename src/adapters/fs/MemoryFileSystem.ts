@@ -154,9 +154,12 @@ export const make = (seed: Seed = {}) =>
     const readDir = (p: string) =>
       Ref.get(state).pipe(
         Effect.flatMap(({ nodes }) => {
-          const at = walk(nodes, p, true) ?? p
+          // As the Node adapter: neither the directory nor a parent is reached through a symlink.
+          const at = walk(nodes, p, false) ?? p
           const node = nodes.get(at)
+          if (node?.kind === "symlink") return Effect.fail(err("list", p, "ELOOP", "is a symbolic link (not followed)"))
           if (node?.kind !== "directory") return Effect.fail(err("list", p, node === undefined ? "ENOENT" : "ENOTDIR", "not a directory"))
+          if (at !== p) return Effect.fail(err("list", p, "ECHANGED", "a parent directory changed between check and use"))
           const out: Array<DirEntry> = []
           for (const [k, v] of nodes) if (k !== at && P.dirname(k) === at) out.push({ name: P.basename(k), kind: v.kind })
           return Effect.succeed(out.sort((a, b) => a.name.localeCompare(b.name)))

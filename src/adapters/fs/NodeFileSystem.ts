@@ -1,7 +1,10 @@
 /**
- * FileSystem on node:fs. Opens never follow a final symlink (O_NOFOLLOW), and after opening, the descriptor is
- * checked against what the jail validated: same device and inode, and on Linux the path the kernel reports for
- * the descriptor (so a parent directory swapped for a symlink between check and use is caught too).
+ * FileSystem on node:fs. Every open, create, rename, unlink, mkdir, chmod and listing resolves its path on
+ * descriptors (`DirFd`): walked from `/` one directory at a time without following a link, then the final name
+ * relative to its parent's descriptor, so a directory swapped for a symlink between check and use fails instead of
+ * leading outside. After opening, the descriptor is checked against what the jail validated: same device and inode,
+ * and on Linux the path the kernel reports for it (a directory moved meanwhile is caught too). `lstat` and
+ * `readlink` observe by path: they are the resolver's questions, and nothing is used on their word alone.
  *
  * Metadata calls and small files use the synchronous syscalls: each costs microseconds, while a round trip
  * through libuv's thread pool costs tens of microseconds, and a call makes several. Files above `syncLimit` are
@@ -9,9 +12,9 @@
  */
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
-import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Layer, Option } from "effect"
+import * as DirFd from "./DirFd.js"
 import { type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat } from "../../ports/FileSystem.js"
 
 const syncLimit = 4 * 1024 * 1024
@@ -52,7 +55,7 @@ const toStat = (s: fs.Stats): FileStat => ({
   mtimeMs: s.mtimeMs
 })
 
-const procFd = process.platform === "linux"
+const procFd = DirFd.supported
 
 /** Synchronous syscalls as Effects: a thrown error becomes an FsError for `op` on `p`. */
 const sys = <A>(op: string, p: string, f: () => A) => Effect.try({ try: f, catch: fail(op, p) })
@@ -78,6 +81,24 @@ const lstatSync = (p: string): Option.Option<FileStat> => {
   }
 }
 
+const lstatAt = (dir: DirFd.Dir, name: string) => {
+  try {
+    return DirFd.lstatAt(dir, name)
+  } catch (cause) {
+    if (codeOf(cause) === "ENOTDIR") return undefined
+    throw cause
+  }
+}
+
+/** One synchronous step: its error named for `op` (an FsError thrown by a check passes unchanged). */
+const step = <A>(op: string, p: string, f: () => A): A => {
+  try {
+    return f()
+  } catch (cause) {
+    throw rethrow(op, p)(cause)
+  }
+}
+
 export const make = Effect.sync(() => {
   const lstat = (p: string) => Effect.try({ try: () => lstatSync(p), catch: fail("lstat", p) })
 
@@ -86,7 +107,7 @@ export const make = Effect.sync(() => {
     Effect.suspend(() => {
       let fd: number
       try {
-        fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+        fd = DirFd.withParent(p, (dir, name) => fs.openSync(DirFd.at(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
       } catch (cause) {
         return Effect.fail(fail("read", p)(cause))
       }
@@ -137,69 +158,73 @@ export const make = Effect.sync(() => {
     })
 
   /** Refuses the rename when the target is no longer what the caller saw (identity, and mtime when given). */
-  const checkExpected = (p: string, expect: Expect | undefined) => {
+  const checkExpected = (dir: DirFd.Dir, name: string, p: string, expect: Expect | undefined) => {
     if (expect === undefined) return
-    const now = lstatSync(p)
+    const now = lstatAt(dir, name)
     const same =
       expect === "absent"
-        ? Option.isNone(now)
-        : Option.isSome(now) &&
-          now.value.dev === expect.dev &&
-          now.value.ino === expect.ino &&
-          (expect.mtimeMs === undefined || now.value.mtimeMs === expect.mtimeMs)
+        ? now === undefined
+        : now !== undefined &&
+          now.dev === expect.dev &&
+          now.ino === expect.ino &&
+          (expect.mtimeMs === undefined || now.mtimeMs === expect.mtimeMs)
     if (!same) throw changed("write", p, "the file")
   }
 
   /**
-   * Temp file beside the target, re-checked, filled, renamed over. Small files in one synchronous step (as reads
-   * are); large ones written asynchronously. The temp file is removed on any failure or interruption.
+   * Temp file beside the target, in its directory's descriptor, re-checked, filled, renamed over through the same
+   * descriptor. Small files in one synchronous step (as reads are); large ones written asynchronously. The temp
+   * file is removed through that descriptor on any failure or interruption, and the descriptor closed after.
    */
   const writeFile = (p: string, data: Uint8Array, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
     Effect.suspend(() => {
-      const dir = path.dirname(p)
-      const tmp = path.join(dir, `.${path.basename(p)}.${randomUUID().slice(0, 13)}.minicode-tmp`)
       const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW
-      let mode = options.mode
-      if (mode === undefined) {
-        // A replaced file keeps its mode unless the caller names one.
-        let previous: Option.Option<FileStat>
-        try {
-          previous = lstatSync(p)
-        } catch (cause) {
-          return Effect.fail(fail("lstat", p)(cause))
-        }
-        mode = Option.isSome(previous) && previous.value.kind === "file" ? previous.value.mode : undefined
-      }
-      let fd: number
+      let dir: DirFd.Dir
+      let name: string
       try {
-        fd = fs.openSync(tmp, flags, mode ?? 0o644)
+        ;({ dir, name } = DirFd.openParent(p))
       } catch (cause) {
         return Effect.fail(fail("write", p)(cause))
       }
-      const removeTmp = Effect.sync(() => fs.rmSync(tmp, { force: true }))
-      if (data.byteLength <= syncLimit) {
-        // Each step's error as its own Effect step would name it (an FsError thrown by a check passes unchanged).
-        const step = <A>(op: string, f: () => A): A => {
-          try {
-            return f()
-          } catch (cause) {
-            throw rethrow(op, p)(cause)
-          }
+      const tmpName = `.${name}.${randomUUID().slice(0, 13)}.minicode-tmp`
+      const tmp = path.join(dir.path, tmpName)
+      let mode = options.mode
+      let fd: number
+      try {
+        if (mode === undefined) {
+          // A replaced file keeps its mode unless the caller names one.
+          const previous = step("lstat", p, () => lstatAt(dir, name))
+          mode = previous !== undefined && previous.isFile() ? previous.mode & 0o7777 : undefined
         }
+        fd = step("write", p, () => fs.openSync(DirFd.at(dir, tmpName), flags, mode ?? 0o644))
+      } catch (cause) {
+        DirFd.close(dir)
+        return Effect.fail(rethrow("write", p)(cause))
+      }
+      const unlinkTmp = () => {
+        try {
+          fs.unlinkSync(DirFd.at(dir, tmpName))
+        } catch {
+          // Already gone (renamed over, or never filled): nothing to clean.
+        }
+      }
+      if (data.byteLength <= syncLimit) {
         try {
           try {
-            step("write", () => verifyFd(fd, tmp, undefined, "write"))
-            step("write", () => fs.writeFileSync(fd, data))
-            if (mode !== undefined) step("chmod", () => fs.fchmodSync(fd, mode))
+            step("write", p, () => verifyFd(fd, tmp, undefined, "write"))
+            step("write", p, () => fs.writeFileSync(fd, data))
+            if (mode !== undefined) step("chmod", p, () => fs.fchmodSync(fd, mode))
           } finally {
             fs.closeSync(fd)
           }
-          step("lstat", () => checkExpected(p, options.expect))
-          step("write", () => fs.renameSync(tmp, p))
+          step("lstat", p, () => checkExpected(dir, name, p, options.expect))
+          step("write", p, () => fs.renameSync(DirFd.at(dir, tmpName), DirFd.at(dir, name)))
           return Effect.void
         } catch (cause) {
-          fs.rmSync(tmp, { force: true })
+          unlinkTmp()
           return Effect.fail(rethrow("write", p)(cause))
+        } finally {
+          DirFd.close(dir)
         }
       }
       const fill = Effect.gen(function* () {
@@ -208,14 +233,26 @@ export const make = Effect.sync(() => {
         if (mode !== undefined) yield* sys("chmod", p, () => fs.fchmodSync(fd, mode))
       }).pipe(Effect.ensuring(Effect.sync(() => fs.closeSync(fd))))
       const replace = Effect.zipRight(
-        Effect.try({ try: () => checkExpected(p, options.expect), catch: rethrow("lstat", p) }),
-        sys("write", p, () => fs.renameSync(tmp, p))
+        Effect.try({ try: () => checkExpected(dir, name, p, options.expect), catch: rethrow("lstat", p) }),
+        sys("write", p, () => fs.renameSync(DirFd.at(dir, tmpName), DirFd.at(dir, name)))
       )
-      return Effect.zipRight(fill, replace).pipe(Effect.tapError(() => removeTmp), Effect.onInterrupt(() => removeTmp))
+      const removeTmp = Effect.sync(unlinkTmp)
+      return Effect.zipRight(fill, replace).pipe(
+        Effect.tapError(() => removeTmp),
+        Effect.onInterrupt(() => removeTmp),
+        Effect.ensuring(Effect.sync(() => DirFd.close(dir)))
+      )
     })
 
   const readDir = (p: string) =>
-    sys("list", p, () => fs.readdirSync(p, { withFileTypes: true })).pipe(
+    sys("list", p, () => {
+      const dir = DirFd.open(p)
+      try {
+        return fs.readdirSync(DirFd.self(dir), { withFileTypes: true })
+      } finally {
+        DirFd.close(dir)
+      }
+    }).pipe(
       Effect.map((entries): ReadonlyArray<DirEntry> =>
         entries.map((e) => ({
           name: e.name,
@@ -230,13 +267,18 @@ export const make = Effect.sync(() => {
     readFile,
     writeFile,
     readDir,
-    makeDirectory: (p) => sys("mkdir", p, () => fs.mkdirSync(p, { recursive: true })).pipe(Effect.asVoid),
+    makeDirectory: (p) => sys("mkdir", p, () => DirFd.close(DirFd.open(p, { create: true }))),
     remove: (p, options) =>
-      options?.recursive === true
-        ? Effect.tryPromise({ try: () => fsp.rm(p, { recursive: true }), catch: fail("delete", p) })
-        : sys("delete", p, () => fs.unlinkSync(p)),
-    rename: (from, to) => sys("move", from, () => fs.renameSync(from, to)),
-    chmod: (p, mode) => sys("chmod", p, () => fs.chmodSync(p, mode))
+      sys("delete", p, () =>
+        DirFd.withParent(p, (dir, name) =>
+          options?.recursive === true ? DirFd.removeTreeAt(dir, name) : fs.unlinkSync(DirFd.at(dir, name))
+        )
+      ),
+    rename: (from, to) =>
+      sys("move", from, () =>
+        DirFd.withParent(from, (a, fromName) => DirFd.withParent(to, (b, toName) => fs.renameSync(DirFd.at(a, fromName), DirFd.at(b, toName))))
+      ),
+    chmod: (p, mode) => sys("chmod", p, () => DirFd.withParent(p, (dir, name) => DirFd.chmodAt(dir, name, mode)))
   })
 })
 

@@ -196,6 +196,8 @@ export const make = Effect.gen(function* () {
         Effect.suspend(() =>
           exchange(child, {
             file: target.file,
+            // A workspace file: SQLite must open the very file the jail judged (see the query process's openPinned).
+            expect: target.expect,
             write: request.write,
             statements: request.statements.map((sql) => ({ sql, rule: request.write ? undefined : engineRule(sql) })),
             params: bind(request.params),

@@ -8,7 +8,7 @@ import { contract } from "../../contracts/FileSystem.contract.js"
 
 contract("memory", {
   make: Effect.map(
-    MemoryFileSystem.make({ "/root/a.txt": "alpha", "/root/dir": { dir: true }, "/root/link": { symlink: "a.txt" } }),
+    MemoryFileSystem.make({ "/root/a.txt": "alpha", "/root/dir": { dir: true }, "/root/link": { symlink: "a.txt" }, "/root/dir/back": { symlink: ".." } }),
     ({ fs }) => ({ fs, root: "/root" })
   )
 })
@@ -19,6 +19,7 @@ contract("node", {
     fs.writeFileSync(path.join(root, "a.txt"), "alpha")
     fs.mkdirSync(path.join(root, "dir"))
     fs.symlinkSync("a.txt", path.join(root, "link"))
+    fs.symlinkSync("..", path.join(root, "dir", "back"))
     return { fs: yield* NodeFileSystem.make, root }
   })
 })
