@@ -2,7 +2,7 @@
  * The workspace file tools, over the FileSystem port. Every path they touch was resolved and judged by the jail;
  * they act on the resolved path and hand the adapter the identity the jail saw, so a swap in between is caught.
  */
-import { Effect, Either, Ref } from "effect"
+import { Effect, Either } from "effect"
 import * as Edit from "../domain/files/Edit.js"
 import picomatch from "picomatch"
 import { ToolFailed } from "../domain/core/Errors.js"
@@ -13,7 +13,6 @@ import { capText } from "../domain/core/Truncate.js"
 import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../ports/FileSystem.js"
 import type { SessionShape } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
-import * as Lru from "./Lru.js"
 import { breathe, walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
@@ -27,10 +26,7 @@ export const limits = {
   globResults: 1000,
   grepMatches: 500,
   grepFileBytes: 5 * 1024 * 1024,
-  walkEntries: 200_000,
-  /** The listings kept for re-reads of unchanged bytes (see `Listings`), weighed as their bytes plus two per char of text. */
-  listingsEntries: 256,
-  listingsWeight: 8 * 1024 * 1024
+  walkEntries: 200_000
 }
 
 const failed = (tool: string) => (e: FsError) => new ToolFailed({ tool, reason: e.reason })
@@ -44,41 +40,7 @@ const out = (text: string, truncated = false): ToolOutput => ({ text, truncated 
 export interface Env {
   readonly session: SessionShape
   readonly fs: FileSystemShape
-  readonly listings: Listings
 }
-
-/**
- * The last listings `read_file` made, by file and range, with the bytes each was made from. A re-read still opens,
- * checks and reads the file; only when the bytes are the very same does it hand back the listing it made before (the
- * same object, frozen) instead of decoding, splitting and numbering them again. Agents re-read the files they work on,
- * and the building was most of a read's cost and garbage.
- *
- * A listing is kept only for a file read again while its previous read is still among the last `listingsEntries`
- * (`seen` remembers just the keys): a sweep over more files than that keeps nothing, so it costs no memory churn
- * (every kept listing outlives the young generation, and a stream of them made the collector work far harder).
- * Whoever derives something from a frozen output (the reply's digest, its escaped JSON) may keep it by identity.
- */
-export interface ListingsState {
-  readonly kept: Lru.Lru<string, Listed>
-  readonly seen: Lru.Lru<string, true>
-}
-export type Listings = Ref.Ref<ListingsState>
-
-interface Listed {
-  readonly bytes: Uint8Array
-  readonly output: ToolOutput
-}
-
-export const makeListings: Effect.Effect<Listings> = Ref.make({
-  kept: Lru.empty<string, Listed>({ maxEntries: limits.listingsEntries, maxWeight: limits.listingsWeight }),
-  seen: Lru.empty<string, true>({ maxEntries: limits.listingsEntries, maxWeight: limits.listingsEntries * 8 })
-})
-
-/** memcmp through Node's Buffer (a Uint8Array is accepted): a JavaScript loop over 16 KiB costs ten times more. */
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && Buffer.compare(a, b) === 0
-
-/** A copy that owns its memory: a small Buffer is a view on a shared 8 KiB slab, which keeping it would pin. */
-const owned = (bytes: Uint8Array) => (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? bytes : bytes.slice())
 
 const resolvedOf = (env: Env, inv: Invocation, field: string) => {
   const facts = inv.resolved[field]
@@ -126,10 +88,6 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const bytes = yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("read_file")))
     const first = call.args.offset ?? 1
     const limit = call.args.limit ?? limits.readLines
-    // The listing depends on the bytes and the range alone (messages naming the path are not kept).
-    const key = `${first}:${limit}:${facts.real}`
-    const kept = yield* Ref.modify(env.listings, (l) => [Lru.get(l.kept, key), l] as const)
-    if (kept !== undefined && sameBytes(kept.bytes, bytes)) return kept.output
     if (isBinary(bytes)) return out(`[binary file ${shown}, ${bytes.byteLength} bytes]`)
     const text = decoder.decode(bytes)
     if (text === "") return out(`[${shown} is empty]`)
@@ -141,16 +99,7 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const last = first + lines.length - 1
     const body = numbered(lines, first)
     const more = last < all.length ? `\n[truncated: showing lines ${first}-${last} of ${all.length}; use offset/limit to read more]` : ""
-    const output = out(body + more, more !== "")
-    return yield* Ref.modify(env.listings, (l) => {
-      if (Lru.get(l.seen, key) === undefined) {
-        Lru.set(l.seen, key, true, 1)
-        return [output, l] as const
-      }
-      const frozen = Object.freeze(output)
-      Lru.set(l.kept, key, { bytes: owned(bytes), output: frozen }, bytes.byteLength + output.text.length * 2)
-      return [frozen, l] as const
-    })
+    return out(body + more, more !== "")
   })
 
 export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">) =>
@@ -300,7 +249,7 @@ export const deleteFile = (env: Env, inv: Invocation) =>
     return out(`deleted ${shown}`)
   })
 
-/** The output itself when it fits (a kept listing stays the same object), else a capped copy. */
+/** The output itself when it fits, else a capped copy. */
 export const cap = (output: ToolOutput, maxBytes: number): ToolOutput => {
   const capped = capText(output.text, maxBytes)
   return capped.truncated ? { ...output, text: capped.text, truncated: true } : output
