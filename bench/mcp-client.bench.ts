@@ -18,6 +18,7 @@ import * as Kernel from "../src/kernel/Kernel.js"
 import * as McpTools from "../src/tools/McpTools.js"
 import * as Runner from "../src/kernel/Runner.js"
 import { ToolExecutor } from "../src/ports/ToolExecutor.js"
+import * as NodeNetGuard from "../src/adapters/net/NetGuard.js"
 
 const iterations = Number(process.argv[2] ?? "300")
 const server = path.resolve(import.meta.dirname, "../test/support/stdio-server.mjs")
@@ -43,7 +44,7 @@ const viaMinicode = Effect.gen(function* () {
   const extension = yield* McpTools.live({ servers: { tiny: { command: process.execPath, args: [server] } }, env: process.env })
   const layer = Kernel.layer(
     { workspace, workMode: "BUILD", policy: "allow-all" },
-    { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer(), approver: Approvers.constant("no"), bashGuard: Unavailable.bashGuard, journal: MemoryJournal.layer(), extensions: Kernel.extensionsOf([extension]) }
+    { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer(), approver: Approvers.constant("no"), bashGuard: Unavailable.bashGuard, netGuard: NodeNetGuard.layer, journal: MemoryJournal.layer(), extensions: Kernel.extensionsOf([extension]) }
   )
   return yield* Effect.gen(function* () {
     const chain = yield* ToolExecutor

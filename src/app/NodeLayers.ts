@@ -8,6 +8,7 @@ import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
+import * as NodeNetGuard from "../adapters/net/NetGuard.js"
 import * as LibpgQueryParser from "../adapters/sql/LibpgQueryParser.js"
 import * as NodeShell from "../adapters/shell/NodeShell.js"
 import * as NodeSqlEngine from "../adapters/sql/NodeSqlEngine.js"
@@ -260,6 +261,7 @@ export const adapters = (options: {
   approver: Approvers.constant("no"),
   bashGuard: treeSitterGuard,
   journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
+  netGuard: NodeNetGuard.layer,
   extensions: extensions(options),
   sql: sqlGuard(options.sql)
 })

@@ -22,6 +22,7 @@ import * as Kernel from "../../src/kernel/Kernel.js"
 import * as McpRetry from "../../src/serve/McpRetry.js"
 import * as McpServe from "../../src/serve/Server.js"
 import { sha256 } from "../../src/adapters/crypto/Sha256.js"
+import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
 
 const hour = 60 * 60 * 1000
 
@@ -135,6 +136,7 @@ const coreOver = (root: string, journal: JournalShape, retryWindowMs?: number) =
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
           bashGuard: admitBash,
+          netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([])
         }

@@ -28,6 +28,7 @@ import * as StdioLineTransport from "../../src/adapters/mcp/StdioLineTransport.j
 import { sha256 } from "../../src/adapters/crypto/Sha256.js"
 import { EffectRunner } from "../../src/ports/EffectRunner.js"
 import { runner } from "./support/EffectRunner.js"
+import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
 
 const hash = (text: string) => sha256(text, "base64")
 
@@ -84,6 +85,7 @@ const coreOver = (
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
           bashGuard: admitBash,
+          netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([slowBash(probe)])
         }
@@ -436,7 +438,7 @@ describe("mcp serve core", () => {
         const chain = yield* Layer.build(
           Kernel.layer(
             { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },
-            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashGuard: admitBash, journal: Layer.succeed(Journal, journal) }
+            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashGuard: admitBash, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
           )
         )
         return yield* McpServe.makeCore({ settings: settings(), root, hash, maxOutputBytes: 100 }).pipe(
@@ -471,6 +473,7 @@ describe("mcp serve start-up", () => {
     allowlist: MemoryAllowlist.layer([]),
     approver: Approvers.constant("no"),
     bashGuard: admitBash,
+    netGuard: NodeNetGuard.layer,
     journal: MemoryJournal.layer(),
     extensions
   })
