@@ -219,12 +219,12 @@ export const extensions = (options: {
       const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap)
       const mcp = yield* onFirstUse(
-        Effect.flatMap(Effect.promise(() => import("../tools/McpTools.js")), (M) =>
+        Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
           M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch })
         )
       )
       const lsp = yield* onFirstUse(
-        Effect.flatMap(Effect.promise(() => import("../tools/LspTools.js")), (L) =>
+        Effect.flatMap(Effect.promise(() => import("./LspLive.js")), (L) =>
           L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted, launch })
         )
       )

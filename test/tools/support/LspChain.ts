@@ -10,7 +10,7 @@ import * as MemoryJournal from "../../../src/adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../../../src/adapters/fs/NodeFileSystem.js"
 import * as Unavailable from "../../../src/adapters/Unavailable.js"
 import * as Kernel from "../../../src/kernel/Kernel.js"
-import * as LspTools from "../../../src/tools/LspTools.js"
+import * as LspLive from "../../../src/app/LspLive.js"
 import * as Runner from "../../../src/kernel/Runner.js"
 import * as NodeNetGuard from "../../../src/adapters/net/NetGuard.js"
 
@@ -32,7 +32,7 @@ export const lspChain = (root: string, extension: string, command: string) =>
       bashGuard: Unavailable.bashGuard,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
-      extensions: LspTools.layer({ servers: { [extension]: { command, args: ["--stdio"] } }, env: process.env })
+      extensions: LspLive.layer({ servers: { [extension]: { command, args: ["--stdio"] } }, env: process.env })
     }
   )
 
