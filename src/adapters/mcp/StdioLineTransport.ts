@@ -51,7 +51,6 @@ export const make = (options: LineTransportOptions): LineTransport => {
   let started = false
   let closed = false
   let inputEnded = false
-  const escapeLong = (text: string): string => JSON.stringify(text)
 
   // Back-pressure. A reply is queued on the stream at once and the call it answers is over: waiting for 'drain' per
   // reply (which fires only once the whole queue has gone out) would, under steady load, keep every call answered
@@ -195,7 +194,7 @@ export const make = (options: LineTransportOptions): LineTransport => {
       const replied = options.onReplied
       const id = "id" in message && !("method" in message) ? message.id : undefined
       const written = replied === undefined || (typeof id !== "string" && typeof id !== "number") ? undefined : () => replied(id)
-      await write(`${Framing.stringify(sent, escapeLong, longChars)}\n`, written)
+      await write(`${Framing.stringify(sent, JSON.stringify, longChars)}\n`, written)
     },
     close: async () => {
       if (closed) return
