@@ -5,15 +5,36 @@
  */
 import * as path from "node:path"
 import { Effect, Either, Logger, LogLevel } from "effect"
+import * as Approvers from "../adapters/approval/Approvers.js"
+import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
 import * as NodeConfig from "../adapters/config/NodeConfig.js"
 import { sha256 } from "../adapters/crypto/Sha256.js"
 import * as StdioLineTransport from "../adapters/mcp/StdioLineTransport.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
+import type { ServerEntry } from "../domain/core/Config.js"
+import type { ToolFailed } from "../domain/core/Errors.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
+import type { Adapters } from "../kernel/Kernel.js"
+import type { SandboxMode } from "../ports/Sandbox.js"
 import { closingMs, parseArgv, type ServeFlags, usage, version, watchdog } from "../serve/Main.js"
 import * as NodeAdapters from "./NodeLayers.js"
 
 export { parseArgv, type ServeFlags }
+
+/**
+ * The session adapters of `mcp serve`: Node's, with an empty in-memory allowlist and an approver that answers "no"
+ * (an MCP client is no one to ask), whatever the configuration says.
+ */
+export const kernelAdapters = (options: {
+  readonly sql: SqlConnection.Connections
+  readonly mcpServers: Readonly<Record<string, ServerEntry>>
+  readonly lsp: Readonly<Record<string, ServerEntry>>
+  readonly sandbox: SandboxMode
+}): Adapters<ToolFailed> => ({
+  ...NodeAdapters.adapters({ unrestricted: false, sql: options.sql, mcpServers: options.mcpServers, lsp: options.lsp, sandbox: { mode: options.sandbox } }),
+  allowlist: MemoryAllowlist.layer([]),
+  approver: Approvers.constant("no")
+})
 
 export const run = (flags: ServeFlags) =>
   Effect.gen(function* () {
@@ -34,7 +55,7 @@ export const run = (flags: ServeFlags) =>
     yield* McpServe.serve(
       { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork, toolDeadlineMs: loaded.config.toolDeadlineMs },
       {
-        kernel: NodeAdapters.adapters({ unrestricted: false, sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: { mode } }),
+        kernel: kernelAdapters({ sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: mode }),
         hash: (text) => sha256(text, "base64"),
         transport: (hooks) =>
           StdioLineTransport.make({ input: process.stdin, output: process.stdout, maxLineBytes: McpServe.limits.maxLineBytes, ...hooks })
