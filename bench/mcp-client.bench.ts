@@ -15,9 +15,10 @@ import * as MemoryJournal from "../src/adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../src/adapters/fs/NodeFileSystem.js"
 import * as Unavailable from "../src/adapters/Unavailable.js"
 import * as Kernel from "../src/kernel/Kernel.js"
-import * as McpTools from "../src/tools/McpTools.js"
+import * as McpLive from "../src/app/McpLive.js"
 import * as Runner from "../src/kernel/Runner.js"
 import { ToolExecutor } from "../src/ports/ToolExecutor.js"
+import * as NodeNetGuard from "../src/adapters/net/NetGuard.js"
 
 const iterations = Number(process.argv[2] ?? "300")
 const server = path.resolve(import.meta.dirname, "../test/support/stdio-server.mjs")
@@ -40,10 +41,10 @@ const direct = async () => {
 }
 
 const viaMinicode = Effect.gen(function* () {
-  const extension = yield* McpTools.live({ servers: { tiny: { command: process.execPath, args: [server] } }, env: process.env })
+  const extension = yield* McpLive.live({ servers: { tiny: { command: process.execPath, args: [server] } }, env: process.env })
   const layer = Kernel.layer(
     { workspace, workMode: "BUILD", policy: "allow-all" },
-    { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer(), approver: Approvers.constant("no"), bashGuard: Unavailable.bashGuard, journal: MemoryJournal.layer(), extensions: Kernel.extensionsOf([extension]) }
+    { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer(), approver: Approvers.constant("no"), bashGuard: Unavailable.bashGuard, netGuard: NodeNetGuard.layer, journal: MemoryJournal.layer(), extensions: Kernel.extensionsOf([extension]) }
   )
   return yield* Effect.gen(function* () {
     const chain = yield* ToolExecutor

@@ -3,7 +3,18 @@
  * dist/bin.js) runs through a V8 code cache.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, Option, Runtime } from "effect"
+import { EffectRunner } from "./ports/EffectRunner.js"
+
+// Programs that must run an Effect from a foreign callback (the MCP SDK's handlers) get their runners from here.
+const runner = EffectRunner.of({
+  bind: (runtime) => ({
+    runPromiseExit: (effect, options) => Runtime.runPromiseExit(runtime)(effect, options),
+    runFork: (effect) => {
+      Runtime.runFork(runtime)(effect)
+    }
+  })
+})
 
 // The CLI and everything it offers, on the Node platform services @effect/cli needs (files, paths, terminal,
 // processes). `mcp serve` needs none of them, so its fast path does not load them.
@@ -33,7 +44,7 @@ const toStderr = <A, E extends { readonly message?: string }, R>(serve: Effect.E
 const serving = process.argv[2] === "mcp" && process.argv[3] === "serve"
 const program = serving
   ? Effect.flatMap(
-      Effect.promise(() => import("./serve/Main.js")),
+      Effect.promise(() => import("./app/ServeLayers.js")),
       (serve) => {
         const flags = serve.parseArgv(process.argv.slice(4))
         return flags === undefined ? cli : toStderr(serve.run(flags))
@@ -41,4 +52,4 @@ const program = serving
     )
   : cli
 
-program.pipe(NodeRuntime.runMain({ disableErrorReporting: false }))
+program.pipe(Effect.provideService(EffectRunner, runner), NodeRuntime.runMain({ disableErrorReporting: false }))

@@ -1,7 +1,9 @@
 /**
  * The folders are the architecture (see STYLE.md and the README's "Architecture"): the domain imports only effect
- * and itself, ports add the domain, adapters never reach into the kernel, the tools, the server or the CLI, and only
- * src/bin.ts (plus the documented Promise face in src/index.ts) runs an Effect. Checked on the import statements of
+ * and itself, ports add the domain (never an adapter), adapters never reach into the kernel, the tools, the server
+ * or the CLI, the programs import no adapter (src/app is the composition root that chooses them), and only
+ * src/bin.ts (plus the documented Promise face in src/index.ts) runs an Effect, be it through `Effect.run*` or a
+ * `Runtime`'s runners: a program that must run one from a foreign callback is given an `EffectRunner`. Checked on the import statements of
  * every source file.
  */
 import * as fs from "node:fs"
@@ -30,6 +32,7 @@ const under = (folder: string) => (file: string, specifier: string) =>
 
 const programs = ["src/kernel", "src/tools", "src/serve", "src/cli"]
 
+
 describe("architecture", () => {
   it("src/domain imports only effect and the domain", () => {
     expect(violations("src/domain", (s, f) => s === "effect" || under("src/domain")(f, s))).toEqual([])
@@ -39,14 +42,22 @@ describe("architecture", () => {
     expect(violations("src/ports", (s, f) => s === "effect" || under("src/domain")(f, s) || under("src/ports")(f, s))).toEqual([])
   })
 
+  it("src/ports import no adapter", () => {
+    expect(violations("src/ports", (s, f) => !under("src/adapters")(f, s))).toEqual([])
+  })
+
+  it("programs (kernel, tools, serve, cli) import no adapter: only src/app, src/bin.ts and src/index.ts choose them", () => {
+    expect(programs.flatMap((dir) => violations(dir, (s, f) => !under("src/adapters")(f, s)))).toEqual([])
+  })
+
   it("src/adapters import no program (kernel, tools, serve, cli, app)", () => {
     expect(violations("src/adapters", (s, f) => ![...programs, "src/app"].some((p) => under(p)(f, s)))).toEqual([])
   })
 
-  it("no Effect is run outside src/bin.ts and the Promise API in src/index.ts", () => {
+  it("no Effect is run outside src/bin.ts and the Promise API in src/index.ts (Effect.run*, Runtime.run*, a runtime's run*)", () => {
     const runners = files("src")
       .filter((f) => f !== path.join("src", "bin.ts") && f !== path.join("src", "index.ts"))
-      .filter((f) => /Effect\.run(Promise|Sync|Fork|Callback)/.test(fs.readFileSync(f, "utf8")))
+      .filter((f) => /\b(Effect|Runtime)\.run[A-Z]\w*|\bruntime\.run(Promise|Sync|Fork|Callback)/.test(fs.readFileSync(f, "utf8")))
     expect(runners).toEqual([])
   })
 

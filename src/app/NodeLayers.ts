@@ -8,6 +8,7 @@ import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
+import * as NodeNetGuard from "../adapters/net/NetGuard.js"
 import * as LibpgQueryParser from "../adapters/sql/LibpgQueryParser.js"
 import * as NodeShell from "../adapters/shell/NodeShell.js"
 import * as NodeSqlEngine from "../adapters/sql/NodeSqlEngine.js"
@@ -218,12 +219,12 @@ export const extensions = (options: {
       const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap)
       const mcp = yield* onFirstUse(
-        Effect.flatMap(Effect.promise(() => import("../tools/McpTools.js")), (M) =>
+        Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
           M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch })
         )
       )
       const lsp = yield* onFirstUse(
-        Effect.flatMap(Effect.promise(() => import("../tools/LspTools.js")), (L) =>
+        Effect.flatMap(Effect.promise(() => import("./LspLive.js")), (L) =>
           L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted, launch })
         )
       )
@@ -260,6 +261,7 @@ export const adapters = (options: {
   approver: Approvers.constant("no"),
   bashGuard: treeSitterGuard,
   journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
+  netGuard: NodeNetGuard.layer,
   extensions: extensions(options),
   sql: sqlGuard(options.sql)
 })

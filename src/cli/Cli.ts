@@ -5,10 +5,6 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Context, Effect, Either, Layer, Option } from "effect"
-import * as Approvers from "../adapters/approval/Approvers.js"
-import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
-import * as JsonFileAllowlist from "../adapters/approval/JsonFileAllowlist.js"
-import * as NodeConfig from "../adapters/config/NodeConfig.js"
 import * as Allowlist from "../domain/core/Allowlist.js"
 import * as Conformance from "../domain/core/Conformance.js"
 import type { Decision } from "../domain/core/Decision.js"
@@ -21,6 +17,7 @@ import { config } from "./ConfigCommands.js"
 import { journalCommands } from "./JournalCommands.js"
 import { lspDoctor } from "./LspCommands.js"
 import { mcp } from "./McpCommands.js"
+import * as CliLayers from "../app/CliLayers.js"
 import * as NodeAdapters from "../app/NodeLayers.js"
 import * as Runner from "../kernel/Runner.js"
 
@@ -66,7 +63,7 @@ const parseJsonArgs = (text: string) =>
 const setup = (flags: CommonFlags) =>
   Effect.gen(function* () {
     const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
-    const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig))
+    const loaded = yield* CliLayers.loadConfig(workspace, flags.allowLocalConfig)
     const config = loaded.config
     const session: Kernel.SessionOptions = {
       workspace,
@@ -86,17 +83,14 @@ const setup = (flags: CommonFlags) =>
       onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
       onRight: Effect.succeed
     })
-    const adapters: Kernel.Adapters<ToolFailed> = {
-      ...NodeAdapters.adapters({
-        unrestricted: false,
-        mcpServers: config.mcpServers ?? {},
-        sql,
-        lsp: config.lsp ?? {},
-        sandbox: { mode: Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto") }
-      }),
-      allowlist: JsonFileAllowlist.layer(loaded.paths.allowlist, configured),
-      approver: Approvers.tty
-    }
+    const adapters: Kernel.Adapters<ToolFailed> = CliLayers.sessionAdapters({
+      mcpServers: config.mcpServers ?? {},
+      sql,
+      lsp: config.lsp ?? {},
+      sandbox: Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto"),
+      allowlistFile: loaded.paths.allowlist,
+      configured
+    })
     return { session, adapters, loaded }
   })
 
@@ -120,7 +114,7 @@ const tool = Command.make(
       // A read needs no journal (SQLite stays unloaded); a mutation runs in its own turn, numbered after this
       // session's last one and finalised when the call ends, so `minicode undo` can restore it.
       const outcome = yield* !mutates
-        ? Runner.invoke(request).pipe(Effect.provide(Kernel.layer(session, { ...adapters, journal: MemoryJournal.layer() })), Effect.either)
+        ? Runner.invoke(request).pipe(Effect.provide(Kernel.layer(session, { ...adapters, journal: CliLayers.memoryJournal() })), Effect.either)
         : Effect.scoped(
             Effect.gen(function* () {
               const sessionLayer = Kernel.sessionLayer(session).pipe(Layer.provide(adapters.fileSystem))
@@ -154,7 +148,7 @@ const explain = Command.make(
     Effect.gen(function* () {
       const { session, adapters } = yield* setup(flags)
       const args = yield* parseJsonArgs(flags.args)
-      const decision = yield* Runner.explain({ tool: flags.name, args }, Kernel.gatesLayer(session, { ...adapters, journal: MemoryJournal.layer() }))
+      const decision = yield* Runner.explain({ tool: flags.name, args }, Kernel.gatesLayer(session, { ...adapters, journal: CliLayers.memoryJournal() }))
       yield* printDecision(decision, flags.json)
     })
 ).pipe(Command.withDescription("Decide a call without executing it: decision, stage, rule, reason"))
@@ -224,7 +218,7 @@ const policyCommand = Command.make("policy").pipe(
 const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, (flags) =>
   Effect.gen(function* () {
     const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
-    const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig)).pipe(Effect.either)
+    const loaded = yield* CliLayers.loadConfig(workspace, flags.allowLocalConfig).pipe(Effect.either)
     const config = Either.isRight(loaded) ? loaded.right.config : {}
     const sandboxMode = Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto")
     const lsp = yield* lspDoctor(workspace, config.lsp ?? {})
@@ -235,9 +229,9 @@ const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, 
       workspace,
       workspaceExists: fs.existsSync(workspace),
       config: {
-        global: NodeConfig.paths(workspace).global,
+        global: CliLayers.configPaths(workspace).global,
         globalFound: Either.isRight(loaded) && loaded.right.globalFound,
-        local: NodeConfig.paths(workspace).local,
+        local: CliLayers.configPaths(workspace).local,
         localFound: Either.isRight(loaded) && loaded.right.localFound,
         localUsed: Either.isRight(loaded) && loaded.right.localUsed,
         error: Either.isLeft(loaded) ? loaded.left.message : null

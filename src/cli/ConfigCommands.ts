@@ -7,8 +7,7 @@ import { lspConfig } from "./LspCommands.js"
 import { sqlConfig } from "./SqlCommands.js"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
-import * as NodeConfig from "../adapters/config/NodeConfig.js"
-import { target } from "../adapters/net/NetGuard.js"
+import * as CliLayers from "../app/CliLayers.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import * as McpServers from "../domain/mcp/McpServers.js"
 import * as Shared from "./ConfigFile.js"
@@ -60,7 +59,7 @@ const add = Command.make(
         if (Option.isSome(flags.args) || flags.arg.length > 0 || flags.env.length > 0 || flags.sandbox) {
           return yield* usage("--args, --arg, --env and --sandbox apply to --command servers")
         }
-        const parsed = target(url ?? "")
+        const parsed = CliLayers.urlTarget(url ?? "")
         if (Either.isLeft(parsed)) return yield* usage(`--url: ${parsed.left.reason}`)
         const headers = yield* check(McpServers.parsePairs("header", flags.header))
         entry = { url: parsed.right.url.href, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(flags.allowPrivate ? { allowPrivate: true } : {}) }
@@ -75,7 +74,7 @@ const add = Command.make(
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
-    const trusted = NodeConfig.localTrusted(flags.allowLocalConfig)
+    const trusted = CliLayers.localTrusted(flags.allowLocalConfig)
     const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.mcpServers)
     if (flags.json) {
       return yield* Console.log(JSON.stringify(rows.map((r) => ({ id: r.key, scope: r.scope, used: r.used, summary: McpServers.describe(r.key, r.entry) }))))

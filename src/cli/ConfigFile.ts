@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Options } from "@effect/cli"
 import { Effect, Either, Option, Schema } from "effect"
-import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import * as CliLayers from "../app/CliLayers.js"
 import { ConfigFile } from "../domain/core/Config.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 
@@ -26,7 +26,7 @@ export const workspaceOf = (dir: Option.Option<string>) => path.resolve(Option.g
 export const fileFor = (workspace: string, flags: { readonly global: boolean; readonly local: boolean }) =>
   flags.global && flags.local
     ? Effect.fail(usage("choose one of --global and --local"))
-    : Effect.succeed(flags.local ? NodeConfig.paths(workspace).local : NodeConfig.paths(workspace).global)
+    : Effect.succeed(flags.local ? CliLayers.configPaths(workspace).local : CliLayers.configPaths(workspace).global)
 
 export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
@@ -76,7 +76,7 @@ export interface Row<A> {
  */
 export const layered = <A>(workspace: string, trusted: boolean, pick: (config: ConfigFile) => Readonly<Record<string, A>> | undefined) =>
   Effect.gen(function* () {
-    const p = NodeConfig.paths(workspace)
+    const p = CliLayers.configPaths(workspace)
     const decode = (raw: Record<string, unknown>) =>
       Schema.decodeUnknown(ConfigFile)(raw).pipe(Effect.map((c) => pick(c) ?? {}), Effect.mapError((e) => usage(e.message)))
     const global = yield* Effect.flatMap(readRaw(p.global), decode)

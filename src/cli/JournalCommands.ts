@@ -5,8 +5,8 @@
  */
 import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Layer, Option } from "effect"
-import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
+import { Console, Effect, Option } from "effect"
+import * as CliLayers from "../app/CliLayers.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Recovery from "../domain/journal/Recovery.js"
 import { Checkpoints } from "../ports/Checkpoints.js"
@@ -20,17 +20,8 @@ const session = Options.text("session").pipe(Options.withDescription("Session (c
 
 const workspaceOf = (flag: Option.Option<string>) => path.resolve(Option.getOrElse(flag, () => process.cwd()))
 
-/** The journal of a workspace, loaded on demand (SQLite stays out of start-up). */
-const journalLayer = (workspace: string) =>
-  Layer.unwrapEffect(
-    Effect.promise(() => import("../adapters/journal/SqliteJournal.js")).pipe(
-      Effect.map((m) => m.layer({ dbPath: m.dbPathFor(workspace) })),
-      Effect.map(Layer.mapError((e) => new ToolFailed({ tool: "journal", reason: e.reason })))
-    )
-  )
-
 const withJournal = <A, E, R>(workspace: string, effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.provide(Layer.merge(journalLayer(workspace), NodeFileSystem.layer)))
+  effect.pipe(Effect.provide(CliLayers.workspaceJournal(workspace)))
 
 const toFailure = (e: { readonly message: string }) => new ToolFailed({ tool: "journal", reason: e.message })
 

@@ -12,7 +12,7 @@
 import * as fs from "node:fs"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import * as CliLayers from "../app/CliLayers.js"
 import * as Config from "../domain/core/Config.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import * as Lsp from "../domain/lsp/Lsp.js"
@@ -71,7 +71,7 @@ const add = Command.make(
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
-    const trusted = NodeConfig.localTrusted(flags.allowLocalConfig)
+    const trusted = CliLayers.localTrusted(flags.allowLocalConfig)
     const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.lsp)
     if (flags.json) {
       return yield* Console.log(JSON.stringify(rows.map((r) => ({ ext: r.key, scope: r.scope, used: r.used, summary: McpServers.describe(r.key, r.entry) }))))
@@ -118,7 +118,7 @@ export const lspDoctor = (workspace: string, servers: Readonly<Record<string, Se
   Effect.gen(function* () {
     const { invalid } = Lsp.groups(servers)
     const root = fs.existsSync(workspace) ? fs.realpathSync(workspace) : workspace
-    const Transport = yield* Effect.promise(() => import("../adapters/lsp/LspProbe.js"))
+    const Transport = yield* CliLayers.lspProbe
     const probes = yield* Transport.probe({ root, servers, env: process.env, initializeTimeoutMs: options.timeoutMs ?? 15_000 })
     const rows: ReadonlyArray<LspDoctorRow> = probes.map((p) => ({
       server: p.name,

@@ -8,7 +8,7 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as ClientConfig from "../domain/mcp/McpClientConfig.js"
-import * as ServeMain from "../serve/Main.js"
+import * as ServeMain from "../app/ServeLayers.js"
 import * as ThisInstall from "./ThisInstall.js"
 
 

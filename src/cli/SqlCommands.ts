@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
-import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import * as CliLayers from "../app/CliLayers.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
 import * as Shared from "./ConfigFile.js"
 
@@ -68,8 +68,8 @@ const add = Command.make(
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
     const workspace = workspaceOf(flags.cwd)
-    const p = NodeConfig.paths(workspace)
-    const trusted = NodeConfig.localTrusted(flags.allowLocalConfig)
+    const p = CliLayers.configPaths(workspace)
+    const trusted = CliLayers.localTrusted(flags.allowLocalConfig)
     const decode = (raw: Record<string, unknown>) => check(SqlConnection.parseConnections(entries(raw)))
     const globalEntries = yield* Effect.flatMap(readRaw(p.global), decode)
     const localEntries = fs.existsSync(p.local) ? yield* Effect.flatMap(readRaw(p.local), decode) : {}

@@ -73,7 +73,7 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         )
       )
     }
-    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListings }
+    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo }
     const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
       const call = inv.facts.call
       switch (call.tool) {

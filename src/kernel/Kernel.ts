@@ -13,7 +13,6 @@ import type { FileSystem } from "../ports/FileSystem.js"
 import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
 import type { Journal } from "../ports/Journal.js"
 import type { NetGuard } from "../ports/NetGuard.js"
-import * as NodeNetGuard from "../adapters/net/NetGuard.js"
 import type { PostgresParser } from "../ports/PostgresParser.js"
 import { Session } from "../ports/Session.js"
 import type { SqlConnections } from "../ports/SqlConnections.js"
@@ -76,8 +75,8 @@ export interface Adapters<E = never> {
   readonly bashGuard: Layer.Layer<BashGuard, E>
   /** May depend on the session (the SQLite journal lives under the canonical workspace root). */
   readonly journal: Layer.Layer<Journal, E, Session>
-  /** The SSRF guard for web_fetch (default: the Node resolver). */
-  readonly netGuard?: Layer.Layer<NetGuard, E>
+  /** The SSRF guard for web_fetch (the app chooses it: the Node resolver in `NodeLayers.adapters`). */
+  readonly netGuard: Layer.Layer<NetGuard, E>
   /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
   readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
   /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
@@ -91,7 +90,7 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
     adapters.approver,
     adapters.bashGuard,
     adapters.journal,
-    adapters.netGuard ?? NodeNetGuard.layer
+    adapters.netGuard
   )
   const services = adapters.sql === undefined ? core : Layer.merge(core, adapters.sql)
   return Layer.provideMerge(services, session)

@@ -1,15 +1,11 @@
 /**
- * `minicode mcp serve` itself: configuration, sandbox probe, adapters, the server. Kept apart from the @effect/cli
- * command so `src/bin.ts` can start a well-formed `mcp serve` without loading the whole CLI (assistants spawn it
- * at every session: start-up time matters). Anything it does not recognise goes through the full CLI instead.
+ * `minicode mcp serve`'s command line and process guard: the flags, parsed without the CLI so `src/bin.ts` can start
+ * a well-formed `mcp serve` without loading the whole CLI (assistants spawn it at every session: start-up time
+ * matters; anything it does not recognise goes through the full CLI instead), and the shutdown watchdog. The
+ * adapters it runs on are chosen in `src/app/ServeLayers.ts`.
  */
-import * as path from "node:path"
-import { Effect, Either, Logger, LogLevel } from "effect"
-import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import { Effect } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
-import * as Scopes from "../domain/mcp/McpScopes.js"
-import * as SqlConnection from "../domain/sql/SqlConnection.js"
-import * as NodeAdapters from "../app/NodeLayers.js"
 
 export const version = "0.1.0"
 
@@ -22,7 +18,7 @@ export interface ServeFlags {
   readonly allowLocalConfig: boolean
 }
 
-const usage = (reason: string) => new ToolFailed({ tool: "minicode mcp", reason })
+export const usage = (reason: string) => new ToolFailed({ tool: "minicode mcp", reason })
 
 const sandboxModes = new Set(["auto", "bwrap", "none"])
 const isSandboxMode = (s: string): s is "auto" | "bwrap" | "none" => sandboxModes.has(s)
@@ -79,13 +75,13 @@ export const parseArgv = (args: ReadonlyArray<string>): ServeFlags | undefined =
 }
 
 /** After the drain deadline: the bounded wait for interruptions (1 s) and closing the servers and the journal. */
-const closingMs = 3_000
+export const closingMs = 3_000
 
 /**
  * A backstop behind the drain, which is bounded itself: once SIGTERM or SIGINT arrived, the process exits by the
  * drain deadline plus `closingMs` even if closing something hangs (the timer does not keep the process alive).
  */
-const watchdog = (ms: number) =>
+export const watchdog = (ms: number) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const arm = () => {
@@ -103,32 +99,4 @@ const watchdog = (ms: number) =>
         process.off("SIGTERM", arm)
         process.off("SIGINT", arm)
       })
-  )
-
-export const run = (flags: ServeFlags) =>
-  Effect.gen(function* () {
-    const settings = yield* Either.match(Scopes.parse(flags.scope, { allowAll: flags.allowAll, allTools: flags.allTools }), {
-      onLeft: (reason) => Effect.fail(usage(reason)),
-      onRight: Effect.succeed
-    })
-    const workspace = path.resolve(flags.cwd ?? process.cwd())
-    const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig))
-    const sql = yield* Either.match(SqlConnection.parseConnections(loaded.config.sql), {
-      onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
-      onRight: Effect.succeed
-    })
-    const mode = flags.sandbox ?? loaded.config.sandbox ?? "auto"
-    const sandboxNote = NodeAdapters.sandboxLine(mode, yield* NodeAdapters.sandboxStatus({ mode }))
-    const McpServe = yield* Effect.promise(() => import("./Server.js"))
-    yield* watchdog(McpServe.limits.drainMs + closingMs)
-    yield* McpServe.serve(
-      { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork, toolDeadlineMs: loaded.config.toolDeadlineMs },
-      NodeAdapters.adapters({ unrestricted: false, sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: { mode } }),
-      { input: process.stdin, output: process.stdout }
-    )
-  }).pipe(
-    Effect.scoped,
-    // stdout carries the protocol: nothing else may print there.
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-    Logger.withMinimumLogLevel(LogLevel.Warning)
   )

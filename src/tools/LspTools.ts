@@ -6,8 +6,7 @@
  * location's source line is shown only when the jail would let a tool read it (a library's typings outside the
  * workspace stay a bare location).
  */
-import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
-import type { ServerEntry } from "../domain/core/Config.js"
+import { Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as Lsp from "../domain/lsp/Lsp.js"
@@ -18,8 +17,7 @@ import { FileSystem } from "../ports/FileSystem.js"
 import { type LspDocument, LspTransport } from "../ports/LspTransport.js"
 import { Session } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
-import * as JsonRpcLspTransport from "../adapters/lsp/JsonRpcLspTransport.js"
-import { type Extension, Extensions } from "../kernel/Executor.js"
+import type { Extension } from "../kernel/Executor.js"
 import * as PathResolver from "../kernel/PathResolver.js"
 import { walk } from "./Walk.js"
 
@@ -205,23 +203,3 @@ export const make = Effect.gen(function* () {
 
   return { extension, diagnostics: Diagnostics.of(diagnostics) }
 })
-
-export interface LiveOptions extends Omit<JsonRpcLspTransport.Options, "servers" | "root"> {
-  readonly servers: Readonly<Record<string, ServerEntry>>
-}
-
-/** The real client (servers spawned on first use, shut down when the caller's scope ends). */
-export const live = (
-  options: LiveOptions
-): Effect.Effect<{ readonly extension: Extension; readonly diagnostics: typeof Diagnostics.Service }, never, Scope.Scope | Session | FileSystem> =>
-  Effect.gen(function* () {
-    const session = yield* Session
-    const context = yield* Layer.build(JsonRpcLspTransport.layer({ ...options, root: session.root }))
-    return yield* Effect.provide(make, context)
-  })
-
-/** The language tools alone as the `Extensions` layer, with the post-write hook beside it (tests, and `mcp serve`-like compositions). */
-export const layer = (options: LiveOptions): Layer.Layer<Extensions | Diagnostics, never, Session | FileSystem> =>
-  Layer.scopedContext(
-    Effect.map(live(options), ({ extension, diagnostics }) => Context.make(Extensions, [extension]).pipe(Context.add(Diagnostics, diagnostics)))
-  )

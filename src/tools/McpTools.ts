@@ -2,16 +2,12 @@
  * The executor extension for the MCP tools (`mcp_list`, `mcp_call`, `mcp_read`, `mcp_prompt`, dynamic
  * `server.tool`) and `web_fetch`. Gates ran before; this only talks to the ports and keeps the text compact.
  */
-import { Effect, Layer, type Scope } from "effect"
-import type { ServerEntry } from "../domain/core/Config.js"
+import { Effect } from "effect"
 import * as HtmlText from "../domain/web/HtmlText.js"
 import * as McpFormat from "../domain/mcp/McpFormat.js"
 import { McpTransport } from "../ports/McpTransport.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import { WebFetch, type WebPage } from "../ports/WebFetch.js"
-import * as NetGuard from "../adapters/net/NetGuard.js"
-import * as PinnedFetch from "../adapters/net/PinnedFetch.js"
-import * as SdkMcpTransport from "../adapters/mcp/SdkMcpTransport.js"
 import type { Extension } from "../kernel/Executor.js"
 
 export const defaultWebBytes = 512 * 1024
@@ -54,18 +50,3 @@ export const make: Effect.Effect<Extension, never, McpTransport | WebFetch> = Ef
     }
   }
 })
-
-export interface LiveOptions extends Omit<SdkMcpTransport.Options, "servers"> {
-  readonly servers: Readonly<Record<string, ServerEntry>>
-  readonly resolve?: NetGuard.Resolver
-}
-
-/** The real adapters (SDK client, pinned fetch), alive as long as the caller's scope. */
-export const live = (options: LiveOptions): Effect.Effect<Extension, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const resolve = options.resolve ?? NetGuard.nodeResolver()
-    const context = yield* Layer.build(
-      Layer.merge(SdkMcpTransport.layer({ ...options, resolve }), PinnedFetch.webLayer({ resolve }))
-    )
-    return yield* Effect.provide(make, context)
-  })

@@ -21,6 +21,8 @@ import { ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as McpRetry from "../../src/serve/McpRetry.js"
 import * as McpServe from "../../src/serve/Server.js"
+import { sha256 } from "../../src/adapters/crypto/Sha256.js"
+import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
 
 const hour = 60 * 60 * 1000
 
@@ -134,12 +136,13 @@ const coreOver = (root: string, journal: JournalShape, retryWindowMs?: number) =
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
           bashGuard: admitBash,
+          netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([])
         }
       )
     )
-    return yield* McpServe.makeCore({ settings, root, ...(retryWindowMs === undefined ? {} : { retryWindowMs }) }).pipe(
+    return yield* McpServe.makeCore({ settings, root, hash: (text) => sha256(text, "base64"), ...(retryWindowMs === undefined ? {} : { retryWindowMs }) }).pipe(
       Effect.provideService(ToolExecutor, Context.get(chain, ToolExecutor)),
       Effect.provideService(Journal, journal)
     )

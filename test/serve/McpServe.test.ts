@@ -24,6 +24,13 @@ import { type Invocation, ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Executor from "../../src/kernel/Executor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as McpServe from "../../src/serve/Server.js"
+import * as StdioLineTransport from "../../src/adapters/mcp/StdioLineTransport.js"
+import { sha256 } from "../../src/adapters/crypto/Sha256.js"
+import { EffectRunner } from "../../src/ports/EffectRunner.js"
+import { runner } from "./support/EffectRunner.js"
+import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
+
+const hash = (text: string) => sha256(text, "base64")
 
 const settings = (flags: ReadonlyArray<string> = [], allowAll = false) =>
   Either.getOrThrow(Scopes.parse(flags, { allowAll, allTools: false }))
@@ -78,6 +85,7 @@ const coreOver = (
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
           bashGuard: admitBash,
+          netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([slowBash(probe)])
         }
@@ -86,6 +94,7 @@ const coreOver = (
     return yield* McpServe.makeCore({
       settings: options.settings ?? settings(),
       root,
+      hash,
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
       ...(options.replayWholeReadBytes === undefined ? {} : { replayWholeReadBytes: options.replayWholeReadBytes }),
       ...(options.replayEntries === undefined ? {} : { replayEntries: options.replayEntries }),
@@ -429,10 +438,10 @@ describe("mcp serve core", () => {
         const chain = yield* Layer.build(
           Kernel.layer(
             { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },
-            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashGuard: admitBash, journal: Layer.succeed(Journal, journal) }
+            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashGuard: admitBash, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
           )
         )
-        return yield* McpServe.makeCore({ settings: settings(), root, maxOutputBytes: 100 }).pipe(
+        return yield* McpServe.makeCore({ settings: settings(), root, hash, maxOutputBytes: 100 }).pipe(
           Effect.provideService(ToolExecutor, Context.get(chain, ToolExecutor)),
           Effect.provideService(Journal, journal)
         )
@@ -459,12 +468,23 @@ describe("mcp serve start-up", () => {
     return { stdio: { input, output }, answers, send }
   }
 
-  const adapters = (extensions: Layer.Layer<Executor.Extensions, ToolFailed>): McpServe.ServeAdapters<ToolFailed> => ({
+  const kernelAdapters = (extensions: Layer.Layer<Executor.Extensions, ToolFailed>): Kernel.Adapters<ToolFailed> => ({
     fileSystem: NodeFileSystem.layer,
+    allowlist: MemoryAllowlist.layer([]),
+    approver: Approvers.constant("no"),
     bashGuard: admitBash,
+    netGuard: NodeNetGuard.layer,
     journal: MemoryJournal.layer(),
     extensions
   })
+  /** The server's adapters as the app wires them, over in-memory stdio. */
+  const over = <E>(kernel: Kernel.Adapters<E>, io: { readonly input: PassThrough; readonly output: PassThrough }): McpServe.ServeAdapters<E> => ({
+    kernel,
+    hash,
+    transport: (hooks) => StdioLineTransport.make({ input: io.input, output: io.output, maxLineBytes: McpServe.limits.maxLineBytes, ...hooks })
+  })
+  const serve = <E>(options: McpServe.ServeOptions, adapters: McpServe.ServeAdapters<E>) =>
+    Effect.provideService(McpServe.serve(options, adapters), EffectRunner, runner)
 
   const initialize = { id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }
 
@@ -474,7 +494,7 @@ describe("mcp serve start-up", () => {
       const built = yield* Ref.make(0)
       const failing = Layer.effect(Executor.Extensions, Effect.zipRight(Ref.update(built, (n) => n + 1), Effect.fail(new ToolFailed({ tool: "test", reason: "no chain here" }))))
       const io = stdio()
-      const server = yield* Effect.fork(McpServe.serve({ workspace: root, settings: settings(), version: "0" }, adapters(failing), io.stdio))
+      const server = yield* Effect.fork(serve({ workspace: root, settings: settings(), version: "0" }, over(kernelAdapters(failing), io.stdio)))
       io.send(initialize)
       io.send({ method: "notifications/initialized" })
       io.send({ id: 2, method: "tools/list" })
@@ -489,15 +509,15 @@ describe("mcp serve start-up", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       const dbPath = SqliteJournal.dbPathFor(root)
-      const journaled: McpServe.ServeAdapters<ToolFailed | JournalError> = {
-        ...adapters(Kernel.extensionsOf([])),
+      const journaled: Kernel.Adapters<ToolFailed | JournalError> = {
+        ...kernelAdapters(Kernel.extensionsOf([])),
         journal: SqliteJournal.layer({ dbPath, retentionTurns: 2 })
       }
       /** One server run: the calls in order, each answered before the next; then the input ends and the run with it. */
       const serveRun = (calls: ReadonlyArray<{ readonly id: number; readonly name: string; readonly arguments: object }>) =>
         Effect.gen(function* () {
           const io = stdio()
-          const server = yield* Effect.fork(McpServe.serve({ workspace: root, settings: settings(), version: "0" }, journaled, io.stdio))
+          const server = yield* Effect.fork(serve({ workspace: root, settings: settings(), version: "0" }, over(journaled, io.stdio)))
           io.send(initialize)
           io.send({ method: "notifications/initialized" })
           const answers: Array<string> = []
@@ -537,7 +557,7 @@ describe("mcp serve start-up", () => {
       const root = yield* workspace
       fs.writeFileSync(path.join(root, "a.txt"), "hello\n")
       const io = stdio()
-      yield* Effect.fork(McpServe.serve({ workspace: root, settings: settings(), version: "0" }, adapters(Kernel.extensionsOf([])), io.stdio))
+      yield* Effect.fork(serve({ workspace: root, settings: settings(), version: "0" }, over(kernelAdapters(Kernel.extensionsOf([])), io.stdio)))
       io.send(initialize)
       io.send({ method: "notifications/initialized" })
       io.send({ id: 2, method: "tools/call", params: { name: "read_file", arguments: { path: "a.txt" } } })

@@ -15,7 +15,7 @@ import { Allowlist } from "../../src/ports/Allowlist.js"
 import type { Answer } from "../../src/ports/Approver.js"
 import { Journal } from "../../src/ports/Journal.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
-import * as McpTools from "../../src/tools/McpTools.js"
+import * as McpLive from "../../src/app/McpLive.js"
 import * as Runner from "../../src/kernel/Runner.js"
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), "mcptools-"))
@@ -95,7 +95,7 @@ describe("the chain over the real extension", () => {
     Effect.gen(function* () {
       const { journal } = yield* MemoryJournal.make()
       const allowlist = yield* MemoryAllowlist.make()
-      const extension = yield* McpTools.live({ servers, env: process.env })
+      const extension = yield* McpLive.live({ servers, env: process.env })
       const layer = Kernel.layer(
         { workspace, workMode: "BUILD" },
         adapters({ journal: Layer.succeed(Journal, journal), allowlist: Layer.succeed(Allowlist, allowlist), extensions: Kernel.extensionsOf([extension]) }, "always")
@@ -112,7 +112,7 @@ describe("the chain over the real extension", () => {
 
   it.live("without approval (no TTY) an MCP call is denied before any server is spawned", () =>
     Effect.gen(function* () {
-      const extension = yield* McpTools.live({ servers: { tiny: { command: "/nonexistent/should-not-spawn" } } })
+      const extension = yield* McpLive.live({ servers: { tiny: { command: "/nonexistent/should-not-spawn" } } })
       const r = yield* Runner.invoke({ tool: "mcp_call", args: { server: "tiny", tool: "echo", arguments: { text: "x" } } }).pipe(
         Effect.provide(Kernel.layer({ workspace, workMode: "BUILD" }, adapters({ extensions: Kernel.extensionsOf([extension]) }, "no"))),
         Effect.either
@@ -124,7 +124,7 @@ describe("the chain over the real extension", () => {
   it.live("an interrupted remote call is journaled unknown", () =>
     Effect.gen(function* () {
       const { journal } = yield* MemoryJournal.make()
-      const extension = yield* McpTools.live({ servers: { tiny: { command: process.execPath, args: [tiny] } } })
+      const extension = yield* McpLive.live({ servers: { tiny: { command: process.execPath, args: [tiny] } } })
       const layer = Kernel.layer({ workspace, workMode: "BUILD", policy: "allow-all" }, adapters({ journal: Layer.succeed(Journal, journal), extensions: Kernel.extensionsOf([extension]) }))
       const fiber = yield* Effect.fork(Runner.invoke({ tool: "mcp_call", args: { server: "tiny", tool: "slow" } }).pipe(Effect.provide(layer)))
       yield* Effect.sleep("800 millis")

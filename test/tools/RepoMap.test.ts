@@ -17,6 +17,7 @@ import * as NodeAdapters from "../../src/app/NodeLayers.js"
 import * as RepoMap from "../../src/tools/RepoMapTool.js"
 import * as Runner from "../../src/kernel/Runner.js"
 import { tempDir, write } from "../support/Workspace.js"
+import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
 
 const fixture = () => {
   const root = tempDir("minicode-repomap-")
@@ -60,6 +61,7 @@ const chain = (root: string, repoMap: ExtensionEffect = RepoMap.make({ mode: "re
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
       bashGuard: Unavailable.bashGuard,
+      netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
       extensions: Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))
     }

@@ -19,6 +19,7 @@ import * as Kernel from "../../src/kernel/Kernel.js"
 import * as NodeAdapters from "../../src/app/NodeLayers.js"
 import * as Runner from "../../src/kernel/Runner.js"
 import { tempDir } from "../support/Workspace.js"
+import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
 
 interface Db {
   exec(sql: string): unknown
@@ -53,6 +54,7 @@ const call = (
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant(options.answer ?? "no"),
       bashGuard: Unavailable.bashGuard,
+      netGuard: NodeNetGuard.layer,
       journal: Layer.succeed(Journal, journal),
       extensions: NodeAdapters.extensions({ unrestricted: false, ...(options.sql === undefined ? {} : { sql: options.sql }) }),
       sql: NodeAdapters.sqlGuard(options.sql)

@@ -9,7 +9,6 @@ import type { Readable, Writable } from "node:stream"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Framing from "../../domain/mcp/JsonRpcFraming.js"
-import * as TextMemo from "./TextMemo.js"
 
 export interface LineTransportOptions {
   readonly input: Readable
@@ -23,11 +22,6 @@ export interface LineTransportOptions {
   readonly onInputEnd: () => void
   /** Called with a response's id once the response has been written to the output (not for a write that failed). */
   readonly onReplied?: (id: Framing.WireId) => void
-  /**
-   * Texts the owner will send again (admitted there), whose escaped JSON is then made once: texts of
-   * `longChars` or more in replies are looked up here (see `TextMemo`).
-   */
-  readonly sentAgain?: TextMemo.TextMemo<string>
 }
 
 export interface LineTransport extends Transport {
@@ -37,7 +31,7 @@ export interface LineTransport extends Transport {
 
 export const defaultCongestedBytes = 1024 * 1024
 
-/** Shorter texts are escaped on every reply: looking them up would cost about as much. */
+/** Strings this long are escaped on their own (`Framing.stringify`), not through the replacer's generic path. */
 export const longChars = 4096
 
 const rejectOnError = (reject: (error: Error) => void, written?: () => void) => (error: Error | null | undefined) => {
@@ -57,8 +51,6 @@ export const make = (options: LineTransportOptions): LineTransport => {
   let started = false
   let closed = false
   let inputEnded = false
-  const sentAgain = options.sentAgain
-  const escapeLong = (text: string): string => (sentAgain === undefined ? JSON.stringify(text) : TextMemo.derive(sentAgain, text, JSON.stringify))
 
   // Back-pressure. A reply is queued on the stream at once and the call it answers is over: waiting for 'drain' per
   // reply (which fires only once the whole queue has gone out) would, under steady load, keep every call answered
@@ -202,7 +194,7 @@ export const make = (options: LineTransportOptions): LineTransport => {
       const replied = options.onReplied
       const id = "id" in message && !("method" in message) ? message.id : undefined
       const written = replied === undefined || (typeof id !== "string" && typeof id !== "number") ? undefined : () => replied(id)
-      await write(`${Framing.stringify(sent, escapeLong, longChars)}\n`, written)
+      await write(`${Framing.stringify(sent, JSON.stringify, longChars)}\n`, written)
     },
     close: async () => {
       if (closed) return

@@ -35,7 +35,7 @@ export const errorReply = (id: WireId | null, code: number, message: string): Er
 
 /**
  * What `JSON.stringify(value)` gives, with each string of `longChars` or more written by `escapeLong` (which must
- * give `JSON.stringify(text)`): a memo there lets a reply that carries a text sent before reuse its escaped form.
+ * give `JSON.stringify(text)`), and the message concatenated around it (see below).
  * Anything but plain data (an object with `toJSON`, or whose prototype is not Object's) goes to JSON.stringify.
  */
 export const stringify = (value: unknown, escapeLong: (text: string) => string, longChars: number): string | undefined => {

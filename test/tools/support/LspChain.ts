@@ -10,8 +10,9 @@ import * as MemoryJournal from "../../../src/adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../../../src/adapters/fs/NodeFileSystem.js"
 import * as Unavailable from "../../../src/adapters/Unavailable.js"
 import * as Kernel from "../../../src/kernel/Kernel.js"
-import * as LspTools from "../../../src/tools/LspTools.js"
+import * as LspLive from "../../../src/app/LspLive.js"
 import * as Runner from "../../../src/kernel/Runner.js"
+import * as NodeNetGuard from "../../../src/adapters/net/NetGuard.js"
 
 /** A dev dependency's executable; never skip silently: it must be installed. */
 export const devBin = (name: string): string => {
@@ -29,8 +30,9 @@ export const lspChain = (root: string, extension: string, command: string) =>
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
       bashGuard: Unavailable.bashGuard,
+      netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
-      extensions: LspTools.layer({ servers: { [extension]: { command, args: ["--stdio"] } }, env: process.env })
+      extensions: LspLive.layer({ servers: { [extension]: { command, args: ["--stdio"] } }, env: process.env })
     }
   )
 

@@ -1,0 +1,60 @@
+/**
+ * The adapters the CLI's commands run on, chosen here: the configuration files on disk (`NodeConfig`), the allowlist
+ * file, the terminal approver, the session's Node adapters, the journal of a workspace (SQLite, loaded on demand),
+ * the URL check of the network guard, and the language-server probe of `doctor`. The commands in src/cli ask for
+ * them here and import no adapter themselves.
+ */
+import { Effect, Layer } from "effect"
+import type { AllowEntry } from "../domain/core/Allowlist.js"
+import { ToolFailed } from "../domain/core/Errors.js"
+import type { Connections } from "../domain/sql/SqlConnection.js"
+import type { SandboxMode } from "../ports/Sandbox.js"
+import type { ServerEntry } from "../domain/core/Config.js"
+import type { Adapters } from "../kernel/Kernel.js"
+import * as Approvers from "../adapters/approval/Approvers.js"
+import * as JsonFileAllowlist from "../adapters/approval/JsonFileAllowlist.js"
+import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
+import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
+import * as NetGuard from "../adapters/net/NetGuard.js"
+import * as NodeAdapters from "./NodeLayers.js"
+
+/** The configuration of a workspace: the global file, and the local one when trusted (flag or environment). */
+export const loadConfig = (workspace: string, allowLocalConfig: boolean) => NodeConfig.load(workspace, NodeConfig.localTrusted(allowLocalConfig))
+export const configPaths = (workspace: string) => NodeConfig.paths(workspace)
+export const localTrusted = (allowLocalConfig: boolean) => NodeConfig.localTrusted(allowLocalConfig)
+
+/** A URL as the network guard reads it (for `config mcp add --url`). */
+export const urlTarget = NetGuard.target
+
+/** A session of the CLI: the Node adapters, the allowlist file (with the configured entries), asks on the terminal. */
+export const sessionAdapters = (options: {
+  readonly mcpServers: Readonly<Record<string, ServerEntry>>
+  readonly sql: Connections
+  readonly lsp: Readonly<Record<string, ServerEntry>>
+  readonly sandbox: SandboxMode
+  readonly allowlistFile: string
+  readonly configured: ReadonlyArray<AllowEntry>
+}): Adapters<ToolFailed> => ({
+  ...NodeAdapters.adapters({ unrestricted: false, mcpServers: options.mcpServers, sql: options.sql, lsp: options.lsp, sandbox: { mode: options.sandbox } }),
+  allowlist: JsonFileAllowlist.layer(options.allowlistFile, options.configured),
+  approver: Approvers.tty
+})
+
+/** A journal for calls that write nothing (a read, a decision): SQLite stays unloaded. */
+export const memoryJournal = () => MemoryJournal.layer()
+
+/** The journal of a workspace, loaded on demand (SQLite stays out of start-up), with the Node file system. */
+export const workspaceJournal = (workspace: string) =>
+  Layer.merge(
+    Layer.unwrapEffect(
+      Effect.promise(() => import("../adapters/journal/SqliteJournal.js")).pipe(
+        Effect.map((m) => m.layer({ dbPath: m.dbPathFor(workspace) })),
+        Effect.map(Layer.mapError((e) => new ToolFailed({ tool: "journal", reason: e.reason })))
+      )
+    ),
+    NodeFileSystem.layer
+  )
+
+/** The language-server probe of `doctor`, loaded on demand. */
+export const lspProbe = Effect.promise(() => import("../adapters/lsp/LspProbe.js"))

@@ -1,0 +1,69 @@
+/**
+ * The adapters `minicode mcp serve` runs on, chosen here: the configuration read from disk (`NodeConfig`), the Node
+ * adapters of a session (`NodeLayers.adapters`: an empty allowlist and nobody to ask, so asks become denies), sha256
+ * for the replay table, and newline-delimited JSON-RPC over this process's stdin and stdout.
+ */
+import * as path from "node:path"
+import { Effect, Either, Logger, LogLevel } from "effect"
+import * as Approvers from "../adapters/approval/Approvers.js"
+import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
+import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import { sha256 } from "../adapters/crypto/Sha256.js"
+import * as StdioLineTransport from "../adapters/mcp/StdioLineTransport.js"
+import * as Scopes from "../domain/mcp/McpScopes.js"
+import type { ServerEntry } from "../domain/core/Config.js"
+import type { ToolFailed } from "../domain/core/Errors.js"
+import * as SqlConnection from "../domain/sql/SqlConnection.js"
+import type { Adapters } from "../kernel/Kernel.js"
+import type { SandboxMode } from "../ports/Sandbox.js"
+import { closingMs, parseArgv, type ServeFlags, usage, version, watchdog } from "../serve/Main.js"
+import * as NodeAdapters from "./NodeLayers.js"
+
+export { parseArgv, type ServeFlags }
+
+/**
+ * The session adapters of `mcp serve`: Node's, with an empty in-memory allowlist and an approver that answers "no"
+ * (an MCP client is no one to ask), whatever the configuration says.
+ */
+export const kernelAdapters = (options: {
+  readonly sql: SqlConnection.Connections
+  readonly mcpServers: Readonly<Record<string, ServerEntry>>
+  readonly lsp: Readonly<Record<string, ServerEntry>>
+  readonly sandbox: SandboxMode
+}): Adapters<ToolFailed> => ({
+  ...NodeAdapters.adapters({ unrestricted: false, sql: options.sql, mcpServers: options.mcpServers, lsp: options.lsp, sandbox: { mode: options.sandbox } }),
+  allowlist: MemoryAllowlist.layer([]),
+  approver: Approvers.constant("no")
+})
+
+export const run = (flags: ServeFlags) =>
+  Effect.gen(function* () {
+    const settings = yield* Either.match(Scopes.parse(flags.scope, { allowAll: flags.allowAll, allTools: flags.allTools }), {
+      onLeft: (reason) => Effect.fail(usage(reason)),
+      onRight: Effect.succeed
+    })
+    const workspace = path.resolve(flags.cwd ?? process.cwd())
+    const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig))
+    const sql = yield* Either.match(SqlConnection.parseConnections(loaded.config.sql), {
+      onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
+      onRight: Effect.succeed
+    })
+    const mode = flags.sandbox ?? loaded.config.sandbox ?? "auto"
+    const sandboxNote = NodeAdapters.sandboxLine(mode, yield* NodeAdapters.sandboxStatus({ mode }))
+    const McpServe = yield* Effect.promise(() => import("../serve/Server.js"))
+    yield* watchdog(McpServe.limits.drainMs + closingMs)
+    yield* McpServe.serve(
+      { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork, toolDeadlineMs: loaded.config.toolDeadlineMs },
+      {
+        kernel: kernelAdapters({ sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: mode }),
+        hash: (text) => sha256(text, "base64"),
+        transport: (hooks) =>
+          StdioLineTransport.make({ input: process.stdin, output: process.stdout, maxLineBytes: McpServe.limits.maxLineBytes, ...hooks })
+      }
+    )
+  }).pipe(
+    Effect.scoped,
+    // stdout carries the protocol: nothing else may print there.
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+    Logger.withMinimumLogLevel(LogLevel.Warning)
+  )
