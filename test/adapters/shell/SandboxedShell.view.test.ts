@@ -27,6 +27,7 @@ const secrets: Record<string, string> = {
   "a/b/c/d/e/f/g/h/.env": `DEEP=${TOKEN}-deep`,
   "target/x/y/z/w/v/u/.ssh/id_ed25519": `${TOKEN}-deep-ssh`,
   ".env.production": `P=${TOKEN}-prod`,
+  ".env": `ROOT=${TOKEN}-root-env`,
   "infra/prod.tfvars": `k="${TOKEN}-tfvars"`,
   "vendor/lib/.git-credentials": `https://u:${TOKEN}-gitcred@example.com`
 }
@@ -204,6 +205,8 @@ describe.skipIf(unavailable !== undefined)(title("the sandbox's view: .git and m
           "mv .git g2",
           "mv dist/.env dist/env.txt",
           "mv .env.production x",
+          "mv .env x",
+          "ln -f /dev/null .env",
           "mv node_modules/.npmrc npmrc",
           "rm -f build/server.pem",
           "mv target/x/y/z/w/v/u/.ssh target/ssh",
