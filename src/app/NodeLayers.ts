@@ -174,7 +174,7 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
       : status.limits.prlimit
         ? "CPU/file/memory limits on, process-count limit NOT enforced (running as root without a writable pids cgroup)"
         : "resource limits NOT enforced (prlimit missing)"
-    return `sandbox: bash runs inside ${status.version} (mode ${mode}): workspace read-write, secrets and .minicode/ masked, .git/config and .git/hooks read-only, empty home, private /tmp, no network unless network:true is permitted; ${limits}`
+    return `sandbox: bash runs inside ${status.version} (mode ${mode}): workspace read-write, secrets (at any depth), .minicode/ and .git/hooks masked, git config sanitized, empty home, private /tmp, no network unless network:true is permitted; ${limits}`
   }
   return mode === "bwrap"
     ? `sandbox: REQUIRED but unavailable (${status.reason}): bash calls will be refused`

@@ -1,8 +1,9 @@
 /**
  * The Sandbox port on bubblewrap. The layer probes once: bwrap on the PATH (or /usr/bin), and a throwaway sandbox
- * with the namespaces every profile uses (user, pid, ipc, uts, net) actually starting. Each wrap scans the
- * workspace, to a bounded depth and entry count, for what the jail protects, and builds the argv from the pure
- * profile (`domain/SandboxProfile.ts`).
+ * with the namespaces every profile uses (user, pid, ipc, uts, net) actually starting. Each wrap scans the whole
+ * workspace for what the jail protects (`WorkspaceScan`, cached and revalidated per folder), writes sanitized copies
+ * of git's config files to a private folder outside the workspace, and builds the argv from the pure profile
+ * (`domain/sandbox/SandboxProfile.ts`).
  *
  * Resource limits: prlimit inside the sandbox (RLIMIT_CPU, _FSIZE, _NPROC, _AS; RLIMIT_NPROC counts per user
  * namespace). The kernel never applies RLIMIT_NPROC to host uid 0, so when minicode runs as root and a pids cgroup
@@ -12,19 +13,19 @@
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer, type Scope } from "effect"
+import * as SanitizedConfig from "../../domain/git/SanitizedConfig.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
+import * as WorkspaceScan from "./WorkspaceScan.js"
 
 export interface Options {
   /** Path of bwrap; found on PATH or in /usr/bin when absent. */
   readonly bwrap?: string | undefined
   /** The user's home (hidden behind an empty tmpfs); `$HOME` when absent. */
   readonly hostHome?: string | undefined
-  /** Scan bounds: folder depth below the workspace and entries read. */
-  readonly scanDepth?: number
-  readonly scanEntries?: number
   /** Host paths shown read-only besides the system folders (toolchains under the home, say). */
   readonly extraReadOnly?: ReadonlyArray<string>
   /** Use a pids cgroup when one can be made (default: only when running as root, which RLIMIT_NPROC exempts). */
@@ -188,37 +189,43 @@ const pidsCgroup = (base: string, max: number, id: string) =>
   )
 
 // ---------------------------------------------------------------------------------------------------------------
-// Scan
+// Findings: the scan's hits, git's config files replaced by sanitized copies in a private folder outside the workspace
 
-/** Bounded breadth-first scan of the workspace for what the jail protects. Symlinks are never followed. */
-export const scan = (root: string, depth: number, entries: number): ReadonlyArray<Profile.Finding> => {
-  const found: Array<Profile.Finding> = []
-  let queue: Array<string> = [root]
-  let seen = 0
-  for (let level = 0; level <= depth && queue.length > 0; level++) {
-    const next: Array<string> = []
-    for (const dir of queue) {
-      let list: Array<fs.Dirent>
-      try {
-        list = fs.readdirSync(dir, { withFileTypes: true })
-      } catch {
-        continue
-      }
-      for (const d of list) {
-        if (++seen > entries) return found
-        const abs = path.join(dir, d.name)
-        const kind = d.isDirectory() ? "directory" : d.isFile() ? "file" : "other"
-        const verdict = Profile.classify(root, abs, kind)
-        if ((verdict === "mask" || verdict === "read-only") && kind !== "other") found.push({ path: abs, kind, treatment: verdict })
-        else if (verdict === "descend") next.push(abs)
-      }
-    }
-    queue = next
-  }
-  return found
-}
+/** A private (0700) folder outside the workspace for this call's sanitized copies, removed when the call ends. */
+const privateDir = (workspace: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const inside = (d: string) => d === workspace || d.startsWith(workspace + "/")
+        const base = [os.tmpdir(), "/tmp", "/var/tmp"].find((d) => path.isAbsolute(d) && !inside(d)) ?? os.tmpdir()
+        const dir = fs.mkdtempSync(path.join(base, "minicode-gitconfig-"))
+        if (inside(dir)) throw new Error(`${dir} is inside the workspace`)
+        return dir
+      },
+      catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
+    }),
+    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+  )
 
-// ---------------------------------------------------------------------------------------------------------------
+/** The profile's findings from the scan's hits: each git config file shown as a sanitized, read-only copy. */
+export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>) =>
+  Effect.gen(function* () {
+    const configs = hits.filter((h) => h.verdict === "sanitize")
+    const dir = configs.length === 0 ? undefined : yield* privateDir(workspace)
+    return yield* Effect.try({
+      try: () =>
+        hits.map((h, i): Profile.Finding => {
+          if (h.verdict === "pin") return { path: h.path, kind: h.kind, treatment: "pin" }
+          if (h.verdict === "mask" || dir === undefined) return { path: h.path, kind: h.kind, treatment: "mask" }
+          // An unreadable or vanished config is shown empty.
+          const text = fs.existsSync(h.path) ? fs.readFileSync(h.path, "utf8") : ""
+          const source = path.join(dir, `config-${i}`)
+          fs.writeFileSync(source, SanitizedConfig.sanitize(text), { mode: 0o444 })
+          return { path: h.path, kind: h.kind, treatment: "read-only", source }
+        }),
+      catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
+    })
+  })
 
 const probe = (bwrap: string | undefined): Effect.Effect<{ readonly status: SandboxStatus; readonly bwrap: string }> =>
   Effect.gen(function* () {
@@ -260,6 +267,8 @@ export const make = (options: Options = {}) =>
           }
         : found.status
     const hostHome = options.hostHome ?? process.env["HOME"]
+    // The scan's cache lives as long as this sandbox (the layer); validated on every wrap.
+    const cache = WorkspaceScan.makeCache()
     const wrap = (request: WrapRequest): Effect.Effect<Wrapped, SandboxError, Scope.Scope> =>
       Effect.gen(function* () {
         if (status._tag === "Unavailable") return yield* new SandboxError({ reason: status.reason })
@@ -269,7 +278,7 @@ export const make = (options: Options = {}) =>
         }
         const gitStat = lstat(path.join(workspace, ".git"))
         const findings = [
-          ...scan(workspace, options.scanDepth ?? 6, options.scanEntries ?? 20_000),
+          ...(yield* findingsOf(workspace, WorkspaceScan.scan(workspace, cache))),
           ...Profile.fixedFindings(workspace, {
             writable: request.writable,
             stateExists: lstat(path.join(workspace, ".minicode")) !== undefined,

@@ -5,8 +5,9 @@
  * so the sandbox is a second wall around the same things, not a second opinion about them.
  *
  * The shape of every profile: system directories read-only; the workspace read-write (or read-only for servers)
- * except minicode state and secret files and folders, which are masked (a read-only `/dev/null` over a file, an
- * empty read-only tmpfs over a folder), and `.git/config` / `.git/hooks/`, which stay readable but not writable;
+ * except minicode state and every path the jail refuses by name, at any depth, which are masked (a read-only
+ * `/dev/null` over a file, an empty read-only tmpfs over a folder); git's config files are shown as sanitized
+ * read-only copies, and every `.git` folder is a mount point of its own (it cannot be moved or replaced);
  * `$HOME` an empty private tmpfs; a private `/tmp`; new user (all capabilities dropped), PID, IPC, UTS and (unless
  * asked) network namespaces; the sandbox dies with its parent; resource limits through `prlimit` inside.
  */
@@ -59,11 +60,17 @@ export interface HostFacts {
 
 export type MaskKind = "file" | "directory"
 
-/** What the scan found inside the workspace. */
+/**
+ * What the scan found inside the workspace: `mask` hides it (an empty read-only file or folder), `read-only` shows
+ * `source` (or the path itself) read-only in its place, `pin` binds a folder onto itself so it is a mount point
+ * (a mount point cannot be renamed, removed or replaced: `mv .git x` fails with EBUSY).
+ */
 export interface Finding {
   readonly path: string
   readonly kind: MaskKind
-  readonly treatment: "mask" | "read-only"
+  readonly treatment: "mask" | "read-only" | "pin"
+  /** For `read-only`: the host file shown at `path` instead (a sanitized git config outside the workspace). */
+  readonly source?: string | undefined
 }
 
 export interface Profile {
@@ -83,56 +90,51 @@ export interface Profile {
 // ---------------------------------------------------------------------------------------------------------------
 // Discovering what to mask
 
-/** How the scan treats a workspace entry: mask it, keep it read-only, skip it, or look inside. */
-export type Classification = "mask" | "read-only" | "skip" | "descend" | "keep"
-
-/** Folders whose contents are not the user's files: never scanned (bounded work per command). */
-const notScanned = new Set(["node_modules", ".venv", "venv", "__pycache__", "target", ".gradle", ".cache", ".next", "dist", "build"])
-
 /**
- * Inside `.git/`: the repository's and each submodule's (`modules/<name>/…`) config and hooks are read-only;
- * nothing else there is scanned (objects, refs and the index stay writable for git itself).
+ * How the scan treats a workspace entry: mask it, show a sanitized copy (git's config files), pin it (a `.git`
+ * folder: made a mount point, then looked inside), skip it, look inside, or keep it as it is.
  */
-const classifyInGit = (rest: ReadonlyArray<string>, kind: "file" | "directory" | "other"): Classification => {
-  const name = rest[rest.length - 1] ?? ""
-  const gitDir = rest.length === 1 || rest[0] === "modules"
-  if (gitDir && (name === "hooks" || name === "config" || name === "config.worktree")) return kind === "other" ? "skip" : "read-only"
-  if (rest[0] !== "modules" || kind !== "directory") return "skip"
-  return ["objects", "refs", "logs", "info", "lfs"].includes(name) ? "skip" : "descend"
-}
+export type Classification = "mask" | "sanitize" | "pin" | "skip" | "descend" | "keep"
 
 /**
- * The rule per entry, for the bounded scan. `.git` is special: its config and hooks stay readable (git needs them)
- * but read-only; nothing else inside it is scanned.
+ * The rule per entry, for the scan of the whole workspace (every depth, ignored and vendored folders included):
+ * what the jail refuses by name (`Jail.protectedName`, the one list of secret names) is masked, except git's own
+ * config files, which git needs: those are shown as sanitized copies. Every `.git` folder is pinned. Entries that
+ * are neither files nor folders (symlinks, sockets) are never followed and never masked: a symlink leads to a path
+ * that is judged on its own.
  */
 export const classify = (root: string, absolute: string, kind: "file" | "directory" | "other"): Classification => {
-  const rel = P.relative(root, absolute)
-  const segs = P.segments(rel).map((s) => s.toLowerCase())
-  const name = segs[segs.length - 1] ?? ""
-  const git = segs.indexOf(".git")
-  if (git >= 0 && git < segs.length - 1) return classifyInGit(segs.slice(git + 1), kind)
-  if (name === ".git") return kind === "directory" ? "descend" : "keep"
-  if (Jail.isStatePath(absolute, root)) return "mask"
-  if (Jail.sensitiveReason(absolute, root) !== undefined) return kind === "other" ? "skip" : "mask"
+  if (absolute === root) return "descend"
+  const name = P.basename(absolute).toLowerCase()
+  const verdict = Jail.protectedName(absolute, root)
+  if (verdict !== undefined) {
+    if (kind === "other") return "skip"
+    if (verdict.kind === "secret" && kind === "file" && (name === "config" || name === "config.worktree") && inGitDir(root, absolute)) return "sanitize"
+    return "mask"
+  }
   if (kind !== "directory") return "keep"
-  return notScanned.has(name) ? "skip" : "descend"
+  return name === ".git" ? "pin" : "descend"
+}
+
+const inGitDir = (root: string, absolute: string): boolean => {
+  const segs = P.segments(P.relative(root, absolute)).map((s) => s.toLowerCase())
+  return segs.slice(0, -1).includes(".git")
 }
 
 /**
  * Protected even when absent, where bwrap can make the mount point (only in a writable workspace): `.minicode/`
- * (a planted `.minicode/config.json` could widen a trusted workspace's policy) and, in a repository without one,
- * `.git/hooks/` (a planted hook would run outside the sandbox later). Both appear as empty folders on the host.
+ * (a planted `.minicode/config.json` could widen a trusted workspace's policy) and `.git/hooks/` (a planted hook
+ * would run outside the sandbox later; an existing one is not for the sandbox to read, as the jail refuses it).
+ * Both appear as empty folders on the host when absent.
  */
 export const fixedFindings = (
   root: string,
   facts: { readonly writable: boolean; readonly stateExists: boolean; readonly gitDirectory: boolean; readonly hooksExist: boolean }
 ): ReadonlyArray<Finding> => [
   ...(facts.stateExists || facts.writable ? [{ path: P.join(root, ".minicode"), kind: "directory" as const, treatment: "mask" as const }] : []),
-  ...(facts.gitDirectory && facts.hooksExist
-    ? [{ path: P.join(root, ".git", "hooks"), kind: "directory" as const, treatment: "read-only" as const }]
-    : facts.gitDirectory && facts.writable
-      ? [{ path: P.join(root, ".git", "hooks"), kind: "directory" as const, treatment: "mask" as const }]
-      : [])
+  ...(facts.gitDirectory && (facts.hooksExist || facts.writable)
+    ? [{ path: P.join(root, ".git", "hooks"), kind: "directory" as const, treatment: "mask" as const }]
+    : [])
 ]
 
 /** Fixed findings plus scanned ones, one per path, parents before children, children of a mask dropped. */
@@ -208,7 +210,8 @@ export const bwrapArgs = (host: HostFacts, profile: Profile, command: ReadonlyAr
   args.push(profile.writable ? "--bind" : "--ro-bind", profile.workspace, profile.workspace)
   for (const f of normalise(profile.findings)) {
     if (!P.isInside(profile.workspace, f.path) || f.path === profile.workspace) continue
-    if (f.treatment === "read-only") args.push("--ro-bind", f.path, f.path)
+    if (f.treatment === "pin") args.push(profile.writable ? "--bind" : "--ro-bind", f.path, f.path)
+    else if (f.treatment === "read-only") args.push("--ro-bind", f.source ?? f.path, f.path)
     else if (f.kind === "file") args.push("--ro-bind", "/dev/null", f.path)
     else args.push("--tmpfs", f.path, "--remount-ro", f.path)
   }

@@ -30,37 +30,54 @@ const indexOf = (args: ReadonlyArray<string>, ...seq: ReadonlyArray<string>) =>
   args.findIndex((_, i) => seq.every((s, j) => args[i + j] === s))
 
 describe("SandboxProfile.classify", () => {
-  it("masks what the jail calls secret or state, keeps .git/config and .git/hooks read-only", () => {
+  it("masks what the jail calls secret or state, sanitizes git's config files, masks hooks, pins every .git", () => {
     assert.strictEqual(SP.classify(root, `${root}/.env`, "file"), "mask")
     assert.strictEqual(SP.classify(root, `${root}/api/.env.production`, "file"), "mask")
     assert.strictEqual(SP.classify(root, `${root}/.env.example`, "file"), "keep")
     assert.strictEqual(SP.classify(root, `${root}/deploy/.ssh`, "directory"), "mask")
     assert.strictEqual(SP.classify(root, `${root}/certs/server.key`, "file"), "mask")
     assert.strictEqual(SP.classify(root, `${root}/.minicode`, "directory"), "mask")
-    assert.strictEqual(SP.classify(root, `${root}/.git`, "directory"), "descend")
-    assert.strictEqual(SP.classify(root, `${root}/.git/config`, "file"), "read-only")
-    assert.strictEqual(SP.classify(root, `${root}/.git/hooks`, "directory"), "read-only")
-    assert.strictEqual(SP.classify(root, `${root}/.git/objects`, "directory"), "skip")
+    // Issue 19: `.git/config` and `.git/hooks` were shown read-only; the jail refuses both, so the sandbox now
+    // shows config files as sanitized copies, masks hooks, and pins `.git` (a mount point: it cannot be moved).
+    assert.strictEqual(SP.classify(root, `${root}/.git`, "directory"), "pin")
+    assert.strictEqual(SP.classify(root, `${root}/.git`, "file"), "keep")
+    assert.strictEqual(SP.classify(root, `${root}/.git/config`, "file"), "sanitize")
+    assert.strictEqual(SP.classify(root, `${root}/.git/config.worktree`, "file"), "sanitize")
+    assert.strictEqual(SP.classify(root, `${root}/.git/hooks`, "directory"), "mask")
+    assert.strictEqual(SP.classify(root, `${root}/.git/objects`, "directory"), "descend")
     assert.strictEqual(SP.classify(root, `${root}/.git/modules`, "directory"), "descend")
     assert.strictEqual(SP.classify(root, `${root}/.git/modules/lib`, "directory"), "descend")
-    assert.strictEqual(SP.classify(root, `${root}/.git/modules/lib/hooks`, "directory"), "read-only")
-    assert.strictEqual(SP.classify(root, `${root}/.git/modules/lib/config`, "file"), "read-only")
-    assert.strictEqual(SP.classify(root, `${root}/.git/modules/lib/objects`, "directory"), "skip")
-    assert.strictEqual(SP.classify(root, `${root}/vendor/.git/hooks`, "directory"), "read-only")
-    assert.strictEqual(SP.classify(root, `${root}/node_modules`, "directory"), "skip")
+    assert.strictEqual(SP.classify(root, `${root}/.git/modules/lib/hooks`, "directory"), "mask")
+    assert.strictEqual(SP.classify(root, `${root}/.git/modules/lib/config`, "file"), "sanitize")
+    assert.strictEqual(SP.classify(root, `${root}/.git/modules/lib/objects`, "directory"), "descend")
+    assert.strictEqual(SP.classify(root, `${root}/vendor/.git/hooks`, "directory"), "mask")
+    assert.strictEqual(SP.classify(root, `${root}/vendor/.git`, "directory"), "pin")
+    assert.strictEqual(SP.classify(root, `${root}/src/config`, "file"), "keep")
+    assert.strictEqual(SP.classify(root, `${root}/.env`, "other"), "skip")
+    // Ignored and vendored folders are scanned like any other (issue 19).
+    for (const d of ["node_modules", "dist", "build", "target", ".venv", ".cache", ".next"]) {
+      assert.strictEqual(SP.classify(root, `${root}/${d}`, "directory"), "descend", d)
+    }
     assert.strictEqual(SP.classify(root, `${root}/src`, "directory"), "descend")
     assert.strictEqual(SP.classify(root, `${root}/src/index.ts`, "file"), "keep")
   })
 
   const segment = FastCheck.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/)
   const secretName = FastCheck.constantFrom(".env", ".env.local", "id_rsa", ".npmrc", "credentials.json", "tls.pem", "secrets.yaml", ".netrc")
-  it.prop("every file the jail protects by name is masked, at any depth", { dirs: FastCheck.array(segment, { maxLength: 5 }), name: secretName }, ({ dirs, name }) => {
+  const anyDir = FastCheck.oneof(segment, FastCheck.constantFrom("node_modules", "dist", "build", "target", "venv", ".cache", "vendor"))
+  it.prop("every file the jail protects by name is masked, at any depth, in ignored folders too", { dirs: FastCheck.array(anyDir, { maxLength: 12 }), name: secretName }, ({ dirs, name }) => {
     const abs = [root, ...dirs, name].join("/")
     assert.isDefined(Jail.sensitiveReason(abs, root))
-    const verdict = SP.classify(root, abs, "file")
-    // inside an unscanned folder the scan never gets there; everywhere else it is masked
-    assert.include(["mask", "skip"], verdict)
-    if (dirs.every((d) => !["node_modules", "venv", "target", "dist", "build"].includes(d))) assert.strictEqual(verdict, "mask")
+    assert.strictEqual(SP.classify(root, abs, "file"), "mask")
+    // and no folder on the way is skipped
+    for (let i = 1; i <= dirs.length; i++) assert.strictEqual(SP.classify(root, [root, ...dirs.slice(0, i)].join("/"), "directory"), "descend")
+  })
+
+  it.prop("the scan's verdict agrees with the jail on every name: refused means not shown as it is", { dirs: FastCheck.array(anyDir, { maxLength: 6 }), name: FastCheck.oneof(segment, secretName, FastCheck.constantFrom("config", "hooks", ".git")), kind: FastCheck.constantFrom("file" as const, "directory" as const) }, ({ dirs, name, kind }) => {
+    const abs = [root, ...dirs, name].join("/")
+    const verdict = SP.classify(root, abs, kind)
+    const refused = Jail.protectedName(abs, root) !== undefined
+    assert.strictEqual(refused, verdict === "mask" || verdict === "sanitize", `${abs} ${kind}: ${verdict}`)
   })
 
   it.prop("a plain name is never masked", { dirs: FastCheck.array(segment, { maxLength: 4 }), name: segment }, ({ dirs, name }) => {
@@ -79,7 +96,8 @@ describe("SandboxProfile.fixedFindings and normalise", () => {
     const ro = SP.fixedFindings(root, { writable: false, stateExists: false, gitDirectory: true, hooksExist: false })
     assert.deepStrictEqual(ro, [])
     const present = SP.fixedFindings(root, { writable: false, stateExists: true, gitDirectory: true, hooksExist: true })
-    assert.deepStrictEqual(present.map((x) => x.treatment), ["mask", "read-only"])
+    // Issue 19: existing hooks are masked too (was "read-only"): the jail refuses to read them.
+    assert.deepStrictEqual(present.map((x) => x.treatment), ["mask", "mask"])
   })
 
   it("dedupes, orders parents first and drops what a masked folder already hides", () => {
@@ -108,7 +126,9 @@ describe("SandboxProfile.bwrapArgs", () => {
     { path: `${root}/.env`, kind: "file", treatment: "mask" },
     { path: `${root}/.ssh`, kind: "directory", treatment: "mask" },
     { path: `${root}/.git/config`, kind: "file", treatment: "read-only" },
-    { path: `${root}/.git/hooks`, kind: "directory", treatment: "read-only" }
+    { path: `${root}/.git/hooks`, kind: "directory", treatment: "read-only" },
+    { path: `${root}/sub/.git/config`, kind: "file", treatment: "read-only", source: "/tmp/minicode-gitconfig-x/config-0" },
+    { path: `${root}/sub/.git`, kind: "directory", treatment: "pin" }
   ]
   const args = SP.bwrapArgs(host, profile({ findings, limits: { cpuSeconds: 10, processes: 64, fileSizeBytes: 1024, memoryBytes: 2 ** 30 } }), ["bash", "-c", "true"])
 
@@ -142,6 +162,16 @@ describe("SandboxProfile.bwrapArgs", () => {
     ]
     for (const m of masks) assert.isAbove(m, ws)
     assert.isAbove(indexOf(args, "--bind", root, root), indexOf(args, "--tmpfs", "/tmp"))
+  })
+
+  it("a pinned .git is bound onto itself before what is inside it; a sanitized copy is shown in place of the file", () => {
+    const pin = indexOf(args, "--bind", `${root}/sub/.git`, `${root}/sub/.git`)
+    const copy = indexOf(args, "--ro-bind", "/tmp/minicode-gitconfig-x/config-0", `${root}/sub/.git/config`)
+    assert.isAbove(pin, indexOf(args, "--bind", root, root))
+    assert.isAbove(copy, pin)
+    const ro = SP.bwrapArgs(host, profile({ writable: false, findings }), ["true"])
+    assert.isAtLeast(indexOf(ro, "--ro-bind", `${root}/sub/.git`, `${root}/sub/.git`), 0)
+    assert.strictEqual(indexOf(ro, "--bind", `${root}/sub/.git`, `${root}/sub/.git`), -1)
   })
 
   it("the command runs through prlimit, after the chdir", () => {

@@ -1,0 +1,89 @@
+/**
+ * The scan for what the sandbox must hide: the whole workspace, every depth, ignored and vendored folders included
+ * (`node_modules/.npmrc`, `dist/.env`, `a/b/c/d/e/f/g/h/.env`). A fast walk: `readdir` with file types, no stat per
+ * file, symlinks never followed; the rule per entry is the pure `SandboxProfile.classify`.
+ *
+ * Cached per workspace, and validated on every call by one `lstat` per folder seen: a folder's ctime changes
+ * whenever an entry in it is added, removed or renamed, and unlike its mtime it cannot be set back (`touch -d`).
+ * A folder whose ctime is too recent to be trusted against the clock's granularity is read again next time, so a
+ * change in the same tick as the read is never missed; a folder replaced by another (new inode) is read again.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Profile from "../../domain/sandbox/SandboxProfile.js"
+
+/** What the scan reports: a path and what to do with it (`sanitize`: show a sanitized copy of git's config). */
+export interface Hit {
+  readonly path: string
+  readonly kind: Profile.MaskKind
+  readonly verdict: "mask" | "sanitize" | "pin"
+}
+
+interface Folder {
+  readonly ino: number
+  readonly ctimeMs: number
+  /** False when the ctime was too close to the read to rule out a later change in the same tick. */
+  readonly settled: boolean
+  readonly hits: ReadonlyArray<Hit>
+  readonly folders: ReadonlyArray<string>
+}
+
+/** The cache: per workspace root, per folder. Created by the adapter's layer, one per Sandbox. */
+export type Cache = Map<string, Map<string, Folder>>
+
+export const makeCache = (): Cache => new Map()
+
+/** A change this close (ms) to the read may share its timestamp tick (coarse clocks, 2 s on FAT): read again. */
+export const defaultSettleMs = 3_000
+
+const kindOf = (dir: string, d: fs.Dirent): "file" | "directory" | "other" => {
+  if (d.isDirectory()) return "directory"
+  if (d.isFile()) return "file"
+  if (d.isSymbolicLink() || d.isFIFO() || d.isSocket() || d.isCharacterDevice() || d.isBlockDevice()) return "other"
+  // The file system did not say (DT_UNKNOWN): ask, without following a symlink.
+  const st = fs.lstatSync(path.join(dir, d.name), { throwIfNoEntry: false })
+  return st === undefined ? "other" : st.isDirectory() ? "directory" : st.isFile() ? "file" : "other"
+}
+
+const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
+  const readAt = Date.now()
+  let list: Array<fs.Dirent>
+  try {
+    list = fs.readdirSync(dir, { withFileTypes: true })
+  } catch {
+    // Unreadable to minicode is unreadable to the sandbox, which runs as the same user.
+    list = []
+  }
+  const hits: Array<Hit> = []
+  const folders: Array<string> = []
+  for (const d of list) {
+    const abs = path.join(dir, d.name)
+    const kind = kindOf(dir, d)
+    const verdict = Profile.classify(root, abs, kind)
+    if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
+    if (verdict === "descend" || verdict === "pin") folders.push(abs)
+  }
+  return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
+}
+
+/**
+ * Everything under `root` the sandbox hides, pins or sanitizes. With a cache, folders unchanged since they were
+ * last read are not read again (one lstat each); the cache keeps only the folders this walk saw.
+ */
+export const scan = (root: string, cache?: Cache, settleMs = defaultSettleMs): ReadonlyArray<Hit> => {
+  const before = cache?.get(root)
+  const after = new Map<string, Folder>()
+  const hits: Array<Hit> = []
+  const stack: Array<string> = [root]
+  for (let dir = stack.pop(); dir !== undefined; dir = stack.pop()) {
+    const st = fs.lstatSync(dir, { throwIfNoEntry: false })
+    if (st === undefined || !st.isDirectory()) continue
+    const known = before?.get(dir)
+    const folder = known !== undefined && known.settled && known.ino === st.ino && known.ctimeMs === st.ctimeMs ? known : read(root, dir, st, settleMs)
+    after.set(dir, folder)
+    for (const h of folder.hits) hits.push(h)
+    for (const f of folder.folders) stack.push(f)
+  }
+  cache?.set(root, after)
+  return hits
+}
