@@ -5,7 +5,8 @@
  * A path is walked from `/` one component at a time, each opened `O_PATH | O_DIRECTORY | O_NOFOLLOW` through the
  * previous descriptor, so a component swapped for a symlink fails (ENOTDIR) instead of leading elsewhere; the final
  * operation (open, create, rename, unlink, mkdir, chmod, readdir) then names only the last component, relative to
- * the last descriptor. The kernel resolves `/proc/self/fd/N` to the directory N refers to (wherever it is now) and
+ * the last descriptor (a single open whose kernel-reported name is exactly the path stands in for the walk: see
+ * `openDirect`). The kernel resolves `/proc/self/fd/N` to the directory N refers to (wherever it is now) and
  * does not follow a final symlink for rename, unlink, mkdir, rmdir or an `O_NOFOLLOW` open. No path string is
  * resolved again between the walk and the use.
  *
@@ -57,6 +58,30 @@ const step = (dir: Dir, name: string): Dir => {
 }
 
 /**
+ * The fast path: one open of the whole path (the final component not followed), accepted only when the kernel's
+ * name for what was opened is that very path, byte for byte. Then the descriptor is the directory that sits at
+ * that path with no link on the way (the walk's own result) at the moment of the check; anything else (a link on
+ * the way, a missing component, a swap) is left to the walk, which fails precisely or creates what is missing.
+ */
+const openDirect = (resolved: string): Dir | undefined => {
+  let fd: number
+  try {
+    fd = fs.openSync(resolved, walkFlags)
+  } catch {
+    return undefined
+  }
+  let same = false
+  try {
+    same = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: "buffer" }).equals(Buffer.from(resolved))
+  } catch {
+    same = false
+  }
+  if (same) return { path: resolved, fd }
+  fs.closeSync(fd)
+  return undefined
+}
+
+/**
  * Opens the directory at `absolute`, walking from `/` without following any link on the way. With `create`, missing
  * components are made (mkdir -p), each through the descriptor of its parent.
  */
@@ -66,6 +91,9 @@ export const open = (absolute: string, options: { readonly create?: boolean } = 
     if (options.create === true) fs.mkdirSync(absolute, { recursive: true })
     return { path: path.posix.resolve(absolute), fd: undefined }
   }
+  const resolved = "/" + segs.join("/")
+  const direct = openDirect(resolved)
+  if (direct !== undefined) return direct
   let dir: Dir = { path: "/", fd: fs.openSync("/", walkFlags) }
   try {
     for (const seg of segs) {
