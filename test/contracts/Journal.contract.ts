@@ -9,7 +9,7 @@ import * as Undo from "../../src/tools/UndoTool.js"
 import { Checkpoints } from "../../src/ports/Checkpoints.js"
 import { type Intent, Journal, type JournalError } from "../../src/ports/Journal.js"
 import * as JournaledWrite from "../support/JournaledWrite.js"
-import * as LocalFileSystem from "../support/LocalFileSystem.js"
+import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import { encode, tempDir, tree, write } from "../support/Workspace.js"
 
 export type MakeLayer = (options: { readonly retentionTurns?: number }) => Layer.Layer<Journal | Checkpoints, JournalError>
@@ -29,7 +29,7 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
   describe(`Journal contract: ${name}`, () => {
     const provide = <A, E, R>(effect: Effect.Effect<A, E, R>, retentionTurns?: number) =>
       effect.pipe(
-        Effect.provide(Layer.merge(makeLayer(retentionTurns === undefined ? {} : { retentionTurns }), LocalFileSystem.layer))
+        Effect.provide(Layer.merge(makeLayer(retentionTurns === undefined ? {} : { retentionTurns }), NodeFileSystem.layer))
       )
 
     it.live("begin writes pending, complete a terminal state, seqs increase", () =>

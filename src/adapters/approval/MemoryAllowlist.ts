@@ -7,7 +7,9 @@ export const make = (initial: ReadonlyArray<AllowEntry> = []) =>
   Effect.map(Ref.make(initial), (ref) =>
     Allowlist.of({
       entries: Ref.get(ref),
-      add: (entry) => Ref.update(ref, (es) => [...es, entry])
+      // Idempotent, like the file store (the Allowlist contract checks it).
+      add: (entry) =>
+        Ref.update(ref, (es) => (es.some((e) => JSON.stringify(e) === JSON.stringify(entry)) ? es : [...es, entry]))
     })
   )
 

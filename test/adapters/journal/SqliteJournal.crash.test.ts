@@ -15,7 +15,7 @@ import { Effect, FastCheck, Layer } from "effect"
 import * as SqliteJournal from "../../../src/adapters/journal/SqliteJournal.js"
 import * as Undo from "../../../src/tools/UndoTool.js"
 import { Journal } from "../../../src/ports/Journal.js"
-import * as LocalFileSystem from "../../support/LocalFileSystem.js"
+import * as NodeFileSystem from "../../../src/adapters/fs/NodeFileSystem.js"
 import { tempDir, tree, write } from "../../support/Workspace.js"
 import { initialFiles, scenario, steps } from "./crash-scenario.js"
 
@@ -56,7 +56,7 @@ const workspace = (): string => {
 const withJournal = (root: string, retentionTurns?: number) =>
   Layer.merge(
     SqliteJournal.layer({ dbPath: SqliteJournal.dbPathFor(root), ...(retentionTurns === undefined ? {} : { retentionTurns }) }),
-    LocalFileSystem.layer
+    NodeFileSystem.layer
   )
 
 /** Undo every checkpoint, newest first: the workspace must come back exactly. */

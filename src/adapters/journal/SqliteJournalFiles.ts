@@ -1,0 +1,86 @@
+/** The journal database's files: the directory 700, the database 600, and the checks for a torn database or WAL. */
+import type { SqlError } from "@effect/sql/SqlError"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { Effect } from "effect"
+import { JournalError } from "../../ports/Journal.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Files: the directory 700, the database 600 (SQLite gives -wal and -shm the database's mode).
+
+export const prepareFiles = (dbPath: string) =>
+  Effect.try({
+    try: () => {
+      const dir = NodePath.dirname(dbPath)
+      NodeFs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+      NodeFs.chmodSync(dir, 0o700)
+      NodeFs.closeSync(NodeFs.openSync(dbPath, NodeFs.constants.O_CREAT | NodeFs.constants.O_RDWR, 0o600))
+      NodeFs.chmodSync(dbPath, 0o600)
+    },
+    catch: (cause) => new JournalError({ reason: `cannot prepare ${dbPath}: ${String(cause)}` })
+  })
+
+/** The page size in the database header, or undefined for an empty file or a header that is not SQLite's. */
+export const pageSizeOf = (dbPath: string): number | undefined => {
+  const header = Buffer.alloc(100)
+  const fd = NodeFs.openSync(dbPath, "r")
+  try {
+    if (NodeFs.readSync(fd, header, 0, 100, 0) < 100) return undefined
+  } finally {
+    NodeFs.closeSync(fd)
+  }
+  const raw = header.readUInt16BE(16)
+  const pageSize = raw === 1 ? 65536 : raw
+  return pageSize >= 512 && (pageSize & (pageSize - 1)) === 0 ? pageSize : undefined
+}
+
+/**
+ * A torn write that SQLite itself would silently skip, in the database file: not whole pages. Read before SQLite
+ * opens the file (checkpoints write whole pages at page offsets, so another process's cannot show as one).
+ */
+export const tornDatabase = (dbPath: string): ReadonlyArray<string> => {
+  try {
+    const size = NodeFs.statSync(dbPath).size
+    const pageSize = size === 0 ? undefined : pageSizeOf(dbPath)
+    return pageSize !== undefined && size % pageSize !== 0 ? [`state.db is ${size} bytes, not whole ${pageSize}-byte pages (torn or truncated)`] : []
+  } catch (cause) {
+    return [`cannot inspect ${dbPath}: ${String(cause)}`]
+  }
+}
+
+/**
+ * A torn write in the write-ahead log: it ends in part of a frame of its current generation. Read while this
+ * connection holds the write lock, before it writes anything: another process appends frames (a header, then the
+ * page, in two writes) only under that lock, so a part frame seen without it may be one being written. A part frame
+ * of an earlier generation (its salts are not the log header's) is not torn: SQLite cuts a log that outgrew
+ * `journal_size_limit` back to that size, wherever a frame ends.
+ */
+export const tornWal = (dbPath: string): ReadonlyArray<string> => {
+  try {
+    const wal = NodeFs.statSync(`${dbPath}-wal`, { throwIfNoEntry: false })
+    const pageSize = wal === undefined || wal.size === 0 ? undefined : pageSizeOf(dbPath)
+    if (wal === undefined || pageSize === undefined) return []
+    const frame = pageSize + 24
+    const part = wal.size < 32 ? wal.size : (wal.size - 32) % frame
+    if (part === 0) return []
+    const torn = [`the write-ahead log ends in a partial frame (${wal.size} bytes): its last write was torn`]
+    if (wal.size < 32 || part < 24) return torn
+    const header = Buffer.alloc(32)
+    const partial = Buffer.alloc(24)
+    const fd = NodeFs.openSync(`${dbPath}-wal`, "r")
+    try {
+      NodeFs.readSync(fd, header, 0, 32, 0)
+      NodeFs.readSync(fd, partial, 0, 24, wal.size - part)
+    } finally {
+      NodeFs.closeSync(fd)
+    }
+    // Salt-1 and salt-2: bytes 16-23 of the log header, 8-15 of a frame header.
+    return header.subarray(16, 24).equals(partial.subarray(8, 16)) ? torn : []
+  } catch (cause) {
+    return [`cannot inspect ${dbPath}-wal: ${String(cause)}`]
+  }
+}
+
+export const sqlError = (what: string) => (error: SqlError) =>
+  new JournalError({ reason: `${what}: ${error.cause instanceof Error ? error.cause.message : error.message}` })
+
