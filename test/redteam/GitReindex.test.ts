@@ -46,16 +46,31 @@ describe("a committed secret's blob under an innocent path", () => {
     expect(tag.stdout).not.toContain(canary)
   })
 
-  // HOLE (open): `write_file s.sh "git update-index --add --cacheinfo 100644,$(git rev-parse HEAD:.env),innocent.txt"`,
-  // `bash "sh s.sh"` (git in the sandbox needs no secret content for this: only the blob id), then `git_diff {staged:
-  // true}` (or `git_diff {}`, or `git commit` + `git_show HEAD`) prints the secret as innocent.txt's patch. The patch
-  // filter (GitOutput.hideSecretDiffs) keys on paths only; the fix is to also hide sections whose blob id (`--full-index`)
-  // is one that sits at a secret path in the index or any reachable tree.
-  it.fails("git_diff never shows a secret's content re-indexed under another name", () => {
+  // Was a hole: `write_file s.sh "git update-index --add --cacheinfo 100644,$(git rev-parse HEAD:.env),innocent.txt"`,
+  // `bash "sh s.sh"` (git in the sandbox needs only the blob id, no secret content), then `git_diff {staged: true}`
+  // (or `git_diff {}`, or a commit + `git_show HEAD`) printed the secret as innocent.txt's patch: the patch filter keyed
+  // on paths only. Now a section is also hidden when its blob id (`--full-index`) ever sat at a secret path.
+  it("git_diff never shows a secret's content re-indexed under another name", () => {
     const { tool } = setup()
     const body = "b=$(git rev-parse HEAD:.env); git update-index --add --cacheinfo 100644,$b,innocent.txt\n"
     expect(tool("write_file", { path: "s.sh", content: body }).status).toBe(0)
     expect(tool("bash", { command: "sh s.sh" }).status).toBe(0)
-    for (const args of [{ staged: true }, {}]) expect(tool("git_diff", args).stdout).not.toContain(canary)
+    for (const args of [{ staged: true }, {}]) {
+      const r = tool("git_diff", args)
+      expect(r.stdout).toContain("[minicode: diff of secret file innocent.txt hidden]")
+      expect(r.stdout).not.toContain(canary)
+    }
+    expect(tool("write_file", { path: "t.sh", content: "git commit -qm sneaky\n" }).status).toBe(0)
+    expect(tool("bash", { command: "sh t.sh" }).status).toBe(0)
+    for (const rev of ["HEAD", "HEAD:innocent.txt"]) expect(tool("git_show", { rev }).stdout, rev).not.toContain(canary)
+  })
+
+  it("honest patches still show, with full blob ids", () => {
+    const { root, tool } = setup()
+    fs.writeFileSync(path.join(root, "a.txt"), "honest change\n")
+    const r = tool("git_diff", {})
+    expect(r.stdout).toContain("+honest change")
+    expect(r.stdout).toMatch(/index [0-9a-f]{40}\.\.[0-9a-f]{40}/)
+    expect(tool("git_show", { rev: "HEAD:a.txt" }).stdout).toContain('"text":"a"')
   })
 })
