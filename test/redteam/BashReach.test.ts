@@ -69,6 +69,14 @@ describe("bash-made links, then file tools", () => {
     expect(outside()).toEqual(before)
   })
 
+  it("sql_query on a bash-made symlink to .env or to a file outside is refused by the jail", () => {
+    const { tool, script, parent } = setup()
+    script(`ln -s .env e.db; ln -s ${path.join(parent, "outside.txt")} o.db`)
+    expect(tool("sql_query", { sql: "select 1", connection: "e.db" }).stdout).toContain("jail.sensitive")
+    expect(tool("sql_query", { sql: "select 1", connection: "o.db" }).stdout).toContain("jail.symlink-escape")
+    expect(tool("sql_query", { sql: "ATTACH DATABASE 'e.db' AS e; SELECT 1" }).stdout).not.toContain(canary)
+  })
+
   it("undo and redo after bash swaps a journaled folder for a symlink outside change nothing outside", () => {
     const { root, tool, script, parent, outside } = setup()
     expect(tool("write_file", { path: "d/f.txt", content: "v1" }).status).toBe(0)
