@@ -61,7 +61,7 @@ const gitEnv = {
 /** `$HOME` for local git calls: a path that does not exist, so no `~/` configuration or include is found. */
 export const gitHome = "/nonexistent/minicode-git-home"
 const isolated = { GIT_CONFIG_GLOBAL: "/dev/null", HOME: gitHome, XDG_CONFIG_HOME: gitHome, GIT_ASKPASS: "", SSH_ASKPASS: "" }
-const patchFlags = ["--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/"]
+const patchFlags = ["--no-ext-diff", "--no-textconv", "--no-color", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"]
 
 /** Where git runs: reads (workspace read-only) and git_commit (the bash profile); the host shell otherwise. */
 export interface Runners {
@@ -169,14 +169,26 @@ export const make = (runners?: Runners) =>
           .filter((c) => c.y !== " " && (scope === undefined || P.isInside(scope, P.resolve(git.top, c.path))))
           .map((c) => `[minicode: diff of secret file ${Jail.display(session, P.resolve(git.top, c.path))} hidden]`)
         const text = yield* git.ok(["diff", ...patchFlags, "--ignore-submodules=dirty", ...(staged ? ["--staged"] : []), ...pathspec])
-        return out(hide([text.replace(/\n$/, ""), ...markers].filter((t) => t !== "").join("\n"), git.secret), "no changes")
+        return out(yield* hide([text.replace(/\n$/, ""), ...markers].filter((t) => t !== "").join("\n"), git), "no changes")
       })
     const rel = (inv: Invocation, field: string) => {
       const facts = inv.resolved[field]
       return facts === undefined ? [] : ["--", Jail.display(session, facts.lexical)]
     }
     const out = (text: string, empty: string) => ({ text: redact(text.replace(/\n$/, "")) || empty, truncated: text.includes("[truncated: ") })
-    const hide = (text: string, secret: (p: string) => string | undefined) => GitOutput.hideSecretDiffs(text, (p) => secret(p) !== undefined)
+    /**
+     * Every blob id that ever sat at a secret path (all refs' history, merges included, and the index): a patch
+     * showing one under another name (`git update-index --cacheinfo …,<id>,innocent.txt` in bash) is hidden too.
+     */
+    const secretBlobs = (git: Git) =>
+      Effect.gen(function* () {
+        const big = { maxOutputBytes: 64 * 1024 * 1024 }
+        const log = yield* git.raw(["log", "--all", "--root", "-m", "--raw", "--no-abbrev", "--no-renames", "--format="], big)
+        const stage = yield* git.raw(["ls-files", "-z", "--stage"], big)
+        return GitOutput.secretBlobIds(log.exitCode === 0 ? log.stdout : "", stage.exitCode === 0 ? stage.stdout : "", (p) => git.secret(p) !== undefined)
+      })
+    const hide = (text: string, git: Git) =>
+      Effect.map(secretBlobs(git), (blobs) => GitOutput.hideSecretDiffs(text, (p) => git.secret(p) !== undefined, blobs))
 
     const show = (inv: Invocation, rev: string) =>
       Effect.gen(function* () {
@@ -186,12 +198,20 @@ export const make = (runners?: Runners) =>
           const reason = git.secret(p)
           if (reason !== undefined) return yield* new ToolFailed({ tool: "git_show", reason: `${rev} names ${p}, which is protected: ${reason}` })
         }
-        const kind = yield* git.raw(["cat-file", "-t", "--end-of-options", `${rev}^{}`])
+        // `<rev>:<path>` names an object already (a `^{}` after it would be read as part of the path).
+        const peeled = paths.length > 0 ? rev : `${rev}^{}`
+        const kind = yield* git.raw(["cat-file", "-t", "--end-of-options", peeled])
         if (kind.exitCode === 0 && kind.stdout.trim() === "blob" && paths.length === 0) {
           return yield* new ToolFailed({ tool: "git_show", reason: `${rev} is a bare blob id, which can show any file's content (secret ones included): name it as <commit>:<path>` })
         }
+        if (kind.exitCode === 0 && kind.stdout.trim() === "blob") {
+          const id = yield* git.raw(["rev-parse", "--verify", "--end-of-options", peeled])
+          if (id.exitCode !== 0 || (yield* secretBlobs(git)).has(id.stdout.trim())) {
+            return yield* new ToolFailed({ tool: "git_show", reason: `${rev} is the content of a protected file (the same blob sits at a secret path)` })
+          }
+        }
         const text = yield* git.ok(["show", ...patchFlags, "--no-show-signature", "--ignore-submodules=dirty", "--end-of-options", rev, ...rel(inv, "path")])
-        return out(hide(text, git.secret), "(empty)")
+        return out(yield* hide(text, git), "(empty)")
       })
 
     const commit = (inv: Invocation, message: string, given: ReadonlyArray<string>) =>

@@ -81,8 +81,35 @@ const sectionPaths = (section: ReadonlyArray<string>): ReadonlyArray<string> => 
   return paths
 }
 
-/** The patch with every section of a secret file replaced by `[minicode: diff of secret file <path> hidden]`. */
-export const hideSecretDiffs = (text: string, isSecret: (path: string) => boolean): string => {
+/** The blob ids a section's `index <old>..<new>` line names (full ids with `--full-index`). */
+const sectionBlobs = (section: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const line = section.find((l) => l.startsWith("index "))
+  const m = line === undefined ? null : /^index ([0-9a-f,]+)\.\.([0-9a-f]+)/.exec(line)
+  return m === null ? [] : [...(m[1] ?? "").split(","), m[2] ?? ""].filter((id) => !/^0+$/.test(id))
+}
+
+/**
+ * The blob ids that sat at a secret path, from `git log --raw --no-abbrev --no-renames --format=` lines
+ * (`:<mode> <mode> <old> <new> <status>\t<path>`) and `git ls-files --stage` records (`<mode> <id> <stage>\t<path>`).
+ */
+export const secretBlobIds = (logRaw: string, stage: string, isSecret: (path: string) => boolean): ReadonlySet<string> => {
+  const ids = new Set<string>()
+  for (const l of logRaw.split("\n")) {
+    const m = /^:+(?:\d+ )+((?:[0-9a-f]+ )+)[A-Z]+\d*\t(.+)$/.exec(l)
+    if (m !== null && isSecret(unquote(m[2] ?? ""))) for (const id of (m[1] ?? "").trim().split(" ")) if (!/^0+$/.test(id)) ids.add(id)
+  }
+  for (const record of stage.split("\0")) {
+    const m = /^\d+ ([0-9a-f]+) \d\t(.+)$/s.exec(record)
+    if (m !== null && isSecret(m[2] ?? "")) ids.add(m[1] ?? "")
+  }
+  return ids
+}
+
+/**
+ * The patch with every section of a secret file replaced by `[minicode: diff of secret file <path> hidden]`: a
+ * section whose path is a secret, or whose blob id is one a secret path held (the same content under another name).
+ */
+export const hideSecretDiffs = (text: string, isSecret: (path: string) => boolean, secretBlobs: ReadonlySet<string> = new Set()): string => {
   const lines = text.split("\n")
   const out: Array<string> = []
   let i = 0
@@ -96,7 +123,8 @@ export const hideSecretDiffs = (text: string, isSecret: (path: string) => boolea
     let end = i + 1
     while (end < lines.length && !starts.test(lines[end] ?? "")) end++
     const section = lines.slice(i, end)
-    const secret = sectionPaths(section).find((p) => p !== "" && isSecret(p))
+    const paths = sectionPaths(section)
+    const secret = paths.find((p) => p !== "" && isSecret(p)) ?? (sectionBlobs(section).some((id) => secretBlobs.has(id)) ? (paths[0] ?? "?") : undefined)
     if (secret === undefined) out.push(...section)
     else {
       out.push(`[minicode: diff of secret file ${secret} hidden]`)

@@ -1,0 +1,116 @@
+/**
+ * Red team (issue 19): chains of individually allowed calls through the built binary (`minicode tool … --policy
+ * allow-all`, default sandbox). Bash runs a script written by write_file, so the guard never sees a literal secret name;
+ * the sandbox and the file tools' jail are what must hold. Holes still open are `it.fails` with the chain named.
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { bin, ensureBuilt, makeWorkspace, snapshot } from "../serve/support/McpServeHarness.js"
+
+const canary = "RTCANARY"
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c()
+})
+beforeAll(() => ensureBuilt())
+
+const setup = () => {
+  const ws = makeWorkspace()
+  cleanups.push(ws.cleanup)
+  const root = ws.root
+  const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, encoding: "utf8" })
+  git("init", "-q", "-b", "main")
+  git("config", "user.email", "dev@example.com")
+  git("config", "user.name", "Dev")
+  fs.writeFileSync(path.join(root, ".env"), `TOKEN=${canary}-ENV\n`)
+  fs.writeFileSync(path.join(root, "a.txt"), "a\n")
+  fs.writeFileSync(path.join(ws.parent, "outside.txt"), `${canary}-OUTSIDE\n`)
+  git("add", "a.txt")
+  git("commit", "-q", "-m", "first")
+  const tool = (name: string, args: unknown) =>
+    spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], {
+      encoding: "utf8"
+    })
+  const script = (body: string) => {
+    expect(tool("write_file", { path: "s.sh", content: `${body}\n` }).status).toBe(0)
+    return tool("bash", { command: "sh s.sh" })
+  }
+  const outside = () => snapshot(ws.parent, root)
+  return { root, parent: ws.parent, git, tool, script, outside }
+}
+const output = (r: { stdout: string; stderr: string }) => r.stdout + r.stderr
+
+describe("bash-made links, then file tools", () => {
+  it("a hard link to .env made in bash is refused (the secret is a masked mount) and read_file never shows it", () => {
+    const { tool, script } = setup()
+    expect(output(script("ln .env hl; cp .env cp.txt; cat .env"))).not.toContain(canary)
+    for (const p of ["hl", "cp.txt"]) expect(output(tool("read_file", { path: p }))).not.toContain(canary)
+  })
+
+  it("a symlink to .env made in bash is refused by read_file and grep", () => {
+    const { root, tool, script } = setup()
+    script("ln -s .env sl; ln -s . loop")
+    expect(fs.lstatSync(path.join(root, "sl")).isSymbolicLink()).toBe(true)
+    const read = tool("read_file", { path: "sl" })
+    expect(read.stdout).toContain("jail.sensitive")
+    expect(output(tool("grep", { pattern: canary }))).not.toContain(`${canary}-ENV`)
+    expect(output(tool("grep", { pattern: canary, path: "loop" }))).not.toContain(`${canary}-ENV`)
+  })
+
+  it("a symlink to a folder outside made in bash: file tools refuse to read or write through it", () => {
+    const { tool, script, parent, outside } = setup()
+    const before = outside()
+    script(`ln -s ${parent} o; ln -s ${path.join(parent, "outside.txt")} of`)
+    expect(tool("read_file", { path: "of" }).stdout).toContain("jail.symlink-escape")
+    expect(tool("write_file", { path: "o/pwn.txt", content: "x" }).stdout).toContain("jail.symlink-escape")
+    expect(output(tool("grep", { pattern: canary, path: "o" }))).not.toContain(`${canary}-OUTSIDE`)
+    expect(outside()).toEqual(before)
+  })
+
+  it("sql_query on a bash-made symlink to .env or to a file outside is refused by the jail", () => {
+    const { tool, script, parent } = setup()
+    script(`ln -s .env e.db; ln -s ${path.join(parent, "outside.txt")} o.db`)
+    expect(tool("sql_query", { sql: "select 1", connection: "e.db" }).stdout).toContain("jail.sensitive")
+    expect(tool("sql_query", { sql: "select 1", connection: "o.db" }).stdout).toContain("jail.symlink-escape")
+    expect(tool("sql_query", { sql: "ATTACH DATABASE 'e.db' AS e; SELECT 1" }).stdout).not.toContain(canary)
+  })
+
+  it("undo and redo after bash swaps a journaled folder for a symlink outside change nothing outside", () => {
+    const { root, tool, script, parent, outside } = setup()
+    expect(tool("write_file", { path: "d/f.txt", content: "v1" }).status).toBe(0)
+    expect(tool("write_file", { path: "d/f.txt", content: "v2" }).status).toBe(0)
+    expect(tool("write_file", { path: "d/g.txt", content: "g" }).status).toBe(0)
+    fs.writeFileSync(path.join(parent, "f.txt"), "ORIGINAL\n")
+    const before = outside()
+    script(`mv d d0; ln -s ${parent} d`)
+    expect(fs.lstatSync(path.join(root, "d")).isSymbolicLink()).toBe(true)
+    for (let i = 0; i < 4; i++) spawnSync(process.execPath, [bin, "undo", "--cwd", root], { encoding: "utf8" })
+    for (let i = 0; i < 4; i++) spawnSync(process.execPath, [bin, "redo", "--cwd", root], { encoding: "utf8" })
+    expect(outside()).toEqual(before)
+  })
+})
+
+describe("bash reaching secrets the sandbox view does not mask", () => {
+  // HOLE (open): the sandbox scan skips node_modules, .venv, target, dist, build… (SandboxProfile `notScanned`), so a
+  // secret inside one is not masked: `write_file s.sh "cat node_modules/x/.env"` then `bash "sh s.sh"` prints it.
+  // Fixed by the concurrent "mask secrets at any depth" work; flip to `it` then.
+  it.fails("a .env inside node_modules is not readable from bash", () => {
+    const { root, script } = setup()
+    fs.mkdirSync(path.join(root, "node_modules/x"), { recursive: true })
+    fs.writeFileSync(path.join(root, "node_modules/x/.env"), `K=${canary}-NM\n`)
+    expect(output(script("cat node_modules/x/.env"))).not.toContain(`${canary}-NM`)
+  })
+
+  // HOLE (open): a committed secret lives in .git/objects, which the sandbox leaves readable (git needs it), so
+  // `write_file s.sh "git show HEAD:.env"` then `bash "sh s.sh"` prints it (also `git log -p`, `git grep X HEAD`, or
+  // inflating the object with any zlib). The git_* tools hide it; bash does not. Not small: needs git objects hidden
+  // from bash (or a sanitised object store / a read-only git shim inside the sandbox).
+  it.fails("a committed .env is not readable from bash through git", () => {
+    const { git, script } = setup()
+    git("add", "-f", ".env")
+    git("commit", "-q", "-m", "oops")
+    expect(output(script("git show HEAD:.env; git log -p | cat"))).not.toContain(`${canary}-ENV`)
+  })
+})
