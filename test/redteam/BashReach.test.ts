@@ -93,10 +93,10 @@ describe("bash-made links, then file tools", () => {
 })
 
 describe("bash reaching secrets the sandbox view does not mask", () => {
-  // HOLE (open): the sandbox scan skips node_modules, .venv, target, dist, build… (SandboxProfile `notScanned`), so a
-  // secret inside one is not masked: `write_file s.sh "cat node_modules/x/.env"` then `bash "sh s.sh"` prints it.
-  // Fixed by the concurrent "mask secrets at any depth" work; flip to `it` then.
-  it.fails("a .env inside node_modules is not readable from bash", () => {
+  // Was a hole: the sandbox scan skipped node_modules, .venv, target, dist, build…, so a secret inside one was not
+  // masked (`write_file s.sh "cat node_modules/x/.env"` then `bash "sh s.sh"` printed it). The scan now covers every
+  // folder (adapters/shell/WorkspaceScan.ts).
+  it("a .env inside node_modules is not readable from bash", () => {
     const { root, script } = setup()
     fs.mkdirSync(path.join(root, "node_modules/x"), { recursive: true })
     fs.writeFileSync(path.join(root, "node_modules/x/.env"), `K=${canary}-NM\n`)
