@@ -92,17 +92,20 @@ const onFirstUse = <A, R>(build: Effect.Effect<A, never, R | Scope.Scope>) =>
 /**
  * Starts configured MCP and language servers: as configured, or — for an entry with `sandbox: true` — inside a
  * bubblewrap profile of their own (workspace read-only, secrets masked, no network). Such a server is refused
- * when no sandbox can be made. The probe runs when the first sandboxed server starts.
+ * when no sandbox can be made. Language servers without a `sandbox` setting ask for "when-available": inside the
+ * profile whenever bubblewrap is usable, else as configured. The probe runs when the first such server starts.
  */
-export const serverLauncher = (root: string, bwrap?: BwrapSandbox.Options) =>
+export const serverLauncher = (root: string, bwrap?: BwrapSandbox.Options, whenAvailable = true) =>
   Effect.map(
     Effect.cached(BwrapSandbox.make(bwrap)),
     (sandbox): Launcher =>
       (request) =>
-        !request.sandbox
+        request.sandbox === false || (request.sandbox === "when-available" && !whenAvailable)
           ? Effect.succeed({ argv: request.argv, env: request.env })
           : Effect.flatMap(sandbox, (s) =>
-              s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env })
+              request.sandbox === "when-available" && (!whenAvailable || s.status._tag !== "Available")
+                ? Effect.succeed({ argv: request.argv, env: request.env })
+                : s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env })
             ).pipe(Effect.mapError((e) => new ToolFailed({ tool: "sandbox", reason: `cannot start the server in its sandbox: ${e.reason}` })))
   )
 
@@ -217,7 +220,7 @@ export const extensions = (options: {
       // The sandbox is probed when bash is first called, not when the session starts.
       const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
       const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
-      const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap)
+      const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
           M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch })

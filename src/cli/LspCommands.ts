@@ -41,7 +41,10 @@ const add = Command.make(
       Options.repeated
     ),
     sandbox: Options.boolean("sandbox").pipe(
-      Options.withDescription("Run this server in a bubblewrap sandbox (workspace read-only, secrets masked, no network)")
+      Options.withDescription("Require the bubblewrap sandbox (workspace read-only, secrets masked, no network): refuse to start without it")
+    ),
+    noSandbox: Options.boolean("no-sandbox").pipe(
+      Options.withDescription("Run this server on the host, outside the sandbox it gets by default (it then runs workspace code unconfined)")
     )
   },
   (flags) =>
@@ -49,6 +52,7 @@ const add = Command.make(
       const key = yield* check(Lsp.normaliseExtension(flags.ext))
       const file = yield* fileFor(workspaceOf(flags.cwd), flags)
       if (flags.command.trim() === "") return yield* usage("--command is empty")
+      if (flags.sandbox && flags.noSandbox) return yield* usage("--sandbox and --no-sandbox contradict each other: give one")
       const env = yield* check(McpServers.parsePairs("env", flags.env))
       const args = McpServers.argvOf(Option.getOrUndefined(flags.args), flags.arg)
       const timeouts = yield* check(Config.parseLspTimeouts(flags.timeout))
@@ -56,7 +60,7 @@ const add = Command.make(
         command: flags.command,
         ...(args.length > 0 ? { args } : {}),
         ...(Object.keys(env).length > 0 ? { env } : {}),
-        ...(flags.sandbox ? { sandbox: true } : {}),
+        ...(flags.sandbox ? { sandbox: true } : flags.noSandbox ? { sandbox: false } : {}),
         ...(Object.keys(timeouts).length > 0 ? { timeouts } : {})
       }
       const raw = yield* readRaw(file)
@@ -69,15 +73,21 @@ const add = Command.make(
     })
 ).pipe(Command.withDescription("Add (or replace) the language server for a file extension: EXT --command CMD [--args A,B] [--arg A]... [--env K=V]... [--timeout NAME=MS]..."))
 
+/** How a language server entry runs, as `config lsp list` says it. */
+const sandboxing = (entry: ServerEntry): string =>
+  entry.sandbox === true ? "sandbox required" : entry.sandbox === false ? "not sandboxed (--no-sandbox)" : "sandboxed when bubblewrap is usable"
+
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
     const trusted = CliLayers.localTrusted(flags.allowLocalConfig)
     const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.lsp)
     if (flags.json) {
-      return yield* Console.log(JSON.stringify(rows.map((r) => ({ ext: r.key, scope: r.scope, used: r.used, summary: McpServers.describe(r.key, r.entry) }))))
+      return yield* Console.log(
+        JSON.stringify(rows.map((r) => ({ ext: r.key, scope: r.scope, used: r.used, sandbox: sandboxing(r.entry), summary: McpServers.describe(r.key, r.entry) })))
+      )
     }
     if (rows.length === 0) return yield* Console.log("no language servers configured (minicode config lsp add .ts --command typescript-language-server --args --stdio)")
-    for (const r of rows) yield* Console.log(`${McpServers.describe(r.key, r.entry)} [${r.scope}]${Shared.rowNote(r)}`)
+    for (const r of rows) yield* Console.log(`${McpServers.describe(r.key, r.entry)} [${r.scope}; ${sandboxing(r.entry)}]${Shared.rowNote(r)}`)
   })
 ).pipe(Command.withDescription("List the configured language servers (env values masked)"))
 

@@ -14,6 +14,10 @@ export interface Launch {
 export type Launcher = (request: {
   readonly argv: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
-  readonly sandbox: boolean
+  /**
+   * `true`: inside the sandbox or not at all; `"when-available"`: inside it when one can be made, else as configured
+   * (language servers by default); `false`: as configured.
+   */
+  readonly sandbox: boolean | "when-available"
   readonly network: boolean
 }) => Effect.Effect<Launch, ToolFailed, Scope.Scope>

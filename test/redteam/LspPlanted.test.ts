@@ -16,12 +16,12 @@ afterEach(async () => {
 beforeAll(() => ensureBuilt())
 
 describe("a language server the repository supplies", () => {
-  // HOLE (open): `write_file node_modules/typescript/package.json {"version":"5.4.0"}`, `write_file
+  // Was a hole: `write_file node_modules/typescript/package.json {"version":"5.4.0"}`, `write_file
   // node_modules/typescript/lib/tsserver.js <program>`, then `write_file a.ts` (its diagnostics) or `lsp_diagnostics`:
   // the configured typescript-language-server starts the workspace's tsserver.js on the host, outside any sandbox, and
-  // it writes a file outside the workspace. Closed by the concurrent "servers sandboxed by default" work (the program
-  // then runs inside the sandbox, which cannot write outside); flip to `it` then.
-  it.fails("a planted node_modules/typescript/lib/tsserver.js never runs outside the sandbox", () => {
+  // it wrote a file outside the workspace. Language servers now run in the read-only sandbox by default whenever
+  // bubblewrap is usable, so the program runs inside it and cannot write outside.
+  it("a planted node_modules/typescript/lib/tsserver.js never runs outside the sandbox", () => {
     const ws = makeWorkspace()
     cleanups.push(ws.cleanup)
     const home = path.join(ws.parent, "home")

@@ -24,7 +24,7 @@ const setup = (modes: string, timeouts: ReadonlyArray<string> = []) => {
   fs.writeFileSync(path.join(ws, "a.fake"), "hello\n")
   const env = { ...process.env, XDG_CONFIG_HOME: home }
   const run = (args: ReadonlyArray<string>) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: ws, env, timeout: 60_000 })
-  const added = run(["config", "lsp", "add", ".fake", "--command", process.execPath, "--arg", fakeServer, "--arg", modes, "--arg", marker, ...timeouts.flatMap((t) => ["--timeout", t]), "--cwd", ws])
+  const added = run(["config", "lsp", "add", ".fake", "--command", process.execPath, "--arg", fakeServer, "--arg", modes, "--arg", marker, ...timeouts.flatMap((t) => ["--timeout", t]), "--cwd", ws, "--no-sandbox"])
   expect(added.status, added.stderr).toBe(0)
   return { home, ws, marker, env, run }
 }

@@ -151,7 +151,9 @@ export const build = (options: Options) =>
         launcher({
           argv: [server.entry.command ?? "", ...(server.entry.args ?? [])],
           env: { ...Env.scrub(options.env ?? {}, { unrestricted: options.unrestricted === true }), ...server.entry.env },
-          sandbox: server.entry.sandbox === true,
+          // Language servers run workspace code (a planted node_modules/typescript/lib/tsserver.js): sandboxed by default
+          // whenever a sandbox can be made; `sandbox: false` (config lsp add --no-sandbox) opts out, `true` requires it.
+          sandbox: server.entry.sandbox === undefined ? "when-available" : server.entry.sandbox,
           network: false
         }),
         (launch) =>
