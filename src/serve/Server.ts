@@ -31,7 +31,7 @@ import * as Drain from "./Drain.js"
 import * as McpRetry from "./McpRetry.js"
 import { describeTool, type ToolDescriptor } from "./ToolList.js"
 import * as Runner from "../kernel/Runner.js"
-import { canonicalArgs } from "../kernel/Chain.js"
+import { canonicalArgs as canonicalCall } from "../domain/core/Canonical.js"
 
 export { describeTool, type ToolDescriptor }
 
@@ -507,7 +507,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       const inv = prepared.right
       const late = Scopes.refuseCall(config.settings, byName, inv.facts)
       if (late !== undefined) return Effect.succeed(result(`refused (${late.rule}): ${late.reason}`, true))
-      return claimAndRun(id, JSON.stringify(id), canonicalArgs(inv), inv)
+      return claimAndRun(id, JSON.stringify(id), canonicalCall(inv.facts.call), inv)
     }
 
     const release = Ref.update(gate, (g) => ({ ...g, inFlight: g.inFlight - 1 }))
