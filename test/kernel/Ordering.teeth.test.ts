@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Chain from "../../src/kernel/Chain.js"
-import { cases, findEscape } from "../support/Ordering.js"
+import { cases, findEscape, prepare } from "../support/Ordering.js"
 
 const permutations = <A>(xs: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
   xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]))
@@ -19,7 +19,7 @@ describe("the ordering property's teeth", () => {
     "finds an escape in every order that puts a stage ahead of Permission or Jail",
     () =>
       Effect.gen(function* () {
-        const sample = cases(200, 18)
+        const sample = yield* prepare(cases(200, 18))
         const missed: Array<string> = []
         for (const order of unsafe) {
           const escape = yield* findEscape(order, sample)

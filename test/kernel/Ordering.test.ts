@@ -1,14 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Chain from "../../src/kernel/Chain.js"
-import { cases, findEscape } from "../support/Ordering.js"
+import { cases, findEscape, prepare } from "../support/Ordering.js"
 
 describe("the shipped chain's order", () => {
   it.effect(
     "nothing but the gates' own reads precedes Permission and Jail; their denials are theirs, with no effect after",
     () =>
       Effect.gen(function* () {
-        const escape = yield* findEscape(Chain.stages, cases(400, 18))
+        const escape = yield* findEscape(Chain.stages, yield* prepare(cases(400, 18)))
         assert.strictEqual(escape === undefined ? undefined : `${escape.why} on ${JSON.stringify(escape.case)}`, undefined)
       }),
     60_000

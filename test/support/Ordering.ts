@@ -50,6 +50,9 @@ export interface Case {
 export const cases = (numRuns: number, seed: number): ReadonlyArray<Case> =>
   fc.sample(fc.record({ request: call, modes }), { numRuns, seed })
 
+/** A shipped stage, or a probe. */
+export type Entry = (typeof Chain.stages)[number] | Chain.Stage<never, ToolExecutor>
+
 const marker = "passed:"
 const probe = (log: Log, name: string): Chain.Stage<never, ToolExecutor> => ({
   name: `probe:${name}`,
@@ -60,7 +63,7 @@ const probe = (log: Log, name: string): Chain.Stage<never, ToolExecutor> => ({
 })
 
 /** The list with a probe after every stage. */
-export const probed = (log: Log, list: ReadonlyArray<Chain.Stage>): ReadonlyArray<Chain.Stage> => list.flatMap((s) => [s, probe(log, s.name)])
+export const probed = (log: Log, list: ReadonlyArray<Entry>): ReadonlyArray<Entry> => list.flatMap((s): ReadonlyArray<Entry> => [s, probe(log, s.name)])
 
 const permissionReads: ReadonlySet<string> = new Set(["Allowlist.entries"])
 const resolutionReads: ReadonlySet<string> = new Set(["Allowlist.entries", "FileSystem.lstat", "FileSystem.readlink", "FileSystem.readDir"])
@@ -78,7 +81,7 @@ const denialOf = <A, E>(exit: Exit.Exit<A, E>): Option.Option<{ readonly stage: 
       )
     : Option.none()
 
-const runWith = (list: ReadonlyArray<Chain.Stage>, terminal: Layer.Layer<ToolExecutor, never, never> | undefined, c: Case, guard: Layer.Layer<BashGuard>) =>
+const runWith = (list: ReadonlyArray<Entry>, terminal: Layer.Layer<ToolExecutor, never, never> | undefined, c: Case, guard: Layer.Layer<BashGuard>) =>
   Effect.gen(function* () {
     const log: Log = yield* Ref.make<ReadonlyArray<string>>([])
     const services = recordingServices(log, { workspace: "/ws", ...c.modes }, guard)
@@ -89,19 +92,34 @@ const runWith = (list: ReadonlyArray<Chain.Stage>, terminal: Layer.Layer<ToolExe
 
 const passThrough = Layer.succeed(ToolExecutor, ToolExecutor.of({ run: () => Effect.succeed({ text: "gates passed", truncated: false }) }))
 
-/** The first case that escapes under `list` (with why), or undefined. */
-export const findEscape = (list: ReadonlyArray<Chain.Stage>, sample: ReadonlyArray<Case>) =>
+type Denial = Option.Option<{ readonly stage: string; readonly rule: string }>
+
+/** A fixed sample with the oracle's verdict (Permission and Jail alone) and one real bash guard, reused by every order. */
+export interface Prepared {
+  readonly guard: Layer.Layer<BashGuard>
+  readonly cases: ReadonlyArray<{ readonly case: Case; readonly oracle: Denial }>
+}
+
+export const prepare = (sample: ReadonlyArray<Case>) =>
   Effect.gen(function* () {
-    const service = yield* TreeSitterBashParser.make
-    const guard = Layer.succeed(BashGuard, service)
-    for (const c of sample) {
-      const why = yield* check(list, c, guard)
-      if (why !== undefined) return { case: c, why }
+    const guard = Layer.succeed(BashGuard, yield* TreeSitterBashParser.make)
+    const prepared = yield* Effect.forEach(sample, (c) =>
+      Effect.map(runWith([Chain.Permission, Chain.Jail], passThrough, c, guard), ({ exit }) => ({ case: c, oracle: denialOf(exit) }))
+    )
+    return { guard, cases: prepared } satisfies Prepared
+  })
+
+/** The first case that escapes under `list` (with why), or undefined. */
+export const findEscape = (list: ReadonlyArray<Entry>, prepared: Prepared) =>
+  Effect.gen(function* () {
+    for (const c of prepared.cases) {
+      const why = yield* check(list, c.case, c.oracle, prepared.guard)
+      if (why !== undefined) return { case: c.case, why }
     }
     return undefined
   })
 
-const check = (list: ReadonlyArray<Chain.Stage>, c: Case, guard: Layer.Layer<BashGuard>) =>
+const check = (list: ReadonlyArray<Entry>, c: Case, oracle: Denial, guard: Layer.Layer<BashGuard>) =>
   Effect.gen(function* () {
     const { exit, log } = yield* runWith(list, undefined, c, guard)
     const beforePermission = until(log, "permission").filter((e) => !permissionReads.has(e))
@@ -109,7 +127,6 @@ const check = (list: ReadonlyArray<Chain.Stage>, c: Case, guard: Layer.Layer<Bas
     const beforeJail = until(log, "jail").filter((e) => !resolutionReads.has(e))
     if (beforeJail.length > 0) return `(a) before Jail passed: ${beforeJail.join(", ")}`
     const denial = denialOf(exit)
-    const oracle = denialOf((yield* runWith([Chain.Permission, Chain.Jail], passThrough, c, guard)).exit)
     const effects = log.filter((e) => !e.startsWith(marker))
     if (Option.isSome(oracle)) {
       const want = oracle.value
