@@ -72,8 +72,12 @@ console.log(line("minicode policy explain", explain))
   const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-journal-bench-")))
   const options = { workspace: ws, workMode: "BUILD" as const }
   const adapters = NodeAdapters.adapters({ unrestricted: false, sandbox: { mode: "none" } })
-  const journaled = ManagedRuntime.make(Kernel.layer(options, adapters, true))
-  const bare = ManagedRuntime.make(Kernel.layer(options, adapters, false))
+  const Chain = await import("../src/kernel/Chain.js")
+  const { Layer } = await import("effect")
+  const journaled = ManagedRuntime.make(Kernel.layer(options, adapters))
+  // The variant is built from the shipped list, minus its journal stage.
+  const unjournaled = Chain.compose(Chain.stages.filter((s) => s.name !== "journal"), Kernel.executorOf(adapters))
+  const bare = ManagedRuntime.make(unjournaled.pipe(Layer.provide(Kernel.services(options, adapters))))
   const content = "x".repeat(1024)
   let n = 0
   const write = (rt: typeof journaled) => () => rt.runPromise(Runner.invoke({ tool: "write_file", args: { path: `f${n++ % 20}.txt`, content: content + n } }))

@@ -19,7 +19,7 @@ import type { SqlConnections } from "../ports/SqlConnections.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
 import * as Executor from "./Executor.js"
 import * as PathResolver from "./PathResolver.js"
-import { chain, gates, unjournaledChain } from "./Chain.js"
+import { chain, gates } from "./Chain.js"
 
 export interface SessionOptions {
   /** The workspace: the one root for the jail, execution and the journal. */
@@ -100,16 +100,16 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
 export const extensionsOf = (extensions: ReadonlyArray<Executor.Extension>): Layer.Layer<Executor.Extensions> =>
   Layer.succeed(Executor.Extensions, extensions)
 
-/** The runtime chain for one session. */
-export const layer = <E>(
-  options: SessionOptions,
-  adapters: Adapters<E>,
-  journaled: boolean = true
-): Layer.Layer<ToolExecutor, E | ToolFailed> => {
-  const services = base(options, adapters)
-  const executor = adapters.extensions === undefined ? Executor.layer() : Executor.layer().pipe(Layer.provide(adapters.extensions))
-  return (journaled ? chain(executor) : unjournaledChain(executor)).pipe(Layer.provide(services))
-}
+/** The executor at the end of the chain, with the session's extensions (bash, git, MCP, LSP, SQL…). */
+export const executorOf = <E>(adapters: Adapters<E>): Layer.Layer<ToolExecutor, E, Session | FileSystem | Journal> =>
+  adapters.extensions === undefined ? Executor.layer() : Executor.layer().pipe(Layer.provide(adapters.extensions))
+
+/** The runtime chain for one session, or the given list of stages (default: the shipped `stages`) over its executor. */
+export const layer = <E>(options: SessionOptions, adapters: Adapters<E>): Layer.Layer<ToolExecutor, E | ToolFailed> =>
+  chain(executorOf(adapters)).pipe(Layer.provide(base(options, adapters)))
+
+/** The session and every service the stages and executor need (for building a variant from `Chain.stages`). */
+export const services = <E>(options: SessionOptions, adapters: Adapters<E>) => base(options, adapters)
 
 /** The gates only, over a given terminal (for `policy explain`). */
 export const gatesLayer =

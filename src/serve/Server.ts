@@ -29,7 +29,7 @@ import * as McpRetry from "./McpRetry.js"
 import * as P from "./Protocol.js"
 import * as ReplayTable from "./ReplayTable.js"
 import { describeTool, type ToolDescriptor } from "./ToolList.js"
-import { canonicalArgs } from "../kernel/Chain.js"
+import { canonicalArgs as canonicalCall } from "../domain/core/Canonical.js"
 
 export { describeTool, type ToolDescriptor }
 export type { Outcome, TextResult, WireId } from "./Protocol.js"
@@ -246,7 +246,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const admitted = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
       Either.match(P.prepare(config.settings, name, args, clean), {
         onLeft: Effect.succeed,
-        onRight: (inv) => claimAndRun(id, JSON.stringify(id), canonicalArgs(inv), inv)
+        onRight: (inv) => claimAndRun(id, JSON.stringify(id), canonicalCall(inv.facts.call), inv)
       })
 
     const release = Ref.update(gate, P.release)

@@ -84,14 +84,10 @@ export const recordingChain = (
   )
   const bashRecorder: Executor.Extension = (inv) =>
     inv.facts.call.tool === "bash" ? Effect.as(push("exec"), { text: "ran", truncated: false }) : undefined
-  const executor = Chain.ApprovalStage.pipe(Layer.provide(Chain.JournalStage), Layer.provide(Executor.layer([bashRecorder])))
-  const stages = Chain.PermissionStage.pipe(
-    Layer.provide(Chain.JailStage),
-    Layer.provide(probe),
-    Layer.provide(Chain.GuardStage),
-    Layer.provide(Chain.ValidationStage),
-    Layer.provide(executor)
-  )
+  // The shipped list, with the probe right after Jail.
+  const after = Chain.stages.indexOf(Chain.Jail) + 1
+  const list = [...Chain.stages.slice(0, after), { name: "probe", layer: probe }, ...Chain.stages.slice(after)]
+  const stages = Chain.compose(list, Executor.layer([bashRecorder]))
   const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, guard, journal, offline, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
   return stages.pipe(Layer.provide(Layer.merge(services, fsLayer)))
 }

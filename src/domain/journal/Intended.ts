@@ -1,0 +1,57 @@
+/**
+ * What a file tool will leave, known before it runs: it lets recovery and undo accept a call that crashed after
+ * its effect. Unknown (bash, git, a failing edit) is simply absent.
+ */
+import { Either } from "effect"
+import * as Edit from "../files/Edit.js"
+import type { ToolCall } from "../core/Tools.js"
+
+/** A path's state: content null = absent (or not a regular file). Structurally the Journal port's Snapshot. */
+export interface State {
+  readonly path: string
+  readonly content: Uint8Array | null
+  readonly mode: number | null
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** `before` maps a shown path to its state before the call; `shown(field)` is the shown path of an argument. */
+export const intendedOf = (
+  call: ToolCall,
+  before: ReadonlyMap<string, State>,
+  shown: (field: string) => string | undefined
+): ReadonlyArray<State> => {
+  const at = (field: string) => {
+    const path = shown(field)
+    return path === undefined ? undefined : { path, before: before.get(path) }
+  }
+  switch (call.tool) {
+    case "write_file": {
+      const p = at("path")
+      return p === undefined ? [] : [{ path: p.path, content: encoder.encode(call.args.content), mode: p.before?.mode ?? 0o644 }]
+    }
+    case "delete_file": {
+      const p = at("path")
+      return p === undefined ? [] : [{ path: p.path, content: null, mode: null }]
+    }
+    case "edit_file": {
+      const p = at("path")
+      const content = p?.before?.content
+      if (p === undefined || content === null || content === undefined) return []
+      const edited = Edit.apply(decoder.decode(content), call.args.old_string, call.args.new_string, call.args.replace_all === true)
+      return Either.isRight(edited) ? [{ path: p.path, content: encoder.encode(edited.right.after), mode: p.before?.mode ?? null }] : []
+    }
+    case "move_file": {
+      const from = at("from")
+      const to = at("to")
+      if (from === undefined || to === undefined || from.before?.content == null) return []
+      return [
+        { path: from.path, content: null, mode: null },
+        { path: to.path, content: from.before.content, mode: from.before.mode }
+      ]
+    }
+    default:
+      return []
+  }
+}

@@ -1,0 +1,57 @@
+import { Effect } from "effect"
+import * as D from "../../domain/core/Decision.js"
+import * as Jail from "../../domain/jail/Jail.js"
+import { FileSystem } from "../../ports/FileSystem.js"
+import { Session } from "../../ports/Session.js"
+import { ToolExecutor } from "../../ports/ToolExecutor.js"
+import * as PathResolver from "../PathResolver.js"
+import * as Subtree from "../Subtree.js"
+import { denied, jailContext, wrap } from "./Stage.js"
+
+/** Jail: every path argument resolved (lstat/readlink only) and judged; the facts travel on to the executor. */
+export const JailStage = wrap((next) =>
+  Effect.gen(function* () {
+    const session = yield* Session
+    const fs = yield* FileSystem
+    const ctx = jailContext(session)
+    const resolve = PathResolver.resolveWith(fs)
+    return ToolExecutor.of({
+      run: (inv) =>
+        Effect.gen(function* () {
+          const resolved: Record<string, Jail.PathFacts> = {}
+          for (const use of inv.facts.paths) {
+            const facts = yield* resolve(session.root, use.path, session.root, session.home).pipe(
+              Effect.catchTag("FsError", (e) =>
+                Effect.fail(
+                  denied(inv, D.deny("jail", e.code === "ELOOP" ? "jail.symlink-loop" : "jail.unresolvable", `${use.path}: ${e.reason}`))
+                )
+              )
+            )
+            const verdict = Jail.check(ctx, facts, use.access)
+            if (!verdict.ok) return yield* denied(inv, D.deny("jail", verdict.rule, `${use.field}: ${verdict.reason}`))
+            resolved[use.field] = facts
+          }
+          // A folder moved, removed or replaced is judged with everything in it (and, moved, where it lands).
+          for (const use of inv.facts.paths) {
+            const facts = resolved[use.field]
+            if (use.access !== "structure" || facts === undefined) continue
+            const landing = use.landsAt === undefined ? undefined : resolved[use.landsAt]
+            const bases = landing === undefined ? [facts.entry] : [facts.entry, landing.entry]
+            const shown = `${use.field}: ${Jail.display(ctx, facts.entry)}`
+            const judged = yield* Subtree.judge(fs, facts.entry, (rel) => Jail.checkContents(ctx, Jail.display(ctx, facts.entry), bases, rel)).pipe(
+              Effect.catchTag("FsError", (e) => Effect.fail(denied(inv, D.deny("jail", "jail.unresolvable", `${shown}: cannot list what it holds: ${e.reason}`))))
+            )
+            if (judged._tag === "Refused") return yield* denied(inv, D.deny("jail", judged.verdict.rule, `${use.field}: ${judged.verdict.reason}`))
+            if (judged._tag === "TooLarge") {
+              return yield* denied(inv, D.deny("jail", "jail.subtree-too-large", `${shown} holds more than ${judged.limit} entries: too many to check that none is protected`))
+            }
+          }
+          return yield* next({
+            ...inv,
+            resolved,
+            decisions: [...inv.decisions, D.allow("jail", "jail.inside", "every path stays inside the jail")]
+          })
+        })
+    })
+  })
+)
