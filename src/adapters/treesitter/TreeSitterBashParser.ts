@@ -10,6 +10,7 @@ import type { BashAst, BashNode } from "../../domain/bash/BashAst.js"
 import * as D from "../../domain/core/Decision.js"
 import * as BashPolicy from "../../domain/bash/BashPolicy.js"
 import { BashGuard, type GuardRequest } from "../../ports/BashGuard.js"
+import { BashParseError, BashParser } from "../../ports/BashParser.js"
 
 /** Parses synchronously; `undefined` when the parser gave up (time out, too deep) — callers deny. */
 export type ParseSync = (source: string) => BashAst | undefined
@@ -153,3 +154,17 @@ export const make = Effect.sync(() => {
 
 /** Builds the parser when the layer is built, never at import time. */
 export const layer = Layer.effect(BashGuard, make)
+
+/** The parse-only port over the same loader: a tree, or `BashParseError` when the parser gave none. */
+export const makeParser = Effect.sync(() => {
+  const parseSync = loadParser()
+  return BashParser.of({
+    parse: (command) =>
+      Effect.suspend(() => {
+        const ast = parseSync(command)
+        return ast === undefined ? Effect.fail(new BashParseError({ reason: "no-tree" })) : Effect.succeed(ast)
+      })
+  })
+})
+
+export const parserLayer = Layer.effect(BashParser, makeParser)
