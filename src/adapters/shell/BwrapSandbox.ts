@@ -79,6 +79,18 @@ export const commandDirs = (command: ReadonlyArray<string>, workspace: string): 
   return [...dirs]
 }
 
+/** The command with its program (when it names a path outside the workspace) replaced by its real path. */
+const realProgram = (command: ReadonlyArray<string>, workspace: string): ReadonlyArray<string> => {
+  const [program, ...args] = command
+  if (program === undefined || !program.includes("/")) return command
+  try {
+    const real = fs.realpathSync(program)
+    return real === workspace || real.startsWith(workspace + "/") ? command : [real, ...args]
+  } catch {
+    return command
+  }
+}
+
 const lstat = (p: string): fs.Stats | undefined => {
   try {
     return fs.lstatSync(p)
@@ -300,7 +312,10 @@ export const make = (options: Options = {}) =>
             ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])
           ]
         }
-        const argv = [found.bwrap, ...Profile.bwrapArgs(host, profile, request.command)]
+        // A bound command is run by its real path: its symlink (node_modules/.bin/x, /usr/bin/x -> ../lib/...) may
+        // live in a folder the profile does not bind; the real file's node_modules folder is bound above.
+        const command = request.bindCommand === true ? realProgram(request.command, workspace) : request.command
+        const argv = [found.bwrap, ...Profile.bwrapArgs(host, profile, command)]
         const env = Profile.environment(profile, request.env)
         const processes = request.limits?.processes
         if (cgroupBase === undefined || processes === undefined) return { argv, env }
