@@ -3,11 +3,11 @@
  * allow-all`, default sandbox). Bash runs a script written by write_file, so the guard never sees a literal secret name;
  * the sandbox and the file tools' jail are what must hold. Holes still open are `it.fails` with the chain named.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, ensureBuilt, makeWorkspace, snapshot } from "../serve/support/McpServeHarness.js"
+import { bin, ensureBuilt, makeGitWorkspace, snapshot } from "../serve/support/McpServeHarness.js"
 
 const canary = "RTCANARY"
 const cleanups: Array<() => unknown> = []
@@ -17,13 +17,9 @@ afterEach(async () => {
 beforeAll(() => ensureBuilt())
 
 const setup = () => {
-  const ws = makeWorkspace()
+  const ws = makeGitWorkspace()
   cleanups.push(ws.cleanup)
-  const root = ws.root
-  const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, encoding: "utf8" })
-  git("init", "-q", "-b", "main")
-  git("config", "user.email", "dev@example.com")
-  git("config", "user.name", "Dev")
+  const { root, git } = ws
   fs.writeFileSync(path.join(root, ".env"), `TOKEN=${canary}-ENV\n`)
   fs.writeFileSync(path.join(root, "a.txt"), "a\n")
   fs.writeFileSync(path.join(ws.parent, "outside.txt"), `${canary}-OUTSIDE\n`)

@@ -2,11 +2,11 @@
  * Red team (issue 19), git family: the git_* tools hide a secret by its path, so a chain that gives the secret's blob
  * an innocent path gets past them. Through the built binary, default sandbox.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, ensureBuilt, makeWorkspace } from "../serve/support/McpServeHarness.js"
+import { bin, ensureBuilt, makeGitWorkspace } from "../serve/support/McpServeHarness.js"
 
 const canary = "RTGITCANARY"
 const cleanups: Array<() => unknown> = []
@@ -16,13 +16,9 @@ afterEach(async () => {
 beforeAll(() => ensureBuilt())
 
 const setup = () => {
-  const ws = makeWorkspace()
+  const ws = makeGitWorkspace()
   cleanups.push(ws.cleanup)
-  const root = ws.root
-  const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, encoding: "utf8" })
-  git("init", "-q", "-b", "main")
-  git("config", "user.email", "dev@example.com")
-  git("config", "user.name", "Dev")
+  const { root, git } = ws
   fs.writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`)
   fs.writeFileSync(path.join(root, "a.txt"), "a\n")
   git("add", "a.txt", ".env")

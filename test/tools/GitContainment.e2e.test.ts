@@ -3,11 +3,11 @@
  * the SDK's real client. A planted filter never runs (the canary writes outside the workspace), committed and
  * live secrets never print, honest git work still runs.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, connect, ensureBuilt, isErrorResult, makeWorkspace, textOf } from "../serve/support/McpServeHarness.js"
+import { bin, connect, ensureBuilt, isErrorResult, makeGitWorkspace, textOf } from "../serve/support/McpServeHarness.js"
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -16,16 +16,12 @@ afterEach(async () => {
 beforeAll(() => ensureBuilt())
 
 const setup = () => {
-  const ws = makeWorkspace()
+  const ws = makeGitWorkspace()
   cleanups.push(ws.cleanup)
-  const root = ws.root
+  const { root, git } = ws
   const marker = path.join(ws.parent, "ran")
   const canary = path.join(ws.parent, "canary.sh")
   fs.writeFileSync(canary, `#!/bin/sh\necho ran >> ${marker}\ncat\n`, { mode: 0o755 })
-  const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, encoding: "utf8" })
-  git("init", "-q", "-b", "main")
-  git("config", "user.email", "dev@example.com")
-  git("config", "user.name", "Dev")
   fs.writeFileSync(path.join(root, "a.js"), "one\n")
   fs.writeFileSync(path.join(root, ".env"), "API_KEY=sk-live-e2e-secret\n")
   git("add", "a.js", ".env")

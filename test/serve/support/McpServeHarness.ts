@@ -37,6 +37,16 @@ export const makeWorkspace = () => {
   return { parent, root, cleanup: () => fs.rmSync(parent, { recursive: true, force: true }) }
 }
 
+/** A workspace that is a fresh git repository (branch main, a committer set), with `git` to run in it. */
+export const makeGitWorkspace = () => {
+  const ws = makeWorkspace()
+  const git = (...args: Array<string>) => execFileSync("git", args, { cwd: ws.root, encoding: "utf8" })
+  git("init", "-q", "-b", "main")
+  git("config", "user.email", "dev@example.com")
+  git("config", "user.name", "Dev")
+  return { ...ws, git }
+}
+
 /** Every file under `dir` with its content (for before/after comparisons), except under `skip` (the workspace). */
 export const snapshot = (dir: string, skip?: string): Record<string, string> => {
   const out: Record<string, string> = {}
