@@ -7,27 +7,29 @@
  * parse here is a real one (least-recently-used eviction never hits on a cycle longer than the cache).
  */
 import { loadParser } from "../src/adapters/treesitter/TreeSitterBashParser.js"
-import * as BashPolicy from "../src/domain/bash/BashPolicy.js"
+import { Effect } from "effect"
+import * as Judge from "../src/domain/bash/Judge.js"
 import { load } from "../test/corpus/corpus.js"
 
 const started = performance.now()
 const parse = loadParser()
 const loadMs = performance.now() - started
-const ctx: BashPolicy.GuardContext = {
+const ctx: Judge.GuardContext = {
   jail: { root: "/work/ws", home: "/home/dev", unrestricted: false },
   cwd: "/work/ws",
   allowlist: [{ tool: "bash", argv: ["npm", "test"] }],
   requireAllowlist: false,
-  network: true,
-  reparse: parse
+  network: true
 }
+// the kernel's path: the judge's rounds, each missing text parsed (here synchronously, as the adapter does)
+const judgeCommand = (command: string) => Effect.runSync(Judge.judgeWith(command, ctx, (source) => Effect.sync(() => parse(source))))
 
 const honest = load("honest")
 const attacks = load("attacks")
 const mix = [...honest, ...honest, ...honest, ...honest, ...attacks]
 
 // warm up
-for (let i = 0; i < 2; i++) for (const c of mix) BashPolicy.judgeCommand(c, ctx)
+for (let i = 0; i < 2; i++) for (const c of mix) judgeCommand(c)
 
 const rounds = 10
 const samples: Array<number> = []
@@ -35,7 +37,7 @@ const t0 = performance.now()
 for (let r = 0; r < rounds; r++) {
   for (const c of mix) {
     const s = performance.now()
-    BashPolicy.judgeCommand(c, ctx)
+    judgeCommand(c)
     samples.push(performance.now() - s)
   }
 }

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as BashPolicy from "../../src/domain/bash/BashPolicy.js"
 import { load } from "./corpus.js"
-import { guardContext } from "../support/Guard.js"
+import { guardContext, judgeSync } from "../support/Guard.js"
 
 const ctx = guardContext
-const judge = (command: string) => BashPolicy.judgeCommand(command, ctx).decision
+const judge = (command: string) => judgeSync(command, ctx).decision
 
 describe("bash guard corpora", () => {
   const honest = load("honest")

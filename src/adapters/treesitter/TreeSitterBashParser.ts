@@ -1,14 +1,13 @@
 /**
  * The bash guard's parser: tree-sitter-bash through its node bindings (prebuilt), converted into the domain's
- * plain `BashAst`, then judged by the pure `BashPolicy`. The native module is loaded on first use only, so a
+ * plain `BashAst`, then judged by the pure `Judge`. The native module is loaded on first use only, so a
  * kernel start that never sees a bash call does not pay for it.
  */
 import { createRequire } from "node:module"
 import { Effect, Layer } from "effect"
 import type TreeSitter from "tree-sitter"
 import type { BashAst, BashNode } from "../../domain/bash/BashAst.js"
-import * as D from "../../domain/core/Decision.js"
-import * as BashPolicy from "../../domain/bash/BashPolicy.js"
+import * as Judge from "../../domain/bash/Judge.js"
 import { BashGuard, type GuardRequest } from "../../ports/BashGuard.js"
 import { BashParseError, BashParser } from "../../ports/BashParser.js"
 
@@ -131,24 +130,11 @@ export const loadParser = (): ParseSync => {
 export const make = Effect.sync(() => {
   const parse = loadParser()
   const judge = (request: GuardRequest) =>
-    Effect.sync(() => {
-      try {
-        return BashPolicy.judgeCommand(request.command, {
-          jail: request.jail,
-          cwd: request.cwd,
-          allowlist: request.allowlist,
-          requireAllowlist: request.requireAllowlist,
-          network: request.network,
-          reparse: parse
-        })
-      } catch {
-        // A bug in the guard is a deny, never an allow and never a crash of the session.
-        return {
-          decision: D.deny("guard", "guard.internal-error", "the guard failed on this command, so it cannot be judged safe"),
-          allowlisted: false
-        }
-      }
-    })
+    Judge.judgeWith(
+      request.command,
+      { jail: request.jail, cwd: request.cwd, allowlist: request.allowlist, requireAllowlist: request.requireAllowlist, network: request.network },
+      (source) => Effect.sync(() => parse(source))
+    )
   return BashGuard.of({ judge })
 })
 

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
 import type { AllowEntry } from "../../../src/domain/core/Allowlist.js"
-import * as BashPolicy from "../../../src/domain/bash/BashPolicy.js"
-import { guardContext, parse } from "../../support/Guard.js"
+import * as Judge from "../../../src/domain/bash/Judge.js"
+import { guardContext, judgeSync, parse } from "../../support/Guard.js"
 
 const base = guardContext
-const judge = (command: string, ctx: Partial<BashPolicy.GuardContext> = {}) => BashPolicy.judgeCommand(command, { ...base, ...ctx })
-const rule = (command: string, ctx: Partial<BashPolicy.GuardContext> = {}) => {
+const judge = (command: string, ctx: Partial<Judge.GuardContext> = {}) => judgeSync(command, { ...base, ...ctx })
+const rule = (command: string, ctx: Partial<Judge.GuardContext> = {}) => {
   const d = judge(command, ctx).decision
   return d.decision === "allow" ? "allow" : d.rule
 }
 
-describe("BashPolicy: fail closed", () => {
+describe("Judge: fail closed", () => {
   it("denies syntax errors and missing nodes", () => {
     expect(rule('echo "open')).toBe("guard.parse-error")
     expect(rule("if true; then")).toBe("guard.parse-error")
@@ -23,22 +23,22 @@ describe("BashPolicy: fail closed", () => {
     }
   })
   it("denies input past the size limit, and never degrades to allow", () => {
-    const big = "echo " + "a".repeat(BashPolicy.maxCommandLength)
+    const big = "echo " + "a".repeat(Judge.maxCommandLength)
     expect(rule(big)).toBe("guard.too-large")
     expect(rule("echo {1..100000}")).toBe("guard.too-large")
   })
   it("denies a tree it cannot parse at all", () => {
-    expect(BashPolicy.judgeCommand("ls", { ...base, reparse: () => undefined }).decision.rule).toBe("guard.parse-error")
+    expect(Judge.judgeCommand("ls", base, new Map([["ls", undefined]])).result.decision.rule).toBe("guard.parse-error")
   })
   it("denies an unknown node kind", () => {
     const ast = parse("ls")
     if (ast === undefined) throw new Error("no parse")
     const strange = { ...ast, root: { ...ast.root, children: [{ ...ast.root.children[0]!, type: "coproc_statement" }] } }
-    expect(BashPolicy.judge(strange, base).decision.rule).toBe("guard.unknown-node")
+    expect(Judge.judge(strange, base).result.decision.rule).toBe("guard.unknown-node")
   })
 })
 
-describe("BashPolicy: normalisation", () => {
+describe("Judge: normalisation", () => {
   it.each([
     ["quotes", "'r'm -rf /"],
     ["backslash", "r\\m -rf /"],
@@ -77,7 +77,7 @@ describe("BashPolicy: normalisation", () => {
   })
 })
 
-describe("BashPolicy: deny families", () => {
+describe("Judge: deny families", () => {
   it("env dump", () => {
     for (const c of ["env", "printenv", "set", "export", "export -p", "declare -p", "typeset", "compgen -v", "cat /proc/self/environ", "cat /proc/*/env*", "env | grep K", "ps eww"]) {
       expect(rule(c), c).toBe("guard.env-dump")
@@ -175,7 +175,7 @@ describe("BashPolicy: deny families", () => {
   })
 })
 
-describe("BashPolicy: paths in shell", () => {
+describe("Judge: paths in shell", () => {
   it("writes go through the jail", () => {
     for (const c of [
       "echo x > /etc/x",
@@ -207,7 +207,7 @@ describe("BashPolicy: paths in shell", () => {
   })
 })
 
-describe("BashPolicy: allowlist mode", () => {
+describe("Judge: allowlist mode", () => {
   const allowlist: ReadonlyArray<AllowEntry> = [
     { tool: "bash", argv: ["npm", "test"] },
     { tool: "bash", argv: ["git", "status"] }
@@ -311,7 +311,7 @@ const wrappers: ReadonlyArray<(s: string) => string> = [
   (s) => `c=${sq(s)}; bash -c "$c"`
 ]
 
-describe("BashPolicy: property", () => {
+describe("Judge: property", () => {
   it("wrapping a denied command in quotes, wrappers, bash -c, subshells, chains or variables never allows it", () => {
     for (const c of denied) expect(judge(c).decision.decision, c).toBe("deny")
     FastCheck.assert(
