@@ -1,24 +1,18 @@
 /**
  * Explicit "not available" adapters for ports whose real adapter is not installed in this configuration.
- * They fail with a clear reason; the bash guard's stand-in denies (fail closed), never allows.
+ * They fail with a clear reason; without the bash parser the guard denies (fail closed), never allows.
  */
 import { Effect, Layer } from "effect"
-import * as D from "../domain/core/Decision.js"
 import { Unavailable } from "../domain/core/Errors.js"
-import { BashGuard } from "../ports/BashGuard.js"
+import { BashParseError, BashParser } from "../ports/BashParser.js"
 import { LspTransport } from "../ports/LspTransport.js"
 import { McpTransport } from "../ports/McpTransport.js"
 import { Shell, ShellError } from "../ports/Shell.js"
 
-export const bashGuard = Layer.succeed(
-  BashGuard,
-  BashGuard.of({
-    judge: () =>
-      Effect.succeed({
-        decision: D.deny("guard", "guard.unavailable", "the bash guard is not installed, so no command can be judged safe"),
-        allowlisted: false
-      })
-  })
+/** No bash parser: every parse fails `unavailable`, and the Guard stage denies bash with that reason. */
+export const bashParser = Layer.succeed(
+  BashParser,
+  BashParser.of({ parse: () => Effect.fail(new BashParseError({ reason: "unavailable" })) })
 )
 
 export const shell = Layer.succeed(

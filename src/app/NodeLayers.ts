@@ -19,7 +19,7 @@ import { ToolFailed, Unavailable } from "../domain/core/Errors.js"
 import { defaultLimits, type Limits } from "../domain/sandbox/SandboxProfile.js"
 import type { Connections } from "../domain/sql/SqlConnection.js"
 import { Sandbox, type SandboxMode, type SandboxStatus } from "../ports/Sandbox.js"
-import { BashGuard } from "../ports/BashGuard.js"
+import { BashParser } from "../ports/BashParser.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
 import { Journal } from "../ports/Journal.js"
 import type { Launcher } from "../ports/Launcher.js"
@@ -69,12 +69,12 @@ export const sqliteJournal = Layer.scoped(
   })
 )
 
-/** The bash guard on tree-sitter-bash, loaded on first use (the parser and its rules are the heaviest code). */
-export const treeSitterGuard = Layer.effect(
-  BashGuard,
+/** The bash guard's parser on tree-sitter-bash, loaded on first use (the native parser is the heaviest code). */
+export const treeSitterParser = Layer.effect(
+  BashParser,
   Effect.map(
-    Lazy.onFirstUse(Effect.flatMap(Effect.promise(() => import("../adapters/treesitter/TreeSitterBashParser.js")), (m) => m.make)),
-    (guard) => BashGuard.of({ judge: (request) => Effect.flatMap(guard, (g) => g.judge(request)) })
+    Lazy.onFirstUse(Effect.flatMap(Effect.promise(() => import("../adapters/treesitter/TreeSitterBashParser.js")), (m) => m.makeParser)),
+    (parser) => BashParser.of({ parse: (command) => Effect.flatMap(parser, (p) => p.parse(command)) })
   )
 )
 
@@ -262,7 +262,7 @@ export const adapters = (options: {
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
-  bashGuard: treeSitterGuard,
+  bashParser: treeSitterParser,
   journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
   netGuard: NodeNetGuard.layer,
   extensions: extensions(options),

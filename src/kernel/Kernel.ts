@@ -8,7 +8,7 @@ import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/core/Mode
 import * as P from "../domain/jail/PosixPath.js"
 import type { Allowlist } from "../ports/Allowlist.js"
 import type { Approver } from "../ports/Approver.js"
-import type { BashGuard } from "../ports/BashGuard.js"
+import type { BashParser } from "../ports/BashParser.js"
 import type { FileSystem } from "../ports/FileSystem.js"
 import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
 import type { Journal } from "../ports/Journal.js"
@@ -72,7 +72,8 @@ export interface Adapters<E = never> {
   readonly fileSystem: Layer.Layer<FileSystem, E>
   readonly allowlist: Layer.Layer<Allowlist, E>
   readonly approver: Layer.Layer<Approver, E>
-  readonly bashGuard: Layer.Layer<BashGuard, E>
+  /** The bash guard's parser (parse only: the judge is the domain's, run by the Guard stage). */
+  readonly bashParser: Layer.Layer<BashParser, E>
   /** May depend on the session (the SQLite journal lives under the canonical workspace root). */
   readonly journal: Layer.Layer<Journal, E, Session>
   /** The SSRF guard for web_fetch (the app chooses it: the Node resolver in `NodeLayers.adapters`). */
@@ -88,7 +89,7 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
   const core = Layer.mergeAll(
     adapters.allowlist,
     adapters.approver,
-    adapters.bashGuard,
+    adapters.bashParser,
     adapters.journal,
     adapters.netGuard
   )

@@ -1,12 +1,17 @@
 import { Context, type Effect, Schema } from "effect"
 import type { BashAst } from "../domain/bash/BashAst.js"
 
-/** The parser gave no tree (it timed out, the tree was too deep, the binding failed): the guard fails closed. */
+/**
+ * The parser gave no tree: `no-tree` (it timed out, the tree was too deep, the binding failed) for this text, or
+ * `unavailable` (no parser is installed in this build) for every text. The guard fails closed on both.
+ */
 export class BashParseError extends Schema.TaggedError<BashParseError>()("BashParseError", {
-  reason: Schema.Literal("no-tree")
+  reason: Schema.Literal("no-tree", "unavailable")
 }) {
   override get message() {
-    return "the command could not be parsed, so it cannot be judged safe"
+    return this.reason === "unavailable"
+      ? "the bash parser is not installed, so no command can be judged safe"
+      : "the command could not be parsed, so it cannot be judged safe"
   }
 }
 

@@ -12,10 +12,9 @@ import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js
 import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as SqliteJournal from "../../src/adapters/journal/SqliteJournal.js"
-import * as D from "../../src/domain/core/Decision.js"
 import { ErrorCodes } from "../../src/domain/mcp/JsonRpcFraming.js"
 import * as Scopes from "../../src/domain/mcp/McpScopes.js"
-import { BashGuard } from "../../src/ports/BashGuard.js"
+import { admitAll } from "../support/AdmitBash.js"
 import { type Intent, Journal, type JournalShape } from "../../src/ports/Journal.js"
 import { ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
@@ -113,10 +112,7 @@ describe("McpRetry.answersFor over a journal", () => {
 
 const settings = Either.getOrThrow(Scopes.parse([], { allowAll: false, allTools: false }))
 
-const admitBash = Layer.succeed(
-  BashGuard,
-  BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "test.admit", "test guard"), allowlisted: false }) })
-)
+const admitBash = admitAll
 
 const workspace = Effect.acquireRelease(
   Effect.sync(() => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-retry-")))),
@@ -135,7 +131,7 @@ const coreOver = (root: string, journal: JournalShape, retryWindowMs?: number) =
           fileSystem: NodeFileSystem.layer,
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
-          bashGuard: admitBash,
+          bashParser: admitBash,
           netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([])

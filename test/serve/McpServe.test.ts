@@ -14,11 +14,10 @@ import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js
 import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as SqliteJournal from "../../src/adapters/journal/SqliteJournal.js"
-import * as D from "../../src/domain/core/Decision.js"
 import { ToolFailed } from "../../src/domain/core/Errors.js"
 import { ErrorCodes } from "../../src/domain/mcp/JsonRpcFraming.js"
 import * as Scopes from "../../src/domain/mcp/McpScopes.js"
-import { BashGuard } from "../../src/ports/BashGuard.js"
+import { admitAll } from "../support/AdmitBash.js"
 import { Journal, type JournalError, type JournalShape } from "../../src/ports/Journal.js"
 import { type Invocation, ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Executor from "../../src/kernel/Executor.js"
@@ -35,10 +34,7 @@ const hash = (text: string) => sha256(text, "base64")
 const settings = (flags: ReadonlyArray<string> = [], allowAll = false) =>
   Either.getOrThrow(Scopes.parse(flags, { allowAll, allTools: false }))
 
-const admitBash = Layer.succeed(
-  BashGuard,
-  BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "test.admit", "test guard"), allowlisted: false }) })
-)
+const admitBash = admitAll
 
 interface Probe {
   readonly started: Ref.Ref<number>
@@ -84,7 +80,7 @@ const coreOver = (
           fileSystem: NodeFileSystem.layer,
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
-          bashGuard: admitBash,
+          bashParser: admitBash,
           netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([slowBash(probe)])
@@ -438,7 +434,7 @@ describe("mcp serve core", () => {
         const chain = yield* Layer.build(
           Kernel.layer(
             { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },
-            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashGuard: admitBash, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
+            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashParser: admitBash, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
           )
         )
         return yield* McpServe.makeCore({ settings: settings(), root, hash, maxOutputBytes: 100 }).pipe(
@@ -472,7 +468,7 @@ describe("mcp serve start-up", () => {
     fileSystem: NodeFileSystem.layer,
     allowlist: MemoryAllowlist.layer([]),
     approver: Approvers.constant("no"),
-    bashGuard: admitBash,
+    bashParser: admitBash,
     netGuard: NodeNetGuard.layer,
     journal: MemoryJournal.layer(),
     extensions

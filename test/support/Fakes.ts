@@ -10,7 +10,7 @@ import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
 import * as D from "../../src/domain/core/Decision.js"
 import type { AllowEntry } from "../../src/domain/core/Allowlist.js"
 import { Approver, type Answer } from "../../src/ports/Approver.js"
-import { BashGuard } from "../../src/ports/BashGuard.js"
+import { admitAll } from "./AdmitBash.js"
 import { FileSystem } from "../../src/ports/FileSystem.js"
 import { Journal } from "../../src/ports/Journal.js"
 import { NetGuard } from "../../src/ports/NetGuard.js"
@@ -74,10 +74,6 @@ export const recordingChain = (
     )
   )
   const approver = Layer.succeed(Approver, Approver.of({ ask: () => Effect.as(push("ask"), answer) }))
-  const guard = Layer.succeed(
-    BashGuard,
-    BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "guard.fake", "fake guard"), allowlisted: false }) })
-  )
   const probe = Layer.effect(
     ToolExecutor,
     Effect.map(ToolExecutor, (next) => ToolExecutor.of({ run: (inv) => Effect.zipRight(push("gates-passed"), next.run(inv)) }))
@@ -88,7 +84,7 @@ export const recordingChain = (
   const after = Chain.stages.indexOf(Chain.Jail) + 1
   const list = [...Chain.stages.slice(0, after), { name: "probe", layer: probe }, ...Chain.stages.slice(after)]
   const stages = Chain.compose(list, Executor.layer([bashRecorder]))
-  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, guard, journal, offline, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
+  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, admitAll, journal, offline, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
   return stages.pipe(Layer.provide(Layer.merge(services, fsLayer)))
 }
 
@@ -96,10 +92,7 @@ export const memoryAdapters = (allowlist: ReadonlyArray<AllowEntry> = []): Kerne
   fileSystem: MemoryFileSystem.layer(seed),
   allowlist: MemoryAllowlist.layer(allowlist),
   approver: Approvers.constant("no"),
-  bashGuard: Layer.succeed(
-    BashGuard,
-    BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "guard.fake", "fake guard"), allowlisted: false }) })
-  ),
+  bashParser: admitAll,
   journal: MemoryJournal.layer(),
   netGuard: offline
 })

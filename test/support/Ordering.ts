@@ -15,7 +15,7 @@ import type { AccessPolicy, PermissionMode, WorkMode } from "../../src/domain/co
 import * as Chain from "../../src/kernel/Chain.js"
 import * as Executor from "../../src/kernel/Executor.js"
 import * as Runner from "../../src/kernel/Runner.js"
-import { BashGuard } from "../../src/ports/BashGuard.js"
+import { BashParser } from "../../src/ports/BashParser.js"
 import { ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import { type Log, recordingServices } from "./Recording.js"
 
@@ -81,7 +81,7 @@ const denialOf = <A, E>(exit: Exit.Exit<A, E>): Option.Option<{ readonly stage: 
       )
     : Option.none()
 
-const runWith = (list: ReadonlyArray<Entry>, terminal: Layer.Layer<ToolExecutor, never, never> | undefined, c: Case, guard: Layer.Layer<BashGuard>) =>
+const runWith = (list: ReadonlyArray<Entry>, terminal: Layer.Layer<ToolExecutor, never, never> | undefined, c: Case, guard: Layer.Layer<BashParser>) =>
   Effect.gen(function* () {
     const log: Log = yield* Ref.make<ReadonlyArray<string>>([])
     const services = recordingServices(log, { workspace: "/ws", ...c.modes }, guard)
@@ -96,13 +96,13 @@ type Denial = Option.Option<{ readonly stage: string; readonly rule: string }>
 
 /** A fixed sample with the oracle's verdict (Permission and Jail alone) and one real bash guard, reused by every order. */
 export interface Prepared {
-  readonly guard: Layer.Layer<BashGuard>
+  readonly guard: Layer.Layer<BashParser>
   readonly cases: ReadonlyArray<{ readonly case: Case; readonly oracle: Denial }>
 }
 
 export const prepare = (sample: ReadonlyArray<Case>) =>
   Effect.gen(function* () {
-    const guard = Layer.succeed(BashGuard, yield* TreeSitterBashParser.make)
+    const guard = Layer.succeed(BashParser, yield* TreeSitterBashParser.makeParser)
     const prepared = yield* Effect.forEach(sample, (c) =>
       Effect.map(runWith([Chain.Permission, Chain.Jail], passThrough, c, guard), ({ exit }) => ({ case: c, oracle: denialOf(exit) }))
     )
@@ -119,7 +119,7 @@ export const findEscape = (list: ReadonlyArray<Entry>, prepared: Prepared) =>
     return undefined
   })
 
-const check = (list: ReadonlyArray<Entry>, c: Case, oracle: Denial, guard: Layer.Layer<BashGuard>) =>
+const check = (list: ReadonlyArray<Entry>, c: Case, oracle: Denial, guard: Layer.Layer<BashParser>) =>
   Effect.gen(function* () {
     const { exit, log } = yield* runWith(list, undefined, c, guard)
     const beforePermission = until(log, "permission").filter((e) => !permissionReads.has(e))

@@ -16,7 +16,7 @@ import * as Executor from "../../src/kernel/Executor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import { Allowlist } from "../../src/ports/Allowlist.js"
 import { Approver, type Answer } from "../../src/ports/Approver.js"
-import { BashGuard } from "../../src/ports/BashGuard.js"
+import { BashParser } from "../../src/ports/BashParser.js"
 import { Diagnostics } from "../../src/ports/Diagnostics.js"
 import { FileSystem } from "../../src/ports/FileSystem.js"
 import { Journal } from "../../src/ports/Journal.js"
@@ -76,13 +76,14 @@ const extensions = Layer.effect(
 )
 
 /**
- * Every port, recorded: FileSystem, Allowlist, Approver, Journal, NetGuard, BashGuard (real tree-sitter), Shell,
+ * Every port, recorded: FileSystem, Allowlist, Approver, Journal, NetGuard, BashParser (real tree-sitter, under the
+ * shipped judge), Shell,
  * Diagnostics, SqlConnections (none configured), PostgresParser (not installed: fails every parse).
  */
 export const recordingServices = (
   log: Log,
   options: Kernel.SessionOptions,
-  bashGuard: Layer.Layer<BashGuard> = TreeSitterBashParser.layer,
+  bashParser: Layer.Layer<BashParser> = TreeSitterBashParser.parserLayer,
   allowlist: ReadonlyArray<AllowEntry> = [],
   answer: Answer = "yes"
 ) => {
@@ -110,7 +111,7 @@ export const recordingServices = (
     recordLayer(log, Allowlist, "Allowlist", MemoryAllowlist.layer(allowlist)),
     recordLayer(log, Approver, "Approver", Approvers.constant(answer)),
     recordLayer(log, Journal, "Journal", MemoryJournal.layer()),
-    recordLayer(log, BashGuard, "BashGuard", bashGuard),
+    recordLayer(log, BashParser, "BashParser", bashParser),
     netGuard,
     shell,
     diagnostics,

@@ -7,16 +7,12 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber } from "effect"
 import * as Unavailable from "../../src/adapters/Unavailable.js"
-import * as D from "../../src/domain/core/Decision.js"
-import { BashGuard } from "../../src/ports/BashGuard.js"
+import { admitAll } from "../support/AdmitBash.js"
 import { runTool, runToolEffect } from "../../src/index.js"
 
-const permissive = Layer.succeed(
-  BashGuard,
-  BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "guard.test", "test guard"), allowlisted: false }) })
-)
+const permissive = admitAll
 
 let ws: string
 beforeEach(() => {
@@ -26,7 +22,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(ws, { recursive: true, force: true }))
 
 const bash = (args: Record<string, unknown>, extra: { maxOutputBytes?: number } = {}) =>
-  runTool({ workspace: ws, workMode: "BUILD", tool: "bash", args, sandbox: "none", adapters: { bashGuard: permissive }, ...extra })
+  runTool({ workspace: ws, workMode: "BUILD", tool: "bash", args, sandbox: "none", adapters: { bashParser: permissive }, ...extra })
 
 /** Running or sleeping; a zombie waiting for a reaper is dead. */
 const alive = (pid: number) => {
@@ -72,7 +68,7 @@ describe("bash executor", () => {
     const pidFile = path.join(ws, "pid")
     const program = Effect.gen(function* () {
       const fiber = yield* Effect.fork(
-        runToolEffect({ workspace: ws, workMode: "BUILD", tool: "bash", sandbox: "none", args: { command: `echo $$ > ${pidFile}; exec sleep 30` }, adapters: { bashGuard: permissive } })
+        runToolEffect({ workspace: ws, workMode: "BUILD", tool: "bash", sandbox: "none", args: { command: `echo $$ > ${pidFile}; exec sleep 30` }, adapters: { bashParser: permissive } })
       )
       while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, "utf8") === "") yield* Effect.sleep("20 millis")
       yield* Fiber.interrupt(fiber)
@@ -115,7 +111,7 @@ describe("bash executor", () => {
   })
 
   it("without the guard installed, bash is denied (fail closed)", async () => {
-    const r = await runTool({ workspace: ws, workMode: "BUILD", tool: "bash", args: { command: "true" }, adapters: { bashGuard: Unavailable.bashGuard } })
+    const r = await runTool({ workspace: ws, workMode: "BUILD", tool: "bash", args: { command: "true" }, adapters: { bashParser: Unavailable.bashParser } })
     expect(!r.ok && r.error["rule"]).toBe("guard.unavailable")
   })
 

@@ -53,7 +53,7 @@ const call = (
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant(options.answer ?? "no"),
-      bashGuard: Unavailable.bashGuard,
+      bashParser: Unavailable.bashParser,
       netGuard: NodeNetGuard.layer,
       journal: Layer.succeed(Journal, journal),
       extensions: NodeAdapters.extensions({ unrestricted: false, ...(options.sql === undefined ? {} : { sql: options.sql }) }),

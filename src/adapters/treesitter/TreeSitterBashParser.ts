@@ -1,14 +1,12 @@
 /**
  * The bash guard's parser: tree-sitter-bash through its node bindings (prebuilt), converted into the domain's
- * plain `BashAst`, then judged by the pure `Judge`. The native module is loaded on first use only, so a
+ * plain `BashAst` (the Guard stage judges it with the pure `Judge`). The native module is loaded on first use only, so a
  * kernel start that never sees a bash call does not pay for it.
  */
 import { createRequire } from "node:module"
 import { Effect, Layer } from "effect"
 import type TreeSitter from "tree-sitter"
 import type { BashAst, BashNode } from "../../domain/bash/BashAst.js"
-import * as Judge from "../../domain/bash/Judge.js"
-import { BashGuard, type GuardRequest } from "../../ports/BashGuard.js"
 import { BashParseError, BashParser } from "../../ports/BashParser.js"
 
 /** Parses synchronously; `undefined` when the parser gave up (time out, too deep) — callers deny. */
@@ -127,21 +125,7 @@ export const loadParser = (): ParseSync => {
   }
 }
 
-export const make = Effect.sync(() => {
-  const parse = loadParser()
-  const judge = (request: GuardRequest) =>
-    Judge.judgeWith(
-      request.command,
-      { jail: request.jail, cwd: request.cwd, allowlist: request.allowlist, requireAllowlist: request.requireAllowlist, network: request.network },
-      (source) => Effect.sync(() => parse(source))
-    )
-  return BashGuard.of({ judge })
-})
-
-/** Builds the parser when the layer is built, never at import time. */
-export const layer = Layer.effect(BashGuard, make)
-
-/** The parse-only port over the same loader: a tree, or `BashParseError` when the parser gave none. */
+/** The BashParser port over the loader: a tree, or `BashParseError` when the parser gave none. */
 export const makeParser = Effect.sync(() => {
   const parseSync = loadParser()
   return BashParser.of({

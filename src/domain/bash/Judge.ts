@@ -98,13 +98,13 @@ export const judge = (ast: BashAst, ctx: GuardContext, trees: Trees = new Map())
 /**
  * Judges a command, parsing through `parse` (the BashParser port in the kernel) the command and every nested text
  * the walk reaches, until nothing is missing or the rounds run out (then the verdict fails closed). `parse` gives
- * `undefined` for a text it cannot parse.
+ * `undefined` for a text it cannot parse; its failures (no parser at all) pass through.
  */
-export const judgeRounds = <R>(
+export const judgeRounds = <E, R>(
   command: string,
   ctx: GuardContext,
-  parse: (source: string) => Effect.Effect<BashAst | undefined, never, R>
-): Effect.Effect<GuardResult, never, R> =>
+  parse: (source: string) => Effect.Effect<BashAst | undefined, E, R>
+): Effect.Effect<GuardResult, E, R> =>
   Effect.gen(function* () {
     const trees = new Map<string, BashAst | undefined>()
     let judged = judgeCommand(command, ctx, trees)
@@ -116,11 +116,11 @@ export const judgeRounds = <R>(
   })
 
 /** `judgeRounds` as the kernel runs it: a bug in the judge is a deny, never an allow and never a crash. */
-export const judgeWith = <R>(
+export const judgeWith = <E, R>(
   command: string,
   ctx: GuardContext,
-  parse: (source: string) => Effect.Effect<BashAst | undefined, never, R>
-): Effect.Effect<GuardResult, never, R> =>
+  parse: (source: string) => Effect.Effect<BashAst | undefined, E, R>
+): Effect.Effect<GuardResult, E, R> =>
   judgeRounds(command, ctx, parse).pipe(
     Effect.catchAllDefect(() => Effect.succeed(denied("guard.internal-error", "the guard failed on this command, so it cannot be judged safe")))
   )

@@ -1,9 +1,10 @@
 import { Effect, Either, Option } from "effect"
+import * as Judge from "../../domain/bash/Judge.js"
 import * as D from "../../domain/core/Decision.js"
 import * as PgTreePolicy from "../../domain/sql/PgTreePolicy.js"
 import * as SqlPolicy from "../../domain/sql/SqlPolicy.js"
 import { Allowlist as AllowlistStore } from "../../ports/Allowlist.js"
-import { BashGuard } from "../../ports/BashGuard.js"
+import { BashParser, type BashParserShape } from "../../ports/BashParser.js"
 import { NetGuard } from "../../ports/NetGuard.js"
 import { PostgresParser } from "../../ports/PostgresParser.js"
 import { SqlConnections } from "../../ports/SqlConnections.js"
@@ -34,7 +35,21 @@ const judgeSql = (
   })
 
 /**
- * Guard: bash commands judged on their syntax tree (the BashGuard port); allowlist matches can turn an ask into
+ * bash's guard decision: the pure judge over trees from the BashParser port (the command and every nested shell
+ * text the judge reaches; a text that does not parse is unknown to the judge, which fails closed). Without a
+ * parser installed, bash is denied with that reason.
+ */
+const judgeBash = (parser: BashParserShape, command: string, ctx: Judge.GuardContext): Effect.Effect<Judge.GuardResult> =>
+  Judge.judgeWith(command, ctx, (source) =>
+    parser.parse(source).pipe(Effect.catchTag("BashParseError", (e) => (e.reason === "unavailable" ? Effect.fail(e) : Effect.succeed(undefined))))
+  ).pipe(
+    Effect.catchTag("BashParseError", () =>
+      Effect.succeed({ decision: D.deny("guard", "guard.unavailable", "the bash guard is not installed, so no command can be judged safe"), allowlisted: false })
+    )
+  )
+
+/**
+ * Guard: bash commands judged on their syntax tree (`judgeBash`); allowlist matches can turn an ask into
  * allow. sql_query judged by `judgeSql` (in every policy: read-only is about the database, not the jail).
  * `web_fetch` URLs judged by the SSRF guard (the NetGuard port), resolving names as the real call will (the
  * connection itself is pinned and checked again by the fetch).
@@ -44,7 +59,7 @@ const guarded: ReadonlySet<string> = new Set(["bash", "sql_query", "web_fetch"])
 export const GuardStage = wrap((next) =>
   Effect.gen(function* () {
     const session = yield* Session
-    const guard = yield* BashGuard
+    const bashParser = yield* BashParser
     const net = yield* NetGuard
     const store = yield* AllowlistStore
     const connections = yield* Effect.serviceOption(SqlConnections)
@@ -70,10 +85,9 @@ export const GuardStage = wrap((next) =>
               if (call.tool !== "bash" || session.policy === "unrestricted") return yield* next(inv)
               const allowlist = yield* loadAllowlist(store)
               const cwd = inv.resolved["cwd"]?.real ?? session.root
-              const judged = yield* guard.judge({
-                command: call.args.command,
-                cwd,
+              const judged = yield* judgeBash(bashParser, call.args.command, {
                 jail: ctx,
+                cwd,
                 allowlist,
                 requireAllowlist: session.policy === "allowlist",
                 network: call.args.network === true

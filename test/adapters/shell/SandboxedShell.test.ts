@@ -16,10 +16,9 @@ import * as BwrapSandbox from "../../../src/adapters/shell/BwrapSandbox.js"
 import * as NodeShell from "../../../src/adapters/shell/NodeShell.js"
 import * as SandboxedShell from "../../../src/adapters/shell/SandboxedShell.js"
 import type { Limits } from "../../../src/domain/sandbox/SandboxProfile.js"
-import * as D from "../../../src/domain/core/Decision.js"
 import { runToolEffect } from "../../../src/index.js"
 import * as NodeAdapters from "../../../src/app/NodeLayers.js"
-import { BashGuard } from "../../../src/ports/BashGuard.js"
+import { admitAll } from "../../support/AdmitBash.js"
 import { Sandbox } from "../../../src/ports/Sandbox.js"
 import { Session } from "../../../src/ports/Session.js"
 import { Shell, type ProcessSpec } from "../../../src/ports/Shell.js"
@@ -327,15 +326,12 @@ describe.skipIf(unavailable !== undefined)(title("sandbox profile for servers (M
 })
 
 describe.skipIf(unavailable !== undefined)(title("the bash tool through the chain on NodeAdapters' sandboxed extensions"), () => {
-  const permissive = Layer.succeed(
-    BashGuard,
-    BashGuard.of({ judge: () => Effect.succeed({ decision: D.allow("guard", "guard.test", "test guard"), allowlisted: false }) })
-  )
+  const permissive = admitAll
   it.live("bash is sandboxed, git tools still work", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const f = yield* fixture
-        const adapters = { bashGuard: permissive, extensions: NodeAdapters.extensions({ unrestricted: false, sandbox: { mode: "bwrap", bwrap: { hostHome: f.home } } }) }
+        const adapters = { bashParser: permissive, extensions: NodeAdapters.extensions({ unrestricted: false, sandbox: { mode: "bwrap", bwrap: { hostHome: f.home } } }) }
         const call = (tool: string, args: Record<string, unknown>) => runToolEffect({ workspace: f.ws, workMode: "BUILD", tool, args, adapters })
         const secret = yield* call("bash", { command: "cat .env; echo x > .git/hooks/post-checkout" })
         assert.isTrue(secret.isError)

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as TreeSitterBashParser from "../../../src/adapters/treesitter/TreeSitterBashParser.js"
 import { firstError } from "../../../src/domain/bash/BashAst.js"
-import { BashGuard } from "../../../src/ports/BashGuard.js"
+import * as Judge from "../../../src/domain/bash/Judge.js"
+import { BashParser } from "../../../src/ports/BashParser.js"
 
-const request = (command: string) => ({
-  command,
+const context: Judge.GuardContext = {
   cwd: "/work/ws",
   jail: { root: "/work/ws", home: "/home/dev", unrestricted: false },
   allowlist: [],
   requireAllowlist: false,
   network: true
-})
+}
 
 describe("TreeSitterBashParser", () => {
   it("converts to a plain tree with fields and offsets into the source", () => {
@@ -36,15 +36,16 @@ describe("TreeSitterBashParser", () => {
     expect(ast !== undefined && firstError(ast.root) !== undefined).toBe(true)
   })
 
-  it.effect("provides the BashGuard port", () =>
+  it.effect("provides the BashParser port the judge runs on", () =>
     Effect.gen(function* () {
-      const guard = yield* BashGuard
-      const ok = yield* guard.judge(request("npm test"))
-      const no = yield* guard.judge(request("rm -rf /"))
+      const parser = yield* BashParser
+      const guard = { judge: (command: string) => Judge.judgeWith(command, context, (source) => Effect.map(Effect.option(parser.parse(source)), Option.getOrUndefined)) }
+      const ok = yield* guard.judge("npm test")
+      const no = yield* guard.judge("rm -rf /")
       expect(ok.decision.decision).toBe("allow")
       expect(no.decision).toMatchObject({ decision: "deny", stage: "guard", rule: "guard.destruction" })
-      const big = yield* guard.judge(request("echo " + "x".repeat(70_000)))
+      const big = yield* guard.judge("echo " + "x".repeat(70_000))
       expect(big.decision.rule).toBe("guard.too-large")
-    }).pipe(Effect.provide(TreeSitterBashParser.layer))
+    }).pipe(Effect.provide(TreeSitterBashParser.parserLayer))
   )
 })

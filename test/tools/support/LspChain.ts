@@ -29,7 +29,7 @@ export const lspChain = (root: string, extension: string, command: string) =>
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
-      bashGuard: Unavailable.bashGuard,
+      bashParser: Unavailable.bashParser,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
       extensions: LspLive.layer({ servers: { [extension]: { command, args: ["--stdio"] } }, env: process.env })
