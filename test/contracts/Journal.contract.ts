@@ -8,7 +8,7 @@ import { Effect, Layer, Option } from "effect"
 import * as Undo from "../../src/tools/UndoTool.js"
 import { Checkpoints } from "../../src/ports/Checkpoints.js"
 import { type Intent, Journal, type JournalError } from "../../src/ports/Journal.js"
-import * as JournaledWrite from "../support/JournaledWrite.js"
+import { chainWrite } from "../support/ChainWrite.js"
 import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import { encode, tempDir, tree, write } from "../support/Workspace.js"
 
@@ -208,13 +208,13 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
       const initial = tree(root)
       return provide(Effect.gen(function* () {
         const journal = yield* Journal
-        yield* JournaledWrite.journaledWrite({ root, session: "s1", turn: 1, path: "mod.txt", content: encode("changed") })
-        yield* JournaledWrite.journaledWrite({ root, session: "s1", turn: 1, path: "mod.txt", content: encode("changed twice") })
-        yield* JournaledWrite.journaledWrite({ root, session: "s1", turn: 1, path: "dir/new.txt", content: encode("created"), mode: 0o755 })
+        yield* chainWrite({ root, session: "s1", turn: 1, path: "mod.txt", content: "changed" })
+        yield* chainWrite({ root, session: "s1", turn: 1, path: "mod.txt", content: "changed twice" })
+        yield* chainWrite({ root, session: "s1", turn: 1, path: "dir/new.txt", content: "created" })
         // A delete, journaled as the chain would.
         const del = yield* journal.begin(
           intent({ tool: "delete_file", paths: ["del.txt"] }),
-          [JournaledWrite.readSnapshot(root, "del.txt")],
+          [{ path: "del.txt", content: NodeFs.readFileSync(NodePath.join(root, "del.txt")), mode: NodeFs.statSync(NodePath.join(root, "del.txt")).mode & 0o7777 }],
           [{ path: "del.txt", content: null, mode: null }]
         )
         NodeFs.rmSync(NodePath.join(root, "del.txt"))
@@ -249,8 +249,8 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
       write(root, "a.txt", "a0")
       write(root, "b.txt", "b0")
       return provide(Effect.gen(function* () {
-        yield* JournaledWrite.journaledWrite({ root, session: "s1", turn: 1, path: "a.txt", content: encode("a1") })
-        yield* JournaledWrite.journaledWrite({ root, session: "s1", turn: 1, path: "b.txt", content: encode("b1") })
+        yield* chainWrite({ root, session: "s1", turn: 1, path: "a.txt", content: "a1" })
+        yield* chainWrite({ root, session: "s1", turn: 1, path: "b.txt", content: "b1" })
         write(root, "b.txt", "edited by a human")
         const report = yield* Undo.undo({ root, session: "s1", turn: 1 })
         assert.deepStrictEqual(report.restored, ["a.txt"])
@@ -265,7 +265,7 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
       const root = tempDir()
       return provide(Effect.gen(function* () {
         const journal = yield* Journal
-        yield* JournaledWrite.journaledWrite({ root, session: "s1", turn: 1, path: "a.txt", content: encode("a1") })
+        yield* chainWrite({ root, session: "s1", turn: 1, path: "a.txt", content: "a1" })
         const bash = yield* journal.begin(intent({ tool: "bash", capability: "exec", paths: [] }), [])
         yield* journal.complete(bash.id, "committed")
         const report = yield* Undo.undo({ root, session: "s1", turn: 1 })

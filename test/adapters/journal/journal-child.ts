@@ -1,6 +1,6 @@
 /**
- * The crash tests' child process (run with `node --import tsx`): journaled writes on a real workspace through
- * the SQLite journal, killing itself with SIGKILL at an injected step, or running until the parent kills it.
+ * The crash tests' child process (run with `node --import tsx`): write_file through the shipped chain on a real
+ * workspace, journaled by SQLite, killing itself with SIGKILL at an injected step, or running until the parent kills it.
  *
  *   crash <root> <killAt>     the fixed scenario, SIGKILL at step killAt (see `steps` in the test)
  *   loop <root>               random writes, turn after turn, reporting progress on stdout, until killed
@@ -12,7 +12,7 @@ import * as NodeFs from "node:fs"
 import { Effect } from "effect"
 import * as SqliteJournal from "../../../src/adapters/journal/SqliteJournal.js"
 import { Journal } from "../../../src/ports/Journal.js"
-import { journaledWrite, type Phase } from "../../support/JournaledWrite.js"
+import { chainWrite, type Phase } from "../../support/ChainWrite.js"
 import { scenario } from "./crash-scenario.js"
 
 const [mode = "", root = "", arg1 = "", arg2 = ""] = process.argv.slice(2)
@@ -32,7 +32,7 @@ const crash = (killAt: number) =>
       })
     for (const turn of scenario) {
       for (const call of turn.calls) {
-        yield* journaledWrite({ root, session: "s", turn: turn.turn, path: call.path, content: encode(call.content), at })
+        yield* chainWrite({ root, session: "s", turn: turn.turn, path: call.path, content: call.content, at })
       }
       yield* at("before-finalize")
       yield* journal.finalizeTurn("s", turn.turn)
@@ -46,8 +46,8 @@ const loop = Effect.gen(function* () {
   for (let turn = 1; ; turn++) {
     for (let i = 0; i < 4; i++) {
       const path = `f${Math.floor(Math.random() * 3)}.txt`
-      const record = yield* journaledWrite({
-        root, session: "s", turn, path, content: encode(`t${turn} c${i} ${Math.random()}`),
+      const record = yield* chainWrite({
+        root, session: "s", turn, path, content: `t${turn} c${i} ${Math.random()}`,
         at: (phase) => Effect.sync(() => {
           if (phase === "after-effect") say(`effect ${path}`)
         })
