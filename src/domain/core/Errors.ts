@@ -79,4 +79,41 @@ export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable"
   }
 }
 
-export type ToolError = ToolDenied | UnknownTool | InvalidArguments | ToolFailed | ToolTimeout | DeadlineExceeded | Unavailable
+/** The journal could not snapshot or record a mutating call: the call is refused before it acts. */
+export class JournalUnavailable extends Schema.TaggedError<JournalUnavailable>()("JournalUnavailable", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `journal failed: ${this.reason}`
+  }
+}
+
+/** The saved allowlist could not be read (the gates cannot tell what was approved, so nothing is). */
+export class AllowlistUnreadable extends Schema.TaggedError<AllowlistUnreadable>()("AllowlistUnreadable", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `allowlist failed: ${this.reason}`
+  }
+}
+
+/** An "always allow" answer could not be saved to the allowlist. */
+export class AllowlistUnwritable extends Schema.TaggedError<AllowlistUnwritable>()("AllowlistUnwritable", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `allowlist failed: ${this.reason}`
+  }
+}
+
+export type ToolError =
+  | ToolDenied
+  | UnknownTool
+  | InvalidArguments
+  | ToolFailed
+  | ToolTimeout
+  | DeadlineExceeded
+  | Unavailable
+  | JournalUnavailable
+  | AllowlistUnreadable
+  | AllowlistUnwritable

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import * as Allowlist from "../../domain/core/Allowlist.js"
 import * as D from "../../domain/core/Decision.js"
-import { ToolFailed } from "../../domain/core/Errors.js"
+import { AllowlistUnwritable } from "../../domain/core/Errors.js"
 import { approvalName, type Facts, nameOf } from "../../domain/core/Tools.js"
 import { Allowlist as AllowlistStore } from "../../ports/Allowlist.js"
 import { Approver } from "../../ports/Approver.js"
@@ -27,7 +27,7 @@ export const ApprovalStage = wrap((next) =>
                 return yield* denied(inv, D.deny("permission", "approval.declined", `${inv.permission.reason}; the operator said no (or nobody could be asked)`))
               }
               if (answer === "always" && inv.facts.call.tool !== "bash") {
-                yield* store.add(entryFor(inv.facts)).pipe(Effect.mapError((e) => new ToolFailed({ tool: "allowlist", reason: e.reason })))
+                yield* store.add(entryFor(inv.facts)).pipe(Effect.mapError((e) => new AllowlistUnwritable({ reason: e.reason })))
               }
               const permission = D.allow("permission", "approval.granted", "the operator approved this call")
               return yield* next({ ...inv, permission, decisions: [...inv.decisions, permission] })

@@ -1,5 +1,5 @@
 import { Cause, Effect, Option, Ref } from "effect"
-import { ToolFailed } from "../../domain/core/Errors.js"
+import { JournalUnavailable } from "../../domain/core/Errors.js"
 import * as Jail from "../../domain/jail/Jail.js"
 import { nameOf } from "../../domain/core/Tools.js"
 import { FileSystem } from "../../ports/FileSystem.js"
@@ -17,15 +17,15 @@ export const JournalStage = wrap((next) =>
     const session = yield* Session
     const journal = yield* Journal
     const fs = yield* FileSystem
-    const journalError = (e: { readonly reason: string }) => new ToolFailed({ tool: "journal", reason: e.reason })
-    const snapshot = (facts: Jail.PathFacts): Effect.Effect<JournalSnapshot, ToolFailed> => {
+    const journalError = (e: { readonly reason: string }) => new JournalUnavailable({ reason: e.reason })
+    const snapshot = (facts: Jail.PathFacts): Effect.Effect<JournalSnapshot, JournalUnavailable> => {
       const path = Jail.display(session, facts.entry)
       if (facts.kind !== "file") return Effect.succeed({ path, content: null, mode: null })
       // The mode is the one the jail saw; the write itself re-checks that the file is still the one the jail saw.
       return fs.readFile(facts.real).pipe(
         Effect.map((content) => ({ path, content, mode: facts.mode })),
         // Without the old content, undo could not restore it: refuse rather than mutate unrecoverably.
-        Effect.mapError((e) => new ToolFailed({ tool: "journal", reason: `cannot snapshot ${path} before changing it: ${e.reason}` }))
+        Effect.mapError((e) => new JournalUnavailable({ reason: `cannot snapshot ${path} before changing it: ${e.reason}` }))
       )
     }
     return ToolExecutor.of({
@@ -38,7 +38,7 @@ export const JournalStage = wrap((next) =>
                 return facts === undefined ? [] : [{ field: p.field, facts }]
               })
               // In order, one after the other (a call writes one or two paths: no need for forEach's machinery).
-              const snapshots = yield* writes.reduce<Effect.Effect<ReadonlyArray<JournalSnapshot>, ToolFailed>>(
+              const snapshots = yield* writes.reduce<Effect.Effect<ReadonlyArray<JournalSnapshot>, JournalUnavailable>>(
                 (taken, w) => Effect.flatMap(taken, (done) => Effect.map(snapshot(w.facts), (s) => [...done, s])),
                 Effect.succeed([])
               )

@@ -1,7 +1,7 @@
 /** What every stage shares: the denial it fails with, the decorator shape, the jail context. */
 import { Effect, Layer } from "effect"
 import * as D from "../../domain/core/Decision.js"
-import { ToolDenied, ToolFailed } from "../../domain/core/Errors.js"
+import { AllowlistUnreadable, ToolDenied } from "../../domain/core/Errors.js"
 import * as Jail from "../../domain/jail/Jail.js"
 import * as P from "../../domain/jail/PosixPath.js"
 import { nameOf } from "../../domain/core/Tools.js"
@@ -27,7 +27,7 @@ export const jailContext = (session: SessionShape): Jail.JailContext => ({
 })
 
 export const loadAllowlist = (store: typeof AllowlistStore.Service) =>
-  store.entries.pipe(Effect.mapError((e) => new ToolFailed({ tool: "allowlist", reason: e.reason })))
+  store.entries.pipe(Effect.mapError((e) => new AllowlistUnreadable({ reason: e.reason })))
 
 
 export const workspaceRelative = (session: Pick<SessionShape, "root">, absolute: string) =>
