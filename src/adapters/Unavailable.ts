@@ -7,6 +7,8 @@ import { Unavailable } from "../domain/core/Errors.js"
 import { BashParseError, BashParser } from "../ports/BashParser.js"
 import { LspTransport } from "../ports/LspTransport.js"
 import { McpTransport } from "../ports/McpTransport.js"
+import { PostgresParser, PostgresParserUnavailable } from "../ports/PostgresParser.js"
+import { SqlConnections } from "../ports/SqlConnections.js"
 import { Shell, ShellError } from "../ports/Shell.js"
 
 /** No bash parser: every parse fails `unavailable`, and the Guard stage denies bash with that reason. */
@@ -40,4 +42,13 @@ export const lspTransport = Layer.succeed(
     documentSymbols: noLsp,
     workspaceSymbols: noLsp
   })
+)
+
+/**
+ * No SQL configured: no connections, and no PostgreSQL parser (the guard denies PostgreSQL statements with
+ * `sql.pg.parser-unavailable`; SQLite files in the workspace are still judged by the lexer guard).
+ */
+export const sql = Layer.merge(
+  Layer.succeed(SqlConnections, {}),
+  Layer.succeed(PostgresParser, PostgresParser.of({ parse: () => Effect.fail(new PostgresParserUnavailable()) }))
 )

@@ -81,7 +81,7 @@ export interface Adapters<E = never> {
   /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
   readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
   /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
-  readonly sql?: Layer.Layer<SqlConnections | PostgresParser, E>
+  readonly sql: Layer.Layer<SqlConnections | PostgresParser, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
@@ -93,8 +93,7 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
     adapters.journal,
     adapters.netGuard
   )
-  const services = adapters.sql === undefined ? core : Layer.merge(core, adapters.sql)
-  return Layer.provideMerge(services, session)
+  return Layer.provideMerge(Layer.merge(core, adapters.sql), session)
 }
 
 /** A fixed set of executor extensions, as the layer `Adapters.extensions` takes. */

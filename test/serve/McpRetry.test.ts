@@ -3,6 +3,7 @@
  * and the `mcp serve` core over the real chain and file system, restarted over the same journal.
  */
 import * as fs from "node:fs"
+import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -131,7 +132,7 @@ const coreOver = (root: string, journal: JournalShape, retryWindowMs?: number) =
           fileSystem: NodeFileSystem.layer,
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
-          bashParser: admitBash,
+          bashParser: admitBash, sql: Unavailable.sql,
           netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([])

@@ -4,6 +4,7 @@
  * executor, so idempotency, the in-flight cap, cancellation and restart are checked without the SDK.
  */
 import * as fs from "node:fs"
+import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as os from "node:os"
 import * as path from "node:path"
 import { PassThrough } from "node:stream"
@@ -80,7 +81,7 @@ const coreOver = (
           fileSystem: NodeFileSystem.layer,
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
-          bashParser: admitBash,
+          bashParser: admitBash, sql: Unavailable.sql,
           netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([slowBash(probe)])
@@ -434,7 +435,7 @@ describe("mcp serve core", () => {
         const chain = yield* Layer.build(
           Kernel.layer(
             { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },
-            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashParser: admitBash, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
+            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashParser: admitBash, sql: Unavailable.sql, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
           )
         )
         return yield* McpServe.makeCore({ settings: settings(), root, hash, maxOutputBytes: 100 }).pipe(
@@ -468,7 +469,7 @@ describe("mcp serve start-up", () => {
     fileSystem: NodeFileSystem.layer,
     allowlist: MemoryAllowlist.layer([]),
     approver: Approvers.constant("no"),
-    bashParser: admitBash,
+    bashParser: admitBash, sql: Unavailable.sql,
     netGuard: NodeNetGuard.layer,
     journal: MemoryJournal.layer(),
     extensions

@@ -3,6 +3,7 @@
  * verdict) lands in one ordered log, so tests can prove what happened before what.
  */
 import { Effect, Layer, Ref } from "effect"
+import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as Approvers from "../../src/adapters/approval/Approvers.js"
 import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
 import * as MemoryFileSystem from "../../src/adapters/fs/MemoryFileSystem.js"
@@ -84,7 +85,7 @@ export const recordingChain = (
   const after = Chain.stages.indexOf(Chain.Jail) + 1
   const list = [...Chain.stages.slice(0, after), { name: "probe", layer: probe }, ...Chain.stages.slice(after)]
   const stages = Chain.compose(list, Executor.layer([bashRecorder]))
-  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, admitAll, journal, offline, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
+  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, admitAll, journal, offline, Unavailable.sql, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
   return stages.pipe(Layer.provide(Layer.merge(services, fsLayer)))
 }
 
@@ -92,7 +93,7 @@ export const memoryAdapters = (allowlist: ReadonlyArray<AllowEntry> = []): Kerne
   fileSystem: MemoryFileSystem.layer(seed),
   allowlist: MemoryAllowlist.layer(allowlist),
   approver: Approvers.constant("no"),
-  bashParser: admitAll,
+  bashParser: admitAll, sql: Unavailable.sql,
   journal: MemoryJournal.layer(),
   netGuard: offline
 })

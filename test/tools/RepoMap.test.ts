@@ -60,7 +60,7 @@ const chain = (root: string, repoMap: ExtensionEffect = RepoMap.make({ mode: "re
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser,
+      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
       extensions: Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))

@@ -121,8 +121,8 @@ describe("sql_query through the chain", () => {
     Effect.gen(function* () {
       const root = workspace()
       const explain = (sql: string, withParser: boolean) => {
-        const { sql: _sql, ...withoutSql } = NodeAdapters.adapters({ unrestricted: false })
-        const adapters: Kernel.Adapters<ToolFailed> = withParser ? NodeAdapters.adapters({ unrestricted: false }) : withoutSql
+        const shipped = NodeAdapters.adapters({ unrestricted: false })
+        const adapters: Kernel.Adapters<ToolFailed> = withParser ? shipped : { ...shipped, sql: Unavailable.sql }
         return Runner.explain({ tool: "sql_query", args: { sql } }, Kernel.gatesLayer({ workspace: root, sqlDialect: "postgres" }, adapters))
       }
       assert.strictEqual((yield* explain("SELECT now()", true)).decision, "allow")

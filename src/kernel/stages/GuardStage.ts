@@ -1,4 +1,4 @@
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import * as Judge from "../../domain/bash/Judge.js"
 import * as D from "../../domain/core/Decision.js"
 import * as PgTreePolicy from "../../domain/sql/PgTreePolicy.js"
@@ -15,21 +15,25 @@ import { denied, jailContext, loadAllowlist, wrap } from "./Stage.js"
 /**
  * sql_query's guard decision: connection and dialect (a configured connection, a workspace file → SQLite, else the
  * session's hint, else SQLite), the write permission, the static lexer guard, and for PostgreSQL also the walk of
- * PostgreSQL's own parse tree; both guards must allow. Without the parser installed PostgreSQL is denied.
+ * PostgreSQL's own parse tree; both guards must allow. Without the parser installed (`Unavailable.sql`) PostgreSQL
+ * is denied with that reason.
  */
 const judgeSql = (
   session: SessionShape,
-  connections: Option.Option<typeof SqlConnections.Service>,
-  parser: Option.Option<typeof PostgresParser.Service>,
+  connections: typeof SqlConnections.Service,
+  parser: typeof PostgresParser.Service,
   call: { readonly sql: string; readonly connection?: string | undefined; readonly write?: boolean | undefined }
 ): Effect.Effect<D.Decision> =>
   Effect.gen(function* () {
-    const judged = SqlPolicy.judgeCall(call, Option.getOrElse(connections, () => ({})), session.sqlDialect)
+    const judged = SqlPolicy.judgeCall(call, connections, session.sqlDialect)
     if (Either.isLeft(judged)) return judged.left
     if (!SqlPolicy.needsTree(judged.right)) return judged.right.decision
-    if (Option.isNone(parser)) return D.deny("guard", "sql.pg.parser-unavailable", "PostgreSQL's parser is not installed in this build")
-    const tree = yield* Effect.either(parser.value.parse(call.sql))
-    if (Either.isLeft(tree)) return SqlPolicy.unparsable(tree.left.reason)
+    const tree = yield* Effect.either(parser.parse(call.sql))
+    if (Either.isLeft(tree)) {
+      return tree.left._tag === "PostgresParserUnavailable"
+        ? D.deny("guard", "sql.pg.parser-unavailable", tree.left.message)
+        : SqlPolicy.unparsable(tree.left.reason)
+    }
     const combined = SqlPolicy.withTree(judged.right, PgTreePolicy.judge(tree.right, { write: call.write === true }))
     return Either.isLeft(combined) ? combined.left : combined.right.decision
   })
@@ -62,8 +66,8 @@ export const GuardStage = wrap((next) =>
     const bashParser = yield* BashParser
     const net = yield* NetGuard
     const store = yield* AllowlistStore
-    const connections = yield* Effect.serviceOption(SqlConnections)
-    const parser = yield* Effect.serviceOption(PostgresParser)
+    const connections = yield* SqlConnections
+    const parser = yield* PostgresParser
     const ctx = jailContext(session)
     return ToolExecutor.of({
       run: (inv) =>

@@ -29,7 +29,7 @@ export const lspChain = (root: string, extension: string, command: string) =>
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser,
+      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
       extensions: LspLive.layer({ servers: { [extension]: { command, args: ["--stdio"] } }, env: process.env })
