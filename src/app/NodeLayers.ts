@@ -20,6 +20,9 @@ import { defaultLimits, type Limits } from "../domain/sandbox/SandboxProfile.js"
 import type { Connections } from "../domain/sql/SqlConnection.js"
 import { Sandbox, type SandboxMode, type SandboxStatus } from "../ports/Sandbox.js"
 import { BashGuard } from "../ports/BashGuard.js"
+import { BashParser } from "../ports/BashParser.js"
+import { type BashSandboxing, SandboxState } from "../ports/SandboxState.js"
+import * as Unsandboxed from "../domain/bash/Unsandboxed.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
 import { Journal } from "../ports/Journal.js"
 import type { Launcher } from "../ports/Launcher.js"
@@ -77,6 +80,36 @@ export const treeSitterGuard = Layer.effect(
     (guard) => BashGuard.of({ judge: (request) => Effect.flatMap(guard, (g) => g.judge(request)) })
   )
 )
+
+/** The bash parser on tree-sitter-bash, for the guard's unsandboxed reading (loaded on first use). */
+export const treeSitterParser = Layer.effect(
+  BashParser,
+  Effect.map(
+    Lazy.onFirstUse(Effect.flatMap(Effect.promise(() => import("../adapters/treesitter/TreeSitterBashParser.js")), (m) => m.makeParser)),
+    (parser) => BashParser.of({ parse: (command) => Effect.flatMap(parser, (p) => p.parse(command)) })
+  )
+)
+
+/**
+ * Whether bash runs sandboxed, as `bashShell` will run it: mode `none` (or no sandbox options) never; `bwrap`
+ * always (bash is refused without one); `auto` when the probe (run on first use, once) finds bubblewrap usable.
+ */
+export const sandboxState = (sandbox?: SandboxOptions) =>
+  Layer.effect(
+    SandboxState,
+    Effect.map(
+      Effect.cached(
+        sandbox === undefined || sandbox.mode === "none"
+          ? Effect.succeed<BashSandboxing>({ _tag: "Unsandboxed", reason: "disabled by configuration (sandbox: none)" })
+          : sandbox.mode === "bwrap"
+            ? Effect.succeed<BashSandboxing>({ _tag: "Sandboxed" })
+            : Effect.map(BwrapSandbox.make(sandbox.bwrap), (s): BashSandboxing =>
+                s.status._tag === "Available" ? { _tag: "Sandboxed" } : { _tag: "Unsandboxed", reason: s.status.reason }
+              )
+      ),
+      (bash) => SandboxState.of({ bash })
+    )
+  )
 
 /**
  * Builds something on first use only, inside the scope it is created in (so servers it starts close with the
@@ -180,8 +213,8 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
     return `sandbox: bash runs inside ${status.version} (mode ${mode}): workspace read-write, secrets (at any depth), .minicode/ and .git/hooks masked, git config sanitized, empty home, private /tmp, no network unless network:true is permitted; ${limits}`
   }
   return mode === "bwrap"
-    ? `sandbox: REQUIRED but unavailable (${status.reason}): bash calls will be refused`
-    : `sandbox: NONE: bash runs unsandboxed, with only the static guard between commands and this machine (${status.reason})`
+    ? `sandbox: REQUIRED but unavailable (${status.reason}): bash calls will be refused; ${Unsandboxed.installHint}`
+    : `sandbox: NONE: ${Unsandboxed.notice(status.reason)}`
 }
 
 /**
@@ -218,7 +251,13 @@ export const extensions = (options: {
     Effect.gen(function* () {
       const session = yield* Session
       // The sandbox is probed when bash is first called, not when the session starts.
-      const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
+      // Without a sandbox the session's first bash result says so (the guard then asks before workspace code).
+      const state = yield* Effect.serviceOption(SandboxState)
+      const notice = Option.match(state, {
+        onNone: () => Effect.succeed(undefined),
+        onSome: (s) => Effect.map(s.bash, (b) => (b._tag === "Unsandboxed" ? Unsandboxed.notice(b.reason) : undefined))
+      })
+      const bash = yield* onFirstUse(Effect.provide(BashTool.makeWith(notice), bashShell(options)))
       const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
       const mcp = yield* onFirstUse(
@@ -263,6 +302,8 @@ export const adapters = (options: {
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashGuard: treeSitterGuard,
+  bashParser: treeSitterParser,
+  sandboxState: sandboxState(options.sandbox),
   journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
   netGuard: NodeNetGuard.layer,
   extensions: extensions(options),

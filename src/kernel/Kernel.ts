@@ -9,11 +9,13 @@ import * as P from "../domain/jail/PosixPath.js"
 import type { Allowlist } from "../ports/Allowlist.js"
 import type { Approver } from "../ports/Approver.js"
 import type { BashGuard } from "../ports/BashGuard.js"
+import type { BashParser } from "../ports/BashParser.js"
 import type { FileSystem } from "../ports/FileSystem.js"
 import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
 import type { Journal } from "../ports/Journal.js"
 import type { NetGuard } from "../ports/NetGuard.js"
 import type { PostgresParser } from "../ports/PostgresParser.js"
+import type { SandboxState } from "../ports/SandboxState.js"
 import { Session } from "../ports/Session.js"
 import type { SqlConnections } from "../ports/SqlConnections.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
@@ -81,6 +83,12 @@ export interface Adapters<E = never> {
   readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
   /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
   readonly sql?: Layer.Layer<SqlConnections | PostgresParser, E>
+  /**
+   * Whether bash runs in an OS sandbox, and the parser the guard reads a command with when it does not. Without
+   * `sandboxState` the kernel assumes no sandbox (bash then asks before workspace code and dynamic words).
+   */
+  readonly sandboxState?: Layer.Layer<SandboxState, E>
+  readonly bashParser?: Layer.Layer<BashParser, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
@@ -92,7 +100,9 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
     adapters.journal,
     adapters.netGuard
   )
-  const services = adapters.sql === undefined ? core : Layer.merge(core, adapters.sql)
+  const withState = adapters.sandboxState === undefined ? core : Layer.merge(core, adapters.sandboxState)
+  const withParser = adapters.bashParser === undefined ? withState : Layer.merge(withState, adapters.bashParser)
+  const services = adapters.sql === undefined ? withParser : Layer.merge(withParser, adapters.sql)
   return Layer.provideMerge(services, session)
 }
 

@@ -2,7 +2,7 @@
  * The `bash` tool: runs an admitted command through the Shell port in the jailed working directory, with a
  * timeout, the group killed on timeout or interruption, output capped and scrubbed of obvious secrets.
  */
-import { Effect } from "effect"
+import { Effect, Ref } from "effect"
 import * as Deadline from "../domain/core/Deadline.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import { redact } from "../domain/core/Redact.js"
@@ -22,9 +22,12 @@ export const format = (result: ProcessResult, timeoutMs: number): string => {
   return redact(parts.join("\n"))
 }
 
-export const make = Effect.gen(function* () {
+/** `notice`: a sentence the session's first bash result starts with (that bash runs unsandboxed, say). */
+export const makeWith = (notice: Effect.Effect<string | undefined> = Effect.succeed(undefined)) => Effect.gen(function* () {
   const shell = yield* Shell
   const session = yield* Session
+  const noticed = yield* Ref.make(false)
+  const first = Effect.flatMap(Ref.getAndSet(noticed, true), (seen) => (seen ? Effect.succeed(undefined) : notice))
   const extension: Extension = (inv) => {
     const call = inv.facts.call
     if (call.tool !== "bash") return undefined
@@ -40,8 +43,9 @@ export const make = Effect.gen(function* () {
         network: call.args.network === true
       })
       .pipe(
-        Effect.map((result) => ({
-          text: format(result, timeoutMs),
+        Effect.zip(first),
+        Effect.map(([result, note]) => ({
+          text: note === undefined ? format(result, timeoutMs) : `[note: ${note}]\n${format(result, timeoutMs)}`,
           truncated: result.truncated,
           isError: result.timedOut || result.exitCode !== 0
         })),
@@ -50,3 +54,5 @@ export const make = Effect.gen(function* () {
   }
   return extension
 })
+
+export const make = makeWith()

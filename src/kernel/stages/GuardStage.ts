@@ -4,6 +4,9 @@ import * as PgTreePolicy from "../../domain/sql/PgTreePolicy.js"
 import * as SqlPolicy from "../../domain/sql/SqlPolicy.js"
 import { Allowlist as AllowlistStore } from "../../ports/Allowlist.js"
 import { BashGuard } from "../../ports/BashGuard.js"
+import { BashParser } from "../../ports/BashParser.js"
+import { SandboxState } from "../../ports/SandboxState.js"
+import * as Unsandboxed from "../../domain/bash/Unsandboxed.js"
 import { NetGuard } from "../../ports/NetGuard.js"
 import { PostgresParser } from "../../ports/PostgresParser.js"
 import { SqlConnections } from "../../ports/SqlConnections.js"
@@ -33,6 +36,24 @@ const judgeSql = (
     return Either.isLeft(combined) ? combined.left : combined.right.decision
   })
 
+const noSandbox = SandboxState.of({ bash: Effect.succeed({ _tag: "Unsandboxed", reason: "this session was given no sandbox" }) })
+
+/** Without an active sandbox, the stricter reading of `Unsandboxed` (an unparsable command asks too). */
+const unsandboxedAsk = (
+  state: typeof SandboxState.Service,
+  parser: Option.Option<typeof BashParser.Service>,
+  command: string,
+  cwd: string,
+  home: string | undefined
+): Effect.Effect<D.Decision | undefined> =>
+  Effect.gen(function* () {
+    const status = yield* state.bash
+    if (status._tag === "Sandboxed") return undefined
+    const ast = Option.isSome(parser) ? yield* Effect.option(parser.value.parse(command)) : Option.none()
+    if (Option.isNone(ast)) return D.ask("guard", Unsandboxed.Rules.dynamic, `bash runs unsandboxed here (${status.reason}) and the command could not be read again; ${Unsandboxed.installHint}`)
+    return Unsandboxed.judge(ast.value, { cwd, home, why: status.reason })
+  })
+
 /**
  * Guard: bash commands judged on their syntax tree (the BashGuard port); allowlist matches can turn an ask into
  * allow. sql_query judged by `judgeSql` (in every policy: read-only is about the database, not the jail).
@@ -49,6 +70,9 @@ export const GuardStage = wrap((next) =>
     const store = yield* AllowlistStore
     const connections = yield* Effect.serviceOption(SqlConnections)
     const parser = yield* Effect.serviceOption(PostgresParser)
+    // A composition that says nothing about a sandbox gets none assumed (fail closed).
+    const sandboxState = Option.getOrElse(yield* Effect.serviceOption(SandboxState), () => noSandbox)
+    const bashParser = yield* Effect.serviceOption(BashParser)
     const ctx = jailContext(session)
     return ToolExecutor.of({
       run: (inv) =>
@@ -83,6 +107,12 @@ export const GuardStage = wrap((next) =>
                 inv.permission.decision === "ask" && judged.allowlisted
                   ? D.allow("permission", "allowlist.saved", "every command matches a saved approval")
                   : inv.permission
+              // No OS sandbox: what static analysis cannot know asks (allow-all and saved approvals still say yes).
+              const unsandboxed =
+                permission.decision === "allow" && session.policy !== "allow-all" && !judged.allowlisted
+                  ? yield* unsandboxedAsk(sandboxState, bashParser, call.args.command, cwd, session.home)
+                  : undefined
+              if (unsandboxed !== undefined) return yield* next({ ...inv, permission: unsandboxed, decisions: [...inv.decisions, judged.decision, unsandboxed] })
               return yield* next({ ...inv, permission, decisions: [...inv.decisions, judged.decision] })
             })
     })
