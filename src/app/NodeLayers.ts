@@ -213,7 +213,7 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
     return `sandbox: bash runs inside ${status.version} (mode ${mode}): workspace read-write, secrets (at any depth), .minicode/ and .git/hooks masked, git config sanitized, empty home, private /tmp, no network unless network:true is permitted; ${limits}`
   }
   return mode === "bwrap"
-    ? `sandbox: REQUIRED but unavailable (${status.reason}): bash calls will be refused; ${Unsandboxed.installHint}`
+    ? `sandbox: REQUIRED but unavailable (${status.reason}; ${Unsandboxed.installHint}): bash calls will be refused`
     : `sandbox: NONE: ${Unsandboxed.notice(status.reason)}`
 }
 
@@ -253,12 +253,13 @@ export const extensions = (options: {
       // The sandbox is probed when bash is first called, not when the session starts.
       // Without a sandbox the session's first bash result says so (the guard then asks before workspace code).
       const state = yield* Effect.serviceOption(SandboxState)
-      const notice = Option.match(state, {
-        onNone: () => Effect.succeed(undefined),
-        onSome: (s) => Effect.map(s.bash, (b) => (b._tag === "Unsandboxed" ? Unsandboxed.notice(b.reason) : undefined))
-      })
-      const bash = yield* onFirstUse(Effect.provide(BashTool.makeWith(notice), bashShell(options)))
-      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
+      const status = Option.match(state, { onNone: () => Effect.succeed(undefined), onSome: (s) => Effect.map(s.bash, (b) => b) })
+      const notice = Effect.map(status, (b) => (b?._tag === "Unsandboxed" ? Unsandboxed.notice(b.reason) : undefined))
+      const git = yield* Effect.flatMap(gitRunners(options), GitTools.makeTools)
+      // Sandboxed bash never sees an object store whose history holds a protected file (git or zlib would read it).
+      const hideObjects = Effect.flatMap(status, (b) => (b?._tag === "Sandboxed" ? git.secretHistory : Effect.succeed(undefined)))
+      const bash = yield* onFirstUse(Effect.provide(BashTool.makeWith(notice, hideObjects), bashShell(options)))
+      const local = [deferred((tool) => tool === "bash", bash), git.extension, yield* SqlTool.make]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>

@@ -70,7 +70,17 @@ export interface Runners {
   readonly commit: Effect.Effect<ShellShape>
 }
 
-export const make = (runners?: Runners) =>
+/**
+ * What bash's sandbox must hide: the workspace repository's git folders when its history (refs, reflogs, index)
+ * holds a protected file's content, with why; none when it does not. A repository git tools cannot inspect safely
+ * (planted configuration) is hidden too.
+ */
+export type SecretHistory = { readonly gitDirs: ReadonlyArray<string>; readonly why: string } | undefined
+
+export const make = (runners?: Runners) => Effect.map(makeTools(runners), (t) => t.extension)
+
+/** The git tools' extension, and the check bash's sandbox uses (`secretHistory`, cached like the tools' walk). */
+export const makeTools = (runners?: Runners) =>
   Effect.gen(function* () {
     const host = yield* Shell
     const fs = yield* FileSystem
@@ -300,5 +310,16 @@ export const make = (runners?: Runners) =>
           return undefined
       }
     }
-    return extension
+    const secretHistory: Effect.Effect<SecretHistory> = Effect.gen(function* () {
+      const repo = yield* Effect.either(GitRepo.inspect(fs, "bash", session.root, gitHome))
+      const local = (dirs: ReadonlyArray<string>) => [...new Set(dirs)].filter((d) => P.isInside(session.root, d))
+      if (repo._tag === "Left") return { gitDirs: local([P.join(session.root, ".git")]), why: "git tools cannot inspect this repository safely" }
+      if (repo.right === undefined) return undefined
+      const dirs = local([repo.right.gitDir, repo.right.commonDir])
+      if (dirs.length === 0) return undefined
+      const blobs = yield* Effect.either(Effect.flatMap(prepare("bash", read), secretBlobs))
+      if (blobs._tag === "Left") return { gitDirs: dirs, why: "its history could not be checked for protected files" }
+      return blobs.right.size > 0 ? { gitDirs: dirs, why: "its history holds a protected file" } : undefined
+    })
+    return { extension, secretHistory }
   })

@@ -68,9 +68,9 @@ describe("without a sandbox, bash asks before what static analysis cannot judge"
     try {
       const first = await kernel.run("bash", { command: "echo one" })
       const second = await kernel.run("bash", { command: "echo two" })
-      expect(first.ok && first.text).toMatch(/^\[note: bash runs UNSANDBOXED.*apt-get install bubblewrap.*\]\none/s)
+      expect(first.ok && first.text).toMatch(/^\[note: bash runs unsandboxed on this machine.*apt-get install bubblewrap.*\]\none/s)
       expect(second.ok && second.text).toMatch(/^two/)
-      expect(second.ok && second.text).not.toContain("UNSANDBOXED")
+      expect(second.ok && second.text).not.toContain("unsandboxed on this machine")
     } finally {
       await kernel.close()
     }
@@ -78,7 +78,7 @@ describe("without a sandbox, bash asks before what static analysis cannot judge"
 
   it("doctor's and mcp serve's sandbox line says it plainly, with the install command", () => {
     const line = sandboxLine("auto", { _tag: "Unavailable", reason: "bwrap not found" })
-    expect(line).toMatch(/bash runs UNSANDBOXED.*bwrap not found.*ask for approval.*apt-get install bubblewrap/)
+    expect(line).toMatch(/bash runs unsandboxed on this machine.*bwrap not found.*ask for approval.*apt-get install bubblewrap/)
     expect(sandboxLine("bwrap", { _tag: "Unavailable", reason: "bwrap not found" })).toContain("apt-get install bubblewrap")
   })
 })

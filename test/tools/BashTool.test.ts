@@ -42,7 +42,7 @@ describe("bash executor", () => {
   it("runs in the workspace or a jailed cwd and reports the exit code", async () => {
     const r = await bash({ command: "pwd; echo out; echo err >&2; exit 3" })
     // Each runTool is a session of its own, so each result starts with the unsandboxed note (sandbox: none).
-    const note = /^\[note: bash runs UNSANDBOXED[^\n]*\]\n/
+    const note = /^\[note: bash runs unsandboxed on this machine[^\n]*\]\n/
     expect(r.ok && r.text).toMatch(note)
     expect(r.ok && r.text.replace(note, "")).toBe(`${ws}\nout\n[stderr]\nerr\n[exit code: 3]`)
     expect(r.ok && r.isError).toBe(true)

@@ -39,7 +39,7 @@ export const installHint = "install bubblewrap (apt-get install bubblewrap) to r
 
 /** The one plain sentence doctor, the `mcp serve` instructions and a session's first bash result say. */
 export const notice = (why: string): string =>
-  `bash runs UNSANDBOXED on this machine (${why}): commands that run workspace code (scripts, make, npm run, npx, interpreters on files, git) or whose words are dynamic ask for approval first; ${installHint}`
+  `bash runs unsandboxed on this machine (${why}): commands that run workspace code (scripts, make, npm run, npx, interpreters on files, git) or whose words are dynamic ask for approval first; ${installHint}`
 
 type Finding = { readonly rule: string; readonly what: string }
 

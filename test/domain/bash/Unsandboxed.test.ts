@@ -67,6 +67,6 @@ describe("unsandboxed bash asks where static analysis cannot know", () => {
     })
   }
   it("the notice names the install command", () => {
-    expect(Unsandboxed.notice("bwrap not found")).toMatch(/UNSANDBOXED.*bwrap not found.*apt-get install bubblewrap/)
+    expect(Unsandboxed.notice("bwrap not found")).toMatch(/unsandboxed on this machine.*bwrap not found.*apt-get install bubblewrap/)
   })
 })
