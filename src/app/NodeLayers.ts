@@ -138,7 +138,10 @@ export const serverLauncher = (root: string, bwrap?: BwrapSandbox.Options, whenA
           : Effect.flatMap(sandbox, (s) =>
               request.sandbox === "when-available" && (!whenAvailable || s.status._tag !== "Available")
                 ? Effect.succeed({ argv: request.argv, env: request.env })
-                : s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env })
+                : Effect.map(
+                    s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env }),
+                    (wrapped) => ({ ...wrapped, ownPidNamespace: true })
+                  )
             ).pipe(Effect.mapError((e) => new ToolFailed({ tool: "sandbox", reason: `cannot start the server in its sandbox: ${e.reason}` })))
   )
 
