@@ -2,6 +2,7 @@
  * What a retry across a restart is (`McpRetry`): the pure rule, the rule over a real journal (memory and SQLite),
  * and the `mcp serve` core over the real chain and file system, restarted over the same journal.
  */
+import { sandboxed } from "../support/Fakes.js"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -136,6 +137,7 @@ const coreOver = (root: string, journal: JournalShape, retryWindowMs?: number) =
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
           bashGuard: admitBash,
+          sandboxState: sandboxed,
           netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([])

@@ -3,6 +3,7 @@
  * over the real file system in a temporary workspace, with a stand-in guard that admits bash and a fake slow bash
  * executor, so idempotency, the in-flight cap, cancellation and restart are checked without the SDK.
  */
+import { sandboxed } from "../support/Fakes.js"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -85,6 +86,7 @@ const coreOver = (
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
           bashGuard: admitBash,
+          sandboxState: sandboxed,
           netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([slowBash(probe)])
@@ -438,7 +440,8 @@ describe("mcp serve core", () => {
         const chain = yield* Layer.build(
           Kernel.layer(
             { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },
-            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashGuard: admitBash, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
+            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashGuard: admitBash,
+          sandboxState: sandboxed, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
           )
         )
         return yield* McpServe.makeCore({ settings: settings(), root, hash, maxOutputBytes: 100 }).pipe(
@@ -473,6 +476,7 @@ describe("mcp serve start-up", () => {
     allowlist: MemoryAllowlist.layer([]),
     approver: Approvers.constant("no"),
     bashGuard: admitBash,
+          sandboxState: sandboxed,
     netGuard: NodeNetGuard.layer,
     journal: MemoryJournal.layer(),
     extensions
