@@ -20,6 +20,8 @@ import { defaultLimits, type Limits } from "../domain/sandbox/SandboxProfile.js"
 import type { Connections } from "../domain/sql/SqlConnection.js"
 import { Sandbox, type SandboxMode, type SandboxStatus } from "../ports/Sandbox.js"
 import { BashParser } from "../ports/BashParser.js"
+import { type BashSandboxing, SandboxState } from "../ports/SandboxState.js"
+import * as Unsandboxed from "../domain/bash/Unsandboxed.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
 import { Journal } from "../ports/Journal.js"
 import type { Launcher } from "../ports/Launcher.js"
@@ -79,6 +81,27 @@ export const treeSitterParser = Layer.effect(
 )
 
 /**
+ * Whether bash runs sandboxed, as `bashShell` will run it: mode `none` (or no sandbox options) never; `bwrap`
+ * always (bash is refused without one); `auto` when the probe (run on first use, once) finds bubblewrap usable.
+ */
+export const sandboxState = (sandbox?: SandboxOptions) =>
+  Layer.effect(
+    SandboxState,
+    Effect.map(
+      Effect.cached(
+        sandbox === undefined || sandbox.mode === "none"
+          ? Effect.succeed<BashSandboxing>({ _tag: "Unsandboxed", reason: "disabled by configuration (sandbox: none)" })
+          : sandbox.mode === "bwrap"
+            ? Effect.succeed<BashSandboxing>({ _tag: "Sandboxed" })
+            : Effect.map(BwrapSandbox.make(sandbox.bwrap), (s): BashSandboxing =>
+                s.status._tag === "Available" ? { _tag: "Sandboxed" } : { _tag: "Unsandboxed", reason: s.status.reason }
+              )
+      ),
+      (bash) => SandboxState.of({ bash })
+    )
+  )
+
+/**
  * Builds something on first use only, inside the scope it is created in (so servers it starts close with the
  * session): start-up pays nothing for tools a session never calls.
  */
@@ -105,7 +128,10 @@ export const serverLauncher = (root: string, bwrap?: BwrapSandbox.Options, whenA
           : Effect.flatMap(sandbox, (s) =>
               request.sandbox === "when-available" && (!whenAvailable || s.status._tag !== "Available")
                 ? Effect.succeed({ argv: request.argv, env: request.env })
-                : s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env })
+                : Effect.map(
+                    s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env }),
+                    (wrapped) => ({ ...wrapped, ownPidNamespace: true })
+                  )
             ).pipe(Effect.mapError((e) => new ToolFailed({ tool: "sandbox", reason: `cannot start the server in its sandbox: ${e.reason}` })))
   )
 
@@ -180,8 +206,8 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
     return `sandbox: bash runs inside ${status.version} (mode ${mode}): workspace read-write, secrets (at any depth), .minicode/ and .git/hooks masked, git config sanitized, empty home, private /tmp, no network unless network:true is permitted; ${limits}`
   }
   return mode === "bwrap"
-    ? `sandbox: REQUIRED but unavailable (${status.reason}): bash calls will be refused`
-    : `sandbox: NONE: bash runs unsandboxed, with only the static guard between commands and this machine (${status.reason})`
+    ? `sandbox: REQUIRED but unavailable (${status.reason}; ${Unsandboxed.installHint}): bash calls will be refused`
+    : `sandbox: NONE: ${Unsandboxed.notice(status.reason)}`
 }
 
 /**
@@ -218,8 +244,15 @@ export const extensions = (options: {
     Effect.gen(function* () {
       const session = yield* Session
       // The sandbox is probed when bash is first called, not when the session starts.
-      const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
-      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
+      // Without a sandbox the session's first bash result says so (the guard then asks before workspace code).
+      const state = yield* Effect.serviceOption(SandboxState)
+      const status = Option.match(state, { onNone: () => Effect.succeed(undefined), onSome: (s) => Effect.map(s.bash, (b) => b) })
+      const notice = Effect.map(status, (b) => (b?._tag === "Unsandboxed" ? Unsandboxed.notice(b.reason) : undefined))
+      const git = yield* Effect.flatMap(gitRunners(options), GitTools.makeTools)
+      // Sandboxed bash never sees an object store whose history holds a protected file (git or zlib would read it).
+      const hideObjects = Effect.flatMap(status, (b) => (b?._tag === "Sandboxed" ? git.secretHistory : Effect.succeed(undefined)))
+      const bash = yield* onFirstUse(Effect.provide(BashTool.makeWith(notice, hideObjects), bashShell(options)))
+      const local = [deferred((tool) => tool === "bash", bash), git.extension, yield* SqlTool.make]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
@@ -263,6 +296,7 @@ export const adapters = (options: {
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashParser: treeSitterParser,
+  sandboxState: sandboxState(options.sandbox),
   journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
   netGuard: NodeNetGuard.layer,
   extensions: extensions(options),

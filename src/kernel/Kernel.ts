@@ -14,6 +14,7 @@ import { FileSystem as FileSystemTag } from "../ports/FileSystem.js"
 import type { Journal } from "../ports/Journal.js"
 import type { NetGuard } from "../ports/NetGuard.js"
 import type { PostgresParser } from "../ports/PostgresParser.js"
+import type { SandboxState } from "../ports/SandboxState.js"
 import { Session } from "../ports/Session.js"
 import type { SqlConnections } from "../ports/SqlConnections.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
@@ -82,6 +83,11 @@ export interface Adapters<E = never> {
   readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
   /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
   readonly sql: Layer.Layer<SqlConnections | PostgresParser, E>
+  /**
+   * Whether bash runs in an OS sandbox. Without it the kernel assumes no sandbox (bash then asks before workspace
+   * code and dynamic words).
+   */
+  readonly sandboxState?: Layer.Layer<SandboxState, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
@@ -93,7 +99,8 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
     adapters.journal,
     adapters.netGuard
   )
-  return Layer.provideMerge(Layer.merge(core, adapters.sql), session)
+  const withState = adapters.sandboxState === undefined ? core : Layer.merge(core, adapters.sandboxState)
+  return Layer.provideMerge(Layer.merge(withState, adapters.sql), session)
 }
 
 /** A fixed set of executor extensions, as the layer `Adapters.extensions` takes. */

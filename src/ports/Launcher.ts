@@ -5,6 +5,11 @@ import type { ToolFailed } from "../domain/core/Errors.js"
 export interface Launch {
   readonly argv: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
+  /**
+   * The process runs in a PID namespace of its own (a sandbox), where minicode's process id names nothing: a
+   * language server told that id would find its "parent" gone and exit, so none is given.
+   */
+  readonly ownPidNamespace?: boolean
 }
 
 /**

@@ -36,6 +36,12 @@ export interface WrapRequest {
   readonly bindCommand?: boolean
   /** Further host folders to show read-only (a repository's git folder outside the workspace, say). */
   readonly readOnly?: ReadonlyArray<string>
+  /**
+   * Git folders (inside the workspace) whose object store and every other folder that holds object content
+   * (`objects`, `lost-found`, `rr-cache`, `rebase-apply`, `rebase-merge`, and alternates inside the workspace) are
+   * masked: their history holds a protected file, which git or any zlib would otherwise read back.
+   */
+  readonly hideGitObjects?: ReadonlyArray<string>
   /** Canonical workspace root. */
   readonly workspace: string
   readonly cwd: string

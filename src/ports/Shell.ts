@@ -11,6 +11,8 @@ export interface ProcessSpec {
   readonly network?: boolean
   /** Host folders outside the workspace a sandboxed run also sees, read-only (ignored without a sandbox). */
   readonly readOnly?: ReadonlyArray<string>
+  /** Git folders whose object stores a sandboxed run must not see (their history holds a protected file). */
+  readonly hideGitObjects?: ReadonlyArray<string>
 }
 
 export interface ProcessResult {

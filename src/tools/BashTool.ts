@@ -2,7 +2,7 @@
  * The `bash` tool: runs an admitted command through the Shell port in the jailed working directory, with a
  * timeout, the group killed on timeout or interruption, output capped and scrubbed of obvious secrets.
  */
-import { Effect } from "effect"
+import { Effect, Ref } from "effect"
 import * as Deadline from "../domain/core/Deadline.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import { redact } from "../domain/core/Redact.js"
@@ -22,31 +22,54 @@ export const format = (result: ProcessResult, timeoutMs: number): string => {
   return redact(parts.join("\n"))
 }
 
-export const make = Effect.gen(function* () {
+/** The sentence a result starts with when git's object store was hidden from the command. */
+export const objectsHiddenNote = (why: string) =>
+  `git's object store is hidden from bash in this repository (${why}): git history commands fail here; the git_* tools show history with protected files hidden`
+
+/**
+ * `notice`: a sentence the session's first bash result starts with (that bash runs unsandboxed, say).
+ * `hideGitObjects`: per call, the git folders whose object stores the sandbox masks, and why (said once).
+ */
+export const makeWith = (
+  notice: Effect.Effect<string | undefined> = Effect.succeed(undefined),
+  hideGitObjects: Effect.Effect<{ readonly gitDirs: ReadonlyArray<string>; readonly why: string } | undefined> = Effect.succeed(undefined)
+) => Effect.gen(function* () {
   const shell = yield* Shell
   const session = yield* Session
+  const noticed = yield* Ref.make(false)
+  const hiddenSaid = yield* Ref.make(false)
+  const first = Effect.flatMap(Ref.getAndSet(noticed, true), (seen) => (seen ? Effect.succeed(undefined) : notice))
   const extension: Extension = (inv) => {
     const call = inv.facts.call
     if (call.tool !== "bash") return undefined
     const timeoutMs = call.args.timeout_ms ?? defaultTimeoutMs
-    return shell
-      .run({
-        command: call.args.command,
-        cwd: inv.resolved["cwd"]?.real ?? session.root,
-        env: {},
-        timeoutMs,
-        // Two streams share the tool's output budget, so the executor's own marker survives the final cap.
-        maxOutputBytes: Math.max(1024, Math.floor(session.maxOutputBytes / 2) - 256),
-        network: call.args.network === true
-      })
-      .pipe(
-        Effect.map((result) => ({
-          text: format(result, timeoutMs),
-          truncated: result.truncated,
-          isError: result.timedOut || result.exitCode !== 0
-        })),
-        Effect.mapError((e) => new ToolFailed({ tool: "bash", reason: e.reason }))
-      )
+    return Effect.gen(function* () {
+      const hidden = yield* hideGitObjects
+      const result = yield* shell
+        .run({
+          command: call.args.command,
+          cwd: inv.resolved["cwd"]?.real ?? session.root,
+          env: {},
+          timeoutMs,
+          // Two streams share the tool's output budget, so the executor's own marker survives the final cap.
+          maxOutputBytes: Math.max(1024, Math.floor(session.maxOutputBytes / 2) - 256),
+          network: call.args.network === true,
+          ...(hidden === undefined ? {} : { hideGitObjects: hidden.gitDirs })
+        })
+        .pipe(Effect.mapError((e) => new ToolFailed({ tool: "bash", reason: e.reason })))
+      const notes: Array<string> = []
+      const note = yield* first
+      if (note !== undefined) notes.push(note)
+      if (hidden !== undefined && !(yield* Ref.getAndSet(hiddenSaid, true))) notes.push(objectsHiddenNote(hidden.why))
+      const text = format(result, timeoutMs)
+      return {
+        text: notes.length === 0 ? text : `${notes.map((n) => `[note: ${n}]`).join("\n")}\n${text}`,
+        truncated: result.truncated,
+        isError: result.timedOut || result.exitCode !== 0
+      }
+    })
   }
   return extension
 })
+
+export const make = makeWith()

@@ -14,7 +14,7 @@
  * `:.env`, `:2:.env`) or a bare blob id is refused, and a patch shows each secret file's section as one marker.
  * `git_push` runs on the host with the user's own configuration (it needs the network and credentials).
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Ref } from "effect"
 import * as Jail from "../domain/jail/Jail.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as GitOutput from "../domain/git/GitOutput.js"
@@ -26,6 +26,7 @@ import { type ProcessSpec, Shell, type ShellShape } from "../ports/Shell.js"
 import type { Invocation } from "../ports/ToolExecutor.js"
 import type { Extension } from "../kernel/Executor.js"
 import * as GitRepo from "./GitRepo.js"
+import * as RefTips from "./RefTips.js"
 
 const safety = [
   "-c", "core.fsmonitor=false",
@@ -69,11 +70,22 @@ export interface Runners {
   readonly commit: Effect.Effect<ShellShape>
 }
 
-export const make = (runners?: Runners) =>
+/**
+ * What bash's sandbox must hide: the workspace repository's git folders when its history (refs, reflogs, index)
+ * holds a protected file's content, with why; none when it does not. A repository git tools cannot inspect safely
+ * (planted configuration) is hidden too.
+ */
+export type SecretHistory = { readonly gitDirs: ReadonlyArray<string>; readonly why: string } | undefined
+
+export const make = (runners?: Runners) => Effect.map(makeTools(runners), (t) => t.extension)
+
+/** The git tools' extension, and the check bash's sandbox uses (`secretHistory`, cached like the tools' walk). */
+export const makeTools = (runners?: Runners) =>
   Effect.gen(function* () {
     const host = yield* Shell
     const fs = yield* FileSystem
     const session = yield* Session
+    const walked = yield* Ref.make<{ readonly key: string; readonly blobs: ReadonlySet<string> } | undefined>(undefined)
     const read = runners?.read ?? Effect.succeed(host)
     const commitShell = runners?.commit ?? Effect.succeed(host)
     const repoEnv = (repo: GitRepo.Repo | undefined) => (repo === undefined ? {} : { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.workTree })
@@ -180,12 +192,24 @@ export const make = (runners?: Runners) =>
      * Every blob id that ever sat at a secret path (all refs' history, merges included, and the index): a patch
      * showing one under another name (`git update-index --cacheinfo …,<id>,innocent.txt` in bash) is hidden too.
      */
-    const secretBlobs = (git: Git) =>
+    const walkSecretBlobs = (git: Git) =>
       Effect.gen(function* () {
         const big = { maxOutputBytes: 64 * 1024 * 1024 }
-        const log = yield* git.raw(["log", "--all", "--root", "-m", "--raw", "--no-abbrev", "--no-renames", "--format="], big)
+        const log = yield* git.raw(["log", "--all", "--reflog", "--root", "-m", "--raw", "--no-abbrev", "--no-renames", "--format="], big)
         const stage = yield* git.raw(["ls-files", "-z", "--stage"], big)
         return GitOutput.secretBlobIds(log.exitCode === 0 ? log.stdout : "", stage.exitCode === 0 ? stage.stdout : "", (p) => git.secret(p) !== undefined)
+      })
+    /** The walk, once per history change: cached by the ref tips' fingerprint (`RefTips`), per repository. */
+    const secretBlobs = (git: Git) =>
+      Effect.gen(function* () {
+        const key = git.repo === undefined ? undefined : yield* RefTips.fingerprint(fs, [git.repo.gitDir, git.repo.commonDir])
+        const known = yield* Ref.get(walked)
+        if (key !== undefined && known !== undefined && known.key === key) return known.blobs
+        const blobs = yield* walkSecretBlobs(git)
+        // Fingerprinted again after the walk: a change while it ran leaves nothing cached.
+        const after = git.repo === undefined ? undefined : yield* RefTips.fingerprint(fs, [git.repo.gitDir, git.repo.commonDir])
+        yield* Ref.set(walked, key !== undefined && after === key ? { key, blobs } : undefined)
+        return blobs
       })
     const hide = (text: string, git: Git) =>
       Effect.map(secretBlobs(git), (blobs) => GitOutput.hideSecretDiffs(text, (p) => git.secret(p) !== undefined, blobs))
@@ -286,5 +310,16 @@ export const make = (runners?: Runners) =>
           return undefined
       }
     }
-    return extension
+    const secretHistory: Effect.Effect<SecretHistory> = Effect.gen(function* () {
+      const repo = yield* Effect.either(GitRepo.inspect(fs, "bash", session.root, gitHome))
+      const local = (dirs: ReadonlyArray<string>) => [...new Set(dirs)].filter((d) => P.isInside(session.root, d))
+      if (repo._tag === "Left") return { gitDirs: local([P.join(session.root, ".git")]), why: "git tools cannot inspect this repository safely" }
+      if (repo.right === undefined) return undefined
+      const dirs = local([repo.right.gitDir, repo.right.commonDir])
+      if (dirs.length === 0) return undefined
+      const blobs = yield* Effect.either(Effect.flatMap(prepare("bash", read), secretBlobs))
+      if (blobs._tag === "Left") return { gitDirs: dirs, why: "its history could not be checked for protected files" }
+      return blobs.right.size > 0 ? { gitDirs: dirs, why: "its history holds a protected file" } : undefined
+    })
+    return { extension, secretHistory }
   })

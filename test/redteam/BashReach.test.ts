@@ -99,11 +99,8 @@ describe("bash reaching secrets the sandbox view does not mask", () => {
     expect(output(script("cat node_modules/x/.env"))).not.toContain(`${canary}-NM`)
   })
 
-  // HOLE (open): a committed secret lives in .git/objects, which the sandbox leaves readable (git needs it), so
-  // `write_file s.sh "git show HEAD:.env"` then `bash "sh s.sh"` prints it (also `git log -p`, `git grep X HEAD`, or
-  // inflating the object with any zlib). The git_* tools hide it; bash does not. Not small: needs git objects hidden
-  // from bash (or a sanitised object store / a read-only git shim inside the sandbox).
-  it.fails("a committed .env is not readable from bash through git", () => {
+  // Closed: when the history holds a protected file, bash's sandbox masks the object store (test/redteam/GitObjects).
+  it("a committed .env is not readable from bash through git", () => {
     const { git, script } = setup()
     git("add", "-f", ".env")
     git("commit", "-q", "-m", "oops")

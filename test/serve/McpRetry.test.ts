@@ -2,6 +2,7 @@
  * What a retry across a restart is (`McpRetry`): the pure rule, the rule over a real journal (memory and SQLite),
  * and the `mcp serve` core over the real chain and file system, restarted over the same journal.
  */
+import { sandboxed } from "../support/Fakes.js"
 import * as fs from "node:fs"
 import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as os from "node:os"
@@ -132,7 +133,7 @@ const coreOver = (root: string, journal: JournalShape, retryWindowMs?: number) =
           fileSystem: NodeFileSystem.layer,
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
-          bashParser: admitBash, sql: Unavailable.sql,
+          bashParser: admitBash, sql: Unavailable.sql, sandboxState: sandboxed,
           netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([])

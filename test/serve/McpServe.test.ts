@@ -3,6 +3,7 @@
  * over the real file system in a temporary workspace, with a stand-in guard that admits bash and a fake slow bash
  * executor, so idempotency, the in-flight cap, cancellation and restart are checked without the SDK.
  */
+import { sandboxed } from "../support/Fakes.js"
 import * as fs from "node:fs"
 import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as os from "node:os"
@@ -81,7 +82,7 @@ const coreOver = (
           fileSystem: NodeFileSystem.layer,
           allowlist: MemoryAllowlist.layer([]),
           approver: Approvers.constant("no"),
-          bashParser: admitBash, sql: Unavailable.sql,
+          bashParser: admitBash, sql: Unavailable.sql, sandboxState: sandboxed,
           netGuard: NodeNetGuard.layer,
           journal: Layer.succeed(Journal, journal),
           extensions: Kernel.extensionsOf([slowBash(probe)])
@@ -435,7 +436,7 @@ describe("mcp serve core", () => {
         const chain = yield* Layer.build(
           Kernel.layer(
             { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },
-            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashParser: admitBash, sql: Unavailable.sql, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal) }
+            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashParser: admitBash, sql: Unavailable.sql, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal), sandboxState: sandboxed }
           )
         )
         return yield* McpServe.makeCore({ settings: settings(), root, hash, maxOutputBytes: 100 }).pipe(
@@ -469,7 +470,7 @@ describe("mcp serve start-up", () => {
     fileSystem: NodeFileSystem.layer,
     allowlist: MemoryAllowlist.layer([]),
     approver: Approvers.constant("no"),
-    bashParser: admitBash, sql: Unavailable.sql,
+    bashParser: admitBash, sql: Unavailable.sql, sandboxState: sandboxed,
     netGuard: NodeNetGuard.layer,
     journal: MemoryJournal.layer(),
     extensions

@@ -15,6 +15,7 @@ import { admitAll } from "./AdmitBash.js"
 import { FileSystem } from "../../src/ports/FileSystem.js"
 import { Journal } from "../../src/ports/Journal.js"
 import { NetGuard } from "../../src/ports/NetGuard.js"
+import { SandboxState } from "../../src/ports/SandboxState.js"
 import { ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Executor from "../../src/kernel/Executor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
@@ -35,6 +36,9 @@ export const seed: MemoryFileSystem.Seed = {
   "/ws/PLAN.md": "# plan\n",
   "/outside/secret.txt": "outside\n"
 }
+
+/** The fakes run nothing on the host (bash is a recorder), so their bash counts as sandboxed. */
+export const sandboxed = Layer.succeed(SandboxState, SandboxState.of({ bash: Effect.succeed({ _tag: "Sandboxed" }) }))
 
 /** No network in these tests: every URL is refused. */
 export const offline = Layer.succeed(
@@ -85,7 +89,7 @@ export const recordingChain = (
   const after = Chain.stages.indexOf(Chain.Jail) + 1
   const list = [...Chain.stages.slice(0, after), { name: "probe", layer: probe }, ...Chain.stages.slice(after)]
   const stages = Chain.compose(list, Executor.layer([bashRecorder]))
-  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, admitAll, journal, offline, Unavailable.sql, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
+  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, admitAll, journal, offline, sandboxed, Unavailable.sql, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
   return stages.pipe(Layer.provide(Layer.merge(services, fsLayer)))
 }
 
@@ -95,5 +99,6 @@ export const memoryAdapters = (allowlist: ReadonlyArray<AllowEntry> = []): Kerne
   approver: Approvers.constant("no"),
   bashParser: admitAll, sql: Unavailable.sql,
   journal: MemoryJournal.layer(),
-  netGuard: offline
+  netGuard: offline,
+  sandboxState: sandboxed
 })

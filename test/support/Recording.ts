@@ -3,6 +3,7 @@
  * an Effect-valued member such as `Allowlist.entries`) lands in one ordered log as `Port.method`, before it runs.
  * The bash guard is the REAL tree-sitter adapter, recorded; nothing here always allows.
  */
+import { sandboxed } from "./Fakes.js"
 import { type Context, Effect, Layer, Ref } from "effect"
 import * as Approvers from "../../src/adapters/approval/Approvers.js"
 import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
@@ -112,6 +113,8 @@ export const recordingServices = (
     recordLayer(log, Approver, "Approver", Approvers.constant(answer)),
     recordLayer(log, Journal, "Journal", MemoryJournal.layer()),
     recordLayer(log, BashParser, "BashParser", bashParser),
+    // The shell is a fake that runs nothing on the host: bash counts as sandboxed.
+    sandboxed,
     netGuard,
     shell,
     diagnostics,

@@ -37,10 +37,13 @@ const alive = (pid: number) => {
 describe("bash executor", () => {
   it("runs in the workspace or a jailed cwd and reports the exit code", async () => {
     const r = await bash({ command: "pwd; echo out; echo err >&2; exit 3" })
-    expect(r.ok && r.text).toBe(`${ws}\nout\n[stderr]\nerr\n[exit code: 3]`)
+    // Each runTool is a session of its own, so each result starts with the unsandboxed note (sandbox: none).
+    const note = /^\[note: bash runs unsandboxed on this machine[^\n]*\]\n/
+    expect(r.ok && r.text).toMatch(note)
+    expect(r.ok && r.text.replace(note, "")).toBe(`${ws}\nout\n[stderr]\nerr\n[exit code: 3]`)
     expect(r.ok && r.isError).toBe(true)
     const sub = await bash({ command: "pwd", cwd: "sub" })
-    expect(sub.ok && sub.text).toBe(`${ws}/sub\n[exit code: 0]`)
+    expect(sub.ok && sub.text.replace(note, "")).toBe(`${ws}/sub\n[exit code: 0]`)
     const out = await bash({ command: "pwd", cwd: ".." })
     expect(!out.ok && out.error["rule"]).toBe("jail.outside-workspace")
   })

@@ -64,6 +64,8 @@ interface Life {
   stderr: string
   seq: number
   pendingBytes: number
+  /** The server cannot see minicode's pid (its own PID namespace): initialize gives no processId. */
+  ownPidNamespace: boolean
   readonly listeners: Set<(p: Published) => void>
 }
 
@@ -156,17 +158,19 @@ export const build = (options: Options) =>
           sandbox: server.entry.sandbox === undefined ? "when-available" : server.entry.sandbox,
           network: false
         }),
-        (launch) =>
-          spawnProcess(server.info.name, root, launch, (chunk) => {
+        (launch) => {
+          life.ownPidNamespace = launch.ownPidNamespace === true
+          return spawnProcess(server.info.name, root, launch, (chunk) => {
             life.stderr = (life.stderr + chunk.toString("utf8")).slice(-o.stderrBytes)
           })
+        }
       )
     const start = (server: Server): Effect.Effect<Instance, LspError> =>
       Effect.gen(function* () {
         const m = yield* rpc
         const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
         const opened = yield* Effect.gen(function* () {
-          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, listeners: new Set() }
+          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, ownPidNamespace: false, listeners: new Set() }
           const exited = yield* Deferred.make<string>()
           const child = yield* Effect.acquireRelease(spawnServer(server, life), (c) => killGroup(c, o.killGraceMs))
           const stdout = child.stdout
@@ -258,7 +262,7 @@ export const build = (options: Options) =>
             scope,
             startedAt
           }
-          yield* send(instance, "initialize", initializeParams(root, rootUri, folders), server.timeouts.initializeMs)
+          yield* send(instance, "initialize", initializeParams(root, rootUri, folders, life.ownPidNamespace ? null : process.pid), server.timeouts.initializeMs)
           life.initialised = true
           yield* notify(instance, "initialized", {})
           return instance

@@ -45,8 +45,9 @@ export const answerServerRequests = (m: typeof Rpc, conn: Rpc.MessageConnection,
   )
 }
 
-export const initializeParams = (root: string, rootUri: string, folders: ReadonlyArray<Folder>) => ({
-  processId: process.pid,
+/** `processId`: minicode's pid, or null when the server cannot see it (a sandbox's own PID namespace). */
+export const initializeParams = (root: string, rootUri: string, folders: ReadonlyArray<Folder>, processId: number | null = process.pid) => ({
+  processId,
   clientInfo: { name: "minicode", version: "0.1.0" },
   locale: "en",
   rootPath: root,

@@ -99,6 +99,42 @@ const lstat = (p: string): fs.Stats | undefined => {
   }
 }
 
+const realDir = (p: string): string | undefined => {
+  try {
+    const real = fs.realpathSync(p)
+    return fs.statSync(real).isDirectory() ? real : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The folders holding object content in these git folders, resolved (a symlinked `objects` is masked where it
+ * really is), with the alternates they borrow from.
+ */
+export const objectFoldersOf = (gitDirs: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const out = new Set<string>()
+  for (const dir of gitDirs) {
+    for (const name of Profile.objectFolders) {
+      const real = realDir(path.join(dir, name))
+      if (real !== undefined) out.add(real)
+    }
+    let alternates = ""
+    try {
+      alternates = fs.readFileSync(path.join(dir, "objects", "info", "alternates"), "utf8")
+    } catch {
+      // none
+    }
+    for (const line of alternates.split("\n")) {
+      const t = line.trim()
+      if (t === "" || t.startsWith("#")) continue
+      const real = realDir(path.resolve(path.join(dir, "objects"), t))
+      if (real !== undefined) out.add(real)
+    }
+  }
+  return [...out]
+}
+
 /** The host facts the profile needs: which system folders exist (and which are merged-/usr symlinks). */
 export const hostFacts = (): Profile.HostFacts => {
   const system: Array<Profile.SystemEntry> = []
@@ -296,7 +332,8 @@ export const make = (options: Options = {}) =>
             stateExists: lstat(path.join(workspace, ".minicode")) !== undefined,
             gitDirectory: gitStat?.isDirectory() === true,
             hooksExist: lstat(path.join(workspace, ".git", "hooks"))?.isDirectory() === true
-          })
+          }),
+          ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? []))
         ]
         const profile: Profile.Profile = {
           workspace,

@@ -41,6 +41,7 @@ export const make = (options: Options) =>
             writable: options.writable ?? true,
             network: spec.network === true,
             ...(spec.readOnly === undefined ? {} : { readOnly: spec.readOnly }),
+            ...(spec.hideGitObjects === undefined ? {} : { hideGitObjects: spec.hideGitObjects }),
             limits: options.limits,
             env: NodeShell.envOf(spec, options)
           })

@@ -137,6 +137,13 @@ export const fixedFindings = (
     : [])
 ]
 
+/** The folders of a git folder that hold object content (the store itself, and copies git makes of objects). */
+export const objectFolders: ReadonlyArray<string> = ["objects", "lost-found", "rr-cache", "rebase-apply", "rebase-merge"]
+
+/** Masks over folders (already resolved, existing) that hold object content, those inside the workspace. */
+export const objectMasks = (root: string, folders: ReadonlyArray<string>): ReadonlyArray<Finding> =>
+  folders.filter((f) => P.isInside(root, f) && f !== root).map((path) => ({ path, kind: "directory" as const, treatment: "mask" as const }))
+
 /** Fixed findings plus scanned ones, one per path, parents before children, children of a mask dropped. */
 export const normalise = (findings: ReadonlyArray<Finding>): ReadonlyArray<Finding> => {
   const byPath = new Map<string, Finding>()

@@ -1,10 +1,12 @@
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import * as Judge from "../../domain/bash/Judge.js"
 import * as D from "../../domain/core/Decision.js"
 import * as PgTreePolicy from "../../domain/sql/PgTreePolicy.js"
 import * as SqlPolicy from "../../domain/sql/SqlPolicy.js"
 import { Allowlist as AllowlistStore } from "../../ports/Allowlist.js"
 import { BashParser, type BashParserShape } from "../../ports/BashParser.js"
+import { SandboxState } from "../../ports/SandboxState.js"
+import * as Unsandboxed from "../../domain/bash/Unsandboxed.js"
 import { NetGuard } from "../../ports/NetGuard.js"
 import { PostgresParser } from "../../ports/PostgresParser.js"
 import { SqlConnections } from "../../ports/SqlConnections.js"
@@ -38,6 +40,24 @@ const judgeSql = (
     return Either.isLeft(combined) ? combined.left : combined.right.decision
   })
 
+const noSandbox = SandboxState.of({ bash: Effect.succeed({ _tag: "Unsandboxed", reason: "this session was given no sandbox" }) })
+
+/** Without an active sandbox, the stricter reading of `Unsandboxed` (an unparsable command asks too). */
+const unsandboxedAsk = (
+  state: typeof SandboxState.Service,
+  parser: BashParserShape,
+  command: string,
+  cwd: string,
+  home: string | undefined
+): Effect.Effect<D.Decision | undefined> =>
+  Effect.gen(function* () {
+    const status = yield* state.bash
+    if (status._tag === "Sandboxed") return undefined
+    const ast = yield* Effect.option(parser.parse(command))
+    if (Option.isNone(ast)) return D.ask("guard", Unsandboxed.Rules.dynamic, `bash runs unsandboxed here (${status.reason}) and the command could not be read again; ${Unsandboxed.installHint}`)
+    return Unsandboxed.judge(ast.value, { cwd, home, why: status.reason })
+  })
+
 /**
  * bash's guard decision: the pure judge over trees from the BashParser port (the command and every nested shell
  * text the judge reaches; a text that does not parse is unknown to the judge, which fails closed). Without a
@@ -68,6 +88,8 @@ export const GuardStage = wrap((next) =>
     const store = yield* AllowlistStore
     const connections = yield* SqlConnections
     const parser = yield* PostgresParser
+    // A composition that says nothing about a sandbox gets none assumed (fail closed).
+    const sandboxState = Option.getOrElse(yield* Effect.serviceOption(SandboxState), () => noSandbox)
     const ctx = jailContext(session)
     return ToolExecutor.of({
       run: (inv) =>
@@ -101,6 +123,12 @@ export const GuardStage = wrap((next) =>
                 inv.permission.decision === "ask" && judged.allowlisted
                   ? D.allow("permission", "allowlist.saved", "every command matches a saved approval")
                   : inv.permission
+              // No OS sandbox: what static analysis cannot know asks (allow-all and saved approvals still say yes).
+              const unsandboxed =
+                permission.decision === "allow" && session.policy !== "allow-all" && !judged.allowlisted
+                  ? yield* unsandboxedAsk(sandboxState, bashParser, call.args.command, cwd, session.home)
+                  : undefined
+              if (unsandboxed !== undefined) return yield* next({ ...inv, permission: unsandboxed, decisions: [...inv.decisions, judged.decision, unsandboxed] })
               return yield* next({ ...inv, permission, decisions: [...inv.decisions, judged.decision] })
             })
     })
