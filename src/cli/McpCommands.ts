@@ -37,7 +37,13 @@ const serve = Command.make(
       Options.withDescription("Run bash in a bubblewrap sandbox: auto (when usable, default), bwrap (or refuse bash), none"),
       Options.optional
     ),
-    allowLocalConfig: Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
+    allowLocalConfig: Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace")),
+    ask: Options.boolean("ask").pipe(Options.withDescription("Every mutation asks the user through the client (default when the client supports elicitation)")),
+    noAsk: Options.boolean("no-ask").pipe(Options.withDescription("Only gated tools, network and guard asks ask the user; other mutations run")),
+    askTimeout: Options.integer("ask-timeout").pipe(
+      Options.withDescription("Seconds the user has to answer an ask before it is a deny (default 120)"),
+      Options.optional
+    )
   },
   (flags) =>
     ServeMain.run({
@@ -46,7 +52,9 @@ const serve = Command.make(
       allTools: flags.allTools,
       scope: flags.scope,
       sandbox: Option.getOrUndefined(flags.sandbox),
-      allowLocalConfig: flags.allowLocalConfig
+      allowLocalConfig: flags.allowLocalConfig,
+      ask: flags.ask ? true : flags.noAsk ? false : undefined,
+      askTimeoutMs: Option.getOrUndefined(Option.map(flags.askTimeout, (s) => s * 1000))
     })
 ).pipe(Command.withDescription("Serve minicode's tools over MCP (stdio only): every call goes through the whole chain"))
 

@@ -18,6 +18,7 @@ import * as Guide from "../domain/mcp/McpGuide.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
 import { scrub } from "../domain/core/Scrub.js"
 import { capText } from "../domain/core/Truncate.js"
+import type { Approver, ElicitationChannel } from "../ports/Approver.js"
 import { EffectRunner } from "../ports/EffectRunner.js"
 import { Journal, type JournalError, type JournalRecord, type JournalShape } from "../ports/Journal.js"
 import { Session } from "../ports/Session.js"
@@ -76,10 +77,15 @@ export interface CoreConfig {
   readonly retryWindowMs?: number
   /** This run's turn of the session, once it wrote (tells its records from another server's; see `McpRetry`). */
   readonly ownTurn?: Effect.Effect<Option.Option<number>>
+  /** Whether the client can ask the user now (it declared elicitation): gated tools are then listed and callable. */
+  readonly canAsk?: () => boolean
 }
 
 export interface Core {
+  /** The tools listed to a client that cannot ask the user. */
   readonly tools: ReadonlyArray<ToolDescriptor>
+  /** The tools listed now (with gated ones, once the client declared it can ask the user). */
+  readonly listTools: () => ReadonlyArray<ToolDescriptor>
   /**
    * One `tools/call`. Never fails: every failure is an Outcome. Interrupting it cancels the request's execution
    * (and, for a duplicate, the execution it joined: cancellation names a request id, and they share it).
@@ -128,7 +134,11 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const quietMs = config.quietMs ?? limits.quietMs
     /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
     const wrote = yield* Queue.sliding<void>(1)
-    const tools = Scopes.listed(config.settings).map((name) => describeTool(name, config.settings))
+    const listing = (settings: Scopes.Settings) => Scopes.listed(settings).map((name) => describeTool(name, settings))
+    const tools = listing(config.settings)
+    const askable: Scopes.Settings = { ...config.settings, askable: true }
+    const askableTools = listing(askable)
+    const settingsNow = () => (config.canAsk?.() === true ? askable : config.settings)
     const startedAt = yield* Clock.currentTimeMillis
     const retryWindowMs = config.retryWindowMs ?? McpRetry.windowMs
     const ownTurn: Effect.Effect<Option.Option<number> | undefined> = config.ownTurn ?? Effect.succeed(undefined)
@@ -244,7 +254,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     }
 
     const admitted = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
-      Either.match(P.prepare(config.settings, name, args, clean), {
+      Either.match(P.prepare(settingsNow(), name, args, clean), {
         onLeft: Effect.succeed,
         onRight: (inv) => claimAndRun(id, JSON.stringify(id), canonicalCall(inv.facts.call), inv)
       })
@@ -281,6 +291,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
 
     return {
       tools,
+      listTools: () => (config.canAsk?.() === true ? askableTools : tools),
       call,
       housekeeping,
       replied,
@@ -302,6 +313,11 @@ export interface ServeOptions {
   readonly notes?: ReadonlyArray<string>
   readonly bashNetwork?: boolean | undefined
   readonly toolDeadlineMs?: number | undefined
+  /**
+   * Every mutation asks (permission mode ASK), as `--ask` says; `false` as `--no-ask` says; undefined: ask when the
+   * client declared elicitation (and never under `--allow-all`).
+   */
+  readonly ask?: boolean | undefined
 }
 
 /**
@@ -322,6 +338,8 @@ export interface ServeAdapters<E = never> {
   readonly kernel: Kernel.Adapters<E>
   readonly hash: (text: string) => string
   readonly transport: (hooks: TransportHooks) => Transport
+  /** Who answers asks, given the client as a way to ask (elicitation); without it, the kernel adapters' approver. */
+  readonly approver?: (channel: ElicitationChannel) => Layer.Layer<Approver, E>
 }
 
 const sdkError = (cause: unknown) =>
@@ -384,14 +402,38 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
       // Built once in this scope and shared by the chain (which writes it) and the core (which asks it after a restart).
       const journal = Context.get(yield* Layer.build(adapters.kernel.journal.pipe(Layer.provide(Layer.succeedContext(sessionContext)))), Journal)
       const thisRun = yield* runTurn(journal)
-      const kernel: Kernel.Adapters<E> = { ...adapters.kernel, journal: Layer.succeed(Journal, thisRun.journal) }
+      const [{ Server }, types] = yield* Effect.tryPromise({
+        try: () => Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]),
+        catch: sdkError
+      })
+      const server = new Server(
+        { name: "minicode", version: options.version },
+        {
+          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
+          instructions: [Guide.instructions(options.settings), ...(options.notes ?? [])].join("\n\n")
+        }
+      )
+      const channel: ElicitationChannel = {
+        supported: () => server.getClientCapabilities()?.elicitation !== undefined,
+        elicit: (params, signal) =>
+          server.request({ method: "elicitation/create", params: { mode: "form", ...params } }, types.ElicitResultSchema, { signal, timeout: 2_147_483_647 })
+      }
+      const kernel: Kernel.Adapters<E> = {
+        ...adapters.kernel,
+        journal: Layer.succeed(Journal, thisRun.journal),
+        ...(adapters.approver === undefined ? {} : { approver: adapters.approver(channel) })
+      }
+      // Every mutation asks under --ask, or by default when the client can ask the user (known once it initialized:
+      // the chain is built after that, see below); never under --allow-all.
+      const chainOptions = (): Kernel.SessionOptions =>
+        !options.settings.allowAll && (options.ask ?? channel.supported()) ? { ...sessionOptions, permissionMode: "ASK" } : sessionOptions
       // The chain is built once the first tools/list is answered (or by the first call, if that comes first): the
       // listing needs none of it. Its own scope, opened here, keeps its place in the shutdown order; a failure to
       // build it ends the server, as it did when start-up waited for it.
       const ended = yield* Deferred.make<void, E | ToolFailed>()
       const chainScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
       const built = yield* Lazy.onFirstUse(
-        Layer.buildWithScope(Kernel.layer(sessionOptions, kernel), chainScope).pipe(
+        Effect.suspend(() => Layer.buildWithScope(Kernel.layer(chainOptions(), kernel), chainScope)).pipe(
           Effect.map((context) => Context.get(context, ToolExecutor)),
           Effect.tapError((e) => Deferred.fail(ended, e))
         )
@@ -405,35 +447,34 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
         hash: adapters.hash,
         ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
         ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
-        ownTurn: thisRun.turn
+        ownTurn: thisRun.turn,
+        canAsk: channel.supported
       }).pipe(Effect.provideService(ToolExecutor, chain), Effect.provideService(Journal, journal))
       // Interrupted when the scope closes: after the drain (added below, so run before it) and before the journal closes.
       yield* Effect.forkScoped(core.housekeeping)
 
-      const [{ Server }, types] = yield* Effect.tryPromise({
-        try: () => Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]),
-        catch: sdkError
-      })
       const runners = (yield* EffectRunner).bind(yield* Effect.runtime<never>())
       const run = runners.runPromiseExit
-      const server = new Server(
-        { name: "minicode", version: options.version },
-        {
-          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
-          instructions: [Guide.instructions(options.settings), ...(options.notes ?? [])].join("\n\n")
-        }
-      )
       server.onerror = () => undefined
-      const tools = core.tools.map((t) => ({
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
-        annotations: { ...t.annotations }
-      }))
+      const wire = (list: ReadonlyArray<ToolDescriptor>) =>
+        list.map((t) => ({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
+          annotations: { ...t.annotations }
+        }))
+      // Two listings at most (whether the client can ask the user), each made once.
+      const wired = new WeakMap<ReadonlyArray<ToolDescriptor>, ReturnType<typeof wire>>()
+      const listing = () => {
+        const now = core.listTools()
+        const found = wired.get(now) ?? wire(now)
+        wired.set(now, found)
+        return found
+      }
       server.setRequestHandler(types.ListToolsRequestSchema, () => {
         Deferred.unsafeDone(listed, Exit.void)
-        return { tools }
+        return { tools: listing() }
       })
       const shutdown = yield* Drain.makeShutdown(options.drainMs ?? limits.drainMs)
       const answer = (outcome: Outcome) =>

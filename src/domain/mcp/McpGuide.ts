@@ -26,7 +26,7 @@ export const instructions = (settings: Settings): string => {
     "- Output over the size limit is cut and marked [truncated: ...]; use offset/limit or a narrower search to see more.",
     "- Each call's request id is an idempotency key: a retry with the same id returns the first result instead of running again.",
     "",
-    `This server's scopes: ${levels}. Approval-gated tools (git_commit, git_push, MCP client calls) are ${settings.allowAll ? "allowed (--allow-all)" : "off: nobody can approve them here"}.`
+    `This server's scopes: ${levels}. Approval-gated tools (git_commit, git_push, MCP client calls) are ${settings.allowAll ? "allowed (--allow-all)" : "asked of the user through the client when it supports elicitation, and denied otherwise"}.`
   ].join("\n")
 }
 
