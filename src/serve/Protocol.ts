@@ -6,6 +6,8 @@
  * (`Server.ts`) keeps the state and calls these inside its atomic steps; `ReplayTable.ts` holds the replay table.
  */
 import { Either } from "effect"
+import * as PlainSchema from "../domain/mcp/PlainSchema.js"
+import { inputSchemaOf } from "./ToolList.js"
 import * as Framing from "../domain/mcp/JsonRpcFraming.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
 import * as Tools from "../domain/core/Tools.js"
@@ -78,7 +80,11 @@ export const prepare = (
   }
   const early = Scopes.refuseByName(settings, byName)
   if (early !== undefined) return Either.left(result(`refused (${early.rule}): ${early.reason}`, true))
-  const prepared = Runner.prepare({ tool: byName, args })
+  const first = Runner.prepare({ tool: byName, args })
+  // Numbers or booleans sent as strings (some clients do): decoded again once coerced, or refused naming the field.
+  const coerced = Either.isLeft(first) && first.left._tag === "InvalidArguments" ? PlainSchema.coerce(inputSchemaOf(byName), args) : undefined
+  if (coerced !== undefined && Either.isLeft(coerced)) return Either.left(result(clean(`invalid arguments for ${byName}: ${coerced.left}`), true))
+  const prepared = coerced === undefined ? first : Runner.prepare({ tool: byName, args: coerced.right })
   if (Either.isLeft(prepared)) {
     const e = prepared.left
     const details = e._tag === "InvalidArguments" ? e.details.replace(/(^|; )args\./g, "$1").replace(/(^|; )args: /g, "$1") : e.message

@@ -472,7 +472,9 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
         wired.set(now, found)
         return found
       }
-      server.setRequestHandler(types.ListToolsRequestSchema, () => {
+      server.setRequestHandler(types.ListToolsRequestSchema, (request) => {
+        // One page holds every tool: any cursor is one this server never gave.
+        if (request.params?.cursor !== undefined) return Promise.reject(rpcFailure(Framing.ErrorCodes.InvalidParams, "Invalid params: unknown cursor"))
         Deferred.unsafeDone(listed, Exit.void)
         return { tools: listing() }
       })

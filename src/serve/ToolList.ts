@@ -4,6 +4,7 @@
  */
 import { JSONSchema, Schema } from "effect"
 import * as Annotations from "../domain/mcp/McpAnnotations.js"
+import * as PlainSchema from "../domain/mcp/PlainSchema.js"
 import type * as Scopes from "../domain/mcp/McpScopes.js"
 import * as Tools from "../domain/core/Tools.js"
 
@@ -18,10 +19,15 @@ export interface ToolDescriptor {
 const isObjectSchema = (u: object): u is { readonly type: "object" } & Readonly<Record<string, unknown>> =>
   "type" in u && u.type === "object"
 
+/** A tool's input schema, plain and self-contained (see `PlainSchema`). */
+export const inputSchemaOf = (name: Tools.ToolName): ToolDescriptor["inputSchema"] => {
+  const schema = PlainSchema.plain(JSONSchema.make(Schema.make(Tools.Args[name].ast)))
+  return isObjectSchema(schema) ? schema : { type: "object" as const, properties: {} }
+}
+
 /** One tool as `tools/list` shows it under these settings. */
 export const describeTool = (name: Tools.ToolName, settings: Scopes.Settings): ToolDescriptor => {
   const info = Tools.staticInfo(name)
-  const { $schema: _ignored, ...schema } = JSONSchema.make(Schema.make(Tools.Args[name].ast))
-  const inputSchema = isObjectSchema(schema) ? schema : { type: "object" as const }
+  const inputSchema = inputSchemaOf(name)
   return { name, title: info.title, description: info.description, inputSchema, annotations: Annotations.annotations(name, settings) }
 }
