@@ -11,6 +11,8 @@ export interface ProcessSpec {
   readonly network?: boolean
   /** Host folders outside the workspace a sandboxed run also sees, read-only (ignored without a sandbox). */
   readonly readOnly?: ReadonlyArray<string>
+  /** Called with each chunk of output (stdout and stderr) as it arrives, for progress; never with more than that. */
+  readonly onOutput?: (chunk: string) => void
 }
 
 export interface ProcessResult {

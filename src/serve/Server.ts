@@ -20,11 +20,13 @@ import { scrub } from "../domain/core/Scrub.js"
 import { capText } from "../domain/core/Truncate.js"
 import type { Approver, ElicitationChannel } from "../ports/Approver.js"
 import { EffectRunner } from "../ports/EffectRunner.js"
+import type { LogLevel } from "../ports/Progress.js"
 import { Journal, type JournalError, type JournalRecord, type JournalShape } from "../ports/Journal.js"
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "../kernel/Kernel.js"
 import * as Lazy from "../kernel/Lazy.js"
+import * as CallProgress from "./CallProgress.js"
 import * as Drain from "./Drain.js"
 import * as McpRetry from "./McpRetry.js"
 import * as P from "./Protocol.js"
@@ -409,7 +411,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
       const server = new Server(
         { name: "minicode", version: options.version },
         {
-          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
+          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, logging: {} },
           instructions: [Guide.instructions(options.settings), ...(options.notes ?? [])].join("\n\n")
         }
       )
@@ -418,9 +420,32 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
         elicit: (params, signal) =>
           server.request({ method: "elicitation/create", params: { mode: "form", ...params } }, types.ElicitResultSchema, { signal, timeout: 2_147_483_647 })
       }
+      const log = (level: LogLevel, message: string) => {
+        server.sendLoggingMessage({ level, logger: "minicode", data: message }).catch(() => undefined)
+      }
+      // Once the journal is open (the first write), whether an earlier run left records that need `recover`.
+      const serveScope = yield* Effect.scope
+      const recoverChecked = yield* Ref.make(false)
+      const checkRecover = Effect.flatMap(Ref.getAndSet(recoverChecked, true), (checked) =>
+        checked
+          ? Effect.void
+          : Effect.forkIn(
+              Effect.flatMap(Effect.all([journal.recover, thisRun.turn]), ([plan, turn]) => {
+                const own = Option.getOrUndefined(turn)
+                const open = plan.items.filter((i) => i.classification !== "done" && !(i.session === sessionId && i.turn === own))
+                return Effect.sync(() => {
+                  if (open.length > 0) log("warning", `the journal holds ${open.length} record(s) of an earlier run that need a look: run \`minicode recover\` in this workspace`)
+                })
+              }).pipe(Effect.ignore),
+              serveScope
+            )
+      )
       const kernel: Kernel.Adapters<E> = {
         ...adapters.kernel,
-        journal: Layer.succeed(Journal, thisRun.journal),
+        journal: Layer.succeed(Journal, {
+          ...thisRun.journal,
+          begin: (intent, snapshots, intended) => Effect.tap(thisRun.journal.begin(intent, snapshots, intended), () => checkRecover)
+        }),
         ...(adapters.approver === undefined ? {} : { approver: adapters.approver(channel) })
       }
       // Every mutation asks under --ask, or by default when the client can ask the user (known once it initialized:
@@ -484,7 +509,14 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
           ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
           : Promise.reject(rpcFailure(outcome.code, outcome.message))
       server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
-        run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((exit) => {
+        run(
+          CallProgress.withProgress(core.call(extra.requestId, request.params.name, request.params.arguments), request.params._meta?.progressToken, {
+            log,
+            progress: (progress, message) =>
+              extra.sendNotification({ method: "notifications/progress", params: { progressToken: request.params._meta?.progressToken ?? 0, progress, message } })
+          }),
+          { signal: extra.signal }
+        ).then((exit) => {
           // Cancelled by the client: the SDK sends nothing, and the client does not wait for an answer any more.
           if (extra.signal.aborted) runners.runFork(core.replied(extra.requestId))
           return (

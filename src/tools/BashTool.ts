@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import * as Deadline from "../domain/core/Deadline.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import { redact } from "../domain/core/Redact.js"
+import * as Progress from "../ports/Progress.js"
 import { Session } from "../ports/Session.js"
 import { Shell, type ProcessResult } from "../ports/Shell.js"
 import type { Extension } from "../kernel/Executor.js"
@@ -22,6 +23,20 @@ export const format = (result: ProcessResult, timeoutMs: number): string => {
   return redact(parts.join("\n"))
 }
 
+/**
+ * A chunk callback that tells `note` the output's last non-empty line (redacted, at most 200 characters): a
+ * command's progress as a person would read it in a terminal.
+ */
+export const lastLine = (note: (message: string) => void) => {
+  let tail = ""
+  return (chunk: string) => {
+    tail = (tail + chunk).slice(-4096)
+    const lines = tail.split(/\r?\n|\r/).filter((l) => l.trim() !== "")
+    const last = lines[lines.length - 1]
+    if (last !== undefined) note(redact(last.trim()).slice(0, 200))
+  }
+}
+
 export const make = Effect.gen(function* () {
   const shell = yield* Shell
   const session = yield* Session
@@ -29,8 +44,10 @@ export const make = Effect.gen(function* () {
     const call = inv.facts.call
     if (call.tool !== "bash") return undefined
     const timeoutMs = call.args.timeout_ms ?? defaultTimeoutMs
-    return shell
+    // Only a call someone listens to pays for reading its output as it comes.
+    return Effect.flatMap(Progress.current, (progress) => shell
       .run({
+        ...(progress.watched ? { onOutput: lastLine(progress.note) } : {}),
         command: call.args.command,
         cwd: inv.resolved["cwd"]?.real ?? session.root,
         env: {},
@@ -46,7 +63,7 @@ export const make = Effect.gen(function* () {
           isError: result.timedOut || result.exitCode !== 0
         })),
         Effect.mapError((e) => new ToolFailed({ tool: "bash", reason: e.reason }))
-      )
+      ))
   }
   return extension
 })
