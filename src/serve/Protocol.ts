@@ -24,10 +24,11 @@ export interface TextResult {
 
 /** What a `tools/call` request gets: a tool result (possibly an error result) or a JSON-RPC error. */
 export type Outcome =
-  | { readonly _tag: "Result"; readonly result: TextResult }
+  | { readonly _tag: "Result"; readonly result: TextResult; readonly structured?: Readonly<Record<string, unknown>> }
   | { readonly _tag: "RpcError"; readonly code: number; readonly message: string }
 
-export const result = (text: string, isError = false): Outcome => ({ _tag: "Result", result: { text, isError } })
+export const result = (text: string, isError = false, structured?: Readonly<Record<string, unknown>>): Outcome =>
+  structured === undefined || isError ? { _tag: "Result", result: { text, isError } } : { _tag: "Result", result: { text, isError }, structured }
 export const rpcError = (code: number, message: string): Outcome => ({ _tag: "RpcError", code, message })
 
 /** Whether new calls are taken, how many are in flight and how many were admitted: one value, so admitting a call is one step. */

@@ -152,7 +152,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
 
     const outcomeOf = (out: ToolOutput): Outcome => {
       const capped = capText(out.text, maxOutputBytes)
-      return P.result(capped.text, out.isError === true)
+      return P.result(capped.text, out.isError === true, out.structured)
     }
     const failureOf = (e: ToolError | JournalError): Outcome => P.result(clean(e.message), true)
 
@@ -487,6 +487,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
           title: t.title,
           description: t.description,
           inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
+          ...(t.outputSchema === undefined ? {} : { outputSchema: { ...t.outputSchema, type: t.outputSchema.type } }),
           annotations: { ...t.annotations }
         }))
       // Two listings at most (whether the client can ask the user), each made once.
@@ -506,7 +507,11 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
       const shutdown = yield* Drain.makeShutdown(options.drainMs ?? limits.drainMs)
       const answer = (outcome: Outcome) =>
         outcome._tag === "Result"
-          ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
+          ? {
+              content: [{ type: "text" as const, text: outcome.result.text }],
+              isError: outcome.result.isError,
+              ...(outcome.structured === undefined ? {} : { structuredContent: outcome.structured })
+            }
           : Promise.reject(rpcFailure(outcome.code, outcome.message))
       server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
         run(

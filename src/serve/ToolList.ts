@@ -4,6 +4,7 @@
  */
 import { JSONSchema, Schema } from "effect"
 import * as Annotations from "../domain/mcp/McpAnnotations.js"
+import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import * as PlainSchema from "../domain/mcp/PlainSchema.js"
 import type * as Scopes from "../domain/mcp/McpScopes.js"
 import * as Tools from "../domain/core/Tools.js"
@@ -14,6 +15,8 @@ export interface ToolDescriptor {
   readonly description: string
   readonly inputSchema: { readonly type: "object" } & Readonly<Record<string, unknown>>
   readonly annotations: Annotations.Annotations
+  /** The shape of its `structuredContent`, for a tool that gives one. */
+  readonly outputSchema?: { readonly type: "object" } & Readonly<Record<string, unknown>>
 }
 
 const isObjectSchema = (u: object): u is { readonly type: "object" } & Readonly<Record<string, unknown>> =>
@@ -29,5 +32,13 @@ export const inputSchemaOf = (name: Tools.ToolName): ToolDescriptor["inputSchema
 export const describeTool = (name: Tools.ToolName, settings: Scopes.Settings): ToolDescriptor => {
   const info = Tools.staticInfo(name)
   const inputSchema = inputSchemaOf(name)
-  return { name, title: info.title, description: info.description, inputSchema, annotations: Annotations.annotations(name, settings) }
+  const outputSchema = OutputSchemas.outputSchemaOf(name)
+  return {
+    name,
+    title: info.title,
+    description: info.description,
+    inputSchema,
+    annotations: Annotations.annotations(name, settings),
+    ...(outputSchema === undefined ? {} : { outputSchema })
+  }
 }

@@ -8,6 +8,7 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Tools from "../../src/domain/core/Tools.js"
+import * as OutputSchemas from "../../src/domain/mcp/OutputSchemas.js"
 import * as PlainSchema from "../../src/domain/mcp/PlainSchema.js"
 import { inputSchemaOf } from "../../src/serve/ToolList.js"
 
@@ -65,6 +66,30 @@ describe("tool input schemas", () => {
     }
     expect(inputSchemaOf("read_file")["properties"]).toMatchObject({ offset: { type: "integer", minimum: 1, description: "First line to return (1-based)" } })
     expect(inputSchemaOf("bash")["properties"]).toMatchObject({ timeout_ms: { type: "integer", minimum: 1, maximum: 3_600_000 } })
+  })
+})
+
+describe("output schemas", () => {
+  it("compile under Ajv strict (draft-07 and 2020-12) and the data the tools give matches them", () => {
+    for (const name of Tools.toolNames) {
+      const schema = OutputSchemas.outputSchemaOf(name)
+      if (schema === undefined) continue
+      new Ajv({ strict: true }).compile(schema)
+      new Ajv2020({ strict: true }).compile(schema)
+    }
+    const listDir = new Ajv({ strict: true }).compile(OutputSchemas.outputSchemaOf("list_dir") ?? {})
+    expect(listDir(OutputSchemas.listDirContent([{ name: "src", kind: "directory" }, { name: "a.txt", kind: "file" }], false))).toBe(true)
+    const status = OutputSchemas.gitStatusContent("## main...origin/main [ahead 1]\n M a.txt\n?? new file.txt\nR  old -> new\n[minicode: x]")
+    expect(status).toEqual({
+      branch: "main...origin/main [ahead 1]",
+      entries: [
+        { status: " M", path: "a.txt" },
+        { status: "??", path: "new file.txt" },
+        { status: "R ", path: "old -> new" }
+      ],
+      truncated: false
+    })
+    expect(new Ajv({ strict: true }).compile(OutputSchemas.outputSchemaOf("git_status") ?? {})(status)).toBe(true)
   })
 })
 
