@@ -21,13 +21,15 @@ import { capText } from "../domain/core/Truncate.js"
 import type { Approver, ElicitationChannel } from "../ports/Approver.js"
 import { EffectRunner } from "../ports/EffectRunner.js"
 import type { LogLevel } from "../ports/Progress.js"
-import { Journal, type JournalError, type JournalRecord, type JournalShape } from "../ports/Journal.js"
+import { Journal, type JournalError, type JournalRecord } from "../ports/Journal.js"
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "../kernel/Kernel.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as CallProgress from "./CallProgress.js"
 import * as Drain from "./Drain.js"
+import { runTurn, sessionId } from "./RunTurn.js"
+import * as Resources from "./Resources.js"
 import * as McpRetry from "./McpRetry.js"
 import * as P from "./Protocol.js"
 import * as ReplayTable from "./ReplayTable.js"
@@ -41,7 +43,7 @@ export { requestKey } from "./Protocol.js"
 type Outcome = P.Outcome
 type WireId = P.WireId
 
-export const sessionId = "mcp-server"
+export { sessionId } from "./RunTurn.js"
 
 export const limits = {
   maxInFlight: 32,
@@ -93,6 +95,11 @@ export interface Core {
    * (and, for a duplicate, the execution it joined: cancellation names a request id, and they share it).
    */
   readonly call: (id: WireId, name: string, args: unknown) => Effect.Effect<Outcome>
+  /**
+   * A read-only tool through the whole chain, outside the request ids (no replay): what `resources/read` answers
+   * with. A tool that is not a pure read is refused.
+   */
+  readonly read: (name: string, args: unknown) => Effect.Effect<Outcome>
   /** Refuse new calls from now on ("shutting down"). */
   readonly stopAccepting: Effect.Effect<void>
   /** Requests in flight (each execution runs in the fiber of the request that started it). */
@@ -291,8 +298,21 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
         return Effect.ignore(journal.answered(session, key))
       })
 
+    const read = (name: string, args: unknown): Effect.Effect<Outcome> =>
+      Either.match(P.prepare(settingsNow(), name, args, clean), {
+        onLeft: Effect.succeed,
+        onRight: (inv) =>
+          !P.rerunnable(inv)
+            ? Effect.succeed(P.result(`${P.shortName(name)} is not a read`, true))
+            : chain.run(inv).pipe(
+                Effect.map(outcomeOf),
+                Effect.catchAll((e) => Effect.succeed(failureOf(e))),
+                Effect.catchAllDefect(() => Effect.succeed(P.internalError))
+              )
+      })
     return {
       tools,
+      read,
       listTools: () => (config.canAsk?.() === true ? askableTools : tools),
       call,
       housekeeping,
@@ -351,37 +371,6 @@ const sdkError = (cause: unknown) =>
 const rpcFailure = (code: number, message: string): Error & { readonly code: number } => Object.assign(new Error(message), { code })
 
 /**
- * A server run is one turn of session `mcp-server`, numbered after the last one the journal has, when the run first
- * writes (a run that only reads never opens the journal). The turn is finalised when the run ends cleanly, so the
- * journal's retention keeps the last runs and prunes older ones, and `minicode undo --session mcp-server --turn N`
- * restores what one run changed. (A run that crashed leaves its turn unfinalised, as the CLI's would be: kept, and
- * shown by `minicode recover`; a retry of a call it never answered is answered from the journal, see `McpRetry`.)
- */
-const runTurn = (journal: JournalShape) =>
-  Effect.gen(function* () {
-    const turn = yield* Ref.make(Option.none<number>())
-    const assigned = Effect.flatMap(Ref.get(turn), (found) =>
-      Option.isSome(found)
-        ? Effect.succeed(found.value)
-        : Effect.flatMap(journal.lastTurn(sessionId), (last) =>
-            // Concurrent first writes agree: the first to set it wins, and the others take its number.
-            Ref.modify(turn, (now) => (Option.isSome(now) ? [now.value, now] : [last + 1, Option.some(last + 1)]))
-          )
-    )
-    return {
-      turn: Ref.get(turn),
-      journal: Journal.of({
-        ...journal,
-        begin: (intent, snapshots, intended) =>
-          Effect.flatMap(assigned, (n) => journal.begin(intent.session === sessionId ? { ...intent, turn: n } : intent, snapshots, intended))
-      }),
-      finalize: Effect.flatMap(Ref.get(turn), (found) =>
-        Option.isSome(found) ? Effect.ignore(journal.finalizeTurn(sessionId, found.value)) : Effect.void
-      )
-    }
-  })
-
-/**
  * The server: stdio only, so no network surface. Returns when the input ends (after draining), or drains on
  * interruption (SIGTERM through the CLI runtime).
  */
@@ -411,7 +400,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
       const server = new Server(
         { name: "minicode", version: options.version },
         {
-          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, logging: {} },
+          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false }, logging: {} },
           instructions: [Guide.instructions(options.settings), ...(options.notes ?? [])].join("\n\n")
         }
       )
@@ -534,6 +523,17 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
                 return answer(P.rpcError(code, message))
               })
           )
+        })
+      )
+      server.setRequestHandler(types.ListResourcesRequestSchema, () =>
+        run(Resources.list(core.read)).then((exit) => ({ resources: Exit.isSuccess(exit) ? [...exit.value] : [] }))
+      )
+      server.setRequestHandler(types.ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }))
+      server.setRequestHandler(types.ReadResourceRequestSchema, (request) =>
+        run(Effect.either(Resources.read(core.read, request.params.uri))).then((exit) => {
+          if (!Exit.isSuccess(exit)) return Promise.reject(rpcFailure(Framing.ErrorCodes.InternalError, "internal error"))
+          const got = exit.value
+          return Either.isRight(got) ? { contents: [{ ...got.right }] } : Promise.reject(rpcFailure(got.left.code, got.left.message))
         })
       )
       const guide = Guide.instructions(options.settings)
