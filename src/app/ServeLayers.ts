@@ -6,11 +6,14 @@
 import * as path from "node:path"
 import { Effect, Either, Logger, LogLevel } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
+import * as ElicitationApprover from "../adapters/approval/ElicitationApprover.js"
+import * as JsonFileAllowlist from "../adapters/approval/JsonFileAllowlist.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
 import * as NodeConfig from "../adapters/config/NodeConfig.js"
 import { sha256 } from "../adapters/crypto/Sha256.js"
 import * as StdioLineTransport from "../adapters/mcp/StdioLineTransport.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
+import * as Allowlist from "../domain/core/Allowlist.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import type { ToolFailed } from "../domain/core/Errors.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
@@ -22,17 +25,20 @@ import * as NodeAdapters from "./NodeLayers.js"
 export { parseArgv, type ServeFlags }
 
 /**
- * The session adapters of `mcp serve`: Node's, with an empty in-memory allowlist and an approver that answers "no"
- * (an MCP client is no one to ask), whatever the configuration says.
+ * The session adapters of `mcp serve`: Node's, with an approver that answers "no" (the server replaces it with one
+ * that asks through the client, see `run`), and an empty in-memory allowlist unless the allowlist file is given
+ * (`run` gives the user's: "always" answers are saved there, and the configured entries apply).
  */
 export const kernelAdapters = (options: {
   readonly sql: SqlConnection.Connections
   readonly mcpServers: Readonly<Record<string, ServerEntry>>
   readonly lsp: Readonly<Record<string, ServerEntry>>
   readonly sandbox: SandboxMode
+  readonly allowlist?: { readonly file: string; readonly configured: ReadonlyArray<Allowlist.AllowEntry> }
 }): Adapters<ToolFailed> => ({
   ...NodeAdapters.adapters({ unrestricted: false, sql: options.sql, mcpServers: options.mcpServers, lsp: options.lsp, sandbox: { mode: options.sandbox } }),
-  allowlist: MemoryAllowlist.layer([]),
+  allowlist:
+    options.allowlist === undefined ? MemoryAllowlist.layer([]) : JsonFileAllowlist.layer(options.allowlist.file, options.allowlist.configured),
   approver: Approvers.constant("no")
 })
 
@@ -42,10 +48,17 @@ export const run = (flags: ServeFlags) =>
       onLeft: (reason) => Effect.fail(usage(reason)),
       onRight: Effect.succeed
     })
+    if (flags.askTimeoutMs !== undefined && !(flags.askTimeoutMs >= 1_000 && flags.askTimeoutMs <= 3_600_000)) {
+      return yield* Effect.fail(usage("--ask-timeout: expected whole seconds from 1 to 3600"))
+    }
     const workspace = path.resolve(flags.cwd ?? process.cwd())
     const loaded = yield* NodeConfig.load(workspace, NodeConfig.localTrusted(flags.allowLocalConfig))
     const sql = yield* Either.match(SqlConnection.parseConnections(loaded.config.sql), {
       onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
+      onRight: Effect.succeed
+    })
+    const configured = yield* Either.match(Allowlist.parseEntries(loaded.config.allowlist ?? []), {
+      onLeft: (e) => Effect.fail(usage(`config allowlist: ${e}`)),
       onRight: Effect.succeed
     })
     const mode = flags.sandbox ?? loaded.config.sandbox ?? "auto"
@@ -53,9 +66,30 @@ export const run = (flags: ServeFlags) =>
     const McpServe = yield* Effect.promise(() => import("../serve/Server.js"))
     yield* watchdog(McpServe.limits.drainMs + closingMs)
     yield* McpServe.serve(
-      { workspace, settings, version, home: process.env["HOME"], notes: [sandboxNote], bashNetwork: loaded.config.bashNetwork, toolDeadlineMs: loaded.config.toolDeadlineMs },
       {
-        kernel: kernelAdapters({ sql, mcpServers: loaded.config.mcpServers ?? {}, lsp: loaded.config.lsp ?? {}, sandbox: mode }),
+        workspace,
+        settings,
+        version,
+        home: process.env["HOME"],
+        notes: [sandboxNote],
+        bashNetwork: loaded.config.bashNetwork,
+        toolDeadlineMs: loaded.config.toolDeadlineMs,
+        ask: flags.ask
+      },
+      {
+        kernel: kernelAdapters({
+          sql,
+          mcpServers: loaded.config.mcpServers ?? {},
+          lsp: loaded.config.lsp ?? {},
+          sandbox: mode,
+          allowlist: { file: loaded.paths.allowlist, configured }
+        }),
+        approver: (channel) =>
+          ElicitationApprover.layer({
+            channel,
+            ...(flags.askTimeoutMs === undefined ? {} : { timeoutMs: flags.askTimeoutMs }),
+            howToAllow: "restart minicode mcp serve with --allow-all"
+          }),
         hash: (text) => sha256(text, "base64"),
         transport: (hooks) =>
           StdioLineTransport.make({ input: process.stdin, output: process.stdout, maxLineBytes: McpServe.limits.maxLineBytes, ...hooks })

@@ -8,6 +8,7 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as ClientConfig from "../domain/mcp/McpClientConfig.js"
+import * as Guide from "../domain/mcp/McpGuide.js"
 import * as ServeMain from "../app/ServeLayers.js"
 import * as ThisInstall from "./ThisInstall.js"
 
@@ -37,7 +38,13 @@ const serve = Command.make(
       Options.withDescription("Run bash in a bubblewrap sandbox: auto (when usable, default), bwrap (or refuse bash), none"),
       Options.optional
     ),
-    allowLocalConfig: Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
+    allowLocalConfig: Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace")),
+    ask: Options.boolean("ask").pipe(Options.withDescription("Every mutation asks the user through the client (default when the client supports elicitation)")),
+    noAsk: Options.boolean("no-ask").pipe(Options.withDescription("Only gated tools, network and guard asks ask the user; other mutations run")),
+    askTimeout: Options.integer("ask-timeout").pipe(
+      Options.withDescription("Seconds the user has to answer an ask before it is a deny (default 120)"),
+      Options.optional
+    )
   },
   (flags) =>
     ServeMain.run({
@@ -46,7 +53,9 @@ const serve = Command.make(
       allTools: flags.allTools,
       scope: flags.scope,
       sandbox: Option.getOrUndefined(flags.sandbox),
-      allowLocalConfig: flags.allowLocalConfig
+      allowLocalConfig: flags.allowLocalConfig,
+      ask: flags.ask ? true : flags.noAsk ? false : undefined,
+      askTimeoutMs: Option.getOrUndefined(Option.map(flags.askTimeout, (s) => s * 1000))
     })
 ).pipe(Command.withDescription("Serve minicode's tools over MCP (stdio only): every call goes through the whole chain"))
 
@@ -141,6 +150,24 @@ const config = Command.make(
       })
       const e = ClientConfig.entry(start, workspace)
       yield* Console.log(`${existing === undefined ? "created" : "updated"} ${target.file}: mcp server "${ClientConfig.serverName}" → ${[e.command, ...e.args].join(" ")}`)
+      // The same guidance as the server's instructions, where the client reads it: a skill, or a rules file.
+      const companion =
+        flags.client === "claude-code"
+          ? { file: path.join(workspace, ".claude/skills/minicode/SKILL.md"), text: Guide.skill() }
+          : flags.client === "cursor"
+            ? { file: path.join(workspace, ".cursor/rules/minicode.mdc"), text: Guide.cursorRules() }
+            : undefined
+      if (companion !== undefined) {
+        const place = yield* Effect.try({
+          try: () => placeOf({ ...target, file: companion.file, scope: "project" }, workspace),
+          catch: (cause) => usage(`cannot find where ${companion.file} is: ${String(cause)}`)
+        }).pipe(Effect.flatMap(Either.match({ onLeft: (reason) => Effect.fail(usage(reason)), onRight: Effect.succeed })))
+        yield* Effect.try({
+          try: () => writeAtomically(place, companion.text, 0o644),
+          catch: (cause) => usage(`cannot write ${companion.file}: ${String(cause)}`)
+        })
+        yield* Console.log(`wrote ${companion.file}`)
+      }
     })
 ).pipe(Command.withDescription("Print (or --write) what registers this installation's `minicode mcp serve` with an MCP client"))
 

@@ -13,6 +13,8 @@ export interface ProcessSpec {
   readonly readOnly?: ReadonlyArray<string>
   /** Git folders whose object stores a sandboxed run must not see (their history holds a protected file). */
   readonly hideGitObjects?: ReadonlyArray<string>
+  /** Called with each chunk of output (stdout and stderr) as it arrives, for progress; never with more than that. */
+  readonly onOutput?: (chunk: string) => void
 }
 
 export interface ProcessResult {

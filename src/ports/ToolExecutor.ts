@@ -24,6 +24,11 @@ export interface ToolOutput {
   readonly truncated: boolean
   /** Set when an executor-level failure is reported as content (a non-zero exit, a tool error from a server). */
   readonly isError?: boolean
+  /**
+   * The result as data, beside the text, for a tool that declares an output schema (`OutputSchemas`); `mcp serve`
+   * returns it as `structuredContent`. Any tool may give it; the text stays the result every client reads.
+   */
+  readonly structured?: Readonly<Record<string, unknown>>
 }
 
 /** Every stage of the chain provides this port and wraps the next one. */

@@ -16,6 +16,10 @@ export interface ServeFlags {
   readonly scope: ReadonlyArray<string>
   readonly sandbox: "auto" | "bwrap" | "none" | undefined
   readonly allowLocalConfig: boolean
+  /** `--ask` (true) or `--no-ask` (false); undefined: every mutation asks when the client supports elicitation. */
+  readonly ask?: boolean | undefined
+  /** `--ask-timeout SECONDS`: how long the user has to answer an ask (default 120). */
+  readonly askTimeoutMs?: number | undefined
 }
 
 export const usage = (reason: string) => new ToolFailed({ tool: "minicode mcp", reason })
@@ -33,6 +37,8 @@ export const parseArgv = (args: ReadonlyArray<string>): ServeFlags | undefined =
   let allowAll = false
   let allTools = false
   let allowLocalConfig = false
+  let ask: boolean | undefined
+  let askTimeoutMs: number | undefined
   const scope: Array<string> = []
   for (let i = 0; i < args.length; i++) {
     const raw = args[i] ?? ""
@@ -44,11 +50,22 @@ export const parseArgv = (args: ReadonlyArray<string>): ServeFlags | undefined =
       case "--allow-all":
       case "--all-tools":
       case "--allow-local-config":
+      case "--ask":
+      case "--no-ask":
         if (inline !== undefined) return undefined
         if (name === "--allow-all") allowAll = true
         else if (name === "--all-tools") allTools = true
-        else allowLocalConfig = true
+        else if (name === "--ask" || name === "--no-ask") {
+          if (ask !== undefined) return undefined
+          ask = name === "--ask"
+        } else allowLocalConfig = true
         break
+      case "--ask-timeout": {
+        const seconds = parseAskTimeout(value())
+        if (seconds === undefined) return undefined
+        askTimeoutMs = seconds * 1000
+        break
+      }
       case "--cwd": {
         const v = value()
         if (v === undefined || v === "") return undefined
@@ -71,8 +88,12 @@ export const parseArgv = (args: ReadonlyArray<string>): ServeFlags | undefined =
         return undefined
     }
   }
-  return { cwd, allowAll, allTools, scope, sandbox, allowLocalConfig }
+  return { cwd, allowAll, allTools, scope, sandbox, allowLocalConfig, ask, askTimeoutMs }
 }
+
+/** `--ask-timeout`'s value: whole seconds from 1 to 3600. */
+export const parseAskTimeout = (text: string | undefined): number | undefined =>
+  text !== undefined && /^[0-9]{1,4}$/.test(text) && Number(text) >= 1 && Number(text) <= 3600 ? Number(text) : undefined
 
 /** After the drain deadline: the bounded wait for interruptions (1 s) and closing the servers and the journal. */
 export const closingMs = 3_000

@@ -6,6 +6,8 @@
  * (`Server.ts`) keeps the state and calls these inside its atomic steps; `ReplayTable.ts` holds the replay table.
  */
 import { Either } from "effect"
+import * as PlainSchema from "../domain/mcp/PlainSchema.js"
+import { inputSchemaOf } from "./ToolList.js"
 import * as Framing from "../domain/mcp/JsonRpcFraming.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
 import * as Tools from "../domain/core/Tools.js"
@@ -22,10 +24,11 @@ export interface TextResult {
 
 /** What a `tools/call` request gets: a tool result (possibly an error result) or a JSON-RPC error. */
 export type Outcome =
-  | { readonly _tag: "Result"; readonly result: TextResult }
+  | { readonly _tag: "Result"; readonly result: TextResult; readonly structured?: Readonly<Record<string, unknown>> }
   | { readonly _tag: "RpcError"; readonly code: number; readonly message: string }
 
-export const result = (text: string, isError = false): Outcome => ({ _tag: "Result", result: { text, isError } })
+export const result = (text: string, isError = false, structured?: Readonly<Record<string, unknown>>): Outcome =>
+  structured === undefined || isError ? { _tag: "Result", result: { text, isError } } : { _tag: "Result", result: { text, isError }, structured }
 export const rpcError = (code: number, message: string): Outcome => ({ _tag: "RpcError", code, message })
 
 /** Whether new calls are taken, how many are in flight and how many were admitted: one value, so admitting a call is one step. */
@@ -78,7 +81,11 @@ export const prepare = (
   }
   const early = Scopes.refuseByName(settings, byName)
   if (early !== undefined) return Either.left(result(`refused (${early.rule}): ${early.reason}`, true))
-  const prepared = Runner.prepare({ tool: byName, args })
+  const first = Runner.prepare({ tool: byName, args })
+  // Numbers or booleans sent as strings (some clients do): decoded again once coerced, or refused naming the field.
+  const coerced = Either.isLeft(first) && first.left._tag === "InvalidArguments" ? PlainSchema.coerce(inputSchemaOf(byName), args) : undefined
+  if (coerced !== undefined && Either.isLeft(coerced)) return Either.left(result(clean(`invalid arguments for ${byName}: ${coerced.left}`), true))
+  const prepared = coerced === undefined ? first : Runner.prepare({ tool: byName, args: coerced.right })
   if (Either.isLeft(prepared)) {
     const e = prepared.left
     const details = e._tag === "InvalidArguments" ? e.details.replace(/(^|; )args\./g, "$1").replace(/(^|; )args: /g, "$1") : e.message

@@ -18,13 +18,18 @@ import * as Guide from "../domain/mcp/McpGuide.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
 import { scrub } from "../domain/core/Scrub.js"
 import { capText } from "../domain/core/Truncate.js"
+import type { Approver, ElicitationChannel } from "../ports/Approver.js"
 import { EffectRunner } from "../ports/EffectRunner.js"
-import { Journal, type JournalError, type JournalRecord, type JournalShape } from "../ports/Journal.js"
+import type { LogLevel } from "../ports/Progress.js"
+import { Journal, type JournalError, type JournalRecord } from "../ports/Journal.js"
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import * as Kernel from "../kernel/Kernel.js"
 import * as Lazy from "../kernel/Lazy.js"
+import * as CallProgress from "./CallProgress.js"
 import * as Drain from "./Drain.js"
+import { runTurn, sessionId } from "./RunTurn.js"
+import * as Resources from "./Resources.js"
 import * as McpRetry from "./McpRetry.js"
 import * as P from "./Protocol.js"
 import * as ReplayTable from "./ReplayTable.js"
@@ -38,7 +43,7 @@ export { requestKey } from "./Protocol.js"
 type Outcome = P.Outcome
 type WireId = P.WireId
 
-export const sessionId = "mcp-server"
+export { sessionId } from "./RunTurn.js"
 
 export const limits = {
   maxInFlight: 32,
@@ -76,15 +81,25 @@ export interface CoreConfig {
   readonly retryWindowMs?: number
   /** This run's turn of the session, once it wrote (tells its records from another server's; see `McpRetry`). */
   readonly ownTurn?: Effect.Effect<Option.Option<number>>
+  /** Whether the client can ask the user now (it declared elicitation): gated tools are then listed and callable. */
+  readonly canAsk?: () => boolean
 }
 
 export interface Core {
+  /** The tools listed to a client that cannot ask the user. */
   readonly tools: ReadonlyArray<ToolDescriptor>
+  /** The tools listed now (with gated ones, once the client declared it can ask the user). */
+  readonly listTools: () => ReadonlyArray<ToolDescriptor>
   /**
    * One `tools/call`. Never fails: every failure is an Outcome. Interrupting it cancels the request's execution
    * (and, for a duplicate, the execution it joined: cancellation names a request id, and they share it).
    */
   readonly call: (id: WireId, name: string, args: unknown) => Effect.Effect<Outcome>
+  /**
+   * A read-only tool through the whole chain, outside the request ids (no replay): what `resources/read` answers
+   * with. A tool that is not a pure read is refused.
+   */
+  readonly read: (name: string, args: unknown) => Effect.Effect<Outcome>
   /** Refuse new calls from now on ("shutting down"). */
   readonly stopAccepting: Effect.Effect<void>
   /** Requests in flight (each execution runs in the fiber of the request that started it). */
@@ -128,7 +143,11 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const quietMs = config.quietMs ?? limits.quietMs
     /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
     const wrote = yield* Queue.sliding<void>(1)
-    const tools = Scopes.listed(config.settings).map((name) => describeTool(name, config.settings))
+    const listing = (settings: Scopes.Settings) => Scopes.listed(settings).map((name) => describeTool(name, settings))
+    const tools = listing(config.settings)
+    const askable: Scopes.Settings = { ...config.settings, askable: true }
+    const askableTools = listing(askable)
+    const settingsNow = () => (config.canAsk?.() === true ? askable : config.settings)
     const startedAt = yield* Clock.currentTimeMillis
     const retryWindowMs = config.retryWindowMs ?? McpRetry.windowMs
     const ownTurn: Effect.Effect<Option.Option<number> | undefined> = config.ownTurn ?? Effect.succeed(undefined)
@@ -140,7 +159,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
 
     const outcomeOf = (out: ToolOutput): Outcome => {
       const capped = capText(out.text, maxOutputBytes)
-      return P.result(capped.text, out.isError === true)
+      return P.result(capped.text, out.isError === true, out.structured)
     }
     const failureOf = (e: ToolError | JournalError): Outcome => P.result(clean(e.message), true)
 
@@ -244,7 +263,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     }
 
     const admitted = (id: WireId, name: string, args: unknown): Effect.Effect<Outcome> =>
-      Either.match(P.prepare(config.settings, name, args, clean), {
+      Either.match(P.prepare(settingsNow(), name, args, clean), {
         onLeft: Effect.succeed,
         onRight: (inv) => claimAndRun(id, JSON.stringify(id), canonicalCall(inv.facts.call), inv)
       })
@@ -279,8 +298,22 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
         return Effect.ignore(journal.answered(session, key))
       })
 
+    const read = (name: string, args: unknown): Effect.Effect<Outcome> =>
+      Either.match(P.prepare(settingsNow(), name, args, clean), {
+        onLeft: Effect.succeed,
+        onRight: (inv) =>
+          !P.rerunnable(inv)
+            ? Effect.succeed(P.result(`${P.shortName(name)} is not a read`, true))
+            : chain.run(inv).pipe(
+                Effect.map(outcomeOf),
+                Effect.catchAll((e) => Effect.succeed(failureOf(e))),
+                Effect.catchAllDefect(() => Effect.succeed(P.internalError))
+              )
+      })
     return {
       tools,
+      read,
+      listTools: () => (config.canAsk?.() === true ? askableTools : tools),
       call,
       housekeeping,
       replied,
@@ -302,6 +335,11 @@ export interface ServeOptions {
   readonly notes?: ReadonlyArray<string>
   readonly bashNetwork?: boolean | undefined
   readonly toolDeadlineMs?: number | undefined
+  /**
+   * Every mutation asks (permission mode ASK), as `--ask` says; `false` as `--no-ask` says; undefined: ask when the
+   * client declared elicitation (and never under `--allow-all`).
+   */
+  readonly ask?: boolean | undefined
 }
 
 /**
@@ -322,6 +360,8 @@ export interface ServeAdapters<E = never> {
   readonly kernel: Kernel.Adapters<E>
   readonly hash: (text: string) => string
   readonly transport: (hooks: TransportHooks) => Transport
+  /** Who answers asks, given the client as a way to ask (elicitation); without it, the kernel adapters' approver. */
+  readonly approver?: (channel: ElicitationChannel) => Layer.Layer<Approver, E>
 }
 
 const sdkError = (cause: unknown) =>
@@ -329,37 +369,6 @@ const sdkError = (cause: unknown) =>
 
 /** What the SDK turns into a JSON-RPC error response: it reads `code` and `message` (McpError would prefix the message). */
 const rpcFailure = (code: number, message: string): Error & { readonly code: number } => Object.assign(new Error(message), { code })
-
-/**
- * A server run is one turn of session `mcp-server`, numbered after the last one the journal has, when the run first
- * writes (a run that only reads never opens the journal). The turn is finalised when the run ends cleanly, so the
- * journal's retention keeps the last runs and prunes older ones, and `minicode undo --session mcp-server --turn N`
- * restores what one run changed. (A run that crashed leaves its turn unfinalised, as the CLI's would be: kept, and
- * shown by `minicode recover`; a retry of a call it never answered is answered from the journal, see `McpRetry`.)
- */
-const runTurn = (journal: JournalShape) =>
-  Effect.gen(function* () {
-    const turn = yield* Ref.make(Option.none<number>())
-    const assigned = Effect.flatMap(Ref.get(turn), (found) =>
-      Option.isSome(found)
-        ? Effect.succeed(found.value)
-        : Effect.flatMap(journal.lastTurn(sessionId), (last) =>
-            // Concurrent first writes agree: the first to set it wins, and the others take its number.
-            Ref.modify(turn, (now) => (Option.isSome(now) ? [now.value, now] : [last + 1, Option.some(last + 1)]))
-          )
-    )
-    return {
-      turn: Ref.get(turn),
-      journal: Journal.of({
-        ...journal,
-        begin: (intent, snapshots, intended) =>
-          Effect.flatMap(assigned, (n) => journal.begin(intent.session === sessionId ? { ...intent, turn: n } : intent, snapshots, intended))
-      }),
-      finalize: Effect.flatMap(Ref.get(turn), (found) =>
-        Option.isSome(found) ? Effect.ignore(journal.finalizeTurn(sessionId, found.value)) : Effect.void
-      )
-    }
-  })
 
 /**
  * The server: stdio only, so no network surface. Returns when the input ends (after draining), or drains on
@@ -384,14 +393,61 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
       // Built once in this scope and shared by the chain (which writes it) and the core (which asks it after a restart).
       const journal = Context.get(yield* Layer.build(adapters.kernel.journal.pipe(Layer.provide(Layer.succeedContext(sessionContext)))), Journal)
       const thisRun = yield* runTurn(journal)
-      const kernel: Kernel.Adapters<E> = { ...adapters.kernel, journal: Layer.succeed(Journal, thisRun.journal) }
+      const [{ Server }, types] = yield* Effect.tryPromise({
+        try: () => Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]),
+        catch: sdkError
+      })
+      const server = new Server(
+        { name: "minicode", version: options.version },
+        {
+          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false }, logging: {} },
+          instructions: [Guide.instructions(options.settings), ...(options.notes ?? [])].join("\n\n")
+        }
+      )
+      const channel: ElicitationChannel = {
+        supported: () => server.getClientCapabilities()?.elicitation !== undefined,
+        elicit: (params, signal) =>
+          server.request({ method: "elicitation/create", params: { mode: "form", ...params } }, types.ElicitResultSchema, { signal, timeout: 2_147_483_647 })
+      }
+      const log = (level: LogLevel, message: string) => {
+        server.sendLoggingMessage({ level, logger: "minicode", data: message }).catch(() => undefined)
+      }
+      // Once the journal is open (the first write), whether an earlier run left records that need `recover`.
+      const serveScope = yield* Effect.scope
+      const recoverChecked = yield* Ref.make(false)
+      const checkRecover = Effect.flatMap(Ref.getAndSet(recoverChecked, true), (checked) =>
+        checked
+          ? Effect.void
+          : Effect.forkIn(
+              Effect.flatMap(Effect.all([journal.recover, thisRun.turn]), ([plan, turn]) => {
+                const own = Option.getOrUndefined(turn)
+                const open = plan.items.filter((i) => i.classification !== "done" && !(i.session === sessionId && i.turn === own))
+                return Effect.sync(() => {
+                  if (open.length > 0) log("warning", `the journal holds ${open.length} record(s) of an earlier run that need a look: run \`minicode recover\` in this workspace`)
+                })
+              }).pipe(Effect.ignore),
+              serveScope
+            )
+      )
+      const kernel: Kernel.Adapters<E> = {
+        ...adapters.kernel,
+        journal: Layer.succeed(Journal, {
+          ...thisRun.journal,
+          begin: (intent, snapshots, intended) => Effect.tap(thisRun.journal.begin(intent, snapshots, intended), () => checkRecover)
+        }),
+        ...(adapters.approver === undefined ? {} : { approver: adapters.approver(channel) })
+      }
+      // Every mutation asks under --ask, or by default when the client can ask the user (known once it initialized:
+      // the chain is built after that, see below); never under --allow-all.
+      const chainOptions = (): Kernel.SessionOptions =>
+        !options.settings.allowAll && (options.ask ?? channel.supported()) ? { ...sessionOptions, permissionMode: "ASK" } : sessionOptions
       // The chain is built once the first tools/list is answered (or by the first call, if that comes first): the
       // listing needs none of it. Its own scope, opened here, keeps its place in the shutdown order; a failure to
       // build it ends the server, as it did when start-up waited for it.
       const ended = yield* Deferred.make<void, E | ToolFailed>()
       const chainScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
       const built = yield* Lazy.onFirstUse(
-        Layer.buildWithScope(Kernel.layer(sessionOptions, kernel), chainScope).pipe(
+        Effect.suspend(() => Layer.buildWithScope(Kernel.layer(chainOptions(), kernel), chainScope)).pipe(
           Effect.map((context) => Context.get(context, ToolExecutor)),
           Effect.tapError((e) => Deferred.fail(ended, e))
         )
@@ -405,43 +461,56 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
         hash: adapters.hash,
         ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
         ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
-        ownTurn: thisRun.turn
+        ownTurn: thisRun.turn,
+        canAsk: channel.supported
       }).pipe(Effect.provideService(ToolExecutor, chain), Effect.provideService(Journal, journal))
       // Interrupted when the scope closes: after the drain (added below, so run before it) and before the journal closes.
       yield* Effect.forkScoped(core.housekeeping)
 
-      const [{ Server }, types] = yield* Effect.tryPromise({
-        try: () => Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]),
-        catch: sdkError
-      })
       const runners = (yield* EffectRunner).bind(yield* Effect.runtime<never>())
       const run = runners.runPromiseExit
-      const server = new Server(
-        { name: "minicode", version: options.version },
-        {
-          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
-          instructions: [Guide.instructions(options.settings), ...(options.notes ?? [])].join("\n\n")
-        }
-      )
       server.onerror = () => undefined
-      const tools = core.tools.map((t) => ({
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
-        annotations: { ...t.annotations }
-      }))
-      server.setRequestHandler(types.ListToolsRequestSchema, () => {
+      const wire = (list: ReadonlyArray<ToolDescriptor>) =>
+        list.map((t) => ({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: { ...t.inputSchema, type: t.inputSchema.type },
+          ...(t.outputSchema === undefined ? {} : { outputSchema: { ...t.outputSchema, type: t.outputSchema.type } }),
+          annotations: { ...t.annotations }
+        }))
+      // Two listings at most (whether the client can ask the user), each made once.
+      const wired = new WeakMap<ReadonlyArray<ToolDescriptor>, ReturnType<typeof wire>>()
+      const listing = () => {
+        const now = core.listTools()
+        const found = wired.get(now) ?? wire(now)
+        wired.set(now, found)
+        return found
+      }
+      server.setRequestHandler(types.ListToolsRequestSchema, (request) => {
+        // One page holds every tool: any cursor is one this server never gave.
+        if (request.params?.cursor !== undefined) return Promise.reject(rpcFailure(Framing.ErrorCodes.InvalidParams, "Invalid params: unknown cursor"))
         Deferred.unsafeDone(listed, Exit.void)
-        return { tools }
+        return { tools: listing() }
       })
       const shutdown = yield* Drain.makeShutdown(options.drainMs ?? limits.drainMs)
       const answer = (outcome: Outcome) =>
         outcome._tag === "Result"
-          ? { content: [{ type: "text" as const, text: outcome.result.text }], isError: outcome.result.isError }
+          ? {
+              content: [{ type: "text" as const, text: outcome.result.text }],
+              isError: outcome.result.isError,
+              ...(outcome.structured === undefined ? {} : { structuredContent: outcome.structured })
+            }
           : Promise.reject(rpcFailure(outcome.code, outcome.message))
       server.setRequestHandler(types.CallToolRequestSchema, (request, extra) =>
-        run(core.call(extra.requestId, request.params.name, request.params.arguments), { signal: extra.signal }).then((exit) => {
+        run(
+          CallProgress.withProgress(core.call(extra.requestId, request.params.name, request.params.arguments), request.params._meta?.progressToken, {
+            log,
+            progress: (progress, message) =>
+              extra.sendNotification({ method: "notifications/progress", params: { progressToken: request.params._meta?.progressToken ?? 0, progress, message } })
+          }),
+          { signal: extra.signal }
+        ).then((exit) => {
           // Cancelled by the client: the SDK sends nothing, and the client does not wait for an answer any more.
           if (extra.signal.aborted) runners.runFork(core.replied(extra.requestId))
           return (
@@ -454,6 +523,17 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
                 return answer(P.rpcError(code, message))
               })
           )
+        })
+      )
+      server.setRequestHandler(types.ListResourcesRequestSchema, () =>
+        run(Resources.list(core.read)).then((exit) => ({ resources: Exit.isSuccess(exit) ? [...exit.value] : [] }))
+      )
+      server.setRequestHandler(types.ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }))
+      server.setRequestHandler(types.ReadResourceRequestSchema, (request) =>
+        run(Effect.either(Resources.read(core.read, request.params.uri))).then((exit) => {
+          if (!Exit.isSuccess(exit)) return Promise.reject(rpcFailure(Framing.ErrorCodes.InternalError, "internal error"))
+          const got = exit.value
+          return Either.isRight(got) ? { contents: [{ ...got.right }] } : Promise.reject(rpcFailure(got.left.code, got.left.message))
         })
       )
       const guide = Guide.instructions(options.settings)

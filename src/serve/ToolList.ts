@@ -4,6 +4,8 @@
  */
 import { JSONSchema, Schema } from "effect"
 import * as Annotations from "../domain/mcp/McpAnnotations.js"
+import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
+import * as PlainSchema from "../domain/mcp/PlainSchema.js"
 import type * as Scopes from "../domain/mcp/McpScopes.js"
 import * as Tools from "../domain/core/Tools.js"
 
@@ -13,15 +15,30 @@ export interface ToolDescriptor {
   readonly description: string
   readonly inputSchema: { readonly type: "object" } & Readonly<Record<string, unknown>>
   readonly annotations: Annotations.Annotations
+  /** The shape of its `structuredContent`, for a tool that gives one. */
+  readonly outputSchema?: { readonly type: "object" } & Readonly<Record<string, unknown>>
 }
 
 const isObjectSchema = (u: object): u is { readonly type: "object" } & Readonly<Record<string, unknown>> =>
   "type" in u && u.type === "object"
 
+/** A tool's input schema, plain and self-contained (see `PlainSchema`). */
+export const inputSchemaOf = (name: Tools.ToolName): ToolDescriptor["inputSchema"] => {
+  const schema = PlainSchema.plain(JSONSchema.make(Schema.make(Tools.Args[name].ast)))
+  return isObjectSchema(schema) ? schema : { type: "object" as const, properties: {} }
+}
+
 /** One tool as `tools/list` shows it under these settings. */
 export const describeTool = (name: Tools.ToolName, settings: Scopes.Settings): ToolDescriptor => {
   const info = Tools.staticInfo(name)
-  const { $schema: _ignored, ...schema } = JSONSchema.make(Schema.make(Tools.Args[name].ast))
-  const inputSchema = isObjectSchema(schema) ? schema : { type: "object" as const }
-  return { name, title: info.title, description: info.description, inputSchema, annotations: Annotations.annotations(name, settings) }
+  const inputSchema = inputSchemaOf(name)
+  const outputSchema = OutputSchemas.outputSchemaOf(name)
+  return {
+    name,
+    title: info.title,
+    description: info.description,
+    inputSchema,
+    annotations: Annotations.annotations(name, settings),
+    ...(outputSchema === undefined ? {} : { outputSchema })
+  }
 }

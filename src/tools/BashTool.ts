@@ -6,6 +6,7 @@ import { Effect, Ref } from "effect"
 import * as Deadline from "../domain/core/Deadline.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import { redact } from "../domain/core/Redact.js"
+import * as Progress from "../ports/Progress.js"
 import { Session } from "../ports/Session.js"
 import { Shell, type ProcessResult } from "../ports/Shell.js"
 import type { Extension } from "../kernel/Executor.js"
@@ -20,6 +21,20 @@ export const format = (result: ProcessResult, timeoutMs: number): string => {
   else if (result.signal !== null) parts.push(`[killed by ${result.signal}]`)
   else parts.push(`[exit code: ${result.exitCode ?? "unknown"}]`)
   return redact(parts.join("\n"))
+}
+
+/**
+ * A chunk callback that tells `note` the output's last non-empty line (redacted, at most 200 characters): a
+ * command's progress as a person would read it in a terminal.
+ */
+export const lastLine = (note: (message: string) => void) => {
+  let tail = ""
+  return (chunk: string) => {
+    tail = (tail + chunk).slice(-4096)
+    const lines = tail.split(/\r?\n|\r/).filter((l) => l.trim() !== "")
+    const last = lines[lines.length - 1]
+    if (last !== undefined) note(redact(last.trim()).slice(0, 200))
+  }
 }
 
 /** The sentence a result starts with when git's object store was hidden from the command. */
@@ -45,8 +60,11 @@ export const makeWith = (
     const timeoutMs = call.args.timeout_ms ?? defaultTimeoutMs
     return Effect.gen(function* () {
       const hidden = yield* hideGitObjects
+      // Only a call someone listens to pays for reading its output as it comes.
+      const progress = yield* Progress.current
       const result = yield* shell
         .run({
+          ...(progress.watched ? { onOutput: lastLine(progress.note) } : {}),
           command: call.args.command,
           cwd: inv.resolved["cwd"]?.real ?? session.root,
           env: {},

@@ -2,6 +2,7 @@
  * The workspace file tools, over the FileSystem port. Every path they touch was resolved and judged by the jail;
  * they act on the resolved path and hand the adapter the identity the jail saw, so a swap in between is caught.
  */
+import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import { Effect, Either, Ref } from "effect"
 import * as Edit from "../domain/files/Edit.js"
 import picomatch from "picomatch"
@@ -207,8 +208,9 @@ export const listDir = (env: Env, inv: Invocation) =>
     const sorted = [...entries].sort((a, b) => (a.kind === "directory") === (b.kind === "directory") ? (a.name < b.name ? -1 : 1) : a.kind === "directory" ? -1 : 1)
     const shownEntries = sorted.slice(0, limits.listEntries).map((e) => e.kind === "directory" ? `${e.name}/` : e.kind === "symlink" ? `${e.name}@` : e.name)
     const more = sorted.length > limits.listEntries ? `\n[truncated: ${sorted.length - limits.listEntries} more entries]` : ""
-    if (sorted.length === 0) return out(`[${shown} is empty]`)
-    return out(shownEntries.join("\n") + more, more !== "")
+    const structured = OutputSchemas.listDirContent(sorted.slice(0, limits.listEntries), more !== "")
+    if (sorted.length === 0) return { ...out(`[${shown} is empty]`), structured }
+    return { ...out(shownEntries.join("\n") + more, more !== ""), structured }
   })
 
 const matcher = (pattern: string, options: { readonly nocase?: boolean } = {}) =>

@@ -14,6 +14,7 @@
  * `:.env`, `:2:.env`) or a bare blob id is refused, and a patch shows each secret file's section as one marker.
  * `git_push` runs on the host with the user's own configuration (it needs the network and credentials).
  */
+import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import { Effect, Option, Ref } from "effect"
 import * as Jail from "../domain/jail/Jail.js"
 import { ToolFailed } from "../domain/core/Errors.js"
@@ -167,7 +168,8 @@ export const makeTools = (runners?: Runners) =>
       const { changes, pathspec } = yield* worktree(git, [])
       const text = yield* git.ok(["status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", ...pathspec])
       const extra = changes.map((c) => `${c.x}${c.y} ${Jail.display(session, P.resolve(git.top, c.path))}`)
-      return out([text.replace(/\n$/, ""), ...extra].join("\n"), "clean")
+      const shown = out([text.replace(/\n$/, ""), ...extra].join("\n"), "clean")
+      return { ...shown, structured: OutputSchemas.gitStatusContent(shown.text) }
     })
 
     const diff = (inv: Invocation, staged: boolean) =>

@@ -32,6 +32,7 @@ import type { ServerEntry } from "../../domain/core/Config.js"
 import * as Env from "../../domain/sandbox/Env.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
 import * as Lsp from "../../domain/lsp/Lsp.js"
+import * as Progress from "../../ports/Progress.js"
 import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../../ports/LspTransport.js"
 import { defaults, type Options } from "./JsonRpcLspOptions.js"
 import { answerServerRequests, initializeParams, lastLines, messageOf, tail } from "./LspProtocol.js"
@@ -172,7 +173,13 @@ export const build = (options: Options) =>
         const opened = yield* Effect.gen(function* () {
           const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, ownPidNamespace: false, listeners: new Set() }
           const exited = yield* Deferred.make<string>()
-          const child = yield* Effect.acquireRelease(spawnServer(server, life), (c) => killGroup(c, o.killGraceMs))
+          // Who started it hears when it dies on its own (not when minicode stops it): a client log message.
+          const progress = yield* Progress.current
+          const stopping = { now: false }
+          progress.note(`starting the language server ${server.info.name}`)
+          const child = yield* Effect.acquireRelease(spawnServer(server, life), (c) =>
+            Effect.zipRight(Effect.sync(() => (stopping.now = true)), killGroup(c, o.killGraceMs))
+          )
           const stdout = child.stdout
           const stdin = child.stdin
           if (stdout === null || stdin === null) return yield* failed(server.info.name, "no stdio pipes")
@@ -184,6 +191,9 @@ export const build = (options: Options) =>
           }
           child.once("exit", (code, signal) => {
             life.status = signal !== null ? `signal ${signal}` : `code ${code}`
+            if (!stopping.now && life.alive) {
+              progress.log("error", `the language server ${server.info.name} died (${life.status})`)
+            }
             die(signal !== null ? `it was killed by ${signal}` : `it exited with code ${code}`)
             // Its helpers go with it.
             signalGroup(child, "SIGKILL")
@@ -231,6 +241,7 @@ export const build = (options: Options) =>
           // Finalisers run uninterruptibly: the deadline needs an interruptible region to cut the wait short.
           yield* Effect.addFinalizer(() =>
             Effect.gen(function* () {
+              stopping.now = true
               if (life.alive) {
                 yield* Effect.promise(() => conn.sendRequest("shutdown").then(() => conn.sendNotification("exit")).catch(() => undefined)).pipe(
                   Effect.flatMap(() => waitExit(child)),

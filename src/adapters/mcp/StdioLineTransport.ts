@@ -87,11 +87,80 @@ export const make = (options: LineTransportOptions): LineTransport => {
     write(`${JSON.stringify(r)}\n`).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))))
   }
 
+  // The session, as far as framing needs it: whether initialize came (before it, only ping is answered), its id
+  // (its reply names the protocol version), and whether that version takes batches (2025-03-26).
+  let initialized = false
+  let initId: Framing.WireId | undefined
+  let batching = false
+  /** Requests of a batch whose replies are not all made yet: the batch is written whole once they are. */
+  interface OpenBatch {
+    pending: number
+    readonly replies: Array<unknown>
+  }
+  const inBatch = new Map<string, OpenBatch>()
+  const batchIds = new WeakMap<OpenBatch, ReadonlyArray<Framing.WireId>>()
+  const keyOf = (id: Framing.WireId) => JSON.stringify(id)
+  const requestOf = (message: JSONRPCMessage) =>
+    "method" in message && "id" in message && (typeof message.id === "string" || typeof message.id === "number")
+      ? { id: message.id, method: message.method }
+      : undefined
+
+  /** A message for the server, or the error a request before initialize gets. */
+  const admit = (message: JSONRPCMessage): Framing.ErrorReply | undefined => {
+    const request = requestOf(message)
+    if (request === undefined) return undefined
+    if (request.method === "initialize") {
+      initialized = true
+      initId = request.id
+      return undefined
+    }
+    return initialized ? undefined : Framing.beforeInitialize(request.id, request.method)
+  }
+
+  const flushBatch = (batch: OpenBatch, ids: ReadonlyArray<Framing.WireId>) => {
+    if (batch.pending > 0 || batch.replies.length === 0) return Promise.resolve()
+    const replied = options.onReplied
+    return write(`${JSON.stringify(batch.replies)}\n`, replied === undefined ? undefined : () => ids.forEach((id) => replied(id)))
+  }
+
+  const batchLine = (items: ReadonlyArray<Framing.Classified<JSONRPCMessage>>) => {
+    const batch: OpenBatch = { pending: 0, replies: [] }
+    const ids: Array<Framing.WireId> = []
+    const deliver: Array<JSONRPCMessage> = []
+    for (const item of items) {
+      if (item._tag === "Reply") batch.replies.push(item.reply)
+      if (item._tag !== "Message") continue
+      const refusal = admit(item.message)
+      if (refusal !== undefined) {
+        batch.replies.push(refusal)
+        continue
+      }
+      const request = requestOf(item.message)
+      if (request !== undefined && !inBatch.has(keyOf(request.id))) {
+        batch.pending++
+        ids.push(request.id)
+        inBatch.set(keyOf(request.id), batch)
+      }
+      deliver.push(item.message)
+    }
+    batchIds.set(batch, ids)
+    for (const message of deliver) transport.onmessage?.(message)
+    if (batch.pending === 0 && batch.replies.length > 0) {
+      refused += batch.replies.length
+      void flushBatch(batch, ids).catch((error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error))))
+    }
+  }
   const line = (bytes: Uint8Array) => {
-    const classified = Framing.classify(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"), options.parse)
+    const classified = Framing.classify(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"), options.parse, batching)
     switch (classified._tag) {
-      case "Message":
-        transport.onmessage?.(classified.message)
+      case "Message": {
+        const refusal = admit(classified.message)
+        if (refusal !== undefined) reply(refusal)
+        else transport.onmessage?.(classified.message)
+        return
+      }
+      case "Batch":
+        batchLine(classified.items)
         return
       case "Reply":
         reply(classified.reply)
@@ -193,6 +262,17 @@ export const make = (options: LineTransportOptions): LineTransport => {
       const sent = tidy === undefined || !("error" in message) ? message : { ...message, error: { ...message.error, ...tidy } }
       const replied = options.onReplied
       const id = "id" in message && !("method" in message) ? message.id : undefined
+      if (id !== undefined && id === initId && "result" in message) {
+        const version = message.result["protocolVersion"]
+        batching = typeof version === "string" && Framing.batchVersions.has(version)
+      }
+      const batch = id === undefined ? undefined : inBatch.get(keyOf(id))
+      if (batch !== undefined && id !== undefined) {
+        inBatch.delete(keyOf(id))
+        batch.replies.push(sent)
+        batch.pending--
+        return flushBatch(batch, batchIds.get(batch) ?? [])
+      }
       const written = replied === undefined || (typeof id !== "string" && typeof id !== "number") ? undefined : () => replied(id)
       await write(`${Framing.stringify(sent, JSON.stringify, longChars)}\n`, written)
     },

@@ -55,6 +55,7 @@ export interface Exact {
   readonly timeoutMs: number
   readonly maxOutputBytes: number
   readonly stdin?: string | undefined
+  readonly onOutput?: ((chunk: string) => void) | undefined
 }
 
 export const run = (spec: ProcessSpec, options: { readonly unrestricted: boolean }) =>
@@ -64,7 +65,8 @@ export const run = (spec: ProcessSpec, options: { readonly unrestricted: boolean
     cwd: spec.cwd,
     timeoutMs: spec.timeoutMs,
     maxOutputBytes: spec.maxOutputBytes,
-    stdin: spec.stdin
+    stdin: spec.stdin,
+    onOutput: spec.onOutput
   })
 
 export const spawnExact = (spec: Exact) =>
@@ -75,8 +77,15 @@ export const spawnExact = (spec: Exact) =>
     const child = spawn(file, args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: [spec.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] })
     const out = new Capture(spec.maxOutputBytes)
     const err = new Capture(spec.maxOutputBytes)
-    child.stdout?.on("data", (c: Buffer) => out.push(c))
-    child.stderr?.on("data", (c: Buffer) => err.push(c))
+    const seen = spec.onOutput
+    child.stdout?.on("data", (c: Buffer) => {
+      out.push(c)
+      seen?.(c.toString("utf8"))
+    })
+    child.stderr?.on("data", (c: Buffer) => {
+      err.push(c)
+      seen?.(c.toString("utf8"))
+    })
     if (spec.stdin !== undefined) child.stdin?.end(spec.stdin)
     let timedOut = false
     let settled = false

@@ -11,6 +11,7 @@ import type { Limits } from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox } from "../../ports/Sandbox.js"
 import { Session } from "../../ports/Session.js"
 import { Shell, ShellError, type ProcessSpec } from "../../ports/Shell.js"
+import * as Progress from "../../ports/Progress.js"
 import * as NodeShell from "./NodeShell.js"
 
 export interface Options {
@@ -30,7 +31,10 @@ export const make = (options: Options) =>
       if (sandbox.status._tag === "Unavailable") {
         return options.mode === "bwrap"
           ? Effect.fail(new ShellError({ reason: `sandbox required (sandbox: bwrap) but unavailable: ${sandbox.status.reason}` }))
-          : NodeShell.run(spec, options)
+          : Effect.zipRight(
+              Effect.map(Progress.current, (p) => p.log("warning", `bash runs without a sandbox: ${sandbox.status._tag === "Unavailable" ? sandbox.status.reason : "unavailable"}`)),
+              NodeShell.run(spec, options)
+            )
       }
       return Effect.scoped(
         sandbox
@@ -54,7 +58,8 @@ export const make = (options: Options) =>
                 cwd: spec.cwd,
                 timeoutMs: spec.timeoutMs,
                 maxOutputBytes: spec.maxOutputBytes,
-                stdin: spec.stdin
+                stdin: spec.stdin,
+                onOutput: spec.onOutput
               })
             )
           )

@@ -81,7 +81,7 @@ const idOf = (u: unknown): WireId | null => {
  * it returns the typed message or undefined. A response from the client that does not validate is dropped (a
  * reply to a reply helps nobody); anything else invalid gets an error reply carrying its id when it has one.
  */
-export const classify = <M>(line: string, parse: (u: unknown) => M | undefined): Classified<M> => {
+export const classify = <M>(line: string, parse: (u: unknown) => M | undefined, batches = false): Classified<M> | Batch<M> => {
   const text = line.endsWith("\r") ? line.slice(0, -1) : line
   if (text.trim() === "") return { _tag: "Ignore" }
   let value: unknown
@@ -90,17 +90,41 @@ export const classify = <M>(line: string, parse: (u: unknown) => M | undefined):
   } catch {
     return { _tag: "Reply", reply: errorReply(null, ErrorCodes.ParseError, "Parse error: the line is not valid JSON") }
   }
+  if (Array.isArray(value) && batches) {
+    if (value.length === 0) return { _tag: "Reply", reply: errorReply(null, ErrorCodes.InvalidRequest, "Invalid Request: an empty batch") }
+    return { _tag: "Batch", items: value.map((item: unknown) => classifyValue(item, parse, "Invalid Request: a batch holds requests and notifications, not batches")) }
+  }
+  return classifyValue(value, parse, "Invalid Request: JSON-RPC batches are not supported")
+}
+
+/** A JSON-RPC batch (protocol 2025-03-26): each element classified on its own. */
+export interface Batch<M> {
+  readonly _tag: "Batch"
+  readonly items: ReadonlyArray<Classified<M>>
+}
+
+const classifyValue = <M>(value: unknown, parse: (u: unknown) => M | undefined, arrayMessage: string): Classified<M> => {
   const message = parse(value)
   if (message !== undefined) return { _tag: "Message", message }
-  if (Array.isArray(value)) {
-    return { _tag: "Reply", reply: errorReply(null, ErrorCodes.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported") }
-  }
+  if (Array.isArray(value)) return { _tag: "Reply", reply: errorReply(null, ErrorCodes.InvalidRequest, arrayMessage) }
   if (isRecord(value) && !("method" in value) && ("result" in value || "error" in value)) return { _tag: "Ignore" }
   return {
     _tag: "Reply",
     reply: errorReply(idOf(value), ErrorCodes.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request or notification")
   }
 }
+
+/** Protocol versions whose JSON-RPC accepts batches (2025-06-18 removed them). */
+export const batchVersions: ReadonlySet<string> = new Set(["2025-03-26"])
+
+/**
+ * Before `initialize`, only `initialize` and `ping` are requests a server answers; anything else gets this error
+ * (notifications pass).
+ */
+export const beforeInitialize = (id: WireId, method: string): ErrorReply | undefined =>
+  method === "initialize" || method === "ping"
+    ? undefined
+    : errorReply(id, ErrorCodes.InvalidRequest, `Invalid Request: ${method.slice(0, 60)} before initialize; send initialize first`)
 
 /**
  * The SDK answers a request whose params fail its schema with -32603 and the raw list of schema issues as the

@@ -7,27 +7,60 @@ import { scopes } from "./McpScopes.js"
 
 export const promptName = "minicode-guide"
 
+/** What every assistant should know about minicode's tools, whatever the settings: the instructions, the skill and the rules file. */
+export const guidance: ReadonlyArray<string> = [
+  "minicode gives you file, search, shell, git, LSP and SQL tools that cannot leave one workspace.",
+  "Paths are relative to the workspace root; anything outside it, and secrets such as .env or keys, are refused.",
+  "",
+  "Use the tools well:",
+  "- Read before you edit: read_file a file before edit_file or write_file on it, and copy old_string exactly from what you read.",
+  "- List before you guess: use list_dir, glob or grep to find files instead of guessing names.",
+  "- Prefer edit_file for small changes; write_file replaces the whole file.",
+  "- Prefer the dedicated tools over bash for reading, searching and editing files.",
+  "- A tool that is missing from the list, or refused with a scope or approval message, is a permission setting chosen by the user. It is not a reason to reach the same goal another way (for example through bash): tell the user which setting would enable it.",
+  "- A denial names the rule that denied the call. Do not retry the same call unchanged.",
+  "- Output over the size limit is cut and marked [truncated: ...]; use offset/limit or a narrower search to see more.",
+  "- Each call's request id is an idempotency key: a retry with the same id returns the first result instead of running again.",
+]
+
 export const instructions = (settings: Settings): string => {
   const levels = scopes
     .filter((s) => s !== "mcp" || settings.allTools)
     .map((s) => `${s}=${settings.levels[s]}`)
     .join(", ")
   return [
-    "minicode gives you file, search, shell, git, LSP and SQL tools that cannot leave one workspace.",
-    "Paths are relative to the workspace root; anything outside it, and secrets such as .env or keys, are refused.",
+    ...guidance,
     "",
-    "Use the tools well:",
-    "- Read before you edit: read_file a file before edit_file or write_file on it, and copy old_string exactly from what you read.",
-    "- List before you guess: use list_dir, glob or grep to find files instead of guessing names.",
-    "- Prefer edit_file for small changes; write_file replaces the whole file.",
-    "- Prefer the dedicated tools over bash for reading, searching and editing files.",
-    "- A tool that is missing from the list, or refused with a scope or approval message, is a permission setting chosen by the user. It is not a reason to reach the same goal another way (for example through bash): tell the user which setting would enable it.",
-    "- A denial names the rule that denied the call. Do not retry the same call unchanged.",
-    "- Output over the size limit is cut and marked [truncated: ...]; use offset/limit or a narrower search to see more.",
-    "- Each call's request id is an idempotency key: a retry with the same id returns the first result instead of running again.",
-    "",
-    `This server's scopes: ${levels}. Approval-gated tools (git_commit, git_push, MCP client calls) are ${settings.allowAll ? "allowed (--allow-all)" : "off: nobody can approve them here"}.`
+    `This server's scopes: ${levels}. Approval-gated tools (git_commit, git_push, MCP client calls) are ${settings.allowAll ? "allowed (--allow-all)" : "asked of the user through the client when it supports elicitation, and denied otherwise"}.`
   ].join("\n")
 }
 
 export const promptDescription = "How to use minicode's workspace tools well (read before edit, list before guessing, missing tools are settings)"
+
+/** `.claude/skills/minicode/SKILL.md`: the same guidance as the server's instructions, as a Claude Code skill. */
+export const skill = (): string =>
+  [
+    "---",
+    "name: minicode",
+    "description: Use minicode's MCP tools (files, search, shell, git, LSP, SQL) well inside one workspace. Use when working in this repository through the minicode MCP server.",
+    "---",
+    "",
+    "# minicode",
+    "",
+    ...guidance,
+    "",
+    "An ask (a commit, a push, a command that wants the network) goes to the user through the client; a denial says how to allow it.",
+    ""
+  ].join("\n")
+
+/** `.cursor/rules/minicode.mdc`: the same guidance as a Cursor project rule. */
+export const cursorRules = (): string =>
+  [
+    "---",
+    "description: How to use the minicode MCP tools in this workspace",
+    "alwaysApply: true",
+    "---",
+    "",
+    ...guidance,
+    ""
+  ].join("\n")

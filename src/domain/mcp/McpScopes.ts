@@ -16,6 +16,8 @@ export interface Settings {
   readonly allowAll: boolean
   /** `--all-tools`: the internal scope `mcp` (the MCP client tools) may be switched on. */
   readonly allTools: boolean
+  /** The client can ask the user (it declared elicitation): gated tools are listed, and each call of one asks. */
+  readonly askable?: boolean
 }
 
 export const scopes: ReadonlyArray<Scope> = ["files", "search", "shell", "git", "lsp", "sql", "mcp"]
@@ -61,10 +63,10 @@ const check = (settings: Settings, name: string, scope: Scope, need: Level, gate
       reason: `${name} needs scope ${scope}=${need}, and this server runs with ${scope}=${level}: restart minicode mcp serve with --scope ${scope}=${need} to enable it`
     }
   }
-  if (gated && !settings.allowAll) {
+  if (gated && !settings.allowAll && settings.askable !== true) {
     return {
       rule: "scope.gated",
-      reason: `${name} needs an operator's approval and mcp serve has nobody to ask: it is available only with --allow-all`
+      reason: `${name} needs an operator's approval and this client cannot ask the user (it did not declare elicitation): it is available only with --allow-all or from a client that supports elicitation`
     }
   }
   return undefined

@@ -106,6 +106,8 @@ const isReply = (u: unknown): u is Reply => typeof u === "object" && u !== null 
 export class Raw {
   readonly child: ChildProcessWithoutNullStreams
   readonly replies: Array<Reply> = []
+  /** Replies that came as one JSON-RPC batch (their elements are in `replies` too). */
+  readonly batches: Array<ReadonlyArray<Reply>> = []
   private buffer = ""
   private waiters: Array<() => void> = []
   exited: number | null | undefined = undefined
@@ -125,6 +127,11 @@ export class Raw {
         this.buffer = this.buffer.slice(nl + 1)
         const parsed: unknown = JSON.parse(line)
         if (isReply(parsed)) this.replies.push(parsed)
+        else if (Array.isArray(parsed)) {
+          const items: Array<Reply> = parsed.filter(isReply)
+          this.batches.push(items)
+          this.replies.push(...items)
+        }
         nl = this.buffer.indexOf("\n")
       }
       this.wake()
