@@ -15,12 +15,14 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, Layer, Scope, SynchronizedRef } from "effect"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
-import { base64Bytes, type McpBlock, type McpContent, type McpServerListing } from "../../domain/mcp/McpFormat.js"
+import type { McpServerListing } from "../../domain/mcp/McpFormat.js"
+import { singlePrefix, visible } from "../../domain/mcp/McpText.js"
 import * as McpServers from "../../domain/mcp/McpServers.js"
 import type { Launch, Launcher } from "../../ports/Launcher.js"
 import { type McpError, McpTransport } from "../../ports/McpTransport.js"
 import type { Resolver } from "../net/NetGuard.js"
 import * as PinnedFetch from "../net/PinnedFetch.js"
+import * as SdkMcpContent from "./SdkMcpContent.js"
 
 export interface Options {
   readonly servers: Readonly<Record<string, ServerEntry>>
@@ -86,10 +88,11 @@ const capMessages = (inner: Transport, max: number): Transport => {
   return outer
 }
 
+/** A foreign error as one line of text: its cause appended, the SDK's doubled prefix said once, controls visible. */
 const messageOf = (cause: unknown): string => {
-  if (!(cause instanceof Error)) return String(cause)
+  if (!(cause instanceof Error)) return visible(String(cause))
   const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : ""
-  return `${cause.message}${inner}`
+  return visible(singlePrefix(`${cause.message}${inner}`))
 }
 
 export const defaults = { connectTimeoutMs: 30_000, callTimeoutMs: 120_000, maxMessageBytes: 4 * 1024 * 1024, stderrBytes: 8 * 1024 }
@@ -247,75 +250,56 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
       )
     }
 
-    const isMethodNotFound = (m: Sdk, cause: unknown) => cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.MethodNotFound
+    /** Pages of one list method (at most 20). */
+    const pages = async <A>(fetch: (cursor: string | undefined) => Promise<{ readonly items: ReadonlyArray<A>; readonly next: string | undefined }>) => {
+      const items: Array<A> = []
+      let cursor: string | undefined
+      for (let page = 0; page < 20; page++) {
+        const got = await fetch(cursor)
+        items.push(...got.items)
+        cursor = got.next
+        if (cursor === undefined) break
+      }
+      return items
+    }
+    const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor })
 
+    /**
+     * Tools, then what the server declared (resources and templates, prompts): an optional list that fails is a
+     * note beside the tools, never a reason to hide them.
+     */
     const listOne = (id: string): Effect.Effect<McpServerListing, never> =>
       Effect.gen(function* () {
         const m = yield* sdk
-        const optional = <A>(method: "resources/list" | "prompts/list", fetch: (c: Client, cursor: string | undefined, signal: AbortSignal, timeout: number) => Promise<{ readonly items: ReadonlyArray<A>; readonly next: string | undefined }>) =>
-          request(id, `${id} ${method}`, async (client, signal, timeout) => {
-            const items: Array<A> = []
-            let cursor: string | undefined
-            try {
-              for (let page = 0; page < 20; page++) {
-                const got = await fetch(client, cursor, signal, timeout)
-                items.push(...got.items)
-                cursor = got.next
-                if (cursor === undefined) break
-              }
-            } catch (cause) {
-              // A server without resources or prompts answers "Method not found": it keeps its tools.
-              if (isMethodNotFound(m, cause)) return items
-              throw cause
-            }
-            return items
-          })
-        const tools = yield* request(id, `${id} tools/list`, async (client, signal, timeout) => {
-          const items: Array<{ name: string; description: string; inputSchema: unknown }> = []
-          let cursor: string | undefined
-          for (let page = 0; page < 20; page++) {
-            const got = await client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListToolsResultSchema, { signal, timeout })
-            items.push(...got.tools.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })))
-            cursor = got.nextCursor
-            if (cursor === undefined) break
-          }
-          return items
-        })
-        const resources = yield* optional("resources/list", async (client, cursor, signal, timeout) => {
-          const got = await client.request({ method: "resources/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListResourcesResultSchema, { signal, timeout })
-          return { items: got.resources.map((r) => ({ uri: r.uri, name: r.name, ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType }) })), next: got.nextCursor }
-        })
-        const prompts = yield* optional("prompts/list", async (client, cursor, signal, timeout) => {
-          const got = await client.request({ method: "prompts/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListPromptsResultSchema, { signal, timeout })
-          return { items: got.prompts.map((p) => ({ name: p.name, description: p.description ?? "", arguments: (p.arguments ?? []).map((a) => (a.required === true ? `${a.name}*` : a.name)) })), next: got.nextCursor }
-        })
-        return { server: id, tools, resources, prompts }
+        const { conn } = yield* connection(id)
+        const declared = conn.client.getServerCapabilities() ?? {}
+        const notes: Array<string> = []
+        const optional = <A>(method: string, send: (client: Client, signal: AbortSignal, timeout: number) => Promise<ReadonlyArray<A>>) =>
+          request(id, `${id} ${method}`, send).pipe(
+            Effect.catchAll((e) => Effect.sync((): ReadonlyArray<A> => (notes.push(e.message), [])))
+          )
+        const tools = yield* request(id, `${id} tools/list`, (client, signal, timeout) =>
+          pages((cursor) => client.request({ method: "tools/list", params: params(cursor) }, m.types.ListToolsResultSchema, { signal, timeout }).then((got) => ({ items: got.tools.map(SdkMcpContent.toolInfo), next: got.nextCursor })))
+        )
+        const resources = declared.resources === undefined ? [] : yield* optional("resources/list", (client, signal, timeout) =>
+          pages((cursor) => client.request({ method: "resources/list", params: params(cursor) }, m.types.ListResourcesResultSchema, { signal, timeout }).then((got) => ({ items: got.resources.map(SdkMcpContent.resourceInfo), next: got.nextCursor })))
+        )
+        const templates = declared.resources === undefined ? [] : yield* optional("resources/templates/list", (client, signal, timeout) =>
+          pages((cursor) => client.request({ method: "resources/templates/list", params: params(cursor) }, m.types.ListResourceTemplatesResultSchema, { signal, timeout }).then((got) => ({ items: got.resourceTemplates.map(SdkMcpContent.templateInfo), next: got.nextCursor }))).catch(
+            // Templates are optional within resources: a server without them answers "Method not found".
+            (cause: unknown) => (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.MethodNotFound ? [] : Promise.reject(cause))
+          )
+        )
+        const prompts = declared.prompts === undefined ? [] : yield* optional("prompts/list", (client, signal, timeout) =>
+          pages((cursor) =>
+            client.request({ method: "prompts/list", params: params(cursor) }, m.types.ListPromptsResultSchema, { signal, timeout }).then((got) => ({
+              items: got.prompts.map((p) => ({ name: p.name, description: p.description ?? "", arguments: (p.arguments ?? []).map((a) => (a.required === true ? `${a.name}*` : a.name)) })),
+              next: got.nextCursor
+            }))
+          )
+        )
+        return { server: id, tools, resources, templates, prompts, ...(notes.length > 0 ? { notes } : {}) }
       }).pipe(Effect.catchAll((e) => Effect.succeed<McpServerListing>({ server: id, error: e.message, tools: [], resources: [], prompts: [] })))
-
-    type Resource = { readonly uri: string; readonly mimeType?: string | undefined; readonly text?: string | undefined; readonly blob?: string | undefined }
-    const resourceBlock = (r: Resource): McpBlock =>
-      typeof r.text === "string"
-        ? { _tag: "Resource", uri: r.uri, text: r.text }
-        : { _tag: "Binary", kind: "blob", mimeType: r.mimeType ?? "application/octet-stream", bytes: base64Bytes(typeof r.blob === "string" ? r.blob : "") }
-
-    type Block =
-      | { readonly type: "text"; readonly text: string }
-      | { readonly type: "image" | "audio"; readonly data: string; readonly mimeType: string }
-      | { readonly type: "resource"; readonly resource: Resource }
-      | { readonly type: "resource_link"; readonly uri: string; readonly name: string }
-    const contentBlock = (c: Block): McpBlock => {
-      switch (c.type) {
-        case "text":
-          return { _tag: "Text", text: c.text }
-        case "image":
-        case "audio":
-          return { _tag: "Binary", kind: c.type, mimeType: c.mimeType, bytes: base64Bytes(c.data) }
-        case "resource":
-          return resourceBlock(c.resource)
-        case "resource_link":
-          return { _tag: "Link", uri: c.uri, name: c.name }
-      }
-    }
 
     return McpTransport.of({
       servers: Object.keys(options.servers),
@@ -330,36 +314,19 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           request(`${server}`, `${server}.${tool}`, (client, signal, timeout) =>
             client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, { signal, timeout })
           )
-        ).pipe(
-          Effect.map((result): McpContent => {
-            const blocks = result.content.map(contentBlock)
-            const structured = blocks.length === 0 && result.structuredContent !== undefined ? [{ _tag: "Text" as const, text: JSON.stringify(result.structuredContent) }] : []
-            return { blocks: [...blocks, ...structured], isError: result.isError === true }
-          })
-        ),
+        ).pipe(Effect.map(SdkMcpContent.callResult)),
       read: (server, uri) =>
         Effect.flatMap(sdk, (m) =>
           request(server, `${server} resources/read`, (client, signal, timeout) =>
             client.request({ method: "resources/read", params: { uri } }, m.types.ReadResourceResultSchema, { signal, timeout })
           )
-        ).pipe(Effect.map((result): McpContent => ({ blocks: result.contents.map(resourceBlock), isError: false }))),
+        ).pipe(Effect.map(SdkMcpContent.readResult)),
       prompt: (server, name, args) =>
         Effect.flatMap(sdk, (m) =>
           request(server, `${server} prompts/get`, (client, signal, timeout) =>
             client.request({ method: "prompts/get", params: { name, arguments: { ...args } } }, m.types.GetPromptResultSchema, { signal, timeout })
           )
-        ).pipe(
-          Effect.map((result): McpContent => ({
-            blocks: [
-              ...(result.description === undefined ? [] : [{ _tag: "Text" as const, text: result.description }]),
-              ...result.messages.map((msg): McpBlock => {
-                const b = contentBlock(msg.content)
-                return b._tag === "Text" ? { _tag: "Text", text: `${msg.role}: ${b.text}` } : b
-              })
-            ],
-            isError: false
-          }))
-        )
+        ).pipe(Effect.map(SdkMcpContent.promptResult))
     })
   })
 
