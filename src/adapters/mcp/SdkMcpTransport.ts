@@ -16,12 +16,14 @@ import { Effect, Either, Layer, Scope, SynchronizedRef } from "effect"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
 import type { McpServerListing } from "../../domain/mcp/McpFormat.js"
+import * as McpElicitation from "../../domain/mcp/McpElicitation.js"
 import { singlePrefix, visible } from "../../domain/mcp/McpText.js"
 import * as McpServers from "../../domain/mcp/McpServers.js"
 import type { Launch, Launcher } from "../../ports/Launcher.js"
 import { type McpError, McpTransport } from "../../ports/McpTransport.js"
 import type { Resolver } from "../net/NetGuard.js"
 import * as PinnedFetch from "../net/PinnedFetch.js"
+import * as SdkClientRequests from "./SdkClientRequests.js"
 import * as SdkMcpContent from "./SdkMcpContent.js"
 
 export interface Options {
@@ -37,6 +39,10 @@ export interface Options {
   readonly callTimeoutMs?: number
   readonly maxMessageBytes?: number
   readonly stderrBytes?: number
+  /** Who answers a server's elicitation (default: declined). `mcp serve` can pass one that asks its own client. */
+  readonly elicit?: McpElicitation.Elicit
+  /** The root offered to servers that ask (roots/list); default: `cwd`. */
+  readonly root?: string
 }
 
 const sdkModules = Effect.promise(() =>
@@ -54,7 +60,7 @@ interface Connection {
   readonly client: Client
   readonly kind: "stdio" | "http"
   /** Set by the transport's close: a dead server is reconnected on next use. */
-  readonly state: { alive: boolean; stderr: string }
+  readonly state: { alive: boolean; stderr: string; readonly log: Array<string> }
 }
 
 interface SdkFailure {
@@ -95,6 +101,8 @@ const messageOf = (cause: unknown): string => {
   return visible(singlePrefix(`${cause.message}${inner}`))
 }
 
+const logTail = (log: ReadonlyArray<string>, lines = 5) => (log.length === 0 ? "" : `\nlast server log lines:\n${log.slice(-lines).map((l) => `  ${visible(l)}`).join("\n")}`)
+
 export const defaults = { connectTimeoutMs: 30_000, callTimeoutMs: 120_000, maxMessageBytes: 4 * 1024 * 1024, stderrBytes: 8 * 1024 }
 
 export const make = (options: Options): Effect.Effect<typeof McpTransport.Service, never, Scope.Scope> =>
@@ -133,10 +141,11 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
     const openWith = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined, launch: Launch | undefined) =>
       Effect.tryPromise({
         try: async (signal): Promise<Connection> => {
-          const state = { alive: true, stderr: "" }
+          const state = { alive: true, stderr: "", log: new Array<string>() }
           const kind = entry.url === undefined ? "stdio" : "http"
           const attempt = async (transport: Transport): Promise<Client> => {
-            const client = new m.client.Client({ name: "minicode", version: "0.1.0" }, { capabilities: {} })
+            const client = new m.client.Client({ name: "minicode", version: "0.1.0" }, { capabilities: SdkClientRequests.capabilities })
+            SdkClientRequests.install(client, m.types, { server: id, root: options.root ?? options.cwd, elicit: options.elicit ?? McpElicitation.decline, log: state.log })
             const wrapped = capMessages(transport, maxMessageBytes)
             let timer: NodeJS.Timeout | undefined
             const abort = () => void transport.close().catch(() => undefined)
@@ -175,7 +184,14 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             transport.stderr?.on("data", (chunk: Buffer | string) => {
               state.stderr = (state.stderr + chunk.toString()).slice(-stderrBytes)
             })
-            return { client: await attempt(transport), kind, state }
+            try {
+              return { client: await attempt(transport), kind, state }
+            } catch (error) {
+              // A server that exits at start says why on stderr ("boom: missing API_KEY"): show it, not just "Connection closed".
+              for (let i = 0; i < 20 && state.stderr.trim() === ""; i++) await new Promise((r) => setTimeout(r, 25))
+              const said = state.stderr.trim()
+              throw said === "" ? error : new Error(`${messageOf(error)} (server stderr: ${visible(said.slice(-1000))})`)
+            }
           }
           const url = new URL(entry.url)
           const requestInit = { headers: { ...entry.headers } }
@@ -233,8 +249,8 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
       const translate = (failure: SdkFailure): McpError => {
         const { cause, conn, m } = failure
         if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: callTimeoutMs })
-        const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${conn.state.stderr.trim().slice(-500)})` : ""
-        return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}` })
+        const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${visible(conn.state.stderr.trim().slice(-500))})` : ""
+        return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}${logTail(conn.state.log)}` })
       }
       const expired = (e: McpError | SdkFailure): e is SdkFailure =>
         e._tag === "SdkFailure" && e.cause instanceof e.m.http.StreamableHTTPError && e.cause.code === 404
@@ -314,7 +330,18 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           request(`${server}`, `${server}.${tool}`, (client, signal, timeout) =>
             client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, { signal, timeout })
           )
-        ).pipe(Effect.map(SdkMcpContent.callResult)),
+        ).pipe(
+          Effect.map(SdkMcpContent.callResult),
+          // A failed call carries the server's last log lines: often the why.
+          Effect.flatMap((content) =>
+            !content.isError
+              ? Effect.succeed(content)
+              : connection(server).pipe(
+                  Effect.map(({ conn }) => (conn.state.log.length === 0 ? content : { ...content, blocks: [...content.blocks, { _tag: "Text" as const, text: logTail(conn.state.log).trimStart() }] })),
+                  Effect.orElseSucceed(() => content)
+                )
+          )
+        ),
       read: (server, uri) =>
         Effect.flatMap(sdk, (m) =>
           request(server, `${server} resources/read`, (client, signal, timeout) =>
