@@ -4,6 +4,7 @@
  * the URL check of the network guard, and the language-server probe of `doctor`. The commands in src/cli ask for
  * them here and import no adapter themselves.
  */
+import * as McpFormat from "../domain/mcp/McpFormat.js"
 import { Effect, Layer } from "effect"
 import type { AllowEntry } from "../domain/core/Allowlist.js"
 import { ToolFailed } from "../domain/core/Errors.js"
@@ -36,7 +37,15 @@ export const sessionAdapters = (options: {
   readonly allowlistFile: string
   readonly configured: ReadonlyArray<AllowEntry>
 }): Adapters<ToolFailed> => ({
-  ...NodeAdapters.adapters({ unrestricted: false, mcpServers: options.mcpServers, sql: options.sql, lsp: options.lsp, sandbox: { mode: options.sandbox } }),
+  ...NodeAdapters.adapters({
+    unrestricted: false,
+    mcpServers: options.mcpServers,
+    sql: options.sql,
+    lsp: options.lsp,
+    sandbox: { mode: options.sandbox },
+    // A long MCP call shows its progress on stderr (stdout stays the result).
+    mcpClient: { onProgress: (p) => void process.stderr.write(`${McpFormat.progressLine(p)}\n`) }
+  }),
   allowlist: JsonFileAllowlist.layer(options.allowlistFile, options.configured),
   approver: Approvers.tty
 })

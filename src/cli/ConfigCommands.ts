@@ -31,6 +31,7 @@ const add = Command.make(
     env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable)"), Options.repeated),
     url: Options.text("url").pipe(Options.withDescription("Streamable HTTP endpoint (HTTP server)"), Options.optional),
     header: Options.text("header").pipe(Options.withDescription("K=V HTTP header (repeatable; stored, never printed)"), Options.repeated),
+    timeout: Options.integer("timeout").pipe(Options.withDescription("A call's time-out in seconds (default 120), reset whenever the server reports progress"), Options.optional),
     allowPrivate: Options.boolean("allow-private").pipe(Options.withDescription("Allow loopback/private addresses for this server only")),
     sandbox: Options.boolean("sandbox").pipe(
       Options.withDescription("Run this stdio server in a bubblewrap sandbox (workspace read-only, secrets masked, no network)")
@@ -43,6 +44,9 @@ const add = Command.make(
       const command = Option.getOrUndefined(flags.command)
       const url = Option.getOrUndefined(flags.url)
       if ((command === undefined) === (url === undefined)) return yield* usage("give exactly one of --command (stdio) or --url (HTTP)")
+      const timeout = Option.getOrUndefined(flags.timeout)
+      if (timeout !== undefined && (timeout < 1 || timeout > 86_400)) return yield* usage("--timeout is in seconds: 1 to 86400")
+      const timed = timeout === undefined ? {} : { timeout }
       let entry: ServerEntry
       if (command !== undefined) {
         if (flags.header.length > 0 || flags.allowPrivate) return yield* usage("--header and --allow-private apply to --url servers")
@@ -53,7 +57,8 @@ const add = Command.make(
           command,
           ...(args.length > 0 ? { args } : {}),
           ...(Object.keys(env).length > 0 ? { env } : {}),
-          ...(flags.sandbox ? { sandbox: true } : {})
+          ...(flags.sandbox ? { sandbox: true } : {}),
+          ...timed
         }
       } else {
         if (Option.isSome(flags.args) || flags.arg.length > 0 || flags.env.length > 0 || flags.sandbox) {
@@ -62,7 +67,7 @@ const add = Command.make(
         const parsed = CliLayers.urlTarget(url ?? "")
         if (Either.isLeft(parsed)) return yield* usage(`--url: ${parsed.left.reason}`)
         const headers = yield* check(McpServers.parsePairs("header", flags.header))
-        entry = { url: parsed.right.url.href, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(flags.allowPrivate ? { allowPrivate: true } : {}) }
+        entry = { url: parsed.right.url.href, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(flags.allowPrivate ? { allowPrivate: true } : {}), ...timed }
       }
       const raw = yield* readRaw(file)
       const existing = servers(raw)
@@ -70,7 +75,7 @@ const add = Command.make(
       yield* writeRaw(file, { ...raw, mcpServers: { ...existing, [serverId]: entry } })
       yield* Console.log(`${replaced ? "replaced" : "added"} ${McpServers.describe(serverId, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`)
     })
-).pipe(Command.withDescription("Add (or replace) an MCP server: --command CMD [--args A,B] [--arg A]... [--env K=V]... | --url URL [--header K=V]... [--allow-private]"))
+).pipe(Command.withDescription("Add (or replace) an MCP server: --command CMD [--args A,B] [--arg A]... [--env K=V]... | --url URL [--header K=V]... [--allow-private] [--timeout SECONDS]"))
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {

@@ -15,7 +15,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, Layer, Scope, SynchronizedRef } from "effect"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
-import type { McpServerListing } from "../../domain/mcp/McpFormat.js"
+import type { McpProgress, McpServerListing } from "../../domain/mcp/McpFormat.js"
 import * as McpElicitation from "../../domain/mcp/McpElicitation.js"
 import { singlePrefix, visible } from "../../domain/mcp/McpText.js"
 import * as McpServers from "../../domain/mcp/McpServers.js"
@@ -41,6 +41,8 @@ export interface Options {
   readonly stderrBytes?: number
   /** Who answers a server's elicitation (default: declined). `mcp serve` can pass one that asks its own client. */
   readonly elicit?: McpElicitation.Elicit
+  /** Progress of running calls (a progressToken is sent with every call; progress also resets its time-out). */
+  readonly onProgress?: (progress: McpProgress) => void
   /** The root offered to servers that ask (roots/list); default: `cwd`. */
   readonly root?: string
 }
@@ -237,18 +239,25 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
       )
     )
 
+    /** A server's own time-out (`timeout` seconds in its entry), else the default: reset by each progress notification. */
+    const timeoutOf = (id: string) => {
+      const seconds = Object.hasOwn(options.servers, id) ? options.servers[id]?.timeout : undefined
+      return seconds === undefined ? callTimeoutMs : seconds * 1000
+    }
+
     /** One request on a server's connection: cancellable (interrupt → notifications/cancelled), re-initialised once after a 404. */
     const request = <A>(id: string, label: string, send: (client: Client, signal: AbortSignal, timeout: number) => Promise<A>): Effect.Effect<A, McpError> => {
+      const timeoutMs = timeoutOf(id)
       const once = Effect.gen(function* () {
         const { sdk: m, conn } = yield* connection(id)
         return yield* Effect.tryPromise({
-          try: (signal) => send(conn.client, signal, callTimeoutMs),
+          try: (signal) => send(conn.client, signal, timeoutMs),
           catch: (cause): SdkFailure => ({ _tag: "SdkFailure", cause, conn, m })
         })
       })
       const translate = (failure: SdkFailure): McpError => {
         const { cause, conn, m } = failure
-        if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: callTimeoutMs })
+        if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: timeoutMs })
         const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${visible(conn.state.stderr.trim().slice(-500))})` : ""
         return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}${logTail(conn.state.log)}` })
       }
@@ -328,7 +337,13 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
       call: (server, tool, args) =>
         Effect.flatMap(sdk, (m) =>
           request(`${server}`, `${server}.${tool}`, (client, signal, timeout) =>
-            client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, { signal, timeout })
+            client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, {
+              signal,
+              timeout,
+              resetTimeoutOnProgress: true,
+              onprogress: (p) =>
+                options.onProgress?.({ server, tool, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) })
+            })
           )
         ).pipe(
           Effect.map(SdkMcpContent.callResult),

@@ -51,6 +51,19 @@ export interface McpServerListing {
   readonly prompts: ReadonlyArray<{ readonly name: string; readonly description: string; readonly arguments: ReadonlyArray<string> }>
 }
 
+/** A progress notification of a running call (notifications/progress). */
+export interface McpProgress {
+  readonly server: string
+  readonly tool: string
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/** One progress line for a terminal: `server.tool: 3/5 step 3`. */
+export const progressLine = (p: McpProgress): string =>
+  `${p.server}.${visible(p.tool)}: ${p.progress}${p.total === undefined ? "" : `/${p.total}`}${p.message === undefined || p.message === "" ? "" : ` ${visible(p.message)}`}`
+
 /** Tool and prompt descriptions are shown whole up to this many characters, then cut visibly. */
 export const descriptionChars = 2000
 
