@@ -6,13 +6,16 @@
  *
  * Gaps of SDK v1.x covered here: `initialize` is never cancelled (it is sent with no SDK timeout; our own
  * deadline closes the transport instead), it is always request id 0 so no cancellable request has id 0, and a
- * 404 (expired session) drops the connection, re-initialises and retries once. Replies over the message cap
+ * 404, or a 400 about the session (the server restarted and forgot it), drops the connection, re-initialises and
+ * retries once. Closing an HTTP connection sends DELETE for its session. A 401 means the server needs sign-in
+ * (`minicode config mcp login ID`), never a reason to fall back to HTTP+SSE. Replies over the message cap
  * become an error for their request id.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Either, Layer, Scope, SynchronizedRef } from "effect"
+import { Effect, Either, ExecutionStrategy, Layer, Scope, SynchronizedRef } from "effect"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
 import type { McpProgress, McpServerListing } from "../../domain/mcp/McpFormat.js"
@@ -61,8 +64,16 @@ type Sdk = Effect.Effect.Success<typeof sdkModules>
 interface Connection {
   readonly client: Client
   readonly kind: "stdio" | "http"
+  /** The Streamable HTTP transport itself (under the message cap's wrapper): its session is ended on close. */
+  readonly streamable?: StreamableHTTPClientTransport
   /** Set by the transport's close: a dead server is reconnected on next use. */
-  readonly state: { alive: boolean; stderr: string; readonly log: Array<string> }
+  readonly state: { alive: boolean; stderr: string; readonly log: Array<string>; readonly taskOnly: Set<string> }
+}
+
+/** Closes a connection; an HTTP session is ended first (DELETE), so the server can free it. */
+const closeConnection = async (conn: Connection) => {
+  if (conn.streamable?.sessionId !== undefined) await conn.streamable.terminateSession().catch(() => undefined)
+  await conn.client.close().catch(() => undefined)
 }
 
 interface SdkFailure {
@@ -103,13 +114,18 @@ const messageOf = (cause: unknown): string => {
   return visible(singlePrefix(`${cause.message}${inner}`))
 }
 
+const needsSignIn = (id: string) => `this server needs sign-in: run \`minicode config mcp login ${id}\``
+
 const logTail = (log: ReadonlyArray<string>, lines = 5) => (log.length === 0 ? "" : `\nlast server log lines:\n${log.slice(-lines).map((l) => `  ${visible(l)}`).join("\n")}`)
 
 export const defaults = { connectTimeoutMs: 30_000, callTimeoutMs: 120_000, maxMessageBytes: 4 * 1024 * 1024, stderrBytes: 8 * 1024 }
 
 export const make = (options: Options): Effect.Effect<typeof McpTransport.Service, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const scope = yield* Effect.scope
+    const outer = yield* Effect.scope
+    // Fetches and launches live in a scope closed after the connections (finalizers run last-added first), so
+    // closing a connection can still send its session's DELETE.
+    const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
     const sdk = yield* Effect.cached(sdkModules)
     const connectTimeoutMs = options.connectTimeoutMs ?? defaults.connectTimeoutMs
     const callTimeoutMs = options.callTimeoutMs ?? defaults.callTimeoutMs
@@ -143,7 +159,7 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
     const openWith = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined, launch: Launch | undefined) =>
       Effect.tryPromise({
         try: async (signal): Promise<Connection> => {
-          const state = { alive: true, stderr: "", log: new Array<string>() }
+          const state = { alive: true, stderr: "", log: new Array<string>(), taskOnly: new Set<string>() }
           const kind = entry.url === undefined ? "stdio" : "http"
           const attempt = async (transport: Transport): Promise<Client> => {
             const client = new m.client.Client({ name: "minicode", version: "0.1.0" }, { capabilities: SdkClientRequests.capabilities })
@@ -199,9 +215,11 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           const requestInit = { headers: { ...entry.headers } }
           const common = fetch === undefined ? { requestInit } : { requestInit, fetch }
           try {
-            return { client: await attempt(new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })), kind, state }
+            const streamable = new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })
+            return { client: await attempt(streamable), kind, state, streamable }
           } catch (error) {
             // Servers of the older HTTP+SSE transport answer the POST with 4xx: fall back to it.
+            if (error instanceof m.http.StreamableHTTPError && error.code === 401) throw new Error(needsSignIn(id))
             if (!(error instanceof m.http.StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) throw error
             return { client: await attempt(new m.sse.SSEClientTransport(url, common)), kind, state }
           }
@@ -235,7 +253,9 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
 
     yield* Effect.addFinalizer(() =>
       SynchronizedRef.get(connections).pipe(
-        Effect.flatMap((map) => Effect.forEach([...map.values()], (c) => Effect.promise(() => c.client.close().catch(() => undefined)), { concurrency: "unbounded", discard: true }))
+        Effect.flatMap((map) =>
+          Effect.forEach([...map.values()], (c) => Effect.promise(() => closeConnection(c)), { concurrency: "unbounded", discard: true })
+        )
       )
     )
 
@@ -258,17 +278,20 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
       const translate = (failure: SdkFailure): McpError => {
         const { cause, conn, m } = failure
         if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: timeoutMs })
+        if (cause instanceof m.http.StreamableHTTPError && cause.code === 401) return new ToolFailed({ tool: label, reason: needsSignIn(id) })
         const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${visible(conn.state.stderr.trim().slice(-500))})` : ""
         return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}${logTail(conn.state.log)}` })
       }
       const expired = (e: McpError | SdkFailure): e is SdkFailure =>
-        e._tag === "SdkFailure" && e.cause instanceof e.m.http.StreamableHTTPError && e.cause.code === 404
+        e._tag === "SdkFailure" &&
+        e.cause instanceof e.m.http.StreamableHTTPError &&
+        (e.cause.code === 404 || (e.cause.code === 400 && /session/i.test(e.cause.message)))
       return once.pipe(
         Effect.catchIf(
           expired,
           (f) => {
             f.conn.state.alive = false
-            return Effect.promise(() => f.conn.client.close().catch(() => undefined)).pipe(Effect.zipRight(once))
+            return Effect.promise(() => closeConnection(f.conn)).pipe(Effect.zipRight(once))
           }
         ),
         Effect.mapError((e) => (e._tag === "SdkFailure" ? translate(e) : e))
@@ -323,8 +346,20 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             }))
           )
         )
+        conn.state.taskOnly.clear()
+        for (const t of tools) if (t.taskSupport === "required") conn.state.taskOnly.add(t.name)
         return { server: id, tools, resources, templates, prompts, ...(notes.length > 0 ? { notes } : {}) }
       }).pipe(Effect.catchAll((e) => Effect.succeed<McpServerListing>({ server: id, error: e.message, tools: [], resources: [], prompts: [] })))
+
+    /** Fails a call of a tool the server listed as task-only (execution.taskSupport "required"). */
+    const taskOnly = (server: string, tool: string) =>
+      Effect.flatMap(sdk, (m) =>
+        Effect.flatMap(SynchronizedRef.get(connections), (map) =>
+          map.get(server)?.state.taskOnly.has(tool) === true
+            ? Effect.fail(new ToolFailed({ tool: `${server}.${tool}`, reason: "this tool is task-only (execution.taskSupport: required): it runs only as an MCP task, which minicode's client does not do" }))
+            : Effect.succeed(m)
+        )
+      )
 
     return McpTransport.of({
       servers: Object.keys(options.servers),
@@ -335,7 +370,7 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             ? Effect.map(listOne(server), (one) => [one])
             : Effect.fail(new Unavailable({ port: `MCP server ${server}`, reason: `no MCP server "${server}" is configured` })),
       call: (server, tool, args) =>
-        Effect.flatMap(sdk, (m) =>
+        Effect.flatMap(taskOnly(server, tool), (m) =>
           request(`${server}`, `${server}.${tool}`, (client, signal, timeout) =>
             client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, {
               signal,
