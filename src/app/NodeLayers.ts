@@ -2,6 +2,7 @@
  * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
  * replace what they need (the approver, the allowlist store, a fake for tests).
  */
+import * as NodeConfig from "../adapters/config/NodeConfig.js"
 import type { Options as McpClientOptions } from "../adapters/mcp/SdkMcpTransport.js"
 import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
@@ -229,7 +230,7 @@ export const extensions = (options: {
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
-          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch, ...options.mcpClient })
+          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch, authDir: NodeConfig.configHome(), ...options.mcpClient })
         )
       )
       const lsp = yield* onFirstUse(

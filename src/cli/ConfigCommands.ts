@@ -3,6 +3,7 @@
  * `.minicode/config.json` (`--local`, used only with `--allow-local-config`). Other keys of the file are kept.
  * Header and env values are stored (file mode 0600) but never printed.
  */
+import * as fs from "node:fs"
 import { lspConfig } from "./LspCommands.js"
 import { sqlConfig } from "./SqlCommands.js"
 import { Args, Command, Options } from "@effect/cli"
@@ -101,7 +102,47 @@ const remove = Command.make("remove", { id, cwd, global, local }, (flags) =>
   })
 ).pipe(Command.withDescription("Remove an MCP server"))
 
-const mcp = Command.make("mcp").pipe(Command.withDescription("MCP servers minicode connects to"), Command.withSubcommands([add, list, remove]))
+/** The entry `id` as the session would use it (a trusted local entry overrides the global one). */
+const entryOf = (serverId: string, dir: Option.Option<string>, allowLocal: boolean) =>
+  Effect.gen(function* () {
+    const rows = yield* Shared.layered(workspaceOf(dir), CliLayers.localTrusted(allowLocal), (c) => c.mcpServers)
+    const row = rows.find((r) => r.key === serverId && r.used)
+    if (row === undefined) return yield* usage(`no MCP server "${serverId}" is configured (minicode config mcp list)`)
+    return row.entry
+  })
+
+const login = Command.make(
+  "login",
+  {
+    id,
+    cwd,
+    allowLocalConfig,
+    clientId: Options.text("client-id").pipe(Options.withDescription("A pre-registered OAuth client id (default: dynamic client registration)"), Options.optional),
+    clientSecret: Options.text("client-secret").pipe(Options.withDescription("Its secret, for a confidential pre-registered client (stored, never printed)"), Options.optional),
+    scope: Options.text("scope").pipe(Options.withDescription("Scopes to ask for (default: what the server advertises)"), Options.optional)
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const entry = yield* entryOf(flags.id, flags.cwd, flags.allowLocalConfig)
+      const extra = {
+        ...Option.match(flags.clientId, { onNone: () => ({}), onSome: (clientId) => ({ clientId }) }),
+        ...Option.match(flags.clientSecret, { onNone: () => ({}), onSome: (clientSecret) => ({ clientSecret }) }),
+        ...Option.match(flags.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) })
+      }
+      const done = yield* CliLayers.mcpLogin(flags.id, entry, extra)
+      yield* Console.log(`${done === "already" ? "already signed in to" : "signed in to"} ${flags.id}; tokens kept in ${CliLayers.mcpAuthFile(flags.id)} (mode 600)`)
+    })
+).pipe(Command.withDescription("Sign in to an HTTP MCP server (OAuth): prints the URL, opens a browser ($BROWSER), waits for the redirect on 127.0.0.1"))
+
+const logout = Command.make("logout", { id }, (flags) =>
+  Effect.gen(function* () {
+    const file = CliLayers.mcpAuthFile(flags.id)
+    const had = yield* Effect.try({ try: () => fs.existsSync(file) && (fs.rmSync(file, { force: true }), true), catch: (cause) => usage(`cannot remove ${file}: ${String(cause)}`) })
+    yield* Console.log(had ? `signed out of ${flags.id}: its tokens are forgotten` : `${flags.id} was not signed in`)
+  })
+).pipe(Command.withDescription("Forget the tokens of an HTTP MCP server"))
+
+const mcp = Command.make("mcp").pipe(Command.withDescription("MCP servers minicode connects to"), Command.withSubcommands([add, list, remove, login, logout]))
 
 export const config = Command.make("config").pipe(
   Command.withDescription("Edit minicode's configuration"),

@@ -26,6 +26,7 @@ import type { Launch, Launcher } from "../../ports/Launcher.js"
 import { type McpError, McpTransport } from "../../ports/McpTransport.js"
 import type { Resolver } from "../net/NetGuard.js"
 import * as PinnedFetch from "../net/PinnedFetch.js"
+import * as FileOAuthProvider from "./FileOAuthProvider.js"
 import * as SdkClientRequests from "./SdkClientRequests.js"
 import * as SdkMcpContent from "./SdkMcpContent.js"
 
@@ -46,6 +47,8 @@ export interface Options {
   readonly elicit?: McpElicitation.Elicit
   /** Progress of running calls (a progressToken is sent with every call; progress also resets its time-out). */
   readonly onProgress?: (progress: McpProgress) => void
+  /** The config folder: a server signed in with `config mcp login` has its tokens under it (mcp-auth/ID.json). */
+  readonly authDir?: string
   /** The root offered to servers that ask (roots/list); default: `cwd`. */
   readonly root?: string
 }
@@ -56,8 +59,9 @@ const sdkModules = Effect.promise(() =>
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/client/sse.js"),
-    import("@modelcontextprotocol/sdk/types.js")
-  ]).then(([client, stdio, http, sse, types]) => ({ client, stdio, http, sse, types }))
+    import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/client/auth.js")
+  ]).then(([client, stdio, http, sse, types, auth]) => ({ client, stdio, http, sse, types, auth }))
 )
 type Sdk = Effect.Effect.Success<typeof sdkModules>
 
@@ -213,13 +217,17 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           }
           const url = new URL(entry.url)
           const requestInit = { headers: { ...entry.headers } }
-          const common = fetch === undefined ? { requestInit } : { requestInit, fetch }
+          // Signed in (config mcp login): the SDK sends the token, refreshes it, and steps up scope on a 403.
+          const authFile = options.authDir === undefined ? undefined : FileOAuthProvider.fileFor(options.authDir, id)
+          const authProvider =
+            authFile !== undefined && FileOAuthProvider.hasTokens(authFile, entry.url) ? FileOAuthProvider.make({ file: authFile, serverUrl: entry.url, onRedirect: () => undefined }) : undefined
+          const common = { requestInit, ...(fetch === undefined ? {} : { fetch }), ...(authProvider === undefined ? {} : { authProvider }) }
           try {
             const streamable = new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })
             return { client: await attempt(streamable), kind, state, streamable }
           } catch (error) {
             // Servers of the older HTTP+SSE transport answer the POST with 4xx: fall back to it.
-            if (error instanceof m.http.StreamableHTTPError && error.code === 401) throw new Error(needsSignIn(id))
+            if ((error instanceof m.http.StreamableHTTPError && error.code === 401) || error instanceof m.auth.UnauthorizedError) throw new Error(needsSignIn(id))
             if (!(error instanceof m.http.StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) throw error
             return { client: await attempt(new m.sse.SSEClientTransport(url, common)), kind, state }
           }
@@ -278,7 +286,7 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
       const translate = (failure: SdkFailure): McpError => {
         const { cause, conn, m } = failure
         if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: timeoutMs })
-        if (cause instanceof m.http.StreamableHTTPError && cause.code === 401) return new ToolFailed({ tool: label, reason: needsSignIn(id) })
+        if ((cause instanceof m.http.StreamableHTTPError && cause.code === 401) || cause instanceof m.auth.UnauthorizedError) return new ToolFailed({ tool: label, reason: needsSignIn(id) })
         const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${visible(conn.state.stderr.trim().slice(-500))})` : ""
         return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}${logTail(conn.state.log)}` })
       }
