@@ -4,6 +4,8 @@
  * the URL check of the network guard, and the language-server probe of `doctor`. The commands in src/cli ask for
  * them here and import no adapter themselves.
  */
+import * as path from "node:path"
+import * as McpFormat from "../domain/mcp/McpFormat.js"
 import { Effect, Layer } from "effect"
 import type { AllowEntry } from "../domain/core/Allowlist.js"
 import { ToolFailed } from "../domain/core/Errors.js"
@@ -36,7 +38,15 @@ export const sessionAdapters = (options: {
   readonly allowlistFile: string
   readonly configured: ReadonlyArray<AllowEntry>
 }): Adapters<ToolFailed> => ({
-  ...NodeAdapters.adapters({ unrestricted: false, mcpServers: options.mcpServers, sql: options.sql, lsp: options.lsp, sandbox: { mode: options.sandbox } }),
+  ...NodeAdapters.adapters({
+    unrestricted: false,
+    mcpServers: options.mcpServers,
+    sql: options.sql,
+    lsp: options.lsp,
+    sandbox: { mode: options.sandbox },
+    // A long MCP call shows its progress on stderr (stdout stays the result).
+    mcpClient: { onProgress: (p) => void process.stderr.write(`${McpFormat.progressLine(p)}\n`) }
+  }),
   allowlist: JsonFileAllowlist.layer(options.allowlistFile, options.configured),
   approver: Approvers.tty
 })
@@ -58,3 +68,28 @@ export const workspaceJournal = (workspace: string) =>
 
 /** The language-server probe of `doctor`, loaded on demand. */
 export const lspProbe = Effect.promise(() => import("../adapters/lsp/LspProbe.js"))
+
+/** Where `config mcp login ID` keeps a server's tokens: the config folder, never the workspace. */
+export const mcpAuthFile = (id: string) => path.join(NodeConfig.configHome(), "mcp-auth", `${id}.json`)
+
+/**
+ * `config mcp login ID`: the OAuth flow for one HTTP server (loaded on use), every request through the pinned fetch
+ * (private addresses only when the entry allows them).
+ */
+export const mcpLogin = (
+  id: string,
+  entry: ServerEntry,
+  extra: { readonly clientId?: string; readonly clientSecret?: string; readonly scope?: string }
+): Effect.Effect<"signed-in" | "already", ToolFailed> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const url = entry.url
+      if (url === undefined) return yield* new ToolFailed({ tool: "config mcp login", reason: `${id} is a stdio server: sign-in is for --url servers` })
+      const [PinnedFetch, Login] = yield* Effect.promise(() => Promise.all([import("../adapters/net/PinnedFetch.js"), import("../adapters/mcp/McpOAuthLogin.js")]))
+      const fetch = yield* PinnedFetch.make({ allowPrivate: entry.allowPrivate === true, redirects: "error" })
+      return yield* Effect.tryPromise({
+        try: () => Login.login({ id, serverUrl: url, file: mcpAuthFile(id), fetch, ...extra, say: (line) => void process.stderr.write(`${line}\n`) }),
+        catch: (cause) => new ToolFailed({ tool: "config mcp login", reason: cause instanceof Error ? cause.message : String(cause) })
+      })
+    })
+  )

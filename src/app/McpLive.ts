@@ -1,10 +1,12 @@
 /**
  * The MCP tools and web_fetch on their real adapters: the SDK client for configured servers, the pinned fetch, and
- * the Node resolver the SSRF guard checks with. Loaded on first use by `NodeLayers.extensions`.
+ * the Node resolver the SSRF guard checks with. A server's elicitation is asked of the operator when stdin and
+ * stderr are a terminal (else declined) unless the caller passes its own `elicit` (`mcp serve` forwarding upstream). Loaded on first use by `NodeLayers.extensions`.
  */
 import { Effect, Layer, type Scope } from "effect"
 import * as NetGuard from "../adapters/net/NetGuard.js"
 import * as PinnedFetch from "../adapters/net/PinnedFetch.js"
+import * as TtyElicitation from "../adapters/mcp/TtyElicitation.js"
 import * as SdkMcpTransport from "../adapters/mcp/SdkMcpTransport.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import type { Extension } from "../kernel/Executor.js"
@@ -20,7 +22,10 @@ export const live = (options: LiveOptions): Effect.Effect<Extension, never, Scop
   Effect.gen(function* () {
     const resolve = options.resolve ?? NetGuard.nodeResolver()
     const context = yield* Layer.build(
-      Layer.merge(SdkMcpTransport.layer({ ...options, resolve }), PinnedFetch.webLayer({ resolve }))
+      Layer.merge(
+        SdkMcpTransport.layer({ ...options, resolve, elicit: options.elicit ?? TtyElicitation.make(TtyElicitation.processTerminal()) }),
+        PinnedFetch.webLayer({ resolve })
+      )
     )
     return yield* Effect.provide(McpTools.make, context)
   })

@@ -2,6 +2,8 @@
  * The real adapters a session runs on, in one place: the CLI, `mcp serve` and the runTool API all start here and
  * replace what they need (the approver, the allowlist store, a fake for tests).
  */
+import * as NodeConfig from "../adapters/config/NodeConfig.js"
+import type { Options as McpClientOptions } from "../adapters/mcp/SdkMcpTransport.js"
 import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
@@ -230,6 +232,9 @@ export const repoMapExtension = (mode: "auto" | "regex" = process.env["MINICODE_
  * when the session's scope ends); the lsp_* tools over the configured language servers (started on first use,
  * shut down with the session), with the post-write `Diagnostics` hook beside the extensions; repo_map.
  */
+/** What a front end (CLI, mcp serve) plugs into the MCP client. */
+export type McpClientHooks = Pick<McpClientOptions, "elicit" | "onProgress">
+
 export const extensions = (options: {
   readonly unrestricted: boolean
   readonly mcpServers?: Readonly<Record<string, ServerEntry>>
@@ -239,6 +244,8 @@ export const extensions = (options: {
   readonly lsp?: Readonly<Record<string, ServerEntry>>
   /** "regex" forces the repo map's regex outlines (default: MINICODE_REPOMAP). */
   readonly repoMap?: "auto" | "regex"
+  /** The MCP client's hooks: who answers a server's elicitation, where call progress goes. */
+  readonly mcpClient?: McpClientHooks
 }) =>
   Layer.scopedContext(
     Effect.gen(function* () {
@@ -256,7 +263,7 @@ export const extensions = (options: {
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
-          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch })
+          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch, authDir: NodeConfig.configHome(), ...options.mcpClient })
         )
       )
       const lsp = yield* onFirstUse(
@@ -291,6 +298,7 @@ export const adapters = (options: {
   readonly sandbox?: SandboxOptions | undefined
   /** The config file's `lsp` entries. */
   readonly lsp?: Readonly<Record<string, ServerEntry>>
+  readonly mcpClient?: McpClientHooks
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),

@@ -3,6 +3,7 @@
  * `.minicode/config.json` (`--local`, used only with `--allow-local-config`). Other keys of the file are kept.
  * Header and env values are stored (file mode 0600) but never printed.
  */
+import * as fs from "node:fs"
 import { lspConfig } from "./LspCommands.js"
 import { sqlConfig } from "./SqlCommands.js"
 import { Args, Command, Options } from "@effect/cli"
@@ -31,6 +32,7 @@ const add = Command.make(
     env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable)"), Options.repeated),
     url: Options.text("url").pipe(Options.withDescription("Streamable HTTP endpoint (HTTP server)"), Options.optional),
     header: Options.text("header").pipe(Options.withDescription("K=V HTTP header (repeatable; stored, never printed)"), Options.repeated),
+    timeout: Options.integer("timeout").pipe(Options.withDescription("A call's time-out in seconds (default 120), reset whenever the server reports progress"), Options.optional),
     allowPrivate: Options.boolean("allow-private").pipe(Options.withDescription("Allow loopback/private addresses for this server only")),
     sandbox: Options.boolean("sandbox").pipe(
       Options.withDescription("Run this stdio server in a bubblewrap sandbox (workspace read-only, secrets masked, no network)")
@@ -43,6 +45,9 @@ const add = Command.make(
       const command = Option.getOrUndefined(flags.command)
       const url = Option.getOrUndefined(flags.url)
       if ((command === undefined) === (url === undefined)) return yield* usage("give exactly one of --command (stdio) or --url (HTTP)")
+      const timeout = Option.getOrUndefined(flags.timeout)
+      if (timeout !== undefined && (timeout < 1 || timeout > 86_400)) return yield* usage("--timeout is in seconds: 1 to 86400")
+      const timed = timeout === undefined ? {} : { timeout }
       let entry: ServerEntry
       if (command !== undefined) {
         if (flags.header.length > 0 || flags.allowPrivate) return yield* usage("--header and --allow-private apply to --url servers")
@@ -53,7 +58,8 @@ const add = Command.make(
           command,
           ...(args.length > 0 ? { args } : {}),
           ...(Object.keys(env).length > 0 ? { env } : {}),
-          ...(flags.sandbox ? { sandbox: true } : {})
+          ...(flags.sandbox ? { sandbox: true } : {}),
+          ...timed
         }
       } else {
         if (Option.isSome(flags.args) || flags.arg.length > 0 || flags.env.length > 0 || flags.sandbox) {
@@ -62,7 +68,7 @@ const add = Command.make(
         const parsed = CliLayers.urlTarget(url ?? "")
         if (Either.isLeft(parsed)) return yield* usage(`--url: ${parsed.left.reason}`)
         const headers = yield* check(McpServers.parsePairs("header", flags.header))
-        entry = { url: parsed.right.url.href, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(flags.allowPrivate ? { allowPrivate: true } : {}) }
+        entry = { url: parsed.right.url.href, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(flags.allowPrivate ? { allowPrivate: true } : {}), ...timed }
       }
       const raw = yield* readRaw(file)
       const existing = servers(raw)
@@ -70,7 +76,7 @@ const add = Command.make(
       yield* writeRaw(file, { ...raw, mcpServers: { ...existing, [serverId]: entry } })
       yield* Console.log(`${replaced ? "replaced" : "added"} ${McpServers.describe(serverId, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`)
     })
-).pipe(Command.withDescription("Add (or replace) an MCP server: --command CMD [--args A,B] [--arg A]... [--env K=V]... | --url URL [--header K=V]... [--allow-private]"))
+).pipe(Command.withDescription("Add (or replace) an MCP server: --command CMD [--args A,B] [--arg A]... [--env K=V]... | --url URL [--header K=V]... [--allow-private] [--timeout SECONDS]"))
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
@@ -96,7 +102,47 @@ const remove = Command.make("remove", { id, cwd, global, local }, (flags) =>
   })
 ).pipe(Command.withDescription("Remove an MCP server"))
 
-const mcp = Command.make("mcp").pipe(Command.withDescription("MCP servers minicode connects to"), Command.withSubcommands([add, list, remove]))
+/** The entry `id` as the session would use it (a trusted local entry overrides the global one). */
+const entryOf = (serverId: string, dir: Option.Option<string>, allowLocal: boolean) =>
+  Effect.gen(function* () {
+    const rows = yield* Shared.layered(workspaceOf(dir), CliLayers.localTrusted(allowLocal), (c) => c.mcpServers)
+    const row = rows.find((r) => r.key === serverId && r.used)
+    if (row === undefined) return yield* usage(`no MCP server "${serverId}" is configured (minicode config mcp list)`)
+    return row.entry
+  })
+
+const login = Command.make(
+  "login",
+  {
+    id,
+    cwd,
+    allowLocalConfig,
+    clientId: Options.text("client-id").pipe(Options.withDescription("A pre-registered OAuth client id (default: dynamic client registration)"), Options.optional),
+    clientSecret: Options.text("client-secret").pipe(Options.withDescription("Its secret, for a confidential pre-registered client (stored, never printed)"), Options.optional),
+    scope: Options.text("scope").pipe(Options.withDescription("Scopes to ask for (default: what the server advertises)"), Options.optional)
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const entry = yield* entryOf(flags.id, flags.cwd, flags.allowLocalConfig)
+      const extra = {
+        ...Option.match(flags.clientId, { onNone: () => ({}), onSome: (clientId) => ({ clientId }) }),
+        ...Option.match(flags.clientSecret, { onNone: () => ({}), onSome: (clientSecret) => ({ clientSecret }) }),
+        ...Option.match(flags.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) })
+      }
+      const done = yield* CliLayers.mcpLogin(flags.id, entry, extra)
+      yield* Console.log(`${done === "already" ? "already signed in to" : "signed in to"} ${flags.id}; tokens kept in ${CliLayers.mcpAuthFile(flags.id)} (mode 600)`)
+    })
+).pipe(Command.withDescription("Sign in to an HTTP MCP server (OAuth): prints the URL, opens a browser ($BROWSER), waits for the redirect on 127.0.0.1"))
+
+const logout = Command.make("logout", { id }, (flags) =>
+  Effect.gen(function* () {
+    const file = CliLayers.mcpAuthFile(flags.id)
+    const had = yield* Effect.try({ try: () => fs.existsSync(file) && (fs.rmSync(file, { force: true }), true), catch: (cause) => usage(`cannot remove ${file}: ${String(cause)}`) })
+    yield* Console.log(had ? `signed out of ${flags.id}: its tokens are forgotten` : `${flags.id} was not signed in`)
+  })
+).pipe(Command.withDescription("Forget the tokens of an HTTP MCP server"))
+
+const mcp = Command.make("mcp").pipe(Command.withDescription("MCP servers minicode connects to"), Command.withSubcommands([add, list, remove, login, logout]))
 
 export const config = Command.make("config").pipe(
   Command.withDescription("Edit minicode's configuration"),

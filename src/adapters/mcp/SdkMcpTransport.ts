@@ -6,21 +6,29 @@
  *
  * Gaps of SDK v1.x covered here: `initialize` is never cancelled (it is sent with no SDK timeout; our own
  * deadline closes the transport instead), it is always request id 0 so no cancellable request has id 0, and a
- * 404 (expired session) drops the connection, re-initialises and retries once. Replies over the message cap
+ * 404, or a 400 about the session (the server restarted and forgot it), drops the connection, re-initialises and
+ * retries once. Closing an HTTP connection sends DELETE for its session. A 401 means the server needs sign-in
+ * (`minicode config mcp login ID`), never a reason to fall back to HTTP+SSE. Replies over the message cap
  * become an error for their request id.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Either, Layer, Scope, SynchronizedRef } from "effect"
+import { Effect, Either, ExecutionStrategy, Layer, Scope, SynchronizedRef } from "effect"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
-import { base64Bytes, type McpBlock, type McpContent, type McpServerListing } from "../../domain/mcp/McpFormat.js"
+import type { McpProgress, McpServerListing } from "../../domain/mcp/McpFormat.js"
+import * as McpElicitation from "../../domain/mcp/McpElicitation.js"
+import { singlePrefix, visible } from "../../domain/mcp/McpText.js"
 import * as McpServers from "../../domain/mcp/McpServers.js"
 import type { Launch, Launcher } from "../../ports/Launcher.js"
 import { type McpError, McpTransport } from "../../ports/McpTransport.js"
 import type { Resolver } from "../net/NetGuard.js"
 import * as PinnedFetch from "../net/PinnedFetch.js"
+import * as FileOAuthProvider from "./FileOAuthProvider.js"
+import * as SdkClientRequests from "./SdkClientRequests.js"
+import * as SdkMcpContent from "./SdkMcpContent.js"
 
 export interface Options {
   readonly servers: Readonly<Record<string, ServerEntry>>
@@ -35,6 +43,14 @@ export interface Options {
   readonly callTimeoutMs?: number
   readonly maxMessageBytes?: number
   readonly stderrBytes?: number
+  /** Who answers a server's elicitation (default: declined). `mcp serve` can pass one that asks its own client. */
+  readonly elicit?: McpElicitation.Elicit
+  /** Progress of running calls (a progressToken is sent with every call; progress also resets its time-out). */
+  readonly onProgress?: (progress: McpProgress) => void
+  /** The config folder: a server signed in with `config mcp login` has its tokens under it (mcp-auth/ID.json). */
+  readonly authDir?: string
+  /** The root offered to servers that ask (roots/list); default: `cwd`. */
+  readonly root?: string
 }
 
 const sdkModules = Effect.promise(() =>
@@ -43,16 +59,25 @@ const sdkModules = Effect.promise(() =>
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/client/sse.js"),
-    import("@modelcontextprotocol/sdk/types.js")
-  ]).then(([client, stdio, http, sse, types]) => ({ client, stdio, http, sse, types }))
+    import("@modelcontextprotocol/sdk/types.js"),
+    import("@modelcontextprotocol/sdk/client/auth.js")
+  ]).then(([client, stdio, http, sse, types, auth]) => ({ client, stdio, http, sse, types, auth }))
 )
 type Sdk = Effect.Effect.Success<typeof sdkModules>
 
 interface Connection {
   readonly client: Client
   readonly kind: "stdio" | "http"
+  /** The Streamable HTTP transport itself (under the message cap's wrapper): its session is ended on close. */
+  readonly streamable?: StreamableHTTPClientTransport
   /** Set by the transport's close: a dead server is reconnected on next use. */
-  readonly state: { alive: boolean; stderr: string }
+  readonly state: { alive: boolean; stderr: string; readonly log: Array<string>; readonly taskOnly: Set<string> }
+}
+
+/** Closes a connection; an HTTP session is ended first (DELETE), so the server can free it. */
+const closeConnection = async (conn: Connection) => {
+  if (conn.streamable?.sessionId !== undefined) await conn.streamable.terminateSession().catch(() => undefined)
+  await conn.client.close().catch(() => undefined)
 }
 
 interface SdkFailure {
@@ -86,17 +111,25 @@ const capMessages = (inner: Transport, max: number): Transport => {
   return outer
 }
 
+/** A foreign error as one line of text: its cause appended, the SDK's doubled prefix said once, controls visible. */
 const messageOf = (cause: unknown): string => {
-  if (!(cause instanceof Error)) return String(cause)
+  if (!(cause instanceof Error)) return visible(String(cause))
   const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : ""
-  return `${cause.message}${inner}`
+  return visible(singlePrefix(`${cause.message}${inner}`))
 }
+
+const needsSignIn = (id: string) => `this server needs sign-in: run \`minicode config mcp login ${id}\``
+
+const logTail = (log: ReadonlyArray<string>, lines = 5) => (log.length === 0 ? "" : `\nlast server log lines:\n${log.slice(-lines).map((l) => `  ${visible(l)}`).join("\n")}`)
 
 export const defaults = { connectTimeoutMs: 30_000, callTimeoutMs: 120_000, maxMessageBytes: 4 * 1024 * 1024, stderrBytes: 8 * 1024 }
 
 export const make = (options: Options): Effect.Effect<typeof McpTransport.Service, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const scope = yield* Effect.scope
+    const outer = yield* Effect.scope
+    // Fetches and launches live in a scope closed after the connections (finalizers run last-added first), so
+    // closing a connection can still send its session's DELETE.
+    const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
     const sdk = yield* Effect.cached(sdkModules)
     const connectTimeoutMs = options.connectTimeoutMs ?? defaults.connectTimeoutMs
     const callTimeoutMs = options.callTimeoutMs ?? defaults.callTimeoutMs
@@ -130,10 +163,11 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
     const openWith = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined, launch: Launch | undefined) =>
       Effect.tryPromise({
         try: async (signal): Promise<Connection> => {
-          const state = { alive: true, stderr: "" }
+          const state = { alive: true, stderr: "", log: new Array<string>(), taskOnly: new Set<string>() }
           const kind = entry.url === undefined ? "stdio" : "http"
           const attempt = async (transport: Transport): Promise<Client> => {
-            const client = new m.client.Client({ name: "minicode", version: "0.1.0" }, { capabilities: {} })
+            const client = new m.client.Client({ name: "minicode", version: "0.1.0" }, { capabilities: SdkClientRequests.capabilities })
+            SdkClientRequests.install(client, m.types, { server: id, root: options.root ?? options.cwd, elicit: options.elicit ?? McpElicitation.decline, log: state.log })
             const wrapped = capMessages(transport, maxMessageBytes)
             let timer: NodeJS.Timeout | undefined
             const abort = () => void transport.close().catch(() => undefined)
@@ -172,15 +206,28 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             transport.stderr?.on("data", (chunk: Buffer | string) => {
               state.stderr = (state.stderr + chunk.toString()).slice(-stderrBytes)
             })
-            return { client: await attempt(transport), kind, state }
+            try {
+              return { client: await attempt(transport), kind, state }
+            } catch (error) {
+              // A server that exits at start says why on stderr ("boom: missing API_KEY"): show it, not just "Connection closed".
+              for (let i = 0; i < 20 && state.stderr.trim() === ""; i++) await new Promise((r) => setTimeout(r, 25))
+              const said = state.stderr.trim()
+              throw said === "" ? error : new Error(`${messageOf(error)} (server stderr: ${visible(said.slice(-1000))})`)
+            }
           }
           const url = new URL(entry.url)
           const requestInit = { headers: { ...entry.headers } }
-          const common = fetch === undefined ? { requestInit } : { requestInit, fetch }
+          // Signed in (config mcp login): the SDK sends the token, refreshes it, and steps up scope on a 403.
+          const authFile = options.authDir === undefined ? undefined : FileOAuthProvider.fileFor(options.authDir, id)
+          const authProvider =
+            authFile !== undefined && FileOAuthProvider.hasTokens(authFile, entry.url) ? FileOAuthProvider.make({ file: authFile, serverUrl: entry.url, onRedirect: () => undefined }) : undefined
+          const common = { requestInit, ...(fetch === undefined ? {} : { fetch }), ...(authProvider === undefined ? {} : { authProvider }) }
           try {
-            return { client: await attempt(new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })), kind, state }
+            const streamable = new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })
+            return { client: await attempt(streamable), kind, state, streamable }
           } catch (error) {
             // Servers of the older HTTP+SSE transport answer the POST with 4xx: fall back to it.
+            if ((error instanceof m.http.StreamableHTTPError && error.code === 401) || error instanceof m.auth.UnauthorizedError) throw new Error(needsSignIn(id))
             if (!(error instanceof m.http.StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) throw error
             return { client: await attempt(new m.sse.SSEClientTransport(url, common)), kind, state }
           }
@@ -214,108 +261,113 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
 
     yield* Effect.addFinalizer(() =>
       SynchronizedRef.get(connections).pipe(
-        Effect.flatMap((map) => Effect.forEach([...map.values()], (c) => Effect.promise(() => c.client.close().catch(() => undefined)), { concurrency: "unbounded", discard: true }))
+        Effect.flatMap((map) =>
+          Effect.forEach([...map.values()], (c) => Effect.promise(() => closeConnection(c)), { concurrency: "unbounded", discard: true })
+        )
       )
     )
 
+    /** A server's own time-out (`timeout` seconds in its entry), else the default: reset by each progress notification. */
+    const timeoutOf = (id: string) => {
+      const seconds = Object.hasOwn(options.servers, id) ? options.servers[id]?.timeout : undefined
+      return seconds === undefined ? callTimeoutMs : seconds * 1000
+    }
+
     /** One request on a server's connection: cancellable (interrupt → notifications/cancelled), re-initialised once after a 404. */
     const request = <A>(id: string, label: string, send: (client: Client, signal: AbortSignal, timeout: number) => Promise<A>): Effect.Effect<A, McpError> => {
+      const timeoutMs = timeoutOf(id)
       const once = Effect.gen(function* () {
         const { sdk: m, conn } = yield* connection(id)
         return yield* Effect.tryPromise({
-          try: (signal) => send(conn.client, signal, callTimeoutMs),
+          try: (signal) => send(conn.client, signal, timeoutMs),
           catch: (cause): SdkFailure => ({ _tag: "SdkFailure", cause, conn, m })
         })
       })
       const translate = (failure: SdkFailure): McpError => {
         const { cause, conn, m } = failure
-        if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: callTimeoutMs })
-        const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${conn.state.stderr.trim().slice(-500)})` : ""
-        return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}` })
+        if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: timeoutMs })
+        if ((cause instanceof m.http.StreamableHTTPError && cause.code === 401) || cause instanceof m.auth.UnauthorizedError) return new ToolFailed({ tool: label, reason: needsSignIn(id) })
+        const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${visible(conn.state.stderr.trim().slice(-500))})` : ""
+        return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}${logTail(conn.state.log)}` })
       }
       const expired = (e: McpError | SdkFailure): e is SdkFailure =>
-        e._tag === "SdkFailure" && e.cause instanceof e.m.http.StreamableHTTPError && e.cause.code === 404
+        e._tag === "SdkFailure" &&
+        e.cause instanceof e.m.http.StreamableHTTPError &&
+        (e.cause.code === 404 || (e.cause.code === 400 && /session/i.test(e.cause.message)))
       return once.pipe(
         Effect.catchIf(
           expired,
           (f) => {
             f.conn.state.alive = false
-            return Effect.promise(() => f.conn.client.close().catch(() => undefined)).pipe(Effect.zipRight(once))
+            return Effect.promise(() => closeConnection(f.conn)).pipe(Effect.zipRight(once))
           }
         ),
         Effect.mapError((e) => (e._tag === "SdkFailure" ? translate(e) : e))
       )
     }
 
-    const isMethodNotFound = (m: Sdk, cause: unknown) => cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.MethodNotFound
+    /** Pages of one list method (at most 20). */
+    const pages = async <A>(fetch: (cursor: string | undefined) => Promise<{ readonly items: ReadonlyArray<A>; readonly next: string | undefined }>) => {
+      const items: Array<A> = []
+      let cursor: string | undefined
+      for (let page = 0; page < 20; page++) {
+        const got = await fetch(cursor)
+        items.push(...got.items)
+        cursor = got.next
+        if (cursor === undefined) break
+      }
+      return items
+    }
+    const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor })
 
+    /**
+     * Tools, then what the server declared (resources and templates, prompts): an optional list that fails is a
+     * note beside the tools, never a reason to hide them.
+     */
     const listOne = (id: string): Effect.Effect<McpServerListing, never> =>
       Effect.gen(function* () {
         const m = yield* sdk
-        const optional = <A>(method: "resources/list" | "prompts/list", fetch: (c: Client, cursor: string | undefined, signal: AbortSignal, timeout: number) => Promise<{ readonly items: ReadonlyArray<A>; readonly next: string | undefined }>) =>
-          request(id, `${id} ${method}`, async (client, signal, timeout) => {
-            const items: Array<A> = []
-            let cursor: string | undefined
-            try {
-              for (let page = 0; page < 20; page++) {
-                const got = await fetch(client, cursor, signal, timeout)
-                items.push(...got.items)
-                cursor = got.next
-                if (cursor === undefined) break
-              }
-            } catch (cause) {
-              // A server without resources or prompts answers "Method not found": it keeps its tools.
-              if (isMethodNotFound(m, cause)) return items
-              throw cause
-            }
-            return items
-          })
-        const tools = yield* request(id, `${id} tools/list`, async (client, signal, timeout) => {
-          const items: Array<{ name: string; description: string; inputSchema: unknown }> = []
-          let cursor: string | undefined
-          for (let page = 0; page < 20; page++) {
-            const got = await client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListToolsResultSchema, { signal, timeout })
-            items.push(...got.tools.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema })))
-            cursor = got.nextCursor
-            if (cursor === undefined) break
-          }
-          return items
-        })
-        const resources = yield* optional("resources/list", async (client, cursor, signal, timeout) => {
-          const got = await client.request({ method: "resources/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListResourcesResultSchema, { signal, timeout })
-          return { items: got.resources.map((r) => ({ uri: r.uri, name: r.name, ...(r.mimeType === undefined ? {} : { mimeType: r.mimeType }) })), next: got.nextCursor }
-        })
-        const prompts = yield* optional("prompts/list", async (client, cursor, signal, timeout) => {
-          const got = await client.request({ method: "prompts/list", params: cursor === undefined ? {} : { cursor } }, m.types.ListPromptsResultSchema, { signal, timeout })
-          return { items: got.prompts.map((p) => ({ name: p.name, description: p.description ?? "", arguments: (p.arguments ?? []).map((a) => (a.required === true ? `${a.name}*` : a.name)) })), next: got.nextCursor }
-        })
-        return { server: id, tools, resources, prompts }
+        const { conn } = yield* connection(id)
+        const declared = conn.client.getServerCapabilities() ?? {}
+        const notes: Array<string> = []
+        const optional = <A>(method: string, send: (client: Client, signal: AbortSignal, timeout: number) => Promise<ReadonlyArray<A>>) =>
+          request(id, `${id} ${method}`, send).pipe(
+            Effect.catchAll((e) => Effect.sync((): ReadonlyArray<A> => (notes.push(e.message), [])))
+          )
+        const tools = yield* request(id, `${id} tools/list`, (client, signal, timeout) =>
+          pages((cursor) => client.request({ method: "tools/list", params: params(cursor) }, m.types.ListToolsResultSchema, { signal, timeout }).then((got) => ({ items: got.tools.map(SdkMcpContent.toolInfo), next: got.nextCursor })))
+        )
+        const resources = declared.resources === undefined ? [] : yield* optional("resources/list", (client, signal, timeout) =>
+          pages((cursor) => client.request({ method: "resources/list", params: params(cursor) }, m.types.ListResourcesResultSchema, { signal, timeout }).then((got) => ({ items: got.resources.map(SdkMcpContent.resourceInfo), next: got.nextCursor })))
+        )
+        const templates = declared.resources === undefined ? [] : yield* optional("resources/templates/list", (client, signal, timeout) =>
+          pages((cursor) => client.request({ method: "resources/templates/list", params: params(cursor) }, m.types.ListResourceTemplatesResultSchema, { signal, timeout }).then((got) => ({ items: got.resourceTemplates.map(SdkMcpContent.templateInfo), next: got.nextCursor }))).catch(
+            // Templates are optional within resources: a server without them answers "Method not found".
+            (cause: unknown) => (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.MethodNotFound ? [] : Promise.reject(cause))
+          )
+        )
+        const prompts = declared.prompts === undefined ? [] : yield* optional("prompts/list", (client, signal, timeout) =>
+          pages((cursor) =>
+            client.request({ method: "prompts/list", params: params(cursor) }, m.types.ListPromptsResultSchema, { signal, timeout }).then((got) => ({
+              items: got.prompts.map((p) => ({ name: p.name, description: p.description ?? "", arguments: (p.arguments ?? []).map((a) => (a.required === true ? `${a.name}*` : a.name)) })),
+              next: got.nextCursor
+            }))
+          )
+        )
+        conn.state.taskOnly.clear()
+        for (const t of tools) if (t.taskSupport === "required") conn.state.taskOnly.add(t.name)
+        return { server: id, tools, resources, templates, prompts, ...(notes.length > 0 ? { notes } : {}) }
       }).pipe(Effect.catchAll((e) => Effect.succeed<McpServerListing>({ server: id, error: e.message, tools: [], resources: [], prompts: [] })))
 
-    type Resource = { readonly uri: string; readonly mimeType?: string | undefined; readonly text?: string | undefined; readonly blob?: string | undefined }
-    const resourceBlock = (r: Resource): McpBlock =>
-      typeof r.text === "string"
-        ? { _tag: "Resource", uri: r.uri, text: r.text }
-        : { _tag: "Binary", kind: "blob", mimeType: r.mimeType ?? "application/octet-stream", bytes: base64Bytes(typeof r.blob === "string" ? r.blob : "") }
-
-    type Block =
-      | { readonly type: "text"; readonly text: string }
-      | { readonly type: "image" | "audio"; readonly data: string; readonly mimeType: string }
-      | { readonly type: "resource"; readonly resource: Resource }
-      | { readonly type: "resource_link"; readonly uri: string; readonly name: string }
-    const contentBlock = (c: Block): McpBlock => {
-      switch (c.type) {
-        case "text":
-          return { _tag: "Text", text: c.text }
-        case "image":
-        case "audio":
-          return { _tag: "Binary", kind: c.type, mimeType: c.mimeType, bytes: base64Bytes(c.data) }
-        case "resource":
-          return resourceBlock(c.resource)
-        case "resource_link":
-          return { _tag: "Link", uri: c.uri, name: c.name }
-      }
-    }
+    /** Fails a call of a tool the server listed as task-only (execution.taskSupport "required"). */
+    const taskOnly = (server: string, tool: string) =>
+      Effect.flatMap(sdk, (m) =>
+        Effect.flatMap(SynchronizedRef.get(connections), (map) =>
+          map.get(server)?.state.taskOnly.has(tool) === true
+            ? Effect.fail(new ToolFailed({ tool: `${server}.${tool}`, reason: "this tool is task-only (execution.taskSupport: required): it runs only as an MCP task, which minicode's client does not do" }))
+            : Effect.succeed(m)
+        )
+      )
 
     return McpTransport.of({
       servers: Object.keys(options.servers),
@@ -326,40 +378,40 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             ? Effect.map(listOne(server), (one) => [one])
             : Effect.fail(new Unavailable({ port: `MCP server ${server}`, reason: `no MCP server "${server}" is configured` })),
       call: (server, tool, args) =>
-        Effect.flatMap(sdk, (m) =>
+        Effect.flatMap(taskOnly(server, tool), (m) =>
           request(`${server}`, `${server}.${tool}`, (client, signal, timeout) =>
-            client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, { signal, timeout })
+            client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, {
+              signal,
+              timeout,
+              resetTimeoutOnProgress: true,
+              onprogress: (p) =>
+                options.onProgress?.({ server, tool, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) })
+            })
           )
         ).pipe(
-          Effect.map((result): McpContent => {
-            const blocks = result.content.map(contentBlock)
-            const structured = blocks.length === 0 && result.structuredContent !== undefined ? [{ _tag: "Text" as const, text: JSON.stringify(result.structuredContent) }] : []
-            return { blocks: [...blocks, ...structured], isError: result.isError === true }
-          })
+          Effect.map(SdkMcpContent.callResult),
+          // A failed call carries the server's last log lines: often the why.
+          Effect.flatMap((content) =>
+            !content.isError
+              ? Effect.succeed(content)
+              : connection(server).pipe(
+                  Effect.map(({ conn }) => (conn.state.log.length === 0 ? content : { ...content, blocks: [...content.blocks, { _tag: "Text" as const, text: logTail(conn.state.log).trimStart() }] })),
+                  Effect.orElseSucceed(() => content)
+                )
+          )
         ),
       read: (server, uri) =>
         Effect.flatMap(sdk, (m) =>
           request(server, `${server} resources/read`, (client, signal, timeout) =>
             client.request({ method: "resources/read", params: { uri } }, m.types.ReadResourceResultSchema, { signal, timeout })
           )
-        ).pipe(Effect.map((result): McpContent => ({ blocks: result.contents.map(resourceBlock), isError: false }))),
+        ).pipe(Effect.map(SdkMcpContent.readResult)),
       prompt: (server, name, args) =>
         Effect.flatMap(sdk, (m) =>
           request(server, `${server} prompts/get`, (client, signal, timeout) =>
             client.request({ method: "prompts/get", params: { name, arguments: { ...args } } }, m.types.GetPromptResultSchema, { signal, timeout })
           )
-        ).pipe(
-          Effect.map((result): McpContent => ({
-            blocks: [
-              ...(result.description === undefined ? [] : [{ _tag: "Text" as const, text: result.description }]),
-              ...result.messages.map((msg): McpBlock => {
-                const b = contentBlock(msg.content)
-                return b._tag === "Text" ? { _tag: "Text", text: `${msg.role}: ${b.text}` } : b
-              })
-            ],
-            isError: false
-          }))
-        )
+        ).pipe(Effect.map(SdkMcpContent.promptResult))
     })
   })
 

@@ -39,6 +39,8 @@ export const ServerEntry = Schema.Struct({
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   allowPrivate: Schema.optional(Schema.Boolean),
   sandbox: Schema.optional(Schema.Boolean),
+  /** MCP servers: a call's time-out in seconds (default 120), reset whenever the server reports progress. */
+  timeout: Schema.optional(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(86_400))),
   /** Language servers only. */
   timeouts: Schema.optional(LspTimeouts)
 })

@@ -60,13 +60,14 @@ export const scrubEnv = (
 export const describe = (id: string, entry: ServerEntry): string => {
   const masked = (record: Readonly<Record<string, string>> | undefined) =>
     Object.keys(record ?? {}).map((k) => `${k}=***`)
+  const timeout = entry.timeout === undefined ? [] : [`timeout ${entry.timeout}s`]
   if (entry.url !== undefined) {
     const headers = masked(entry.headers)
-    return [`${id}: http ${entry.url}`, ...(entry.allowPrivate === true ? ["(private addresses allowed)"] : []), ...(headers.length > 0 ? [`headers ${headers.join(" ")}`] : [])].join(" ")
+    return [`${id}: http ${entry.url}`, ...timeout, ...(entry.allowPrivate === true ? ["(private addresses allowed)"] : []), ...(headers.length > 0 ? [`headers ${headers.join(" ")}`] : [])].join(" ")
   }
   const env = masked(entry.env)
   const argv = [entry.command ?? "?", ...(entry.args ?? [])].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a)))
-  return [`${id}: stdio ${argv.join(" ")}`, ...(env.length > 0 ? [`env ${env.join(" ")}`] : [])].join(" ")
+  return [`${id}: stdio ${argv.join(" ")}`, ...timeout, ...(env.length > 0 ? [`env ${env.join(" ")}`] : [])].join(" ")
 }
 
 /** What makes an entry usable: exactly one of command (stdio) or url (HTTP). */

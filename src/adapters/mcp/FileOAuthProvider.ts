@@ -1,0 +1,137 @@
+/**
+ * The SDK's OAuthClientProvider over one file per server in the config folder (`<config>/mcp-auth/ID.json`, mode
+ * 600, folder 700): the client registration (dynamic, or the pre-registered client id), tokens, the PKCE verifier
+ * and the discovery state. Tokens are bound to the server URL they were issued for: a file for another URL is never
+ * used. Nothing here prints a token. `onRedirect` decides what "go and sign in" means: the login command prints
+ * the URL and opens a browser; a running session fails with "needs sign-in".
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js"
+import {
+  OAuthClientInformationFullSchema,
+  OAuthClientInformationSchema,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  OAuthTokensSchema,
+  type OAuthTokens
+} from "@modelcontextprotocol/sdk/shared/auth.js"
+
+interface Stored {
+  readonly serverUrl: string
+  readonly redirectUrl?: string
+  readonly client?: OAuthClientInformationMixed
+  readonly tokens?: OAuthTokens
+  readonly verifier?: string
+  readonly discovery?: OAuthDiscoveryState
+}
+
+export const fileFor = (dir: string, id: string) => path.join(dir, "mcp-auth", `${id}.json`)
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** What is stored for `serverUrl`, or a fresh record when the file is absent, unreadable or for another URL. */
+const read = (file: string, serverUrl: string): Stored => {
+  const fresh: Stored = { serverUrl }
+  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined
+  if (text === undefined) return fresh
+  const parsed: unknown = JSON.parse(text)
+  if (!isRecord(parsed) || parsed["serverUrl"] !== serverUrl) return fresh
+  // Each part is decoded with the SDK's own schema; a part that does not decode is as if absent.
+  const tokens = OAuthTokensSchema.safeParse(parsed["tokens"])
+  const client = OAuthClientInformationFullSchema.safeParse(parsed["client"])
+  const plainClient = OAuthClientInformationSchema.safeParse(parsed["client"])
+  const redirectUrl = parsed["redirectUrl"]
+  const verifier = parsed["verifier"]
+  const discovery = parsed["discovery"]
+  return {
+    serverUrl,
+    ...(typeof redirectUrl === "string" ? { redirectUrl } : {}),
+    ...(typeof verifier === "string" ? { verifier } : {}),
+    ...(tokens.success ? { tokens: tokens.data } : {}),
+    ...(client.success ? { client: client.data } : plainClient.success ? { client: plainClient.data } : {}),
+    ...(isRecord(discovery) && typeof discovery["authorizationServerUrl"] === "string" ? { discovery: { authorizationServerUrl: discovery["authorizationServerUrl"] } } : {})
+  }
+}
+
+const write = (file: string, stored: Stored) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  const tmp = `${file}.${process.pid}.tmp`
+  fs.writeFileSync(tmp, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600, flag: "w" })
+  fs.chmodSync(tmp, 0o600)
+  fs.renameSync(tmp, file)
+}
+
+export interface ProviderOptions {
+  readonly file: string
+  readonly serverUrl: string
+  /** The loopback callback of a login; a running session uses the one stored at login. */
+  readonly redirectUrl?: string
+  /** A pre-registered client (no dynamic registration). */
+  readonly clientId?: string
+  readonly clientSecret?: string
+  readonly scope?: string
+  readonly state?: () => string
+  readonly onRedirect: (url: URL) => void | Promise<void>
+}
+
+export const hasTokens = (file: string, serverUrl: string): boolean => fs.existsSync(file) && read(file, serverUrl).tokens !== undefined
+
+export const make = (o: ProviderOptions): OAuthClientProvider => {
+  const load = () => read(o.file, o.serverUrl)
+  const update = (f: (s: Stored) => Stored) => write(o.file, f(load()))
+  const redirect = () => o.redirectUrl ?? load().redirectUrl ?? "http://127.0.0.1/callback"
+  return {
+    get redirectUrl() {
+      return redirect()
+    },
+    get clientMetadata(): OAuthClientMetadata {
+      return {
+        client_name: "minicode",
+        redirect_uris: [redirect()],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: o.clientSecret === undefined ? "none" : "client_secret_post",
+        ...(o.scope === undefined ? {} : { scope: o.scope })
+      }
+    },
+    ...(o.state === undefined ? {} : { state: o.state }),
+    clientInformation: () =>
+      o.clientId !== undefined ? { client_id: o.clientId, ...(o.clientSecret === undefined ? {} : { client_secret: o.clientSecret }) } : load().client,
+    saveClientInformation: (client) => update((s) => ({ ...s, client })),
+    tokens: () => load().tokens,
+    saveTokens: (tokens) => update((s) => ({ ...s, tokens, ...(o.redirectUrl === undefined ? {} : { redirectUrl: o.redirectUrl }) })),
+    redirectToAuthorization: (url) => o.onRedirect(url),
+    saveCodeVerifier: (verifier) => update((s) => ({ ...s, verifier })),
+    codeVerifier: () => {
+      const v = load().verifier
+      if (v === undefined) throw new Error("no PKCE verifier is stored: start the sign-in again")
+      return v
+    },
+    saveDiscoveryState: (discovery) => update((s) => ({ ...s, discovery })),
+    discoveryState: () => load().discovery,
+    invalidateCredentials: (scope) =>
+      update((s) => {
+        switch (scope) {
+          case "all":
+            return { serverUrl: s.serverUrl }
+          case "client": {
+            const { client: _c, ...rest } = s
+            return rest
+          }
+          case "tokens": {
+            const { tokens: _t, ...rest } = s
+            return rest
+          }
+          case "verifier": {
+            const { verifier: _v, ...rest } = s
+            return rest
+          }
+          case "discovery": {
+            const { discovery: _d, ...rest } = s
+            return rest
+          }
+        }
+      })
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * `minicode config mcp login ID`: the MCP authorization flow with the SDK's client auth (`auth`): protected-resource
+ * and authorization-server discovery, dynamic client registration (or a pre-registered client id), PKCE, the
+ * `resource` parameter. The authorization URL is printed and opened in a browser when there is one ($BROWSER, else
+ * xdg-open/open with a display); the redirect is received on 127.0.0.1 at a random port, its state checked. Tokens
+ * go to the config folder (FileOAuthProvider), never printed.
+ */
+import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as FileOAuthProvider from "./FileOAuthProvider.js"
+import type { FetchLike } from "../net/PinnedFetch.js"
+
+export interface LoginOptions {
+  readonly id: string
+  readonly serverUrl: string
+  readonly file: string
+  readonly fetch?: FetchLike
+  readonly clientId?: string
+  readonly clientSecret?: string
+  readonly scope?: string
+  /** Where the URL is printed (stderr). */
+  readonly say: (line: string) => void
+  /** Opens the URL (default: a browser when one exists). */
+  readonly open?: (url: string) => void
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly waitMs?: number
+}
+
+/** The browser command: $BROWSER (first of a `:` list, `%s` for the URL), else xdg-open/open when a display exists. */
+export const browserCommand = (env: Readonly<Record<string, string | undefined>>, platform: string): ReadonlyArray<string> | undefined => {
+  const configured = env["BROWSER"]?.split(":").find((c) => c.trim() !== "")
+  if (configured !== undefined) return configured.includes("%s") ? configured.trim().split(/\s+/) : [...configured.trim().split(/\s+/), "%s"]
+  if (platform === "darwin") return ["open", "%s"]
+  if (platform === "linux" && (env["DISPLAY"] !== undefined || env["WAYLAND_DISPLAY"] !== undefined)) return ["xdg-open", "%s"]
+  return undefined
+}
+
+const openBrowser = (env: Readonly<Record<string, string | undefined>>) => (url: string) => {
+  const argv = browserCommand(env, process.platform)
+  if (argv === undefined || argv[0] === undefined) return
+  const child = spawn(argv[0], argv.slice(1).map((a) => (a === "%s" ? url : a)), { detached: true, stdio: "ignore" })
+  child.on("error", () => undefined)
+  child.unref()
+}
+
+/** Waits for the redirect on a loopback listener: the code, once a request carries the expected state. */
+const loopback = async () => {
+  let deliver: (code: string) => void = () => undefined
+  let fail: (e: Error) => void = () => undefined
+  const code = new Promise<string>((resolve, reject) => {
+    deliver = resolve
+    fail = reject
+  })
+  const expected = randomBytes(24).toString("base64url")
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1")
+    if (url.pathname !== "/callback") return res.writeHead(404).end()
+    if (url.searchParams.get("state") !== expected) return res.writeHead(400, { "content-type": "text/plain" }).end("state mismatch: this is not the sign-in minicode started")
+    const error = url.searchParams.get("error")
+    const got = url.searchParams.get("code")
+    if (error !== null || got === null) {
+      res.writeHead(400, { "content-type": "text/plain" }).end("sign-in failed")
+      return fail(new Error(`the authorization server said: ${error ?? "no code"} ${url.searchParams.get("error_description") ?? ""}`.trim()))
+    }
+    res.writeHead(200, { "content-type": "text/plain" }).end("minicode is signed in; you can close this tab")
+    deliver(got)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return { redirectUrl: `http://127.0.0.1:${port}/callback`, state: expected, code, close: () => new Promise<void>((r) => server.close(() => r())) }
+}
+
+/** Signs in to one server; resolves once tokens are stored. */
+export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> => {
+  const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js")
+  const cb = await loopback()
+  try {
+    const open = o.open ?? openBrowser(o.env ?? process.env)
+    const provider = FileOAuthProvider.make({
+      file: o.file,
+      serverUrl: o.serverUrl,
+      redirectUrl: cb.redirectUrl,
+      state: () => cb.state,
+      ...(o.clientId === undefined ? {} : { clientId: o.clientId }),
+      ...(o.clientSecret === undefined ? {} : { clientSecret: o.clientSecret }),
+      ...(o.scope === undefined ? {} : { scope: o.scope }),
+      onRedirect: (url) => {
+        o.say(`Sign in to MCP server ${o.id} at:\n  ${url.href}`)
+        open(url.href)
+      }
+    })
+    const common = { serverUrl: o.serverUrl, ...(o.fetch === undefined ? {} : { fetchFn: o.fetch }), ...(o.scope === undefined ? {} : { scope: o.scope }) }
+    const first = await auth(provider, common)
+    if (first === "AUTHORIZED") return "already"
+    const waitMs = o.waitMs ?? 5 * 60_000
+    let timer: NodeJS.Timeout | undefined
+    const code = await Promise.race([
+      cb.code,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no sign-in within ${Math.round(waitMs / 1000)} s`)), waitMs)
+      })
+    ]).finally(() => clearTimeout(timer))
+    const second = await auth(provider, { ...common, authorizationCode: code })
+    if (second !== "AUTHORIZED") throw new Error("the authorization server did not issue tokens")
+    return "signed-in"
+  } finally {
+    await cb.close()
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Nothing lost between an MCP server and the model: listings with whole schemas, descriptions, templates, hints and
+ * task support; results with structured content, links, audience; control characters made visible; optional lists
+ * that fail never hide tools; errors said once. Against server-everything and a misbehaving server of our own.
+ */
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as SdkMcpTransport from "../../../src/adapters/mcp/SdkMcpTransport.js"
+import * as McpFormat from "../../../src/domain/mcp/McpFormat.js"
+import { McpTransport } from "../../../src/ports/McpTransport.js"
+
+const root = path.resolve(import.meta.dirname, "../../..")
+export const everything = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+export const misbehaving = path.join(root, "test/support/misbehaving-server.mjs")
+const text = (c: McpFormat.McpContent) => McpFormat.content(c)
+
+const servers = {
+  bad: { command: process.execPath, args: [misbehaving] },
+  everything: { command: process.execPath, args: [everything, "stdio"] }
+}
+
+describe("MCP client fidelity", () => {
+  it.live("the listing keeps nested schemas, whole descriptions (cut visibly), templates, hints, task support; a failed optional list is a note", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      const listed = yield* mcp.list("bad")
+      const out = McpFormat.listing(listed)
+      assert.isUndefined(listed[0]?.error)
+      assert.strictEqual(listed[0]?.tools.length, 13)
+      assert.include(out, "bad.nested(target*, tags, mode, node) Deeply nested input.\n    Second line of the description.\n    Every word matters here.")
+      assert.include(out, "more characters]")
+      assert.include(out, 'in: {target*: {host*: string(hostname), port: integer 1..65535 =443} "Where to send it", tags: {key: string, value: string|null}[], mode: "fast"|"full", node: {name: string, children: Node[]}}')
+      assert.include(out, "out: {sent*: boolean, bytes: integer}")
+      assert.include(out, "hints: readOnly=true openWorld=false")
+      assert.include(out, "title: Nested thing")
+      assert.include(out, "bad.tasky() Only as a task.\n    task-only: needs task augmentation")
+      assert.include(out, "template mem://items/{id} (item) application/json One item by id.")
+      assert.include(out, "note: bad resources/list failed:")
+      assert.include(out, "resources are broken today")
+      assert.include(out, "Bad\\u001b[31m bytes\\u0000 in the description.")
+      assert.notInclude(out, "\u001b")
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
+  )
+
+  it.live("results keep structured content, link descriptions and audience; controls are visible; errors said once; huge results cut", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      assert.strictEqual(text(yield* mcp.call("bad", "structured", {})), 'the weather is fine\nstructured content: {"temperature":21,"unit":"C"}')
+      assert.strictEqual(text(yield* mcp.call("bad", "links", {})), "[resource link file:///tmp/report.csv (report): text/csv — The quarterly report]\n[for user] for the user only")
+      const controls = text(yield* mcp.call("bad", "controls", {}))
+      assert.strictEqual(controls, "red\\u001b[31mALERT\\u001b[0m nul\\u0000 cr\\rover \\u202eevil")
+      const bad = yield* Effect.either(mcp.call("bad", "badargs", {}))
+      assert.isTrue(bad._tag === "Left")
+      if (bad._tag === "Left") {
+        assert.include(bad.left.message, "MCP error -32602: argument x is missing")
+        assert.notInclude(bad.left.message, "MCP error -32602: MCP error -32602")
+      }
+      const huge = yield* Effect.either(mcp.call("bad", "huge", { n: 200_000 }))
+      assert.isTrue(huge._tag === "Left" && huge.left.message.includes("over the 100000-byte cap"))
+      assert.include(text(yield* mcp.call("bad", "huge", { n: 10 })), "zzzzzzzzzz")
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root, maxMessageBytes: 100_000 })))
+  )
+
+  it.live("server-everything: structured content beside its text, annotated messages, resource links, templates, prompts", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      const [listing] = yield* mcp.list("everything")
+      const out = McpFormat.listing(listing === undefined ? [] : [listing])
+      assert.isUndefined(listing?.error)
+      assert.isTrue((listing?.templates?.length ?? 0) > 0)
+      assert.isTrue((listing?.prompts.length ?? 0) > 0)
+      assert.include(out, "out: {")
+      const structured = text(yield* mcp.call("everything", "get-structured-content", { location: "New York" }))
+      // The server sends the same JSON as text and as structuredContent: shown once.
+      assert.match(structured, /^\{"temperature":\d+,"conditions":"\w+","humidity":\d+\}$/)
+      const annotated = text(yield* mcp.call("everything", "get-annotated-message", { messageType: "debug", includeImage: false }))
+      assert.match(annotated, /^\[for assistant\] Debug: /)
+      const links = text(yield* mcp.call("everything", "get-resource-links", { count: 2 }))
+      assert.include(links, "[resource link demo://resource/dynamic/text/2 (Text Resource 2): text/plain — Resource 2: plaintext resource]")
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
+  )
+})

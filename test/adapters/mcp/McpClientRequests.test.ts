@@ -1,0 +1,117 @@
+/**
+ * Server-to-client requests are answered: roots (the workspace as a file:// root), elicitation (the given answerer,
+ * a terminal driven through streams, or declined), sampling (declined, clearly). server-everything then shows the
+ * tools it keeps for capable clients. Log notifications are kept for errors; a server that crashes at start shows
+ * its stderr.
+ */
+import * as path from "node:path"
+import { PassThrough } from "node:stream"
+import { pathToFileURL } from "node:url"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as SdkMcpTransport from "../../../src/adapters/mcp/SdkMcpTransport.js"
+import * as TtyElicitation from "../../../src/adapters/mcp/TtyElicitation.js"
+import * as McpFormat from "../../../src/domain/mcp/McpFormat.js"
+import type * as McpElicitation from "../../../src/domain/mcp/McpElicitation.js"
+import { McpTransport } from "../../../src/ports/McpTransport.js"
+
+const root = path.resolve(import.meta.dirname, "../../..")
+const everything = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+const misbehaving = path.join(root, "test/support/misbehaving-server.mjs")
+const text = (c: McpFormat.McpContent) => McpFormat.content(c)
+const servers = {
+  bad: { command: process.execPath, args: [misbehaving] },
+  crash: { command: process.execPath, args: [misbehaving, "crash"] },
+  everything: { command: process.execPath, args: [everything, "stdio"] }
+}
+
+describe("server-to-client requests", () => {
+  it.live("roots is the workspace; sampling is declined with a reason; elicitation without an answerer is declined", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      assert.deepStrictEqual(JSON.parse(text(yield* mcp.call("bad", "roots", {}))), [{ uri: pathToFileURL(root).href, name: path.basename(root) }])
+      const sampled = yield* mcp.call("bad", "sample", {})
+      assert.isTrue(sampled.isError)
+      assert.include(text(sampled), "minicode runs no model")
+      assert.deepStrictEqual(JSON.parse(text(yield* mcp.call("bad", "elicit", {}))), { action: "decline" })
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
+  )
+
+  it.live("elicitation is asked of whoever is given (the seam mcp serve forwards through)", () => {
+    const asked: Array<McpElicitation.ElicitationRequest> = []
+    const elicit: McpElicitation.Elicit = async (request) => {
+      asked.push(request)
+      return { action: "accept", content: { name: "Ada" } }
+    }
+    return Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      assert.deepStrictEqual(JSON.parse(text(yield* mcp.call("bad", "elicit", {}))), { action: "accept", content: { name: "Ada" } })
+      assert.strictEqual(asked[0]?.server, "bad")
+      assert.strictEqual(asked[0]?.message, "Your name?")
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root, elicit })))
+  })
+
+  it.live("on a terminal the operator answers each field, and a bad answer is asked again", () => {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    let shown = ""
+    // The operator: an empty name first (refused: it is required), then a name, then "send".
+    const answers = ["", "Grace", "y"]
+    output.on("data", (d: Buffer) => {
+      shown += d.toString()
+      if (shown.endsWith(": ") && answers.length > 0) input.write(`${answers.shift()}\n`)
+    })
+    return Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      assert.deepStrictEqual(JSON.parse(text(yield* mcp.call("bad", "elicit", {}))), { action: "accept", content: { name: "Grace" } })
+      assert.include(shown, "MCP server bad asks: Your name?")
+      assert.include(shown, "name is required")
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root, elicit: TtyElicitation.make({ input, output }) })))
+  })
+
+  it.live("server-everything shows its roots, elicitation and sampling tools; get-roots-list names the workspace", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      const [listing] = yield* mcp.list("everything")
+      const names = listing?.tools.map((t) => t.name) ?? []
+      for (const tool of ["get-roots-list", "trigger-elicitation-request", "trigger-sampling-request", "trigger-url-elicitation"]) assert.include(names, tool)
+      assert.include(text(yield* mcp.call("everything", "get-roots-list", {})), pathToFileURL(root).href)
+      const sampled = yield* Effect.either(mcp.call("everything", "trigger-sampling-request", { prompt: "hi", maxTokens: 5 }))
+      const said = sampled._tag === "Left" ? sampled.left.message : text(sampled.right)
+      assert.include(said, "minicode runs no model")
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
+  )
+
+  it.live("a server's log lines are shown with its failure; a server that crashes at start shows its stderr", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      const failed = yield* mcp.call("bad", "log", {})
+      assert.isTrue(failed.isError)
+      assert.include(text(failed), "failed, see the log\nlast server log lines:\n  [error] db: database connection refused")
+      const crashed = yield* Effect.either(mcp.call("crash", "anything", {}))
+      assert.isTrue(crashed._tag === "Left")
+      if (crashed._tag === "Left") assert.include(crashed.left.message, "boom: missing API_KEY")
+      const [listed] = yield* mcp.list("crash")
+      assert.include(listed?.error ?? "", "boom: missing API_KEY")
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
+  )
+})
+
+describe("long calls", () => {
+  it.live("a progressToken is sent, progress is reported and resets the per-server time-out; a hang times out at it", () => {
+    const seen: Array<string> = []
+    return Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      // 5 steps 400 ms apart is 2 s, past the 1 s time-out: each progress resets it.
+      assert.strictEqual(text(yield* mcp.call("slow", "progress", { n: 5, delay: 400 })), "done after 5 steps; token present")
+      // The last notification races the result on a loaded machine: the first four arrive before the call ends.
+      assert.deepStrictEqual(seen.slice(0, 4), ["slow.progress: 1/5 step 1", "slow.progress: 2/5 step 2", "slow.progress: 3/5 step 3", "slow.progress: 4/5 step 4"])
+      const hung = yield* Effect.either(mcp.call("slow", "hang", {}))
+      assert.isTrue(hung._tag === "Left" && hung.left._tag === "ToolTimeout" && hung.left.millis === 1000)
+    }).pipe(
+      Effect.provide(
+        SdkMcpTransport.layer({ servers: { slow: { ...servers.bad, timeout: 1 } }, env: process.env, cwd: root, onProgress: (p) => seen.push(McpFormat.progressLine(p)) })
+      )
+    )
+  })
+})

@@ -1,0 +1,59 @@
+/**
+ * A real OAuth-protected MCP server on 127.0.0.1, built from the SDK's server-side auth helpers: an authorization
+ * server (mcpAuthRouter: metadata, dynamic registration, authorize with PKCE, token) and a resource server
+ * (protected-resource metadata, bearer check bound to the resource) serving one `echo` tool over Streamable HTTP.
+ * The authorize step approves at once and redirects, so an HTTP client following the URL plays the browser.
+ */
+import express from "express"
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { mcpAuthMetadataRouter, mcpAuthRouter, createOAuthMetadata, getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/sdk/server/auth/router.js"
+import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js"
+import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js"
+import { z } from "zod"
+
+const listen = (app) =>
+  new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s))
+  })
+
+export const start = async () => {
+  const resources = []
+  const provider = new DemoInMemoryAuthProvider((resource) => {
+    resources.push(resource?.href ?? "")
+    return resource !== undefined
+  })
+  const asApp = express()
+  asApp.use(express.json())
+  asApp.use(express.urlencoded())
+  // The AS needs its own URL before it listens: listen first, then mount.
+  const asServer = await listen(asApp)
+  const asUrl = new URL(`http://127.0.0.1:${asServer.address().port}`)
+  asApp.use(mcpAuthRouter({ provider, issuerUrl: asUrl, scopesSupported: ["mcp:tools"] }))
+
+  const rsApp = express()
+  rsApp.use(express.json())
+  const rsServer = await listen(rsApp)
+  const mcpUrl = new URL(`http://127.0.0.1:${rsServer.address().port}/mcp`)
+  const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: asUrl, scopesSupported: ["mcp:tools"] })
+  rsApp.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"], resourceName: "test" }))
+  const bearer = requireBearerAuth({ verifier: provider, requiredScopes: [], resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) })
+  rsApp.all("/mcp", bearer, async (req, res) => {
+    const server = new McpServer({ name: "secure", version: "1.0.0" })
+    server.registerTool("echo", { description: "Echo.", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `secure echo: ${text}` }] }))
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    res.on("close", () => void transport.close())
+    await server.connect(transport)
+    await transport.handleRequest(req, res, req.body)
+  })
+  return {
+    url: mcpUrl.href,
+    resources,
+    close: async () => {
+      for (const s of [asServer, rsServer]) {
+        s.closeAllConnections()
+        await new Promise((r) => s.close(() => r()))
+      }
+    }
+  }
+}
