@@ -64,15 +64,14 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     const searchDir = (dir: WalkedDir) =>
       Effect.gen(function* () {
         const prefix = dir.rel === "" ? "" : `${dir.rel}/`
-        const names = dir.files.filter((name) => {
-          const rel = prefix + name
-          return (filter === undefined || filter(rel)) && Jail.protectedName(P.join(session.root, rel), session.root) === undefined
-        })
+        const abs = dir.rel === "" ? session.root : P.join(session.root, dir.rel)
+        const judge = Jail.protectedNameIn(abs, session.root)
+        const names = dir.files.filter((name) => (filter === undefined || filter(prefix + name)) && judge(name) === undefined)
         for (let from = 0; from < names.length; from += grepLimits.batch) {
           const batch = names.slice(from, from + grepLimits.batch)
           let search: LineSearch.FileSearch | undefined
           const missed = yield* fs
-            .scan(dir.rel === "" ? session.root : P.join(session.root, dir.rel), batch, (i, bytes, first, last) => {
+            .scan(abs, batch, (i, bytes, first, last) => {
               bytesSinceTurn += bytes.byteLength
               if (first) {
                 const file = prefix + (batch[i] ?? "")

@@ -6,7 +6,7 @@
  * only, not against every rule file seen so far. A directory's .gitignore is read only when its listing has one.
  */
 import { Effect } from "effect"
-import ignore, { type Ignore } from "ignore"
+import * as GitIgnore from "../domain/files/GitIgnore.js"
 import * as P from "../domain/jail/PosixPath.js"
 import { FileSystem } from "../ports/FileSystem.js"
 
@@ -47,7 +47,7 @@ const decoder = new TextDecoder()
 interface Rules {
   /** The workspace-relative folder of the .gitignore ("" for the root). */
   readonly base: string
-  readonly ig: Ignore
+  readonly ig: GitIgnore.GitIgnore
 }
 
 /** git's answer for `rel`: the deepest rule file with a rule for it decides. */
@@ -56,9 +56,8 @@ const ignoredBy = (chain: ReadonlyArray<Rules>, rel: string, isDir: boolean): bo
     const rules = chain[k]
     if (rules === undefined) continue
     const sub = rules.base === "" ? rel : rel.slice(rules.base.length + 1)
-    const verdict = rules.ig.test(isDir ? sub + "/" : sub)
-    if (verdict.ignored) return true
-    if (verdict.unignored) return false
+    const verdict = GitIgnore.test(rules.ig, sub, isDir)
+    if (verdict !== "none") return verdict === "ignored"
   }
   return false
 }
@@ -69,7 +68,7 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
   const fs = yield* FileSystem
   const load = (rel: string) =>
     fs.readFile(P.join(options.root, rel, ".gitignore")).pipe(
-      Effect.map((bytes): Rules => ({ base: rel, ig: ignore().add(decoder.decode(bytes)) })),
+      Effect.map((bytes): Rules => ({ base: rel, ig: GitIgnore.compile(decoder.decode(bytes)) })),
       Effect.option
     )
   // .gitignore files above the start directory apply too.
