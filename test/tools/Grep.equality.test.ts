@@ -101,6 +101,32 @@ describe.skipIf(!hasRg)("grep agrees with rg and git grep on the bench tree's fe
     expect(canary.text).not.toContain(`TOKEN=${markers.canary}`)
   }, 60_000)
 
+  it("caps grep at 500 matches (the first by path, then line) and glob at 1000 paths (sorted), each counting the rest", async () => {
+    const byKey = (a: string, b: string) => {
+      const [fa = "", la = "0"] = a.split(":")
+      const [fb = "", lb = "0"] = b.split(":")
+      return fa === fb ? Number(la) - Number(lb) : fa < fb ? -1 : 1
+    }
+    const all = rg(markers.common).filter((k) => !secret(k)).sort(byKey)
+    expect(all.length).toBeGreaterThan(600)
+    const got = await ours({ pattern: markers.common })
+    expect(got.keys.sort(byKey)).toEqual(all.slice(0, 500))
+    expect(got.text.split("\n").slice(0, 500).map((l) => l.split(":", 2).join(":"))).toEqual(all.slice(0, 500))
+    expect(got.notes).toContain(`[truncated: ${all.length - 500} more matches]`)
+    // Filtered here, not with rg's -g: an rg glob overrides .gitignore (it would list ignored .ts files).
+    const files = spawnSync("rg", ["--files", "--hidden", "-g", "!.git", "--no-config"], { cwd: root, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 })
+      .stdout.toString().split("\n").filter((l) => /\.(ts|js)$/.test(l)).sort()
+    const listed = await runTool({ workspace: root, tool: "glob", args: { pattern: "**/*.{ts,js}" }, maxOutputBytes: 1 << 24 })
+    const lines = listed.ok ? listed.text.split("\n") : []
+    // A symlink is listed (not followed); rg --files leaves it out.
+    const paths = lines.filter((l) => !l.startsWith("["))
+    expect(paths).toContain("alias.ts")
+    const withLink = [...files, "alias.ts"].sort()
+    expect(withLink.length).toBeGreaterThan(1000)
+    expect(paths).toEqual(withLink.slice(0, 1000))
+    expect(lines).toContain(`[truncated: ${withLink.length - 1000} more matches]`)
+  }, 60_000)
+
   it("the tree is committed: git sees the ignored files as untracked-and-ignored, the rest as tracked", () => {
     const tracked = execFileSync("git", ["ls-files"], { cwd: root }).toString().split("\n")
     expect(tracked).toContain("third_party/sqlite-copy/sqlite3.c")
