@@ -77,7 +77,9 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
                 const file = prefix + (batch[i] ?? "")
                 search = LineSearch.fileSearch(m, (line, text) => {
                   total++
-                  keep({ file, line, text })
+                  // Cut now (a minified file's line can be megabytes, and up to four caps' worth are held), and
+                  // copied: a line split out of a decoded chunk is a view that would keep the whole chunk alive.
+                  keep({ file, line, text: detach(text.length > grepLimits.lineChars ? `${text.slice(0, grepLimits.lineChars)} [truncated]` : text) })
                   return true
                 })
               }
@@ -109,7 +111,7 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
       }
     }
     const shownHits = kept.sort(compare).slice(0, grepLimits.matches)
-    const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text.length > grepLimits.lineChars ? `${h.text.slice(0, grepLimits.lineChars)} [truncated]` : h.text}`)
+    const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text}`)
     binaries.sort()
     const notes = [
       total > shownHits.length ? `[truncated: ${total - shownHits.length} more matches]` : "",
@@ -124,5 +126,8 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     if (total === 0) return out([`no text matches for /${call.args.pattern}/`, ...notes].join("\n"), truncated)
     return out([...lines, ...notes].join("\n"), truncated)
   })
+
+/** A copy of `s` that shares no memory with the string it was cut from (V8 keeps a slice's parent alive). */
+const detach = (s: string): string => (" " + s).slice(1)
 
 const out = (text: string, truncated: boolean): ToolOutput => ({ text, truncated })
