@@ -25,9 +25,11 @@ export interface DirEntry {
 
 /**
  * Receives the content of one file of a `scan`, a chunk at a time and in order. `bytes` is the adapter's buffer,
- * valid only during the call (copy what you keep). Return false to stop reading that file.
+ * valid only during the call (copy what you keep). Return false to stop reading that file, "stop" to end the scan
+ * there (that file is closed and no later name is opened: the caller goes on with a new scan of the rest, which
+ * is how a long search hands control back between files).
  */
-export type ScanSink = (index: number, bytes: Uint8Array, first: boolean, last: boolean) => boolean
+export type ScanSink = (index: number, bytes: Uint8Array, first: boolean, last: boolean) => boolean | "stop"
 
 export class FsError extends Schema.TaggedError<FsError>()("FsError", {
   op: Schema.String,

@@ -4,7 +4,8 @@
  * rest are read through `FileSystem.scan` (one directory descriptor, four syscalls a file, chunks of at most
  * 1 MiB, so a big file is streamed, never skipped) and searched as bytes (LineSearch.ts). A binary file that
  * matches is named as such; an unreadable one is counted. Matches come sorted by path, then line, capped at
- * `limits.grepMatches` with a visible count of the rest.
+ * `grepLimits.matches` with a visible count of the rest. Every `turnMs` it ends a scan after the current file and
+ * lets the event loop turn, so a cancellation or a deadline lands between two files.
  */
 import { Effect } from "effect"
 import picomatch from "picomatch"
@@ -24,6 +25,8 @@ export const grepLimits = {
   walkEntries: 200_000,
   /** Names read per `scan` call, and how much is read between two turns of the event loop. */
   batch: 256,
+  /** How long a search runs before it lets the event loop turn (a cancellation lands within about that). */
+  turnMs: 20,
   bytesPerTurn: 32 * 1024 * 1024,
   listedBinaries: 20
 }
@@ -61,15 +64,26 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
       if (kept.length >= grepLimits.matches * 4) kept = kept.sort(compare).slice(0, grepLimits.matches)
     }
     let bytesSinceTurn = 0
+    let turnStarted = performance.now()
+    /** Hands control back (a cancellation, another request) and starts a new turn. */
+    const turn = Effect.zipRight(
+      breathe,
+      Effect.sync(() => {
+        bytesSinceTurn = 0
+        turnStarted = performance.now()
+      })
+    )
     const searchDir = (dir: WalkedDir) =>
       Effect.gen(function* () {
         const prefix = dir.rel === "" ? "" : `${dir.rel}/`
         const abs = dir.rel === "" ? session.root : P.join(session.root, dir.rel)
         const judge = Jail.protectedNameIn(abs, session.root)
         const names = dir.files.filter((name) => (filter === undefined || filter(prefix + name)) && judge(name) === undefined)
-        for (let from = 0; from < names.length; from += grepLimits.batch) {
+        let from = 0
+        while (from < names.length) {
           const batch = names.slice(from, from + grepLimits.batch)
           let search: LineSearch.FileSearch | undefined
+          let next = batch.length
           const missed = yield* fs
             .scan(abs, batch, (i, bytes, first, last) => {
               bytesSinceTurn += bytes.byteLength
@@ -86,30 +100,24 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
               const s = search
               if (s === undefined) return false
               const more = s.feed(bytes, first, last)
-              if (!more || last) {
-                const file = prefix + (batch[i] ?? "")
-                if (s.binaryMatch()) binaries.push(file)
-                if (s.longLine()) longLines.push(file)
+              if (more && !last) return true
+              const file = prefix + (batch[i] ?? "")
+              if (s.binaryMatch()) binaries.push(file)
+              if (s.longLine()) longLines.push(file)
+              // Past the turn's time: end the scan after this file, let the event loop run, go on with the rest.
+              if (performance.now() - turnStarted > grepLimits.turnMs || bytesSinceTurn >= grepLimits.bytesPerTurn) {
+                next = i + 1
+                return "stop"
               }
-              return more
+              return false
             })
             .pipe(Effect.orElseSucceed(() => batch))
           for (const name of missed) unreadable.push(prefix + name)
-          if (bytesSinceTurn >= grepLimits.bytesPerTurn) {
-            bytesSinceTurn = 0
-            yield* breathe
-          }
+          from += next
+          if (next < batch.length || performance.now() - turnStarted > grepLimits.turnMs) yield* turn
         }
       })
-    let sinceTurn = 0
-    for (const dir of walked.dirs) {
-      yield* searchDir(dir)
-      sinceTurn += dir.files.length
-      if (sinceTurn >= 2048) {
-        sinceTurn = 0
-        yield* breathe
-      }
-    }
+    for (const dir of walked.dirs) yield* searchDir(dir)
     const shownHits = kept.sort(compare).slice(0, grepLimits.matches)
     const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text}`)
     binaries.sort()

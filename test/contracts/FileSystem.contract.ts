@@ -87,6 +87,12 @@ export const contract = (name: string, fixture: Fixture) =>
         let chunks = 0
         yield* fs.scan(root, ["big.txt"], () => ++chunks < 2)
         assert.strictEqual(chunks, 2)
+        const opened: Array<number> = []
+        yield* fs.scan(root, ["a.txt", "big.txt", "empty.txt"], (i, _bytes, first) => {
+          if (first) opened.push(i)
+          return "stop"
+        })
+        assert.deepStrictEqual(opened, [0])
         assert.isTrue(Either.isLeft(yield* Effect.either(fs.scan(`${root}/dir/back`, ["a.txt"], () => true))))
       }))
 

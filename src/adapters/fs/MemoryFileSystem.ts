@@ -174,16 +174,18 @@ export const make = (seed: Seed = {}) =>
       Effect.gen(function* () {
         yield* readDir(dir)
         const { nodes } = yield* Ref.get(state)
-        for (let i = 0; i < names.length; i++) {
+        let stopped = false
+        for (let i = 0; i < names.length && !stopped; i++) {
           const p = P.join(dir, names[i] ?? "")
           const node = nodes.get(p)
           if (node?.kind !== "file") continue
           yield* record("read", p)
           const bytes = node.content
-          if (bytes.byteLength === 0) sink(i, bytes, true, true)
+          if (bytes.byteLength === 0) stopped = sink(i, bytes, true, true) === "stop"
           for (let at = 0; at < bytes.byteLength; at += scanChunk) {
-            const last = at + scanChunk >= bytes.byteLength
-            if (!sink(i, bytes.slice(at, at + scanChunk), at === 0, last)) break
+            const verdict = sink(i, bytes.slice(at, at + scanChunk), at === 0, at + scanChunk >= bytes.byteLength)
+            stopped = verdict === "stop"
+            if (verdict !== true) break
           }
         }
         const unreadable: ReadonlyArray<string> = []

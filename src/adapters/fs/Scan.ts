@@ -18,7 +18,8 @@ export const scanDir = (dir: string, names: ReadonlyArray<string>, sink: ScanSin
   const d = DirFd.open(dir)
   const unreadable: Array<string> = []
   try {
-    for (let i = 0; i < names.length; i++) {
+    let stopped = false
+    for (let i = 0; i < names.length && !stopped; i++) {
       const name = names[i] ?? ""
       let fd: number
       try {
@@ -33,7 +34,7 @@ export const scanDir = (dir: string, names: ReadonlyArray<string>, sink: ScanSin
         if (!st.isFile()) continue
         const size = st.size
         if (size === 0) {
-          sink(i, buffer.subarray(0, 0), true, true)
+          if (sink(i, buffer.subarray(0, 0), true, true) === "stop") break
           continue
         }
         let offset = 0
@@ -44,7 +45,9 @@ export const scanDir = (dir: string, names: ReadonlyArray<string>, sink: ScanSin
           // Shrunk while read: what was read is all there is.
           const last = n === 0 || offset + n >= size
           offset += n
-          open = sink(i, buffer.subarray(0, n), first, last) && !last
+          const verdict = sink(i, buffer.subarray(0, n), first, last)
+          if (verdict === "stop") stopped = true
+          open = verdict === true && !last
           first = false
         }
       } catch {
