@@ -12,6 +12,7 @@ import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import type { ToolError } from "../domain/core/Errors.js"
 import * as FileTools from "../tools/FileTools.js"
+import * as Grep from "../tools/Grep.js"
 import { FileSystem } from "../ports/FileSystem.js"
 
 const maxConcurrentWrites = 8
@@ -84,7 +85,7 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         case "glob":
           return FileTools.glob(env, inv, call)
         case "grep":
-          return FileTools.grep(env, inv, call)
+          return Grep.grep(env, inv, call)
         case "write_file":
           return withDiagnostics(inv, serialised(inv, FileTools.writeFile(env, inv, call)))
         case "edit_file":

@@ -23,6 +23,14 @@ export interface DirEntry {
   readonly kind: FileKind
 }
 
+/**
+ * Receives the content of one file of a `scan`, a chunk at a time and in order. `bytes` is the adapter's buffer,
+ * valid only during the call (copy what you keep). Return false to stop reading that file, "stop" to end the scan
+ * there (that file is closed and no later name is opened: the caller goes on with a new scan of the rest, which
+ * is how a long search hands control back between files).
+ */
+export type ScanSink = (index: number, bytes: Uint8Array, first: boolean, last: boolean) => boolean | "stop"
+
 export class FsError extends Schema.TaggedError<FsError>()("FsError", {
   op: Schema.String,
   path: Schema.String,
@@ -49,6 +57,14 @@ export interface FileSystemShape {
     options?: { readonly mode?: number; readonly expect?: Expect }
   ) => Effect.Effect<void, FsError>
   readonly readDir: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, FsError>
+  /**
+   * Reads the regular files `names` of the directory `dir` in turn (for grep): the directory opened once, as
+   * `readDir` opens it, and each name opened relative to it without following a link. A name that is a symlink, a
+   * directory or anything but a regular file is passed over (the sink never hears of it); an empty file gives one
+   * empty last chunk. Large files come in several chunks, so no file is ever held whole. Fails only when `dir`
+   * cannot be opened; the names that could not be read (permissions, gone meanwhile) come back.
+   */
+  readonly scan: (dir: string, names: ReadonlyArray<string>, sink: ScanSink) => Effect.Effect<ReadonlyArray<string>, FsError>
   readonly makeDirectory: (path: string) => Effect.Effect<void, FsError>
   readonly remove: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, FsError>
   readonly rename: (from: string, to: string) => Effect.Effect<void, FsError>

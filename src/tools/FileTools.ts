@@ -15,7 +15,7 @@ import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../
 import type { SessionShape } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
-import { breathe, walk } from "./Walk.js"
+import { walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
 const encoder = new TextEncoder()
@@ -26,8 +26,6 @@ export const limits = {
   readBytes: 50 * 1024 * 1024,
   listEntries: 1000,
   globResults: 1000,
-  grepMatches: 500,
-  grepFileBytes: 5 * 1024 * 1024,
   walkEntries: 200_000,
   /** The listings kept for re-reads of unchanged bytes (see `ListingMemo`), weighed as their bytes plus two per char of text. */
   listingsEntries: 256,
@@ -233,60 +231,6 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
     if (hits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
     return out([...shownHits, ...notes].join("\n"), notes.length > 0)
   })
-
-export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
-  Effect.gen(function* () {
-    const fs = env.fs
-    const session = env.session
-    const { facts, shown } = yield* resolvedOf(env, inv, "path")
-    if (!facts.exists) return yield* new ToolFailed({ tool: "grep", reason: `${shown} does not exist` })
-    const regex = new RegExp(call.args.pattern, call.args.ignore_case === true ? "i" : "")
-    const filter = call.args.glob === undefined ? () => true : matcher(call.args.glob)
-    const walked =
-      facts.kind === "directory"
-        ? yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries }).pipe(Effect.provideService(FileSystem, env.fs))
-        : { files: [P.relative(session.root, facts.real)], incomplete: false }
-    const ctx = { root: session.root, unrestricted: false }
-    // Files the jail would refuse to read (secrets) are skipped, never searched.
-    const candidates = walked.files.filter((f) => filter(f) && Jail.checkLexical(ctx, session.root, f, "read").ok)
-    const matches: Array<string> = []
-    let total = 0
-    yield* Effect.forEach(
-      candidates,
-      (file) =>
-        Effect.gen(function* () {
-          yield* breathe
-          const abs = P.join(session.root, file)
-          const stat = yield* fs.lstat(abs).pipe(Effect.orElseSucceed(() => undefined))
-          if (stat === undefined || stat._tag === "None" || stat.value.kind !== "file" || stat.value.size > limits.grepFileBytes) return
-          const bytes = yield* fs.readFile(abs).pipe(Effect.orElseSucceed(() => new Uint8Array()))
-          if (isBinary(bytes)) return
-          const lines = decoder.decode(bytes).split("\n")
-          lines.forEach((line, i) => {
-            if (!regex.test(line)) return
-            total++
-            if (matches.length < limits.grepMatches) {
-              const text = line.length > 500 ? `${line.slice(0, 500)} [truncated]` : line
-              matches.push(`${file}:${i + 1}:${text}`)
-            }
-          })
-        }),
-      { concurrency: 16, discard: true }
-    )
-    matches.sort((a, b) => compareHits(a, b))
-    const notes = [
-      total > matches.length ? `[truncated: ${total - matches.length} more matches]` : "",
-      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
-    ].filter((n) => n !== "")
-    if (total === 0) return out(`no matches for /${call.args.pattern}/`)
-    return out([...matches, ...notes].join("\n"), notes.length > 0)
-  })
-
-const compareHits = (a: string, b: string) => {
-  const [fa = "", la = "0"] = a.split(":", 2)
-  const [fb = "", lb = "0"] = b.split(":", 2)
-  return fa === fb ? Number(la) - Number(lb) : fa < fb ? -1 : 1
-}
 
 export const moveFile = (env: Env, inv: Invocation, call: CallOf<"move_file">) =>
   Effect.gen(function* () {

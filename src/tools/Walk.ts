@@ -1,9 +1,12 @@
 /**
- * Walks the workspace for glob and grep through the FileSystem port: honours .gitignore files (nested ones too),
- * never descends into .git or .minicode, never follows a symlinked directory (it could lead out of the jail).
+ * Walks the workspace for glob and grep through the FileSystem port: honours .gitignore files (nested ones too, a
+ * deeper file's rules before a shallower one's, negations included, as git does), never descends into .git or
+ * .minicode, never follows a symlink (one is listed, not entered). Each directory's rules are the chain of the
+ * .gitignore files above it, compiled once when the directory is entered: an entry is judged against that chain
+ * only, not against every rule file seen so far. A directory's .gitignore is read only when its listing has one.
  */
 import { Effect } from "effect"
-import ignore, { type Ignore } from "ignore"
+import * as GitIgnore from "../domain/files/GitIgnore.js"
 import * as P from "../domain/jail/PosixPath.js"
 import { FileSystem } from "../ports/FileSystem.js"
 
@@ -13,9 +16,18 @@ export interface WalkOptions {
   readonly maxEntries: number
 }
 
-export interface Walked {
-  /** Workspace-relative file paths, sorted. */
+/** One directory's regular files (names, sorted), for a search that reads a directory at a time. */
+export interface WalkedDir {
+  /** Workspace-relative ("" for the root). */
+  readonly rel: string
   readonly files: ReadonlyArray<string>
+}
+
+export interface Walked {
+  /** Workspace-relative paths of the files and symlinks, sorted. */
+  readonly files: ReadonlyArray<string>
+  /** The directories with their regular files, in walk order (depth first, names sorted). */
+  readonly dirs: ReadonlyArray<WalkedDir>
   /** True when the entry budget ran out before the walk finished. */
   readonly incomplete: boolean
 }
@@ -32,51 +44,79 @@ export const breathe = Effect.async<void>((resume) => {
 })
 const decoder = new TextDecoder()
 
+interface Rules {
+  /** The workspace-relative folder of the .gitignore ("" for the root). */
+  readonly base: string
+  readonly ig: GitIgnore.GitIgnore
+}
+
+/** git's answer for `rel`: the deepest rule file with a rule for it decides. */
+const ignoredBy = (chain: ReadonlyArray<Rules>, rel: string, isDir: boolean): boolean => {
+  for (let k = chain.length - 1; k >= 0; k--) {
+    const rules = chain[k]
+    if (rules === undefined) continue
+    const sub = rules.base === "" ? rel : rel.slice(rules.base.length + 1)
+    const verdict = GitIgnore.test(rules.ig, sub, isDir)
+    if (verdict !== "none") return verdict === "ignored"
+  }
+  return false
+}
+
+const byName = (a: { readonly name: string }, b: { readonly name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
 export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
   const fs = yield* FileSystem
-  const files: Array<string> = []
-  const rules: Array<{ readonly dir: string; readonly ig: Ignore }> = []
-  const loadIgnore = (dir: string) =>
-    fs.readFile(P.join(dir, ".gitignore")).pipe(
-      Effect.map((bytes) => rules.push({ dir, ig: ignore().add(decoder.decode(bytes)) })),
-      Effect.ignore
+  const load = (rel: string) =>
+    fs.readFile(P.join(options.root, rel, ".gitignore")).pipe(
+      Effect.map((bytes): Rules => ({ base: rel, ig: GitIgnore.compile(decoder.decode(bytes)) })),
+      Effect.option
     )
-  const ignored = (abs: string, isDir: boolean) =>
-    rules.some(({ dir, ig }) => {
-      if (!P.isInside(dir, abs) || abs === dir) return false
-      const rel = P.relative(dir, abs)
-      return ig.ignores(isDir ? rel + "/" : rel)
-    })
   // .gitignore files above the start directory apply too.
-  let dir = options.root
-  for (const seg of P.segments(P.relative(options.root, options.start))) {
-    yield* loadIgnore(dir)
-    dir = P.join(dir, seg)
+  const startRel = P.relative(options.root, options.start)
+  let chain: ReadonlyArray<Rules> = []
+  let above = ""
+  for (const seg of P.segments(startRel)) {
+    const rules = yield* load(above)
+    if (rules._tag === "Some") chain = [...chain, rules.value]
+    above = above === "" ? seg : `${above}/${seg}`
   }
+  const files: Array<string> = []
+  const dirs: Array<WalkedDir> = []
   let seen = 0
-  let dirs = 0
+  let visited = 0
   let incomplete = false
-  const stack = [options.start]
-  while (stack.length > 0) {
-    const current = stack.pop() ?? options.start
-    if (++dirs % 32 === 0) yield* breathe
-    yield* loadIgnore(current)
-    const entries = yield* fs.readDir(current).pipe(Effect.orElseSucceed(() => []))
+  const stack: Array<{ readonly rel: string; readonly chain: ReadonlyArray<Rules> }> = [{ rel: startRel, chain }]
+  while (stack.length > 0 && !incomplete) {
+    const current = stack.pop()
+    if (current === undefined) break
+    if (++visited % 256 === 0) yield* breathe
+    const entries = [...(yield* fs.readDir(current.rel === "" ? options.root : P.join(options.root, current.rel)).pipe(Effect.orElseSucceed(() => [])))].sort(byName)
+    let here = current.chain
+    if (entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
+      const rules = yield* load(current.rel)
+      if (rules._tag === "Some") here = [...here, rules.value]
+    }
+    const regular: Array<string> = []
+    const subdirs: Array<string> = []
     for (const entry of entries) {
       if (++seen > options.maxEntries) {
         incomplete = true
         break
       }
-      const abs = P.join(current, entry.name)
+      const rel = current.rel === "" ? entry.name : `${current.rel}/${entry.name}`
       if (entry.kind === "directory") {
-        if (!alwaysSkipped.has(entry.name) && !ignored(abs, true)) stack.push(abs)
+        if (!alwaysSkipped.has(entry.name) && !ignoredBy(here, rel, true)) subdirs.push(rel)
       } else if (entry.kind === "file" || entry.kind === "symlink") {
-        if (!ignored(abs, false)) files.push(P.relative(options.root, abs))
+        if (!ignoredBy(here, rel, false)) {
+          files.push(rel)
+          if (entry.kind === "file") regular.push(entry.name)
+        }
       }
     }
-    if (incomplete) break
+    if (regular.length > 0) dirs.push({ rel: current.rel, files: regular })
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ rel: subdirs[i] ?? "", chain: here })
   }
   files.sort()
-  const result: Walked = { files, incomplete }
+  const result: Walked = { files, dirs, incomplete }
   return result
 })

@@ -66,6 +66,36 @@ export const contract = (name: string, fixture: Fixture) =>
         assert.isTrue(Option.isNone(yield* fs.lstat(`${root}/x`)))
       }))
   
+    it.effect("scan reads regular files in order, chunk by chunk, passes symlinks and folders over, and refuses a symlinked directory", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        const big = "line of text\n".repeat(200_000)
+        yield* fs.writeFile(`${root}/big.txt`, enc.encode(big))
+        yield* fs.writeFile(`${root}/empty.txt`, new Uint8Array())
+        const seen: Array<{ name: string; text: string; firsts: number; lasts: number }> = []
+        const names = ["a.txt", "link", "dir", "missing", "big.txt", "empty.txt"]
+        const missed = yield* fs.scan(root, names, (i, bytes, first, last) => {
+          if (first) seen.push({ name: names[i] ?? "", text: "", firsts: 0, lasts: 0 })
+          const s = seen[seen.length - 1]
+          if (s !== undefined) seen[seen.length - 1] = { ...s, text: s.text + dec.decode(bytes.slice()), firsts: s.firsts + (first ? 1 : 0), lasts: s.lasts + (last ? 1 : 0) }
+          return true
+        })
+        assert.deepStrictEqual(missed, [])
+        assert.deepStrictEqual(seen.map((s) => [s.name, s.firsts, s.lasts]), [["a.txt", 1, 1], ["big.txt", 1, 1], ["empty.txt", 1, 1]])
+        assert.strictEqual(seen[0]?.text, "alpha")
+        assert.isTrue(seen[1]?.text === big)
+        let chunks = 0
+        yield* fs.scan(root, ["big.txt"], () => ++chunks < 2)
+        assert.strictEqual(chunks, 2)
+        const opened: Array<number> = []
+        yield* fs.scan(root, ["a.txt", "big.txt", "empty.txt"], (i, _bytes, first) => {
+          if (first) opened.push(i)
+          return "stop"
+        })
+        assert.deepStrictEqual(opened, [0])
+        assert.isTrue(Either.isLeft(yield* Effect.either(fs.scan(`${root}/dir/back`, ["a.txt"], () => true))))
+      }))
+
     it.effect("no operation reaches through a symlinked directory: each fails and nothing changes", () =>
       Effect.gen(function* () {
         const { fs, root } = yield* fixture.make

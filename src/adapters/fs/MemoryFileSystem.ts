@@ -4,7 +4,7 @@
  */
 import { Effect, Layer, Option, Ref } from "effect"
 import * as P from "../../domain/jail/PosixPath.js"
-import { type DirEntry, type Expect, FileSystem, FsError, type FileStat } from "../../ports/FileSystem.js"
+import { type DirEntry, type Expect, FileSystem, FsError, type FileStat, type ScanSink } from "../../ports/FileSystem.js"
 
 type Node =
   | { readonly kind: "file"; readonly content: Uint8Array; readonly mode: number; readonly ino: number }
@@ -24,6 +24,9 @@ interface State {
 }
 
 const enc = new TextEncoder()
+
+/** Small, so the fakes exercise the chunked path of a scan (a line split across chunks) on small files. */
+export const scanChunk = 4096
 
 const err = (op: string, path: string, code: string, reason: string) => new FsError({ op, path, code, reason })
 
@@ -166,6 +169,29 @@ export const make = (seed: Seed = {}) =>
         })
       )
 
+    /** As the Node adapter: the directory opened as `readDir` opens it, names not followed, chunks of `scanChunk`. */
+    const scan = (dir: string, names: ReadonlyArray<string>, sink: ScanSink) =>
+      Effect.gen(function* () {
+        yield* readDir(dir)
+        const { nodes } = yield* Ref.get(state)
+        let stopped = false
+        for (let i = 0; i < names.length && !stopped; i++) {
+          const p = P.join(dir, names[i] ?? "")
+          const node = nodes.get(p)
+          if (node?.kind !== "file") continue
+          yield* record("read", p)
+          const bytes = node.content
+          if (bytes.byteLength === 0) stopped = sink(i, bytes, true, true) === "stop"
+          for (let at = 0; at < bytes.byteLength; at += scanChunk) {
+            const verdict = sink(i, bytes.slice(at, at + scanChunk), at === 0, at + scanChunk >= bytes.byteLength)
+            stopped = verdict === "stop"
+            if (verdict !== true) break
+          }
+        }
+        const unreadable: ReadonlyArray<string> = []
+        return unreadable
+      })
+
     const makeDirectory = (p: string) =>
       Effect.gen(function* () {
         const { nodes, nextIno } = yield* Ref.get(state)
@@ -222,7 +248,7 @@ export const make = (seed: Seed = {}) =>
         yield* Ref.set(state, { nodes: next, nextIno })
       })
 
-    const fs = FileSystem.of({ lstat, readlink, readFile, writeFile, readDir, makeDirectory, remove, rename, chmod })
+    const fs = FileSystem.of({ lstat, readlink, readFile, writeFile, readDir, scan, makeDirectory, remove, rename, chmod })
     /** Test helpers: the effect log, and a hard link (which the jail must refuse to write through). */
     const link = (existing: string, alias: string) =>
       Ref.update(state, ({ nodes, nextIno }) => {

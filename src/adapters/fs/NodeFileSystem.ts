@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer, Option } from "effect"
 import * as DirFd from "./DirFd.js"
+import * as Scan from "./Scan.js"
 import { type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat } from "../../ports/FileSystem.js"
 
 const syncLimit = 4 * 1024 * 1024
@@ -261,12 +262,16 @@ export const make = Effect.sync(() => {
       )
     )
 
+  // One buffer for every scan: a scan runs synchronously to its end, so two never share it at once.
+  const scanBuffer = Buffer.allocUnsafe(Scan.chunkBytes)
+
   return FileSystem.of({
     lstat,
     readlink: (p) => sys("readlink", p, () => fs.readlinkSync(p)),
     readFile,
     writeFile,
     readDir,
+    scan: (dir, names, sink) => sys("list", dir, () => Scan.scanDir(dir, names, sink, scanBuffer)),
     makeDirectory: (p) => sys("mkdir", p, () => DirFd.close(DirFd.open(p, { create: true }))),
     remove: (p, options) =>
       sys("delete", p, () =>

@@ -99,6 +99,10 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   [".m2", "settings-security.xml"],
   [".gradle", "gradle.properties"]
 ]
+/** `secretPairs` by folder. */
+const secretPairFiles: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  [...new Set(secretPairs.map(([dir]) => dir))].map((dir) => [dir, new Set(secretPairs.filter(([d]) => d === dir).map(([, f]) => f))])
+)
 const systemSecrets = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"])
 
 /**
@@ -123,6 +127,8 @@ const wholePathSecret = (absolute: string): string | undefined => {
  * HFS+ ignores, trailing dots and spaces, the 8.3 short name), the same normalisation git applies to itself.
  */
 const isDotGit = (seg: string): boolean => {
+  // Every spelling holds a "g" and a "t" (what is stripped is invisible characters, dots and spaces): most names do not.
+  if (seg.indexOf("g") === -1 || seg.indexOf("t") === -1) return false
   const bare = seg.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, "").replace(/[. ]+$/, "")
   return bare === ".git" || bare === "git~1"
 }
@@ -138,8 +144,9 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
       const tail = rest[rest.length - 1]
       if (tail === "config" || tail === "config.worktree") return ".git/config can run programs and hold credentials"
     }
-    const pair = secretPairs.find(([dir, file]) => seg === dir && segs[i + 1] === file)
-    if (pair !== undefined) return `${pair[0]}/${pair[1]} holds credentials`
+    const pairFiles = secretPairFiles.get(seg)
+    const next = segs[i + 1]
+    if (pairFiles !== undefined && next !== undefined && pairFiles.has(next)) return `${seg}/${next} holds credentials`
     // A folder named like an env file is treated as one: what it holds is secret, and no write may create it.
     if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
     if (!last) continue
@@ -179,6 +186,20 @@ export const protectedName = (absolute: string, root?: string): { readonly kind:
   if (stateSegments(segs)) return { kind: "state" }
   const reason = wholePathSecret(absolute) ?? secretSegments(segs)
   return reason === undefined ? undefined : { kind: "secret", reason }
+}
+
+/**
+ * `protectedName` for the names of one directory (grep's candidates): the directory's segments are split and
+ * lower-cased once, each name then judged with them. Same answers as `protectedName(dir + "/" + name, root)`.
+ */
+export const protectedNameIn = (dir: string, root?: string) => {
+  const dirSegs = scopedSegments(dir, root)
+  return (name: string): ReturnType<typeof protectedName> => {
+    const segs = [...dirSegs, name.toLowerCase()]
+    if (stateSegments(segs)) return { kind: "state" }
+    const reason = wholePathSecret(dir === "/" ? `/${name}` : `${dir}/${name}`) ?? secretSegments(segs)
+    return reason === undefined ? undefined : { kind: "secret", reason }
+  }
 }
 
 /**

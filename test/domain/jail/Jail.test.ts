@@ -80,3 +80,15 @@ describe("what a folder holds", () => {
     expect(!v.ok && v.reason).toContain("a/b/.git")
   })
 })
+
+describe("protectedNameIn", () => {
+  it("answers as protectedName for every name of a directory", () => {
+    const root = "/ws"
+    const dirs = ["/ws", "/ws/a", "/ws/.git", "/ws/x/.GIT", "/ws/.docker", "/ws/.ssh", "/ws/.env", "/ws/.Cargo", "/ws/.minicode", "/ws/.config", "/etc", "/proc/1", "/ws/.g\u200cit", "/ws/git~1", "/ws/.git./hooks"]
+    const names = ["x.ts", "config", "hooks", "config.json", "credentials", ".env", ".env.example", "id_rsa", "a.pem", "secrets.yml", "prod.env.local", "shadow", "environ", "minicode", "gcloud", "README.md", ".GIT", "Config"]
+    for (const dir of dirs) {
+      const judge = Jail.protectedNameIn(dir, root)
+      for (const name of names) expect(judge(name), `${dir}/${name}`).toEqual(Jail.protectedName(`${dir}/${name}`, root))
+    }
+  })
+})

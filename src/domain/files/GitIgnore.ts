@@ -1,0 +1,121 @@
+/**
+ * One .gitignore file compiled to regular expressions, with git's rules (gitignore(5)): `#` comments and blank
+ * lines skipped, trailing spaces dropped unless escaped, `!` negates, a trailing `/` matches folders only, a
+ * pattern with a `/` before its end is anchored to the file's folder (else it matches at any depth), `*` and `?`
+ * never cross a `/`, `[...]` classes, a leading `**\/`, a trailing `/**` and an inner `/**\/`. The last rule that
+ * matches decides. A path is given relative to the file's folder, without a trailing slash.
+ */
+
+interface Rule {
+  readonly regex: RegExp
+  readonly negated: boolean
+  readonly dirOnly: boolean
+}
+
+export interface GitIgnore {
+  readonly rules: ReadonlyArray<Rule>
+}
+
+/** git's verdict from one file: ignored, re-included by a negation, or no rule matched. */
+export type Verdict = "ignored" | "unignored" | "none"
+
+const special = /[\\^$.*+?()[\]{}|/]/
+
+const classBody = (pattern: string, i: number): { readonly source: string; readonly end: number } | undefined => {
+  let j = i + 1
+  let body = ""
+  if (pattern[j] === "!" || pattern[j] === "^") {
+    body += "^"
+    j++
+  }
+  if (pattern[j] === "]") {
+    body += "\\]"
+    j++
+  }
+  for (; j < pattern.length; j++) {
+    const c = pattern[j] ?? ""
+    if (c === "]") return { source: `(?!/)[${body}]`, end: j + 1 }
+    if (c === "\\") {
+      j++
+      body += "\\" + (pattern[j] ?? "\\")
+    } else body += c === "[" ? "\\[" : c
+  }
+  return undefined
+}
+
+const toSource = (glob: string): string => {
+  let out = ""
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] ?? ""
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        const startsSegment = i === 0 || glob[i - 1] === "/"
+        let j = i
+        while (glob[j] === "*") j++
+        const endsSegment = j === glob.length || glob[j] === "/"
+        if (startsSegment && endsSegment) {
+          if (j === glob.length) out += i === 0 ? ".*" : ".*"
+          else {
+            out += "(?:.*/)?"
+            j++
+          }
+          i = j - 1
+          continue
+        }
+        i = j - 1
+      }
+      out += "[^/]*"
+    } else if (c === "?") out += "[^/]"
+    else if (c === "[") {
+      const cls = classBody(glob, i)
+      if (cls === undefined) out += "\\["
+      else {
+        out += cls.source
+        i = cls.end - 1
+      }
+    } else if (c === "\\") {
+      const e = glob[i + 1] ?? ""
+      out += special.test(e) ? "\\" + e : e
+      i++
+    } else out += special.test(c) ? "\\" + c : c
+  }
+  return out
+}
+
+const compileLine = (raw: string): Rule | undefined => {
+  let line = raw.endsWith("\r") ? raw.slice(0, -1) : raw
+  // Trailing spaces go unless escaped.
+  line = line.replace(/(?<!\\)( +)$/, "")
+  if (line === "" || line.startsWith("#")) return undefined
+  let negated = false
+  if (line.startsWith("!")) {
+    negated = true
+    line = line.slice(1)
+  } else if (line.startsWith("\\!") || line.startsWith("\\#")) line = line.slice(1)
+  let dirOnly = false
+  if (line.endsWith("/") && !line.endsWith("\\/")) {
+    dirOnly = true
+    line = line.replace(/\/+$/, "")
+  }
+  if (line === "") return undefined
+  const anchored = line.includes("/")
+  if (line.startsWith("/")) line = line.slice(1)
+  const body = toSource(line)
+  return { regex: new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`), negated, dirOnly }
+}
+
+export const compile = (text: string): GitIgnore => ({
+  rules: text.split("\n").flatMap((l) => {
+    const rule = compileLine(l)
+    return rule === undefined ? [] : [rule]
+  })
+})
+
+export const test = (ig: GitIgnore, path: string, isDir: boolean): Verdict => {
+  for (let k = ig.rules.length - 1; k >= 0; k--) {
+    const rule = ig.rules[k]
+    if (rule === undefined || (rule.dirOnly && !isDir)) continue
+    if (rule.regex.test(path)) return rule.negated ? "unignored" : "ignored"
+  }
+  return "none"
+}

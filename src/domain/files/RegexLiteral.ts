@@ -1,0 +1,89 @@
+/**
+ * The longest run of characters that every match of a JavaScript regular expression must contain, so grep can
+ * look for those bytes first and run the regex only on the lines that hold them. Conservative: when in doubt
+ * (alternation at the top, a construct it does not know) it answers "", which means "no prefilter", never a
+ * literal a match could lack.
+ */
+
+const breakingEscapes = new Set([..."dDwWsSbBnrtfv0123456789cxupPk"])
+
+/** Index just past the `]` that closes the class opened at `i`. */
+const skipClass = (source: string, i: number): number => {
+  let j = i + 1
+  if (source[j] === "^") j++
+  if (source[j] === "]") j++
+  for (; j < source.length; j++) {
+    if (source[j] === "\\") j++
+    else if (source[j] === "]") return j + 1
+  }
+  return source.length
+}
+
+/** Index just past the `)` that closes the group opened at `i`. */
+const skipGroup = (source: string, i: number): number => {
+  let depth = 0
+  for (let j = i; j < source.length; j++) {
+    const c = source[j]
+    if (c === "\\") j++
+    else if (c === "[") j = skipClass(source, j) - 1
+    else if (c === "(") depth++
+    else if (c === ")" && --depth === 0) return j + 1
+  }
+  return source.length
+}
+
+export const requiredLiteral = (source: string): string => {
+  let best = ""
+  let run = ""
+  const flush = () => {
+    if (run.length > best.length) best = run
+    run = ""
+  }
+  for (let i = 0; i < source.length; ) {
+    const c = source[i] ?? ""
+    if (c === "|") return ""
+    if (c === "\\") {
+      const e = source[i + 1] ?? ""
+      if (e === "" || breakingEscapes.has(e) || /[A-Za-z]/.test(e)) flush()
+      else run += e
+      i += 2
+      continue
+    }
+    if (c === "[") {
+      flush()
+      i = skipClass(source, i)
+      continue
+    }
+    if (c === "(") {
+      flush()
+      i = skipGroup(source, i)
+      continue
+    }
+    const braces = c === "{" ? /^\{\d+(,\d*)?\}/.exec(source.slice(i))?.[0] : undefined
+    if (c === "*" || c === "?" || braces !== undefined) {
+      // The atom before is optional (or repeated a number of times this does not read): drop it.
+      run = run.slice(0, -1)
+      flush()
+      i += braces === undefined ? 1 : braces.length
+      continue
+    }
+    if (c === "+") {
+      flush()
+      i++
+      continue
+    }
+    if (c === "." || c === "^" || c === "$" || c === "}" || c === "]" || c === ")" || c === "\n" || c === "\r") {
+      flush()
+      i++
+      continue
+    }
+    run += c
+    i++
+  }
+  flush()
+  // Characters whose bytes a decoded line may show without the file holding them (replacement, lone surrogates).
+  return /[\ud800-\udfff\ufffd]/.test(best) ? "" : best
+}
+
+/** True when the pattern is only a literal (no metacharacter): a line holding it matches. */
+export const isPlainLiteral = (source: string): boolean => source !== "" && !/[\\^$.*+?()[\]{}|\r\n]/.test(source)

@@ -1,0 +1,137 @@
+/**
+ * grep's search of one file's bytes, chunk by chunk as `FileSystem.scan` hands them over: the bytes are searched
+ * for the pattern's required literal first (`Buffer.indexOf`, or a case-insensitive scan of the Latin-1 view for
+ * an ASCII literal), and only a line that holds it is decoded and tested with the regex. Lines are numbered by
+ * counting newlines only where a hit needs it, or across chunks of a big file. A line split across two chunks is
+ * carried over. A file whose first 8 KiB hold a NUL byte is binary: it is only told whether it matches.
+ */
+import * as RegexLiteral from "../domain/files/RegexLiteral.js"
+
+export interface Matcher {
+  readonly regex: RegExp
+  /** The required literal's UTF-8 bytes seen as Latin-1 (one char a byte), or "" when there is none. */
+  readonly literal: string
+  readonly literalBytes: Buffer | undefined
+  /** For a case-insensitive ASCII literal: finds it in the Latin-1 view. */
+  readonly literalCi: RegExp | undefined
+  /** The regex is the literal itself: a hit is a match. */
+  readonly plain: boolean
+}
+
+const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
+
+export const matcher = (pattern: string, ignoreCase: boolean): Matcher => {
+  const regex = new RegExp(pattern, ignoreCase ? "i" : "")
+  const lit = RegexLiteral.requiredLiteral(pattern)
+  const ascii = /^[\x20-\x7e]*$/.test(lit)
+  if (lit === "" || (ignoreCase && !ascii)) return { regex, literal: "", literalBytes: undefined, literalCi: undefined, plain: false }
+  const bytes = Buffer.from(lit, "utf8")
+  return {
+    regex,
+    literal: bytes.toString("latin1"),
+    literalBytes: ignoreCase ? undefined : bytes,
+    literalCi: ignoreCase ? new RegExp(escapeRegExp(lit), "gi") : undefined,
+    plain: !ignoreCase && RegexLiteral.isPlainLiteral(pattern)
+  }
+}
+
+/** Called for each matching line (1-based number, decoded text); return false to stop searching this file. */
+export type OnLine = (line: number, text: string) => boolean
+
+const countNewlines = (s: string, from: number, to: number): number => {
+  let n = 0
+  for (let i = s.indexOf("\n", from); i !== -1 && i < to; i = s.indexOf("\n", i + 1)) n++
+  return n
+}
+
+/**
+ * Searches the complete lines in `buf` (the last one may lack its newline when `final`), numbered from `line`.
+ * Returns the number of newlines in `buf` when `needCount`, else -1 (the caller needs no count), or undefined
+ * when `onLine` asked to stop.
+ */
+const searchLines = (m: Matcher, buf: Buffer, line: number, needCount: boolean, onLine: OnLine): number | undefined => {
+  if (buf.byteLength === 0) return 0
+  if (m.literal === "") {
+    const text = buf.toString("utf8")
+    const lines = text.split("\n")
+    const n = text.endsWith("\n") ? lines.length - 1 : lines.length
+    for (let i = 0; i < n; i++) {
+      const l = lines[i] ?? ""
+      if (m.regex.test(l) && !onLine(line + i, l)) return undefined
+    }
+    return text.endsWith("\n") ? n : n - 1
+  }
+  if (m.literalBytes !== undefined && buf.indexOf(m.literalBytes) === -1) return needCount ? countNewlines(buf.toString("latin1"), 0, buf.byteLength) : -1
+  const s = buf.toString("latin1")
+  const next = (from: number): number => {
+    if (m.literalCi === undefined) return s.indexOf(m.literal, from)
+    m.literalCi.lastIndex = from
+    return m.literalCi.exec(s)?.index ?? -1
+  }
+  let counted = 0
+  let at = line
+  for (let hit = next(0); hit !== -1; ) {
+    const start = s.lastIndexOf("\n", hit) + 1
+    const nl = s.indexOf("\n", hit)
+    const end = nl === -1 ? s.length : nl
+    at += countNewlines(s, counted, start)
+    counted = start
+    const text = buf.toString("utf8", start, end)
+    if ((m.plain || m.regex.test(text)) && !onLine(at, text)) return undefined
+    if (nl === -1) break
+    hit = next(nl + 1)
+  }
+  return needCount ? at - line + countNewlines(s, counted, s.length) : -1
+}
+
+/** The longest line carried across chunks; a longer one is searched in its first `maxCarry` bytes only. */
+export const maxCarry = 8 * 1024 * 1024
+
+export interface FileSearch {
+  /** Feeds the next chunk; false once the search of this file is over (stopped, or a binary file decided). */
+  readonly feed: (bytes: Uint8Array, first: boolean, last: boolean) => boolean
+  readonly binary: () => boolean
+  /** A binary file holds a match. */
+  readonly binaryMatch: () => boolean
+  readonly longLine: () => boolean
+}
+
+export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
+  let line = 1
+  let carry: Buffer | undefined
+  let binary = false
+  let binaryMatch = false
+  let longLine = false
+  let open = true
+  const emit: OnLine = (n, text) => {
+    if (!binary) return (open = onLine(n, text))
+    binaryMatch = true
+    return (open = false)
+  }
+  const feed = (chunk: Uint8Array, first: boolean, last: boolean): boolean => {
+    if (!open) return false
+    let bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    if (first) binary = bytes.subarray(0, 8192).includes(0)
+    if (carry !== undefined) {
+      const nl = bytes.indexOf(10)
+      if (nl === -1 && !last) {
+        if (carry.byteLength < maxCarry) carry = Buffer.concat([carry, bytes.subarray(0, maxCarry - carry.byteLength)])
+        else longLine = true
+        return true
+      }
+      const head = Buffer.concat([carry, bytes.subarray(0, nl === -1 ? bytes.byteLength : nl)])
+      carry = undefined
+      if (searchLines(m, head, line, false, emit) === undefined) return false
+      if (nl === -1) return false
+      line++
+      bytes = bytes.subarray(nl + 1)
+    }
+    const end = last ? bytes.byteLength : bytes.lastIndexOf(10) + 1
+    if (!last && end < bytes.byteLength) carry = Buffer.from(bytes.subarray(end))
+    const n = searchLines(m, bytes.subarray(0, end), line, !last, emit)
+    if (n === undefined) return false
+    line += n
+    return !last
+  }
+  return { feed, binary: () => binary, binaryMatch: () => binaryMatch, longLine: () => longLine }
+}
