@@ -88,7 +88,10 @@ export const Args = {
   lsp_workspace_symbols: Schema.Struct({ query: Schema.String.annotations({ description: "Symbol name or prefix" }) }),
   repo_map: Schema.Struct({
     path: Schema.optional(Path("Directory to map (default: the workspace)")),
-    max_chars: Schema.optional(PositiveInt("Size budget of the map"))
+    max_chars: Schema.optional(PositiveInt("Size budget of the map")),
+    focus: Schema.optional(
+      Schema.Array(Schema.String).annotations({ description: "Files or folders to rank around (PageRank personalised toward them and what they use)" })
+    )
   }),
   sql_query: Schema.Struct({
     sql: Schema.String.annotations({ description: "One SQL statement" }),
