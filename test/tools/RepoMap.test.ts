@@ -139,8 +139,8 @@ describe("repo_map", () => {
       assert.notInclude(tree.text, "fake")
       assert.notInclude(tree.text, "NotAClass")
       assert.include(tree.text, "kt/App.kt\n  1: fun start() {}")
-      // Kotlin and (until its grammar is wired) Rust have no grammar here: the outliner passes them to the fallback.
-      assert.deepStrictEqual(parsers(), { "src/strings.ts": "tree-sitter", "src/users.ts": "tree-sitter", "py/app.py": "tree-sitter", "crate/lib.rs": "regex", "kt/App.kt": "regex" })
+      // Kotlin has no grammar here: the outliner passes it to the fallback.
+      assert.deepStrictEqual(parsers(), { "src/strings.ts": "tree-sitter", "src/users.ts": "tree-sitter", "py/app.py": "tree-sitter", "crate/lib.rs": "tree-sitter", "kt/App.kt": "regex" })
 
       // Forced: the cached tree-sitter outlines are not reused, every file is outlined by the regex.
       yield* env("MINICODE_REPOMAP", "regex")

@@ -126,7 +126,10 @@ export const resolveImports = (from: string, spec: string, files: ReadonlySet<st
       if (spec.includes("::")) {
         // `use crate::a::b::Item`: the longest module path that is a file, from the crate's root or from here.
         const [head, ...path] = spec.split("::")
-        const root = head === "crate" ? undefined : head === "super" ? dirOf(here) : here
+        // A module's children live beside it (`a/b.rs` → `a/b/`), a mod.rs's or crate root's in its own folder.
+        const folderModule = /(?:^|\/)(?:mod|lib|main)\.rs$/.test(from)
+        const own = folderModule ? here : from.replace(/\.rs$/, "")
+        const root = head === "crate" ? undefined : head === "super" ? (folderModule ? dirOf(here) : here) : own
         for (let n = path.length; n > 0; n--) {
           const mod = path.slice(0, n).join("/")
           const found =

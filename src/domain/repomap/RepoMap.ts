@@ -129,18 +129,23 @@ export const nameOf = (language: Language, line: string): string | undefined => 
   if (language === "c" || language === "cpp" || language === "java" || language === "cs") {
     const kind = /\b(?:class|interface|enum|record|struct|union|namespace)\s+([\w.]+)/.exec(line)
     if (kind?.[1] !== undefined && !/\(/.test(line.slice(0, kind.index))) return kind[1]
-    // The last `name(` outside parentheses: `CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *v)` declares cJSON_Parse.
+    // A C function's name is the last `name(` outside parentheses before its body (`CJSON_PUBLIC(cJSON *)
+    // cJSON_Parse(const char *v)` declares cJSON_Parse); a Java or C# method's the first (after its return type).
+    const head = line.replace(/\s*(?:\{|=>).*$/, "")
     let depth = 0
     let found: string | undefined
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i]
+    for (let i = 0; i < head.length; i++) {
+      const ch = head[i]
       if (ch === "(") {
-        if (depth === 0) found = /([A-Za-z_~][\w]*)\s*$/.exec(line.slice(0, i))?.[1] ?? found
+        if (depth === 0) found = /([A-Za-z_~][\w]*)\s*$/.exec(head.slice(0, i))?.[1] ?? found
+        if (found !== undefined && (language === "java" || language === "cs")) return found
         depth++
       } else if (ch === ")") depth = Math.max(0, depth - 1)
     }
     return found
   }
+  const fn = /\bfunction\*?\s+&?([\w$]+)/.exec(line)
+  if (fn?.[1] !== undefined) return fn[1]
   if (language === "go") return /^func\s+(?:\([^)]*\)\s*)?(\w+)|^type\s+(\w+)/.exec(line)?.slice(1).find((g) => g !== undefined)
   const m = /\b(?:function\*?|class|interface|type|enum|namespace|const|let|var|def|fn|struct|trait|mod|union|module|record|object|fun|func|static)\s+(?:self\.)?&?([\w$]+)/.exec(line)
   return m?.[1]
