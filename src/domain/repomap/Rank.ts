@@ -4,7 +4,7 @@
  * toward the files the agent names (`focus`); then each file's rank is shared out over the definitions its edges
  * point at, so a symbol many important files use outranks one nobody mentions. Pure.
  */
-import { indexFiles, resolveImports } from "./Imports.js"
+import { dirOf, indexFiles, resolveImports } from "./Imports.js"
 import type { Scan } from "./RepoMap.js"
 
 export interface RankedFile {
@@ -24,7 +24,7 @@ export interface Ranking {
 }
 
 /** A name defined in more files than this is too generic to say which one a mention means. */
-const maxDefiners = 20
+const maxDefiners = 12
 const damping = 0.85
 const iterations = 30
 
@@ -37,100 +37,146 @@ const weightOf = (name: string, definers: number) => {
   return w
 }
 
+interface Definition {
+  /** Indices of the files that define the name. */
+  readonly files: Array<number>
+  readonly weight: number
+  /** The rank each of those definitions earned, parallel to `files`. */
+  scores: Float64Array | undefined
+}
+
 export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string> = new Set()): Ranking => {
   const paths = [...scans.keys()].sort()
+  const n = paths.length
+  const at = new Map(paths.map((p, i) => [p, i]))
   const index = indexFiles(paths)
-  const definers = new Map<string, Array<string>>()
-  for (const [path, scan] of scans) {
-    for (const s of scan.symbols) {
+  const definitions = new Map<string, Definition>()
+  paths.forEach((path, i) => {
+    for (const s of scans.get(path)?.symbols ?? []) {
       if (s.name === undefined || s.name.length < 2) continue
-      const list = definers.get(s.name)
-      if (list === undefined) definers.set(s.name, [path])
-      else if (list[list.length - 1] !== path) list.push(path)
+      const d = definitions.get(s.name)
+      if (d === undefined) definitions.set(s.name, { files: [i], weight: 0, scores: undefined })
+      else if (d.files[d.files.length - 1] !== i) d.files.push(i)
     }
+  })
+  const usable = new Map<string, Definition>()
+  for (const [name, d] of definitions) {
+    if (d.files.length <= maxDefiners) usable.set(name, { files: d.files, weight: weightOf(name, d.files.length), scores: new Float64Array(d.files.length) })
   }
-  // Edges: from → (to → weight); and the named share of each edge, for the symbols' ranks.
-  const out = new Map<string, Map<string, number>>()
-  const named = new Map<string, Array<{ readonly to: string; readonly name: string; readonly w: number }>>()
-  const importers = new Map<string, Set<string>>()
-  const referrers = new Map<string, Set<string>>()
-  const addEdge = (from: string, to: string, w: number) => {
-    let edges = out.get(from)
-    if (edges === undefined) out.set(from, (edges = new Map()))
-    edges.set(to, (edges.get(to) ?? 0) + w)
+  // Edges, aggregated per (from, to) in compressed rows (the iterations walk flat arrays); how many files import
+  // and mention each file. Rows are built in order of `from`, so "last counted by" dedupes the counts.
+  const acc = new Float64Array(n)
+  const touched: Array<number> = []
+  const add = (j: number, w: number) => {
+    if (acc[j] === 0) touched.push(j)
+    acc[j] = (acc[j] ?? 0) + w
   }
-  const note = (map: Map<string, Set<string>>, to: string, from: string) => {
-    const set = map.get(to)
-    if (set === undefined) map.set(to, new Set([from]))
-    else set.add(from)
-  }
-  for (const [from, scan] of scans) {
-    for (const spec of scan.imports) {
-      const targets = resolveImports(from, spec, index).filter((t) => t !== from)
-      for (const to of targets) {
-        addEdge(from, to, 1 / Math.sqrt(targets.length))
-        note(importers, to, from)
+  const offsets = new Int32Array(n + 1)
+  const rowTargets: Array<number> = []
+  const rowWeights: Array<number> = []
+  const totals = new Float64Array(n)
+  const importedBy = new Int32Array(n)
+  const referencedBy = new Int32Array(n)
+  const lastImporter = new Int32Array(n).fill(-1)
+  const lastReferrer = new Int32Array(n).fill(-1)
+  const resolved = new Map<string, ReadonlyArray<number>>()
+  paths.forEach((from, i) => {
+    const scan = scans.get(from)
+    for (const spec of scan?.imports ?? []) {
+      // Files of one folder import the same specifiers: resolve each (folder, language, specifier) once (a Rust
+      // module's own path matters: `mod x;` in a.rs names a/x.rs).
+      const ext = from.slice(from.lastIndexOf("."))
+      const key = `${ext === ".rs" ? from : dirOf(from)}\u0000${ext}\u0000${spec}`
+      let targets = resolved.get(key)
+      if (targets === undefined) {
+        targets = resolveImports(from, spec, index).flatMap((t) => at.get(t) ?? [])
+        resolved.set(key, targets)
+      }
+      for (const j of targets) {
+        if (j === i) continue
+        add(j, 1 / Math.sqrt(targets.length))
+        if (lastImporter[j] !== i) {
+          lastImporter[j] = i
+          importedBy[j] = (importedBy[j] ?? 0) + 1
+        }
       }
     }
-    if (scan.refs === "") continue
-    const shares: Array<{ readonly to: string; readonly name: string; readonly w: number }> = []
-    for (const name of scan.refs.split(" ")) {
-      const defs = definers.get(name)
-      if (defs === undefined || defs.length > maxDefiners) continue
-      const w = weightOf(name, defs.length)
-      for (const to of defs) {
-        if (to === from) continue
-        addEdge(from, to, w)
-        shares.push({ to, name, w })
-        note(referrers, to, from)
+    const refs = scan?.refs ?? ""
+    if (refs !== "") {
+      for (const name of refs.split(" ")) {
+        const d = usable.get(name)
+        if (d === undefined) continue
+        for (const j of d.files) {
+          if (j === i) continue
+          add(j, d.weight)
+          if (lastReferrer[j] !== i) {
+            lastReferrer[j] = i
+            referencedBy[j] = (referencedBy[j] ?? 0) + 1
+          }
+        }
       }
     }
-    if (shares.length > 0) named.set(from, shares)
-  }
+    for (const j of touched) {
+      rowTargets.push(j)
+      rowWeights.push(acc[j] ?? 0)
+      totals[i] = (totals[i] ?? 0) + (acc[j] ?? 0)
+      acc[j] = 0
+    }
+    touched.length = 0
+    offsets[i + 1] = rowTargets.length
+  })
+  const targets = Int32Array.from(rowTargets)
+  const weights = Float64Array.from(rowWeights)
 
   // PageRank, personalised: the teleport lands on the focus files nine times in ten when there are any.
-  const n = paths.length
-  const uniform = 1 / Math.max(1, n)
-  const focused = paths.filter((p) => focus.has(p))
-  const teleport = (p: string) => (focused.length === 0 ? uniform : 0.1 * uniform + (focus.has(p) ? 0.9 / focused.length : 0))
-  const totals = new Map([...out].map(([from, edges]) => [from, [...edges.values()].reduce((a, b) => a + b, 0)]))
-  let pr = new Map(paths.map((p) => [p, teleport(p)]))
-  for (let i = 0; i < iterations; i++) {
-    const next = new Map<string, number>()
+  const focused = paths.filter((p) => focus.has(p)).length
+  const teleport = Float64Array.from(paths, (p) => (focused === 0 ? 1 / Math.max(1, n) : 0.1 / n + (focus.has(p) ? 0.9 / focused : 0)))
+  let pr = Float64Array.from(teleport)
+  for (let k = 0; k < iterations; k++) {
+    const next = new Float64Array(n)
     let dangling = 0
-    for (const p of paths) {
-      const share = pr.get(p) ?? 0
-      const edges = out.get(p)
-      const total = totals.get(p) ?? 0
-      if (edges === undefined || total === 0) {
+    for (let i = 0; i < n; i++) {
+      const share = pr[i] ?? 0
+      const total = totals[i] ?? 0
+      if (total === 0) {
         dangling += share
         continue
       }
-      for (const [to, w] of edges) next.set(to, (next.get(to) ?? 0) + (damping * share * w) / total)
+      const f = (damping * share) / total
+      for (let k = offsets[i] ?? 0, end = offsets[i + 1] ?? 0; k < end; k++) {
+        const j = targets[k] ?? 0
+        next[j] = (next[j] ?? 0) + f * (weights[k] ?? 0)
+      }
     }
-    for (const p of paths) next.set(p, (next.get(p) ?? 0) + (1 - damping + damping * dangling) * teleport(p))
+    for (let i = 0; i < n; i++) next[i] = (next[i] ?? 0) + (1 - damping + damping * dangling) * (teleport[i] ?? 0)
     pr = next
   }
 
-  const symbolRanks = new Map<string, number>()
-  for (const [from, shares] of named) {
-    const base = pr.get(from) ?? 0
-    const total = totals.get(from) ?? 1
-    for (const { to, name, w } of shares) {
-      const key = `${to}\u0000${name}`
-      symbolRanks.set(key, (symbolRanks.get(key) ?? 0) + (base * w) / total)
+  // Each file's rank shared out over the definitions its mentions point at.
+  paths.forEach((from, i) => {
+    const refs = scans.get(from)?.refs ?? ""
+    const total = totals[i] ?? 0
+    if (refs === "" || total === 0) return
+    const base = (pr[i] ?? 0) / total
+    for (const name of refs.split(" ")) {
+      const d = usable.get(name)
+      if (d === undefined || d.scores === undefined) continue
+      d.files.forEach((j, k) => {
+        if (j !== i && d.scores !== undefined) d.scores[k] = (d.scores[k] ?? 0) + base * d.weight
+      })
     }
-  }
+  })
   const files = paths
-    .map((path) => ({
-      path,
-      importedBy: importers.get(path)?.size ?? 0,
-      referencedBy: referrers.get(path)?.size ?? 0,
-      score: pr.get(path) ?? 0
-    }))
+    .map((path, i) => ({ path, importedBy: importedBy[i] ?? 0, referencedBy: referencedBy[i] ?? 0, score: pr[i] ?? 0 }))
     .sort((a, b) => b.score - a.score || b.importedBy - a.importedBy || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   return {
     files,
-    symbolScore: (path, name) => (name === undefined ? 0 : (symbolRanks.get(`${path}\u0000${name}`) ?? 0))
+    symbolScore: (path, name) => {
+      const d = name === undefined ? undefined : usable.get(name)
+      const i = at.get(path)
+      if (d === undefined || d.scores === undefined || i === undefined) return 0
+      const k = d.files.indexOf(i)
+      return k === -1 ? 0 : (d.scores[k] ?? 0)
+    }
   }
 }
