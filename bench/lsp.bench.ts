@@ -16,7 +16,7 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter } fro
 import * as JsonRpcLspTransport from "../src/adapters/lsp/JsonRpcLspTransport.js"
 import * as Kernel from "../src/kernel/Kernel.js"
 import * as NodeAdapters from "../src/app/NodeLayers.js"
-import * as RepoMap from "../src/tools/RepoMapTool.js"
+import * as RepoMapCache from "../src/tools/RepoMapCache.js"
 import * as Runner from "../src/kernel/Runner.js"
 
 const iterations = Number(process.argv[2] ?? 10)
@@ -126,7 +126,8 @@ const direct = async (root: string) => {
 
 const repoMap = async () => {
   const root = fs.realpathSync(".")
-  fs.rmSync(RepoMap.cachePath(root), { force: true })
+  const cacheDir = NodeAdapters.userCacheDir()
+  if (cacheDir !== undefined) fs.rmSync(RepoMapCache.cacheFile(cacheDir, root), { force: true })
   const adapters = NodeAdapters.adapters({ unrestricted: false, journal: "memory" })
   const once = Effect.gen(function* () {
     const t0 = performance.now()

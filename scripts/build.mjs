@@ -5,7 +5,7 @@ import { chmodSync, readFileSync, rmSync } from "node:fs"
 import * as path from "node:path"
 
 // The MCP SDK is bundled, not external: one minified bundle loads in a third of the time of the SDK's ~80 ESM files.
-const external = ["tree-sitter", "tree-sitter-bash", "tree-sitter-javascript", "tree-sitter-python", "tree-sitter-typescript", "better-sqlite3", "vscode-jsonrpc", "libpg-query", "pg", "undici", "ipaddr.js"]
+const external = ["tree-sitter", "tree-sitter-bash", "tree-sitter-javascript", "tree-sitter-python", "tree-sitter-typescript", "tree-sitter-go", "tree-sitter-rust", "tree-sitter-java", "tree-sitter-c", "tree-sitter-cpp", "tree-sitter-c-sharp", "tree-sitter-ruby", "tree-sitter-php", "better-sqlite3", "vscode-jsonrpc", "libpg-query", "pg", "undici", "ipaddr.js"]
 
 const common = {
   bundle: true,

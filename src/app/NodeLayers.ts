@@ -212,16 +212,28 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
     : `sandbox: NONE: ${Unsandboxed.notice(status.reason)}`
 }
 
+/** The user's cache folder for minicode: `$XDG_CACHE_HOME/minicode`, else `~/.cache/minicode` (undefined without either). */
+export const userCacheDir = (env: NodeJS.ProcessEnv = process.env): string | undefined => {
+  const xdg = env["XDG_CACHE_HOME"]
+  if (xdg !== undefined && xdg.startsWith("/")) return `${xdg.replace(/\/+$/, "")}/minicode`
+  const home = env["HOME"]
+  return home !== undefined && home.startsWith("/") ? `${home.replace(/\/+$/, "")}/.cache/minicode` : undefined
+}
+
 /**
  * repo_map over the tree-sitter outliner (module and grammars loaded on first use), unless `mode` — by default
- * `MINICODE_REPOMAP` — is "regex", which forces the regex fallback for every file.
+ * `MINICODE_REPOMAP` — is "regex", which forces the regex fallback for every file. Its cache lives in the user's
+ * cache folder, never in the workspace.
  */
-export const repoMapExtension = (mode: "auto" | "regex" = process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto") =>
+export const repoMapExtension = (
+  mode: "auto" | "regex" = process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto",
+  cacheDir: string | undefined = userCacheDir()
+) =>
   mode === "regex"
-    ? RepoMap.make({ mode })
+    ? RepoMap.make({ mode, cacheDir })
     : Effect.promise(() => import("../adapters/treesitter/TreeSitterOutliner.js")).pipe(
         Effect.flatMap((TreeSitterOutliner) =>
-          Effect.flatMap(TreeSitterOutliner.make, (outliner) => RepoMap.make({ mode, outliner, outlinerName: TreeSitterOutliner.name }))
+          Effect.flatMap(TreeSitterOutliner.make, (outliner) => RepoMap.make({ mode, outliner, outlinerName: TreeSitterOutliner.name, cacheDir }))
         )
       )
 

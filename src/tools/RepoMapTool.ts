@@ -1,25 +1,45 @@
 /**
- * `repo_map`: walks the (jailed) directory honouring .gitignore, outlines each source file (a tree-sitter outliner
- * when one is given and knows the language, else the regex fallback; `mode: "regex"` forces the fallback), ranks
- * files by how much the rest imports them and prints the map within the size budget. Outlines are cached in
- * `<workspace>/.minicode/repomap.json`, keyed by path and content hash: an unchanged file is never parsed twice.
+ * `repo_map`: walks the (jailed) directory honouring .gitignore and maps every source file in it. Each file gets a
+ * lexical scan (its regex declarations, imports and identifiers: cheap, cached); ranking (`domain/repomap/Rank`)
+ * builds the graph of definitions and references across all of them and runs PageRank, focused on the `focus`
+ * files when given; only the files that can appear in the map are then outlined by tree-sitter (the regex outline
+ * when the outliner has no grammar, `mode: "regex"`, or a tree with syntax errors), and the budget is filled by a
+ * binary search over the ranked symbols. Coverage is never silent: a file left out (too large, binary, a symlink,
+ * unreadable, past the walk's budget) is counted and named with its reason. The cache (`RepoMapCache`) is in the
+ * user's cache folder, never in the workspace.
  */
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
+import * as Rank from "../domain/repomap/Rank.js"
+import * as Render from "../domain/repomap/Render.js"
 import * as RepoMap from "../domain/repomap/RepoMap.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import { Session } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Extension } from "../kernel/Executor.js"
-import { walk } from "./Walk.js"
+import * as Cache from "./RepoMapCache.js"
+import { breathe, walk } from "./Walk.js"
 
-export const limits = { fileBytes: 512 * 1024, walkEntries: 100_000, files: 20_000 }
+export const limits = { fileBytes: 1024 * 1024, walkEntries: 200_000 }
 
 /** An outliner for the languages it has a grammar for (undefined for the others: the regex fallback runs). */
 export type Outliner = (path: string, text: string) => Effect.Effect<RepoMap.Outline | undefined>
+
+/** What one call did, for tests and benchmarks. */
+export interface Stats {
+  readonly sources: number
+  /** Files whose cached scan was reused (by stat, or by content hash after a touch). */
+  readonly scanHits: number
+  readonly scanned: number
+  /** Candidate files whose cached outline was reused, and those outlined this call. */
+  readonly outlineHits: number
+  readonly outlined: number
+  readonly excluded: number
+  readonly cacheWritten: boolean
+}
 
 export interface Options {
   /** "regex" forces the fallback (MINICODE_REPOMAP=regex). */
@@ -27,23 +47,25 @@ export interface Options {
   readonly outliner?: Outliner
   /** Name of the outliner, part of the cache key (an outline is reused only from the same outliner). */
   readonly outlinerName?: string
+  /** The user's cache folder (`$XDG_CACHE_HOME/minicode`); undefined: nothing is cached between calls. */
+  readonly cacheDir?: string | undefined
+  readonly onStats?: (stats: Stats) => Effect.Effect<void>
 }
 
-const SymbolLine = Schema.Struct({ line: Schema.Number, text: Schema.String })
-const Entry = Schema.Struct({
-  hash: Schema.String,
-  parser: Schema.String,
-  symbols: Schema.Array(SymbolLine),
-  imports: Schema.Array(Schema.String)
-})
-const Cache = Schema.Struct({ version: Schema.Literal(1), files: Schema.Record({ key: Schema.String, value: Entry }) })
-type Cache = typeof Cache.Type
-const decodeCache = Schema.decodeUnknownOption(Schema.parseJson(Cache))
-
 const decoder = new TextDecoder("utf-8")
-const encoder = new TextEncoder()
 
-export const cachePath = (root: string) => P.join(root, ".minicode", "repomap.json")
+type Reason = "larger than 1 MB" | "binary" | "a symlink (not followed)" | "not a regular file" | "unreadable" | "denied by the jail"
+
+/** The coverage note: every file left out, by reason (the first few named), so the map is never silently partial. */
+const coverage = (excluded: ReadonlyMap<Reason, ReadonlyArray<string>>, walkIncomplete: boolean): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  for (const [reason, files] of excluded) {
+    const named = files.slice(0, 10).join(", ")
+    lines.push(`[not mapped: ${files.length} file${files.length === 1 ? "" : "s"} ${reason}: ${named}${files.length > 10 ? `, and ${files.length - 10} more` : ""}]`)
+  }
+  if (walkIncomplete) lines.push(`[not mapped: the walk stopped after ${limits.walkEntries} entries; files past it are not counted; map a subdirectory]`)
+  return lines
+}
 
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
@@ -52,23 +74,9 @@ export const make = (options: Options = {}) =>
     const jail: Jail.JailContext = { root: session.root, unrestricted: false }
     const useOutliner = options.mode !== "regex" && options.outliner !== undefined
     const parserName = useOutliner ? (options.outlinerName ?? "outliner") : "regex"
+    const cacheFile = options.cacheDir === undefined ? undefined : Cache.cacheFile(options.cacheDir, session.root)
 
-    const loadCache = fs.readFile(cachePath(session.root)).pipe(
-      Effect.map((bytes) => Option.getOrElse(decodeCache(decoder.decode(bytes)), (): Cache => ({ version: 1, files: {} }))),
-      Effect.orElseSucceed((): Cache => ({ version: 1, files: {} }))
-    )
-    const saveCache = (cache: Cache) =>
-      fs.makeDirectory(P.dirname(cachePath(session.root))).pipe(
-        Effect.zipRight(fs.writeFile(cachePath(session.root), encoder.encode(JSON.stringify(cache)))),
-        Effect.ignore
-      )
-
-    const outline = (path: string, text: string): Effect.Effect<{ readonly outline: RepoMap.Outline; readonly parser: string }> =>
-      useOutliner && options.outliner !== undefined
-        ? Effect.map(options.outliner(path, text), (o) =>
-            o === undefined ? { outline: RepoMap.extractRegex(path, text), parser: "regex" } : { outline: o, parser: parserName }
-          )
-        : Effect.succeed({ outline: RepoMap.extractRegex(path, text), parser: "regex" })
+    const statKey = (s: { readonly size: number; readonly mtimeMs: number; readonly ino: number }) => `${s.size}:${s.mtimeMs}:${s.ino}`
 
     const build = (inv: Invocation, call: CallOf<"repo_map">) =>
       Effect.gen(function* () {
@@ -77,47 +85,149 @@ export const make = (options: Options = {}) =>
         const shown = Jail.display(session, facts.lexical)
         if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
         const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries })
-        const sources = walked.files
-          .filter((f) => RepoMap.languageOf(f) !== undefined && Jail.checkLexical(jail, session.root, f, "read").ok)
-          .slice(0, limits.files)
-        const cache = yield* loadCache
-        const fresh: Record<string, typeof Entry.Type> = {}
-        let changed = false
-        const outlines = new Map<string, RepoMap.Outline>()
-        yield* Effect.forEach(
-          sources,
-          (file) =>
-            Effect.gen(function* () {
-              const abs = P.join(session.root, file)
-              const stat = yield* fs.lstat(abs).pipe(Effect.option)
-              if (Option.isNone(stat) || Option.isNone(stat.value) || stat.value.value.kind !== "file" || stat.value.value.size > limits.fileBytes) return
-              const bytes = yield* fs.readFile(abs).pipe(Effect.option)
-              if (Option.isNone(bytes) || bytes.value.subarray(0, 8192).includes(0)) return
-              const text = decoder.decode(bytes.value)
-              const hash = RepoMap.hash(text)
-              const cached = cache.files[file]
-              if (cached !== undefined && cached.hash === hash && (cached.parser === parserName || (!useOutliner && cached.parser === "regex"))) {
-                fresh[file] = cached
-                outlines.set(file, cached)
-                return
-              }
-              const made = yield* outline(file, text)
-              changed = true
-              fresh[file] = { hash, parser: made.parser, symbols: made.outline.symbols, imports: made.outline.imports }
-              outlines.set(file, made.outline)
-            }),
-          { concurrency: 16, discard: true }
-        )
-        // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
-        const base = P.relative(session.root, facts.real)
-        const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => base !== "" && !f.startsWith(`${base}/`)))
-        if (changed || Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length) {
-          yield* saveCache({ version: 1, files: { ...kept, ...fresh } })
+        const cache = yield* Cache.load(cacheFile, session.root)
+        const excluded = new Map<Reason, Array<string>>()
+        const exclude = (reason: Reason, file: string) => {
+          const list = excluded.get(reason)
+          if (list === undefined) excluded.set(reason, [file])
+          else list.push(file)
         }
-        const ranked = RepoMap.rank(outlines)
-        const map = RepoMap.format(shown, ranked, outlines, call.args.max_chars ?? RepoMap.defaultMaxChars)
-        const notes = walked.incomplete ? `\n[truncated: the walk stopped after ${limits.walkEntries} entries]` : ""
-        const result: ToolOutput = { text: map.text + notes, truncated: map.truncated || notes !== "" }
+        const fresh: Record<string, Cache.Entry> = {}
+        const scans = new Map<string, RepoMap.Scan>()
+        let sources = 0
+        let scanHits = 0
+        let changed = false
+        const read = (abs: string) =>
+          fs.readFile(abs).pipe(
+            Effect.map((bytes) => (bytes.subarray(0, 8192).includes(0) ? ("binary" as const) : decoder.decode(bytes))),
+            Effect.orElseSucceed(() => "unreadable" as const)
+          )
+        for (const file of walked.files) {
+          if (RepoMap.languageOf(file) === undefined) continue
+          sources++
+          if (sources % 256 === 0) yield* breathe
+          if (!Jail.checkLexical(jail, session.root, file, "read").ok) {
+            exclude("denied by the jail", file)
+            continue
+          }
+          const abs = P.join(session.root, file)
+          const stat = Option.flatten(yield* fs.lstat(abs).pipe(Effect.option))
+          if (Option.isNone(stat)) {
+            exclude("unreadable", file)
+            continue
+          }
+          const st = stat.value
+          if (st.kind !== "file") {
+            exclude(st.kind === "symlink" ? "a symlink (not followed)" : "not a regular file", file)
+            continue
+          }
+          if (st.size > limits.fileBytes) {
+            exclude("larger than 1 MB", file)
+            continue
+          }
+          const key = statKey(st)
+          const cached = cache.files[file]
+          if (cached !== undefined && cached.stat === key) {
+            fresh[file] = cached
+            scans.set(file, cached.scan)
+            scanHits++
+            continue
+          }
+          const text = yield* read(abs)
+          if (text === "binary" || text === "unreadable") {
+            exclude(text, file)
+            continue
+          }
+          const hash = RepoMap.hash(text)
+          changed = true
+          if (cached !== undefined && cached.hash === hash) {
+            fresh[file] = { ...cached, stat: key }
+            scans.set(file, cached.scan)
+            scanHits++
+            continue
+          }
+          const scan = RepoMap.scan(file, text)
+          fresh[file] = { stat: key, hash, scan, parser: "regex" }
+          scans.set(file, scan)
+        }
+
+        const root = P.relative(session.root, facts.real)
+        const focusPaths = (call.args.focus ?? []).map((f) => P.relative(session.root, P.resolve(session.root, f)))
+        const focus = new Set([...scans.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
+        const ranking = Rank.rank(scans, focus)
+        const maxChars = call.args.max_chars ?? Render.defaultMaxChars
+
+        // Outline the files in rank order until their outlines hold well more than the budget: only what can be shown.
+        const candidates: Array<{ readonly file: Rank.RankedFile; readonly outline: RepoMap.Outline }> = []
+        let held = 0
+        let outlineHits = 0
+        let outlined = 0
+        const outlineOf = (file: string, entry: Cache.Entry) =>
+          Effect.gen(function* () {
+            if (!useOutliner || options.outliner === undefined) {
+              if (entry.parser !== "regex" || entry.outline !== undefined) {
+                fresh[file] = { stat: entry.stat, hash: entry.hash, scan: entry.scan, parser: "regex" }
+                changed = true
+              }
+              return entry.scan
+            }
+            if (entry.outliner === parserName) {
+              outlineHits++
+              return entry.outline ?? entry.scan
+            }
+            const text = yield* read(P.join(session.root, file))
+            outlined++
+            changed = true
+            const made = typeof text === "string" && RepoMap.hash(text) === entry.hash ? yield* options.outliner(file, text) : undefined
+            fresh[file] = made === undefined
+              ? { stat: entry.stat, hash: entry.hash, scan: entry.scan, outliner: parserName, parser: "regex" }
+              : { stat: entry.stat, hash: entry.hash, scan: entry.scan, outliner: parserName, parser: parserName, outline: made }
+            return made ?? entry.scan
+          })
+        for (const file of ranking.files) {
+          if (held > 3 * maxChars) break
+          const entry = fresh[file.path]
+          if (entry === undefined) continue
+          const outline = yield* outlineOf(file.path, entry)
+          if (outline.symbols.length === 0) continue
+          candidates.push({ file, outline: { symbols: outline.symbols, imports: outline.imports } })
+          held += file.path.length + outline.symbols.reduce((n, s) => n + s.text.length + 8, 0)
+        }
+        const shownIndex = new Map(candidates.map((c) => [c.file.path, c.outline]))
+        let totalFiles = 0
+        let totalSymbols = 0
+        for (const [file, scan] of scans) {
+          const n = (shownIndex.get(file) ?? scan).symbols.length
+          if (n > 0) totalFiles++
+          totalSymbols += n
+        }
+
+        // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
+        const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => root !== "" && !f.startsWith(`${root}/`)))
+        const dropped = Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length
+        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { version: 2, root: session.root, files: { ...kept, ...fresh } }, session.workMode) : false
+
+        const notes = coverage(excluded, walked.incomplete)
+        const left = [...excluded.values()].reduce((n, l) => n + l.length, 0)
+        const covered =
+          left === 0 && !walked.incomplete
+            ? `covers all ${sources} source files`
+            : `covers ${sources - left} of ${sources} source files; left out:`
+        const map = Render.render({
+          title: shown,
+          candidates,
+          totalFiles,
+          totalSymbols,
+          symbolScore: ranking.symbolScore,
+          coverage: covered,
+          headerNotes: notes,
+          focus: focusPaths,
+          maxChars
+        })
+        if (options.onStats !== undefined) {
+          yield* options.onStats({ sources, scanHits, scanned: scans.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten })
+        }
+        const result: ToolOutput = { text: map.text, truncated: map.truncated || left > 0 || walked.incomplete }
         return result
       }).pipe(Effect.provideService(FileSystem, fs))
 

@@ -10,11 +10,12 @@ import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js
 import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as Unavailable from "../../src/adapters/Unavailable.js"
-import * as RM from "../../src/domain/repomap/RepoMap.js"
+import * as Imports from "../../src/domain/repomap/Imports.js"
 import { type Extension, Extensions } from "../../src/kernel/Executor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as NodeAdapters from "../../src/app/NodeLayers.js"
 import * as RepoMap from "../../src/tools/RepoMapTool.js"
+import * as RepoMapCache from "../../src/tools/RepoMapCache.js"
 import * as Runner from "../../src/kernel/Runner.js"
 import { tempDir, write } from "../support/Workspace.js"
 import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
@@ -53,6 +54,11 @@ const env = (name: string, value: string | undefined) =>
       })
   )
 
+/** A cache folder of its own for each test, and where a workspace's cache file lands in it. */
+const cacheDir = () => tempDir("minicode-cache-")
+const cacheFileOf = (dir: string, root: string) => RepoMapCache.cacheFile(dir, fs.realpathSync(root))
+const regexMap = (dir: string) => RepoMap.make({ mode: "regex", cacheDir: dir })
+
 const chain = (root: string, repoMap: ExtensionEffect = RepoMap.make({ mode: "regex" })) =>
   Kernel.layer(
     { workspace: root },
@@ -71,7 +77,8 @@ describe("repo_map", () => {
   it.effect("ranks files by importers, outlines declarations with lines, honours .gitignore, caches by content hash", () =>
     Effect.gen(function* () {
       const root = fixture()
-      const first = yield* Runner.invoke({ tool: "repo_map", args: {} }).pipe(Effect.provide(chain(root)))
+      const dir = cacheDir()
+      const first = yield* Runner.invoke({ tool: "repo_map", args: {} }).pipe(Effect.provide(chain(root, regexMap(dir))))
       const lines = first.text.split("\n")
       assert.match(lines[0] ?? "", /^repo map of \.: 7 files, 12 symbols/)
       assert.strictEqual(lines[1], "src/util/strings.ts (imported by 2)")
@@ -83,15 +90,15 @@ describe("repo_map", () => {
       assert.notInclude(first.text, "hidden")
       assert.notInclude(first.text, "_private")
       assert.notInclude(first.text, "dist/")
-      const cache = JSON.parse(fs.readFileSync(RepoMap.cachePath(root), "utf8"))
+      const cache = JSON.parse(fs.readFileSync(cacheFileOf(dir, root), "utf8"))
       assert.deepStrictEqual(Object.keys(cache.files).sort(), ["crate/geo.rs", "crate/lib.rs", "py/app/__init__.py", "py/app/main.py", "py/app/models.py", "src/api.ts", "src/index.ts", "src/model.ts", "src/util/strings.ts"])
       // A cached outline is used as long as the content hash matches: plant a marker in the cache to prove it.
-      cache.files["src/api.ts"].symbols = [{ line: 1, text: "FROM CACHE" }]
-      fs.writeFileSync(RepoMap.cachePath(root), JSON.stringify(cache))
-      const second = yield* Runner.invoke({ tool: "repo_map", args: { path: "src" } }).pipe(Effect.provide(chain(root)))
+      cache.files["src/api.ts"].scan.symbols = [{ line: 1, text: "FROM CACHE" }]
+      fs.writeFileSync(cacheFileOf(dir, root), JSON.stringify(cache))
+      const second = yield* Runner.invoke({ tool: "repo_map", args: { path: "src" } }).pipe(Effect.provide(chain(root, regexMap(dir))))
       assert.include(second.text, "FROM CACHE")
       write(root, "src/api.ts", "export function changed() {}\n")
-      const third = yield* Runner.invoke({ tool: "repo_map", args: { path: "src" } }).pipe(Effect.provide(chain(root)))
+      const third = yield* Runner.invoke({ tool: "repo_map", args: { path: "src" } }).pipe(Effect.provide(chain(root, regexMap(dir))))
       assert.notInclude(third.text, "FROM CACHE")
       assert.include(third.text, "1: export function changed()")
     })
@@ -114,8 +121,11 @@ describe("repo_map", () => {
       write(root, "src/users.ts", 'import { slug } from "./strings.js"\nexport class Users {\n  find(name: string) {}\n}\nconst help = `\nexport function fake() {}\n`\n')
       write(root, "py/app.py", '"""\nclass NotAClass:\n"""\ndef run():\n    pass\n')
       write(root, "crate/lib.rs", "pub fn entry() {}\n")
+      write(root, "kt/App.kt", "fun start() {}\n")
+      const dir = cacheDir()
+      yield* env("XDG_CACHE_HOME", dir)
       const parsers = () => {
-        const cache: { files: Record<string, { parser: string }> } = JSON.parse(fs.readFileSync(RepoMap.cachePath(root), "utf8"))
+        const cache: { files: Record<string, { parser: string }> } = JSON.parse(fs.readFileSync(cacheFileOf(`${dir}/minicode`, root), "utf8"))
         return Object.fromEntries(Object.entries(cache.files).map(([f, e]) => [f, e.parser]))
       }
       const mapWith = (repoMap: ExtensionEffect) => Runner.invoke({ tool: "repo_map", args: {} }).pipe(Effect.provide(chain(root, repoMap)))
@@ -128,8 +138,9 @@ describe("repo_map", () => {
       assert.include(tree.text, "crate/lib.rs\n  1: pub fn entry()")
       assert.notInclude(tree.text, "fake")
       assert.notInclude(tree.text, "NotAClass")
-      // Rust has no grammar here: the outliner passes it to the fallback.
-      assert.deepStrictEqual(parsers(), { "src/strings.ts": "tree-sitter", "src/users.ts": "tree-sitter", "py/app.py": "tree-sitter", "crate/lib.rs": "regex" })
+      assert.include(tree.text, "kt/App.kt\n  1: fun start() {}")
+      // Kotlin has no grammar here: the outliner passes it to the fallback.
+      assert.deepStrictEqual(parsers(), { "src/strings.ts": "tree-sitter", "src/users.ts": "tree-sitter", "py/app.py": "tree-sitter", "crate/lib.rs": "tree-sitter", "kt/App.kt": "regex" })
 
       // Forced: the cached tree-sitter outlines are not reused, every file is outlined by the regex.
       yield* env("MINICODE_REPOMAP", "regex")
@@ -137,7 +148,7 @@ describe("repo_map", () => {
       assert.include(forced.text, "export function fake()")
       assert.include(forced.text, "class NotAClass")
       assert.notInclude(forced.text, "find(name: string)")
-      assert.deepStrictEqual(parsers(), { "src/strings.ts": "regex", "src/users.ts": "regex", "py/app.py": "regex", "crate/lib.rs": "regex" })
+      assert.deepStrictEqual(parsers(), { "src/strings.ts": "regex", "src/users.ts": "regex", "py/app.py": "regex", "crate/lib.rs": "regex", "kt/App.kt": "regex" })
 
       // The option wins over the environment, both ways.
       assert.notInclude((yield* mapWith(NodeAdapters.repoMapExtension("auto"))).text, "fake")
@@ -148,12 +159,12 @@ describe("repo_map", () => {
 
   it("resolves imports per language", () => {
     const files = new Set(["src/a.ts", "src/b/index.ts", "pkg/m.py", "pkg/sub/__init__.py", "r/geo.rs", "r/geo/shapes.rs"])
-    assert.strictEqual(RM.resolveImport("src/x.ts", "./a.js", files), "src/a.ts")
-    assert.strictEqual(RM.resolveImport("src/x.ts", "./b", files), "src/b/index.ts")
-    assert.strictEqual(RM.resolveImport("src/x.ts", "react", files), undefined)
-    assert.strictEqual(RM.resolveImport("pkg/n.py", ".m", files), "pkg/m.py")
-    assert.strictEqual(RM.resolveImport("pkg/n.py", "pkg.sub", files), "pkg/sub/__init__.py")
-    assert.strictEqual(RM.resolveImport("r/geo.rs", "shapes", files), "r/geo/shapes.rs")
+    assert.strictEqual(Imports.resolveImport("src/x.ts", "./a.js", files), "src/a.ts")
+    assert.strictEqual(Imports.resolveImport("src/x.ts", "./b", files), "src/b/index.ts")
+    assert.strictEqual(Imports.resolveImport("src/x.ts", "react", files), undefined)
+    assert.strictEqual(Imports.resolveImport("pkg/n.py", ".m", files), "pkg/m.py")
+    assert.strictEqual(Imports.resolveImport("pkg/n.py", "pkg.sub", files), "pkg/sub/__init__.py")
+    assert.strictEqual(Imports.resolveImport("r/geo.rs", "shapes", files), "r/geo/shapes.rs")
   })
 })
 

@@ -1,6 +1,6 @@
 /**
  * The repo map's outliner over tree-sitter (node bindings, prebuilt grammars): TypeScript, TSX, JavaScript and
- * Python outlines read off the syntax tree, so a declaration-looking word inside a string, a template or a comment
+ * Python outlines read off the syntax tree here, Go, Rust, Java, C, C++, C#, Ruby and PHP in `OutlineLanguages`, so a declaration-looking word inside a string, a template or a comment
  * never becomes a symbol. It yields the domain's `Outline`, the shape the regex fallback yields: the same
  * declarations (plus class methods), with the same `signature` text, and the import specifiers for ranking.
  *
@@ -12,16 +12,19 @@ import { createRequire } from "node:module"
 import { Effect, Option } from "effect"
 import type TreeSitter from "tree-sitter"
 import * as RepoMap from "../../domain/repomap/RepoMap.js"
+import * as Languages from "./OutlineLanguages.js"
 
 /** The name the repo map caches these outlines under. */
 export const name = "tree-sitter"
 
-export type Grammar = "typescript" | "tsx" | "javascript" | "python"
+export type Grammar = "typescript" | "tsx" | "javascript" | "python" | Languages.Language
 
 const byExtension: Readonly<Record<string, Grammar>> = {
   ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
   ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-  ".py": "python", ".pyi": "python"
+  ".py": "python", ".pyi": "python", ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c",
+  ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".cs": "c_sharp",
+  ".rb": "ruby", ".php": "php"
 }
 
 /** The grammar for a path, by its extension; undefined for every other file. */
@@ -44,7 +47,9 @@ const symbol = (text: string, outer: Node, inner: Node = outer): RepoMap.SymbolL
   const lineEnd = text.indexOf("\n", start)
   const body = inner.childForFieldName("body")
   const end = Math.min(lineEnd === -1 ? text.length : lineEnd, body !== null && body.startIndex > start ? body.startIndex : text.length)
-  return { line: first.startPosition.row + 1, text: RepoMap.signature(text.slice(start, end)) }
+  const declarator = inner.namedChildren.find((c) => c.type === "variable_declarator")
+  const name = (inner.childForFieldName("name") ?? declarator?.childForFieldName("name"))?.text
+  return { line: first.startPosition.row + 1, text: RepoMap.signature(text.slice(start, end)), name }
 }
 
 const unquote = (node: Node | null): string | undefined =>
@@ -95,7 +100,14 @@ const scriptStatement = (text: string, outer: Node, declaration: Node, exported:
   }
 }
 
-const scriptImports = (root: Node): ReadonlyArray<string> => {
+/** `import("x")` and `require("x")` anywhere: a query, run in the native library, instead of a walk of every call. */
+const dynamicImportsQuery = `
+(call_expression function: (import) arguments: (arguments . (string) @spec .))
+(call_expression function: (identifier) @callee arguments: (arguments . (string) @spec .) (#eq? @callee "require"))
+`
+const pythonImportsQuery = "[(import_statement) (import_from_statement)] @import"
+
+const scriptImports = (root: Node, dynamic: TreeSitter.Query): ReadonlyArray<string> => {
   const specs: Array<{ readonly at: number; readonly spec: string }> = []
   const add = (node: Node | null) => {
     const spec = unquote(node)
@@ -108,19 +120,13 @@ const scriptImports = (root: Node): ReadonlyArray<string> => {
       for (const c of statement.namedChildren) if (c.type === "import_require_clause") add(c.childForFieldName("source"))
     }
   }
-  // `import("x")` and `require("x")` anywhere.
-  for (const call of root.descendantsOfType("call_expression")) {
-    const callee = call.childForFieldName("function")
-    const args = call.childForFieldName("arguments")?.namedChildren ?? []
-    if (callee === null || args.length !== 1) continue
-    if (callee.type === "import" || (callee.type === "identifier" && callee.text === "require")) add(args[0] ?? null)
-  }
+  for (const capture of dynamic.captures(root)) if (capture.name === "spec") add(capture.node)
   return specs.sort((a, b) => a.at - b.at).map((s) => s.spec)
 }
 
-const outlineScript = (root: Node, text: string): RepoMap.Outline => ({
+const outlineScript = (query: TreeSitter.Query) => (root: Node, text: string): RepoMap.Outline => ({
   symbols: root.namedChildren.flatMap((statement) => scriptStatement(text, statement, statement, false)),
-  imports: scriptImports(root)
+  imports: scriptImports(root, query)
 })
 
 /** A definition, looking through its decorators. */
@@ -152,8 +158,8 @@ const dotted = (node: Node): string | undefined => {
 }
 
 /** Module specifiers as the domain resolves them: `a.b`, `.m`, and `.name` for each name of `from . import name`. */
-const pythonImports = (root: Node): ReadonlyArray<string> =>
-  root.descendantsOfType(["import_statement", "import_from_statement"]).flatMap((statement) => {
+const pythonImports = (root: Node, query: TreeSitter.Query): ReadonlyArray<string> =>
+  query.captures(root).flatMap(({ node: statement }) => {
     const names = statement.childrenForFieldName("name").flatMap((n) => dotted(n) ?? [])
     if (statement.type === "import_statement") return names
     const module = statement.childForFieldName("module_name")
@@ -163,7 +169,10 @@ const pythonImports = (root: Node): ReadonlyArray<string> =>
     return /^\.+$/.test(spec) && names.length > 0 ? names.map((n) => `${spec}${n}`) : [spec]
   })
 
-const outlinePython = (root: Node, text: string): RepoMap.Outline => ({ symbols: pythonSymbols(root, text), imports: pythonImports(root) })
+const outlinePython = (query: TreeSitter.Query) => (root: Node, text: string): RepoMap.Outline => ({
+  symbols: pythonSymbols(root, text),
+  imports: pythonImports(root, query)
+})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Loading.
@@ -184,18 +193,43 @@ const typescriptGrammar = (module: unknown, grammar: "typescript" | "tsx"): unkn
 /** A parse never blocks the map for long: past this the file is outlined by the fallback. */
 const timeoutMicros = 2_000_000
 
+const packages: Readonly<Record<Languages.Language | "javascript" | "python", string>> = {
+  javascript: "tree-sitter-javascript", python: "tree-sitter-python", go: "tree-sitter-go", rust: "tree-sitter-rust",
+  java: "tree-sitter-java", c: "tree-sitter-c", cpp: "tree-sitter-cpp", c_sharp: "tree-sitter-c-sharp",
+  ruby: "tree-sitter-ruby", php: "tree-sitter-php"
+}
+
+/** A grammar's language object. C# ships as ESM with top-level await, so its prebuilt binding is loaded directly. */
+const languageModule = (require: NodeJS.Require, grammar: Grammar): unknown => {
+  if (grammar === "typescript" || grammar === "tsx") return typescriptGrammar(require("tree-sitter-typescript"), grammar)
+  if (grammar === "c_sharp") {
+    const root = require.resolve("tree-sitter-c-sharp").replace(/\/bindings\/node\/index\.js$/, "")
+    const nodeGypBuild: unknown = createRequire(`${root}/package.json`)("node-gyp-build")
+    if (typeof nodeGypBuild !== "function") return undefined
+    const binding: unknown = nodeGypBuild(root)
+    if (typeof binding !== "object" || binding === null) return undefined
+    return Object.assign(binding, { nodeTypeInfo: require(`${root}/src/node-types.json`) })
+  }
+  const module: unknown = require(packages[grammar])
+  return grammar === "php" ? (typeof module === "object" && module !== null && "php" in module ? module.php : undefined) : module
+}
+
 const loadGrammar = (require: NodeJS.Require, grammar: Grammar): ParseSync => {
   const ParserClass: unknown = require("tree-sitter")
-  const language: unknown =
-    grammar === "typescript" || grammar === "tsx"
-      ? typescriptGrammar(require("tree-sitter-typescript"), grammar)
-      : require(grammar === "javascript" ? "tree-sitter-javascript" : "tree-sitter-python")
+  const language = languageModule(require, grammar)
   if (!isParserClass(ParserClass) || !isLanguage(language)) throw new Error(`tree-sitter grammar ${grammar} did not load`)
   const parser = new ParserClass()
   parser.setLanguage(language)
   parser.setTimeoutMicros(timeoutMicros)
-  const extract = grammar === "python" ? outlinePython : outlineScript
+  const extract =
+    grammar === "python"
+      ? outlinePython(new ParserClass.Query(language, pythonImportsQuery))
+      : grammar === "typescript" || grammar === "tsx" || grammar === "javascript"
+        ? outlineScript(new ParserClass.Query(language, dynamicImportsQuery))
+        : (root: Node, text: string) => Languages.outline(grammar, root, text)
   return (text) => {
+    // The tree is not kept: its outline is copied out as plain data, and the native tree goes with the last
+    // reference to it (the node binding frees trees when they are collected; it has no explicit delete).
     const root = parser.parse(text).rootNode
     // A tree with syntax errors may misplace declarations: the regex does no worse on such a file.
     return root.hasError ? undefined : extract(root, text)
@@ -211,16 +245,13 @@ export const make = Effect.gen(function* () {
   const require = createRequire(import.meta.url)
   const load = (grammar: Grammar) =>
     Effect.try(() => loadGrammar(require, grammar)).pipe(Effect.option, Effect.map(Option.getOrUndefined))
-  const parsers: Readonly<Record<Grammar, Effect.Effect<ParseSync | undefined>>> = {
-    typescript: yield* Effect.cached(load("typescript")),
-    tsx: yield* Effect.cached(load("tsx")),
-    javascript: yield* Effect.cached(load("javascript")),
-    python: yield* Effect.cached(load("python"))
-  }
+  const grammars: ReadonlyArray<Grammar> = ["typescript", "tsx", "javascript", "python", "go", "rust", "java", "c", "cpp", "c_sharp", "ruby", "php"]
+  const parsers = new Map<Grammar, Effect.Effect<ParseSync | undefined>>()
+  for (const grammar of grammars) parsers.set(grammar, yield* Effect.cached(load(grammar)))
   return (path: string, text: string): Effect.Effect<RepoMap.Outline | undefined> => {
     const grammar = grammarOf(path)
     if (grammar === undefined) return Effect.succeed(undefined)
-    return Effect.flatMap(parsers[grammar], (parse) =>
+    return Effect.flatMap(parsers.get(grammar) ?? Effect.succeed(undefined), (parse) =>
       parse === undefined
         ? Effect.succeed(undefined)
         : // A parse that throws (a timeout, a binding failure) leaves the file to the fallback.

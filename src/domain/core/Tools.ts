@@ -88,7 +88,10 @@ export const Args = {
   lsp_workspace_symbols: Schema.Struct({ query: Schema.String.annotations({ description: "Symbol name or prefix" }) }),
   repo_map: Schema.Struct({
     path: Schema.optional(Path("Directory to map (default: the workspace)")),
-    max_chars: Schema.optional(PositiveInt("Size budget of the map"))
+    max_chars: Schema.optional(PositiveInt("Size budget of the map")),
+    focus: Schema.optional(
+      Schema.Array(Schema.String).annotations({ description: "Files or folders to rank around (PageRank personalised toward them and what they use)" })
+    )
   }),
   sql_query: Schema.Struct({
     sql: Schema.String.annotations({ description: "One SQL statement" }),
@@ -215,7 +218,7 @@ const info: { readonly [K in ToolName]: Static } = {
   lsp_hover: { title: "Hover information", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Hover information" },
   lsp_symbols: { title: "File symbols", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Symbols of a file" },
   lsp_workspace_symbols: { title: "Workspace symbols", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Search symbols in the workspace" },
-  repo_map: { title: "Repository map", scope: "search", capability: "read", mutates: false, gated: false, description: "Outline of the workspace's important symbols" },
+  repo_map: { title: "Repository map", scope: "search", capability: "read", mutates: false, gated: false, description: "Outline of the workspace's important symbols, ranked by references (PageRank, focus: [paths] to rank around given files); says which files it left out and why" },
   sql_query: { title: "Query database", scope: "sql", capability: "read", mutates: false, gated: false, description: "Query a database (read-only unless write is set and allowed)" },
   mcp_list: { title: "List MCP servers' tools", scope: "mcp", capability: "read", mutates: false, gated: false, description: "Tools, resources and prompts of the configured MCP servers" },
   mcp_call: { title: "Call MCP server tool", scope: "mcp", capability: "external", mutates: true, gated: true, description: "Call a tool on an MCP server" },

@@ -1,8 +1,7 @@
 /**
- * The repo map: a compact outline of the workspace's important symbols. Files are ranked by how many other files
- * import them (then by a PageRank over the import graph, then by path); each shows its declarations with 1-based
- * line numbers, within a character budget. Extraction here is the regex fallback (any language); a tree-sitter
- * outline, where a grammar is installed, produces the same `Outline`. Pure.
+ * The repo map: a compact outline of the workspace's important symbols (ranking in `Rank`, import edges in
+ * `Imports`, the text in `Render`). Extraction here is the regex fallback (any language) and the lexical scan that
+ * ranking runs on every file; a tree-sitter outline, where a grammar is installed, produces the same `Outline`. Pure.
  */
 
 export interface SymbolLine {
@@ -10,6 +9,8 @@ export interface SymbolLine {
   readonly line: number
   /** The declaration's first line, trimmed and shortened. */
   readonly text: string
+  /** The name it declares, when known: the key references are matched by. */
+  readonly name?: string | undefined
 }
 
 export interface Outline {
@@ -18,14 +19,21 @@ export interface Outline {
   readonly imports: ReadonlyArray<string>
 }
 
-export type Language = "ts" | "py" | "go" | "rs" | "sh" | "generic"
+/** The lexical scan of a file that ranking needs: its regex outline plus the identifiers it mentions. */
+export interface Scan extends Outline {
+  /** The distinct identifiers in the file, space-separated (one string: cheap to keep for every file). */
+  readonly refs: string
+}
+
+export type Language = "ts" | "py" | "go" | "rs" | "sh" | "java" | "cs" | "c" | "cpp" | "rb" | "php" | "generic"
 
 const byExtension: Readonly<Record<string, Language>> = {
   ".ts": "ts", ".tsx": "ts", ".mts": "ts", ".cts": "ts", ".js": "ts", ".jsx": "ts", ".mjs": "ts", ".cjs": "ts",
   ".py": "py", ".pyi": "py", ".go": "go", ".rs": "rs", ".sh": "sh", ".bash": "sh",
-  ".java": "generic", ".kt": "generic", ".kts": "generic", ".scala": "generic", ".cs": "generic", ".rb": "generic",
-  ".php": "generic", ".swift": "generic", ".c": "generic", ".h": "generic", ".cc": "generic", ".cpp": "generic",
-  ".hpp": "generic", ".lua": "generic", ".ex": "generic", ".exs": "generic", ".dart": "generic", ".zig": "generic"
+  ".java": "java", ".cs": "cs", ".rb": "rb", ".php": "php",
+  ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+  ".kt": "generic", ".kts": "generic", ".scala": "generic", ".swift": "generic",
+  ".lua": "generic", ".ex": "generic", ".exs": "generic", ".dart": "generic", ".zig": "generic"
 }
 
 const extensionOf = (path: string) => {
@@ -45,6 +53,18 @@ export const signature = (line: string): string => {
   return s.length > maxSignature ? `${s.slice(0, maxSignature)}…` : s
 }
 
+const javaLike = [
+  /^\s*(?:(?:public|protected|internal|private|static|abstract|final|sealed|partial|readonly)\s+)*(?:class|interface|enum|record|struct)\s+\w+/,
+  /^\s*(?:(?:public|protected|internal)\s+)(?:(?:static|final|abstract|override|virtual|async|synchronized|default|sealed|extern|unsafe|new)\s+)*(?:<[^>]*>\s*)?[\w<>[\],.?]+(?:\s+[\w<>[\],.?]+)?\s+\w+\s*\(/
+]
+/** A C or C++ function at the left margin (`static` ones are file-local), a type, a namespace. */
+const cLike = [
+  /^(?!static\b|return\b|else\b|if\b|while\b|for\b|switch\b|do\b|typedef\b|#)[A-Za-z_][\w\s*&:<>,()]*?\b[A-Za-z_][\w:~]*\s*\([^;{}]*\)?\s*(?:const\s*)?(?:\{\s*)?$/,
+  /^(?!static\b|return\b|typedef\b|#)[A-Za-z_][\w\s*&:<>,()]*?\b[A-Za-z_]\w*\s*\([^{}]*\)\s*;\s*$/,
+  /^(?:typedef\s+)?(?:struct|enum|union|class)\s+\w+/,
+  /^(?:namespace|template\s*<)/
+]
+
 const rules: Readonly<Record<Language, ReadonlyArray<RegExp>>> = {
   ts: [
     /^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\*?\s+[\w$]+/,
@@ -57,6 +77,15 @@ const rules: Readonly<Record<Language, ReadonlyArray<RegExp>>> = {
   go: [/^func\s+(?:\([^)]*\)\s*)?[A-Z]\w*/, /^type\s+[A-Z]\w*/],
   rs: [/^\s*pub(?:\([\w:]+\))?\s+(?:async\s+)?(?:unsafe\s+)?(?:fn|struct|enum|trait|type|const|static|mod|union)\s+\w+/, /^(?:impl|trait)\b/],
   sh: [/^(?:function\s+)?[\w-]+\s*\(\s*\)\s*\{?/, /^function\s+[\w-]+/],
+  java: javaLike,
+  cs: [...javaLike, /^\s*namespace\s+[\w.]+/],
+  c: cLike,
+  cpp: cLike,
+  rb: [/^\s*(?:class|module)\s+[A-Z][\w:]*/, /^\s*def\s+(?:self\.)?[A-Za-z]\w*[?!=]?/],
+  php: [
+    /^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+\w+/,
+    /^\s*(?:(?:public|protected|static|abstract|final)\s+)*function\s+&?[A-Za-z]\w*/
+  ],
   generic: [
     /^\s*(?:(?:public|private|protected|internal|export|open|abstract|final|sealed|static|data|pub)\s+)*(?:class|interface|enum|struct|record|trait|object|module|protocol|extension|def|fun|func|function|fn|defmodule|defp?)\s+[\w.$]+/
   ]
@@ -65,10 +94,61 @@ const rules: Readonly<Record<Language, ReadonlyArray<RegExp>>> = {
 const importRules: Readonly<Record<Language, ReadonlyArray<RegExp>>> = {
   ts: [/\bfrom\s+["']([^"']+)["']/g, /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g, /^\s*import\s+["']([^"']+)["']/gm, /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g],
   py: [/^\s*from\s+(\.*[\w.]*)\s+import\s+([\w, ]+)/gm, /^\s*import\s+([\w.]+)/gm],
-  go: [],
-  rs: [/^\s*(?:pub\s+)?mod\s+(\w+)\s*;/gm],
+  go: [/^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"/gm, /^\s+(?:[\w.]+\s+)?"([^"\s]+)"\s*$/gm],
+  rs: [/^\s*(?:pub\s+)?mod\s+(\w+)\s*;/gm, /^\s*(?:pub\s+)?use\s+((?:crate|super|self)::[\w:]+)/gm],
   sh: [/^\s*(?:source|\.)\s+["']?([\w./-]+)["']?/gm],
+  java: [/^\s*import\s+(?:static\s+)?([\w.]+)\s*;/gm],
+  cs: [/^\s*using\s+(?:static\s+)?([\w.]+)\s*;/gm],
+  c: [/^\s*#\s*include\s+"([^"]+)"/gm],
+  cpp: [/^\s*#\s*include\s+"([^"]+)"/gm],
+  rb: [/^\s*(require(?:_relative)?)\s*\(?\s*["']([^"']+)["']/gm],
+  php: [/^\s*(?:require|include)(?:_once)?\s*\(?\s*(?:__DIR__\s*\.\s*)?["']([^"']+)["']/gm, /^\s*use\s+(?:function\s+|const\s+)?\\?([\w\\]+)/gm],
   generic: []
+}
+
+const keywords = new Set(
+  ("abstract and async await boolean break case catch class const continue def default delete double elif else enum export " +
+    "extends false final finally float for from function func goto import impl implements include int interface let long " +
+    "match module namespace new nil none null package private protected pub public require return self short sizeof " +
+    "static struct super switch then this throw throws true try type typedef typeof undefined union unsigned use using var " +
+    "void volatile while with yield char string object end elsif unless").split(" ")
+)
+
+/** The distinct identifiers of a text (three characters or more, keywords left out), space-separated. */
+export const identifiers = (text: string): string => {
+  const seen = new Set<string>()
+  for (const m of text.matchAll(/[A-Za-z_$][\w$]{2,}/g)) {
+    const word = m[0]
+    if (!keywords.has(word)) seen.add(word)
+  }
+  return [...seen].join(" ")
+}
+
+/** The name a declaration line declares: the word after its keyword, or a C-like function's name. */
+export const nameOf = (language: Language, line: string): string | undefined => {
+  if (language === "c" || language === "cpp" || language === "java" || language === "cs") {
+    const kind = /\b(?:class|interface|enum|record|struct|union|namespace)\s+([\w.]+)/.exec(line)
+    if (kind?.[1] !== undefined && !/\(/.test(line.slice(0, kind.index))) return kind[1]
+    // A C function's name is the last `name(` outside parentheses before its body (`CJSON_PUBLIC(cJSON *)
+    // cJSON_Parse(const char *v)` declares cJSON_Parse); a Java or C# method's the first (after its return type).
+    const head = line.replace(/\s*(?:\{|=>).*$/, "")
+    let depth = 0
+    let found: string | undefined
+    for (let i = 0; i < head.length; i++) {
+      const ch = head[i]
+      if (ch === "(") {
+        if (depth === 0) found = /([A-Za-z_~][\w]*)\s*$/.exec(head.slice(0, i))?.[1] ?? found
+        if (found !== undefined && (language === "java" || language === "cs")) return found
+        depth++
+      } else if (ch === ")") depth = Math.max(0, depth - 1)
+    }
+    return found
+  }
+  const fn = /\bfunction\*?\s+&?([\w$]+)/.exec(line)
+  if (fn?.[1] !== undefined) return fn[1]
+  if (language === "go") return /^func\s+(?:\([^)]*\)\s*)?(\w+)|^type\s+(\w+)/.exec(line)?.slice(1).find((g) => g !== undefined)
+  const m = /\b(?:function\*?|class|interface|type|enum|namespace|const|let|var|def|fn|struct|trait|mod|union|module|record|object|fun|func|static)\s+(?:self\.)?&?([\w$]+)/.exec(line)
+  return m?.[1]
 }
 
 /** Declarations and imports by regular expressions: the fallback for every language. */
@@ -76,9 +156,10 @@ export const extractRegex = (path: string, text: string): Outline => {
   const language = languageOf(path) ?? "generic"
   const symbols: Array<SymbolLine> = []
   const lines = text.split("\n")
+  const blockComments = language !== "py" && language !== "sh" && language !== "rb"
   let inBlockComment = false
   lines.forEach((line, i) => {
-    if (language === "ts" || language === "generic" || language === "go" || language === "rs") {
+    if (blockComments) {
       if (inBlockComment) {
         if (line.includes("*/")) inBlockComment = false
         return
@@ -89,7 +170,7 @@ export const extractRegex = (path: string, text: string): Outline => {
       }
     }
     if (line.length > 1000) return
-    if (rules[language].some((r) => r.test(line))) symbols.push({ line: i + 1, text: signature(line) })
+    if (rules[language].some((r) => r.test(line))) symbols.push({ line: i + 1, text: signature(line), name: nameOf(language, line) })
   })
   const imports: Array<string> = []
   for (const rule of importRules[language]) {
@@ -99,139 +180,15 @@ export const extractRegex = (path: string, text: string): Outline => {
       // `from . import a, b` names modules; `from .m import a` names m.
       if (language === "py" && /^\.+$/.test(spec) && m[2] !== undefined) {
         for (const name of m[2].split(",")) if (name.trim() !== "") imports.push(`${spec}${name.trim()}`)
-      } else imports.push(spec)
+      } else if (language === "rb" && m[2] !== undefined) imports.push(spec === "require_relative" ? `./${m[2]}` : m[2])
+      else imports.push(spec)
     }
   }
   return { symbols, imports }
 }
 
-const normalise = (parts: ReadonlyArray<string>): string | undefined => {
-  const out: Array<string> = []
-  for (const p of parts) {
-    if (p === "" || p === ".") continue
-    if (p === "..") {
-      if (out.length === 0) return undefined
-      out.pop()
-    } else out.push(p)
-  }
-  return out.join("/")
-}
-const dirOf = (path: string) => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "")
-
-/** The workspace file an import names, if it is one of `files` (workspace-relative paths). */
-export const resolveImport = (from: string, spec: string, files: ReadonlySet<string>): string | undefined => {
-  const language = languageOf(from)
-  const first = (candidates: ReadonlyArray<string | undefined>) => candidates.find((c): c is string => c !== undefined && files.has(c))
-  if (language === "ts") {
-    if (!spec.startsWith(".")) return undefined
-    const base = normalise([...dirOf(from).split("/"), ...spec.split("/")])
-    if (base === undefined) return undefined
-    const stem = base.replace(/\.(m|c)?jsx?$/, "")
-    const exts = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"]
-    return first([base, ...exts.map((e) => stem + e), ...exts.map((e) => `${base}/index${e}`)])
-  }
-  if (language === "py") {
-    const dots = /^\.*/.exec(spec)?.[0].length ?? 0
-    const rest = spec.slice(dots).split(".").filter((s) => s !== "")
-    const bases: Array<ReadonlyArray<string>> = []
-    if (dots > 0) {
-      const up = dirOf(from).split("/").filter((s) => s !== "")
-      if (dots - 1 > up.length) return undefined
-      bases.push(up.slice(0, up.length - (dots - 1)))
-    } else bases.push([], ["src"])
-    for (const b of bases) {
-      const mod = normalise([...b, ...rest])
-      if (mod === undefined) continue
-      const found = first([`${mod}.py`, `${mod}.pyi`, `${mod}/__init__.py`])
-      if (found !== undefined) return found
-    }
-    return undefined
-  }
-  if (language === "rs") {
-    const dir = dirOf(from)
-    const own = from.endsWith("/mod.rs") || from.endsWith("/lib.rs") || from.endsWith("/main.rs") || !from.includes("/") ? dir : from.replace(/\.rs$/, "")
-    return first([normalise([own, `${spec}.rs`]), normalise([own, spec, "mod.rs"])])
-  }
-  if (language === "sh") return first([normalise([dirOf(from), spec]), normalise([spec])])
-  return undefined
-}
-
-export interface Ranked {
-  readonly path: string
-  /** How many other files import it. */
-  readonly importedBy: number
-  readonly score: number
-}
-
-/** Ranks files by importers, then PageRank over the import graph (20 iterations, damping 0.85), then path. */
-export const rank = (outlines: ReadonlyMap<string, Outline>): ReadonlyArray<Ranked> => {
-  const files = new Set(outlines.keys())
-  const edges = new Map<string, Set<string>>()
-  for (const [from, outline] of outlines) {
-    const targets = new Set<string>()
-    for (const spec of outline.imports) {
-      const to = resolveImport(from, spec, files)
-      if (to !== undefined && to !== from) targets.add(to)
-    }
-    edges.set(from, targets)
-  }
-  const importers = new Map<string, number>()
-  for (const targets of edges.values()) for (const t of targets) importers.set(t, (importers.get(t) ?? 0) + 1)
-  const n = files.size
-  let pr = new Map([...files].map((f) => [f, 1 / Math.max(1, n)]))
-  for (let i = 0; i < 20; i++) {
-    const next = new Map([...files].map((f) => [f, 0.15 / Math.max(1, n)]))
-    let dangling = 0
-    for (const [from, targets] of edges) {
-      const share = pr.get(from) ?? 0
-      if (targets.size === 0) dangling += share
-      else for (const t of targets) next.set(t, (next.get(t) ?? 0) + (0.85 * share) / targets.size)
-    }
-    for (const f of files) next.set(f, (next.get(f) ?? 0) + (0.85 * dangling) / Math.max(1, n))
-    pr = next
-  }
-  return [...files]
-    .map((path) => ({ path, importedBy: importers.get(path) ?? 0, score: pr.get(path) ?? 0 }))
-    .sort((a, b) => b.importedBy - a.importedBy || b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-}
-
-export const defaultMaxChars = 8000
-const maxSymbolsPerFile = 40
-
-/** The map as text within `maxChars`: whole file blocks in rank order, then a note of what did not fit. */
-export const format = (
-  title: string,
-  ranked: ReadonlyArray<Ranked>,
-  outlines: ReadonlyMap<string, Outline>,
-  maxChars: number = defaultMaxChars
-): { readonly text: string; readonly truncated: boolean } => {
-  const withSymbols = ranked.filter((r) => (outlines.get(r.path)?.symbols.length ?? 0) > 0)
-  const total = withSymbols.reduce((sum, r) => sum + (outlines.get(r.path)?.symbols.length ?? 0), 0)
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`
-  const header = `repo map of ${title}: ${plural(withSymbols.length, "file")}, ${plural(total, "symbol")} (files most imported first)`
-  const parts: Array<string> = [header]
-  let used = header.length
-  let shown = 0
-  for (const r of withSymbols) {
-    const symbols = outlines.get(r.path)?.symbols ?? []
-    const head = `${r.path}${r.importedBy > 0 ? ` (imported by ${r.importedBy})` : ""}`
-    const lines = symbols.slice(0, maxSymbolsPerFile).map((s) => `  ${s.line}: ${s.text}`)
-    if (symbols.length > maxSymbolsPerFile) lines.push(`  [+${symbols.length - maxSymbolsPerFile} more]`)
-    // Keep as many of its lines as fit; a file whose head alone does not fit ends the map.
-    let block = head
-    if (used + 1 + block.length > maxChars) break
-    for (const l of lines) {
-      if (used + 1 + block.length + 1 + l.length > maxChars) break
-      block += `\n${l}`
-    }
-    parts.push(block)
-    used += 1 + block.length
-    shown++
-  }
-  const rest = withSymbols.length - shown
-  const note = rest > 0 ? `[truncated: ${rest} more files; raise max_chars or map a subdirectory]` : ""
-  return { text: note === "" ? parts.join("\n") : `${parts.join("\n")}\n${note}`, truncated: rest > 0 }
-}
+/** The scan ranking runs on every file: the regex outline and the identifiers. */
+export const scan = (path: string, text: string): Scan => ({ ...extractRegex(path, text), refs: identifiers(text) })
 
 /** cyrb53: a fast 53-bit content hash (cache keys, not security), as hex plus the length. */
 export const hash = (text: string): string => {

@@ -56,7 +56,7 @@ describe("TreeSitterOutliner", () => {
     const cases: ReadonlyArray<readonly [string, TreeSitterOutliner.Grammar | undefined]> = [
       ["a.ts", "typescript"], ["a.mts", "typescript"], ["a.cts", "typescript"], ["src/A.TSX", "tsx"],
       ["a.js", "javascript"], ["a.mjs", "javascript"], ["a.cjs", "javascript"], ["a.jsx", "javascript"],
-      ["a.py", "python"], ["a.pyi", "python"], ["a.go", undefined], ["a.rs", undefined], ["Makefile", undefined], [".ts", undefined]
+      ["a.py", "python"], ["a.pyi", "python"], ["a.go", "go"], ["a.rs", "rust"], ["a.kt", undefined], ["Makefile", undefined], [".ts", undefined]
     ]
     for (const [path, grammar] of cases) assert.strictEqual(TreeSitterOutliner.grammarOf(path), grammar, path)
   })
@@ -188,8 +188,9 @@ describe("TreeSitterOutliner", () => {
     Effect.gen(function* () {
       assert.isUndefined(yield* outline("broken.ts", "export function f( {\n"))
       assert.isUndefined(yield* outline("broken.py", "def f(:\n    pass\n"))
-      assert.isUndefined(yield* outline("main.go", "package main\nfunc Main() {}\n"))
-      assert.isUndefined(yield* outline("lib.rs", "pub fn f() {}\n"))
+      assert.isUndefined(yield* outline("main.kt", "fun main() {}\n"))
+      assert.isUndefined(yield* outline("lib.swift", "public func f() {}\n"))
+      assert.isUndefined(yield* outline("broken.go", "package main\nfunc Main( {\n"))
       assert.deepStrictEqual(yield* outline("empty.ts", ""), { symbols: [], imports: [] })
     })
   )
