@@ -10,6 +10,7 @@ import { Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as Lsp from "../domain/lsp/Lsp.js"
+import * as Reports from "../domain/lsp/Reports.js"
 import * as P from "../domain/jail/PosixPath.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { Diagnostics, type DiagnosticsShape } from "../ports/Diagnostics.js"
@@ -125,35 +126,41 @@ export const make = Effect.gen(function* () {
   })
 
   const out = (r: { readonly text: string; readonly truncated: boolean }): ToolOutput => ({ text: r.text, truncated: r.truncated })
+  /** An answer given while the project was still loading says so, first. */
+  const answered = (loadingSeconds: number | undefined, r: { readonly text: string; readonly truncated: boolean }): ToolOutput =>
+    out(loadingSeconds === undefined ? r : { text: `${Reports.loadingNote(loadingSeconds)}\n${r.text}`, truncated: r.truncated })
 
   const diagnosticsTool = (inv: Invocation) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, "lsp_diagnostics")
-      const ds = yield* lsp.diagnostics(doc)
-      return out(Lsp.formatDiagnostics(shown(doc.path), ds))
+      const report = yield* lsp.diagnostics(doc)
+      return out(Reports.formatReport(session, shown(doc.path), report))
     })
 
   const definition = (inv: Invocation, call: CallOf<"lsp_definition">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, call.tool)
       const at = yield* positionIn(call.tool, doc, call.args)
-      const locations = yield* showLocations(yield* lsp.definition(doc, at))
-      return out(Lsp.formatLocations(title(doc, at, "definition", call.args), locations, Lsp.limits.locations))
+      const found = yield* lsp.definition(doc, at)
+      const locations = yield* showLocations(found.result)
+      return answered(found.loadingSeconds, Lsp.formatLocations(title(doc, at, "definition", call.args), locations, Lsp.limits.locations))
     })
 
   const references = (inv: Invocation, call: CallOf<"lsp_references">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, call.tool)
       const at = yield* positionIn(call.tool, doc, call.args)
-      const locations = yield* showLocations(yield* lsp.references(doc, at, call.args.include_declaration === true))
-      return out(Lsp.formatLocations(title(doc, at, "references", call.args), locations, Lsp.limits.references))
+      const found = yield* lsp.references(doc, at, call.args.include_declaration === true)
+      const locations = yield* showLocations(found.result)
+      return answered(found.loadingSeconds, Lsp.formatLocations(title(doc, at, "references", call.args), locations, Lsp.limits.references))
     })
 
   const hover = (inv: Invocation, call: CallOf<"lsp_hover">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, call.tool)
       const at = yield* positionIn(call.tool, doc, call.args)
-      return out(Lsp.formatHover(title(doc, at, "hover", call.args), yield* lsp.hover(doc, at)))
+      const found = yield* lsp.hover(doc, at)
+      return answered(found.loadingSeconds, Lsp.formatHover(title(doc, at, "hover", call.args), found.result))
     })
 
   const symbols = (inv: Invocation) =>
@@ -165,7 +172,7 @@ export const make = Effect.gen(function* () {
   const workspaceSymbols = (call: CallOf<"lsp_workspace_symbols">) =>
     Effect.gen(function* () {
       const found = yield* lsp.workspaceSymbols(call.args.query, yield* anchors)
-      return out(Lsp.formatWorkspaceSymbols(session, call.args.query, found))
+      return answered(found.loadingSeconds, Lsp.formatWorkspaceSymbols(session, call.args.query, found.result))
     })
 
   const extension: Extension = (inv) => {
@@ -194,7 +201,7 @@ export const make = Effect.gen(function* () {
       if (server === undefined) return Effect.succeed(undefined)
       return read("lsp", path).pipe(
         Effect.flatMap((text) => lsp.diagnostics({ path, text }, { changed: true })),
-        Effect.map((ds) => `diagnostics from ${server.name} after this change:\n${Lsp.formatDiagnostics(shown(path), ds, limits.afterWrite).text}`),
+        Effect.map((report) => `diagnostics from ${server.name} after this change:\n${Reports.formatReport(session, shown(path), report, limits.afterWrite).text}`),
         // The write stands whatever the server does: a dead, hung or missing server is a note, never a failure.
         Effect.catchAll((e) => Effect.succeed(`[diagnostics unavailable: ${e._tag === "ToolFailed" ? `${e.reason} (${e.tool})` : e.message}]`))
       )
