@@ -65,13 +65,21 @@ export const make = Effect.gen(function* () {
     })
 
   const positionIn = (tool: string, doc: LspDocument, where: Where) =>
-    Either.match(Lsp.locate(doc.text, where), {
+    Either.match(Lsp.locate(doc.text, where, Lsp.extensionOf(doc.path)), {
       onLeft: (reason) => Effect.fail(new ToolFailed({ tool, reason: `${shown(doc.path)}: ${reason}` })),
       onRight: Effect.succeed
     })
 
+  /** Columns are shown in code points: a server's UTF-16 offsets are converted with the line's text. */
+  const column = (lines: ReadonlyArray<string> | undefined, at: Lsp.ZeroPosition) => Lsp.codePointsOf(lines?.[at.line], at.character)
+  const inCodePoints = (text: string, ds: ReadonlyArray<Lsp.Diagnostic>): ReadonlyArray<Lsp.Diagnostic> => {
+    const lines = text.split("\n")
+    const point = (p: Lsp.ZeroPosition) => ({ line: p.line, character: column(lines, p) })
+    return ds.map((d) => ({ ...d, range: { start: point(d.range.start), end: point(d.range.end) } }))
+  }
+
   const title = (doc: LspDocument, at: Lsp.ZeroPosition, what: string, where: Where) =>
-    `${what} of ${where.symbol !== undefined && where.line === undefined ? `${where.symbol} (` : ""}${shown(doc.path)}:${at.line + 1}:${at.character + 1}${where.symbol !== undefined && where.line === undefined ? ")" : ""}`
+    `${what} of ${where.symbol !== undefined && where.line === undefined ? `${where.symbol} (` : ""}${shown(doc.path)}:${at.line + 1}:${column(doc.text.split("\n"), at) + 1}${where.symbol !== undefined && where.line === undefined ? ")" : ""}`
 
   /** Workspace-relative locations, each with its source line when the jail lets a tool read that file. */
   const showLocations = (locations: ReadonlyArray<Lsp.Location>) =>
@@ -97,7 +105,7 @@ export const make = Effect.gen(function* () {
           const located: Lsp.ShownLocation = {
             text: p.text,
             line: l.range.start.line,
-            character: l.range.start.character,
+            character: column(lines, l.range.start),
             snippet: lines?.[l.range.start.line]?.trim(),
             inside: p.inside
           }
@@ -106,18 +114,35 @@ export const make = Effect.gen(function* () {
       )
     })
 
-  /** One file per configured extension (the shallowest), so servers that only know open files' projects can answer. */
+  /** The folders the workspace's project configurations include (tsconfig.json, jsconfig.json, pyrightconfig.json). */
+  const projectPrefixes = Effect.forEach(["tsconfig.json", "jsconfig.json", "pyrightconfig.json"], (name) =>
+    read("lsp_workspace_symbols", P.join(session.root, name)).pipe(
+      Effect.map(Lsp.includedPrefixes),
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
+  ).pipe(Effect.map((all) => all.flat()))
+
+  /**
+   * One file per configured extension, so servers that only know open files' projects can answer: a file a
+   * project configuration includes (never vitest.config.ts beside a tsconfig that includes only src), shallowest first.
+   */
   const anchors = Effect.gen(function* () {
     const wanted = new Set(lsp.servers.flatMap((s) => s.extensions))
     const walked = yield* walk({ root: session.root, start: session.root, maxEntries: limits.anchorWalkEntries }).pipe(Effect.provideService(FileSystem, fs))
-    const best = new Map<string, string>()
+    const prefixes = yield* projectPrefixes
+    const byExt = new Map<string, Array<string>>()
     for (const f of walked.files) {
       const ext = Lsp.extensionOf(f)
       if (!wanted.has(ext) || !Jail.checkLexical(jail, session.root, f, "read").ok) continue
-      const current = best.get(ext)
-      if (current === undefined || P.segments(f).length < P.segments(current).length) best.set(ext, f)
+      const list = byExt.get(ext)
+      if (list === undefined) byExt.set(ext, [f])
+      else list.push(f)
     }
-    return yield* Effect.forEach([...best.values()], (f) =>
+    const best = [...byExt.values()].flatMap((files) => {
+      const f = Lsp.pickAnchor(files, prefixes)
+      return f === undefined ? [] : [f]
+    })
+    return yield* Effect.forEach(best, (f) =>
       read("lsp_workspace_symbols", P.join(session.root, f)).pipe(
         Effect.map((text): LspDocument => ({ path: P.join(session.root, f), text })),
         Effect.option
@@ -134,7 +159,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, "lsp_diagnostics")
       const report = yield* lsp.diagnostics(doc)
-      return out(Reports.formatReport(session, shown(doc.path), report))
+      return out(Reports.formatReport(session, shown(doc.path), { ...report, diagnostics: inCodePoints(doc.text, report.diagnostics) }))
     })
 
   const definition = (inv: Invocation, call: CallOf<"lsp_definition">) =>
@@ -163,10 +188,11 @@ export const make = Effect.gen(function* () {
       return answered(found.loadingSeconds, Lsp.formatHover(title(doc, at, "hover", call.args), found.result))
     })
 
-  const symbols = (inv: Invocation) =>
+  const symbols = (inv: Invocation, call: CallOf<"lsp_symbols">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, "lsp_symbols")
-      return out(Lsp.formatDocumentSymbols(shown(doc.path), yield* lsp.documentSymbols(doc)))
+      const found = yield* lsp.documentSymbols(doc)
+      return out(Lsp.formatDocumentSymbols(shown(doc.path), call.args.all === true ? found : Lsp.outline(found)))
     })
 
   const workspaceSymbols = (call: CallOf<"lsp_workspace_symbols">) =>
@@ -187,7 +213,7 @@ export const make = Effect.gen(function* () {
       case "lsp_hover":
         return hover(inv, call)
       case "lsp_symbols":
-        return symbols(inv)
+        return symbols(inv, call)
       case "lsp_workspace_symbols":
         return workspaceSymbols(call)
       default:
@@ -200,7 +226,9 @@ export const make = Effect.gen(function* () {
       const server = lsp.serverFor(path)
       if (server === undefined) return Effect.succeed(undefined)
       return read("lsp", path).pipe(
-        Effect.flatMap((text) => lsp.diagnostics({ path, text }, { changed: true })),
+        Effect.flatMap((text) =>
+          Effect.map(lsp.diagnostics({ path, text }, { changed: true }), (report) => ({ ...report, diagnostics: inCodePoints(text, report.diagnostics) }))
+        ),
         Effect.map((report) => `diagnostics from ${server.name} after this change:\n${Reports.formatReport(session, shown(path), report, limits.afterWrite).text}`),
         // The write stands whatever the server does: a dead, hung or missing server is a note, never a failure.
         Effect.catchAll((e) => Effect.succeed(`[diagnostics unavailable: ${e._tag === "ToolFailed" ? `${e.reason} (${e.tool})` : e.message}]`))

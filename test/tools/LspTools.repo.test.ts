@@ -56,6 +56,8 @@ describe("typescript-language-server on a copy of this repository", { timeout: 9
     inChain(
       Effect.gen(function* () {
         assert.include(fs.readFileSync(path.join(root, "src/kernel/Kernel.ts"), "utf8"), broken)
+        const symbols = yield* run("lsp_workspace_symbols", { query: "defaultMaxOutputBytes" })
+        assert.match(symbols.text, /defaultMaxOutputBytes {2}src\/kernel\/Kernel\.ts:41/)
         const cold = yield* run("lsp_diagnostics", { path: "src/kernel/Kernel.ts" })
         assert.match(cold.text, ownError)
         const refs = yield* run("lsp_references", { path: "src/kernel/Kernel.ts", symbol: "defaultMaxOutputBytes" })
