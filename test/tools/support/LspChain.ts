@@ -31,8 +31,8 @@ export const cacheWorkspace = (prefix: string): { readonly root: string; readonl
   return { root, done: () => fs.rmSync(root, { recursive: true, force: true }) }
 }
 
-/** The chain in BUILD mode over `root`, with one language server for files ending in `extension`. */
-export const lspChain = (root: string, extension: string, command: string, entry: Omit<ServerEntry, "command"> = { args: ["--stdio"] }) =>
+/** The chain in BUILD mode over `root`, with one language server for files ending in `extension` (or each of several). */
+export const lspChain = (root: string, extension: string | ReadonlyArray<string>, command: string, entry: Omit<ServerEntry, "command"> = { args: ["--stdio"] }) =>
   Kernel.layer(
     { workspace: root, workMode: "BUILD" },
     {
@@ -42,7 +42,7 @@ export const lspChain = (root: string, extension: string, command: string, entry
       bashGuard: Unavailable.bashGuard,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
-      extensions: LspLive.layer({ servers: { [extension]: { command, ...entry } }, env: process.env })
+      extensions: LspLive.layer({ servers: Object.fromEntries((typeof extension === "string" ? [extension] : extension).map((e) => [e, { command, ...entry }])), env: process.env })
     }
   )
 
