@@ -308,6 +308,10 @@ export const formatHover = (title: string, raw: string): { readonly text: string
   return { text: `${title}:\n${cut ? `${text.slice(0, limits.hoverChars)}\n[truncated: ${text.length - limits.hoverChars} more characters]` : text}`, truncated: cut }
 }
 
+/** A hierarchical outline (DocumentSymbol[]) rather than a flat SymbolInformation[]. */
+const isHierarchical = (x: ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation>): x is ReadonlyArray<DocumentSymbol> =>
+  x.length === 0 || "selectionRange" in (x[0] ?? {})
+
 const bodies = new Set([6, 9, 12])
 const isCallback = (name: string) => /\bcallback$|^<[^>]*>$|^\(anonymous( function)?\)$/.test(name)
 
@@ -317,8 +321,6 @@ const isCallback = (name: string) => /\bcallback$|^<[^>]*>$|^\(anonymous( functi
  * function (by container name) and callbacks.
  */
 export const outline = (symbols: ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation>): ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation> => {
-  const isHierarchical = (x: ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation>): x is ReadonlyArray<DocumentSymbol> =>
-    x.length === 0 || "selectionRange" in (x[0] ?? {})
   if (!isHierarchical(symbols)) {
     const functions = new Set(symbols.filter((s) => bodies.has(s.kind)).map((s) => s.name))
     return symbols.filter((s) => !isCallback(s.name) && !(s.containerName !== undefined && s.containerName !== null && functions.has(s.containerName)))
@@ -353,8 +355,6 @@ export const formatDocumentSymbols = (
       walk(s.children ?? [], depth + 1)
     }
   }
-  const isHierarchical = (x: ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation>): x is ReadonlyArray<DocumentSymbol> =>
-    x.length === 0 || "selectionRange" in (x[0] ?? {})
   if (isHierarchical(symbols)) walk(symbols, 0)
   else {
     for (const s of symbols) {
