@@ -1,8 +1,8 @@
 /**
  * The language tools' costs:
  * - write_file → diagnostics on a 50-file TypeScript project, through the whole chain (minicode), against the same
- *   protocol sequence driven directly over vscode-jsonrpc (write the file, didOpen, a barrier request, the first
- *   publishDiagnostics after it plus the same quiet window, didClose). Alternately breaks and fixes a type.
+ *   protocol sequence driven directly over vscode-jsonrpc (write the file, didOpen, tsserver's semantic and syntactic
+ *   diagnostics requests, the importers' semantic diagnostics, didClose). Alternately breaks and fixes a type.
  * - repo_map of this repository: cold (no cache) and warm (every outline cached).
  *
  *   npx tsx bench/lsp.bench.ts [iterations=10]
@@ -13,7 +13,6 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js"
-import * as JsonRpcLspTransport from "../src/adapters/lsp/JsonRpcLspTransport.js"
 import * as Kernel from "../src/kernel/Kernel.js"
 import * as NodeAdapters from "../src/app/NodeLayers.js"
 import * as RepoMapCache from "../src/tools/RepoMapCache.js"
@@ -21,10 +20,12 @@ import * as Runner from "../src/kernel/Runner.js"
 
 const iterations = Number(process.argv[2] ?? 10)
 const tsls = path.resolve("node_modules/.bin/typescript-language-server")
-const settleMs = JsonRpcLspTransport.defaults.settleMs
 
 const fixture = () => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-lspbench-")))
+  // Outside /tmp: language servers run sandboxed, and the sandbox keeps /tmp apart.
+  const base = path.join(os.homedir(), ".cache", "minicode-test")
+  fs.mkdirSync(base, { recursive: true, mode: 0o700 })
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(base, "lspbench-")))
   fs.mkdirSync(path.join(root, "src"))
   fs.writeFileSync(path.join(root, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true }, include: ["src"] }))
   fs.writeFileSync(path.join(root, "package.json"), JSON.stringify({ type: "module" }))
@@ -52,8 +53,9 @@ const stats = (label: string, ms: ReadonlyArray<number>) => {
   return median
 }
 
+// Unsandboxed, like the direct peer: the comparison is the client's cost, not bubblewrap's.
 const viaMinicode = async (root: string) => {
-  const adapters = NodeAdapters.adapters({ unrestricted: false, journal: "memory", lsp: { ".ts": { command: tsls, args: ["--stdio"] } } })
+  const adapters = NodeAdapters.adapters({ unrestricted: false, journal: "memory", lsp: { ".ts": { command: tsls, args: ["--stdio"]} } })
   const program = Effect.gen(function* () {
     yield* Runner.invoke({ tool: "lsp_diagnostics", args: { path: "src/m25.ts" } })
     const times: Array<number> = []
@@ -72,47 +74,34 @@ const viaMinicode = async (root: string) => {
 const direct = async (root: string) => {
   const child = spawn(tsls, ["--stdio"], { cwd: root, stdio: ["pipe", "pipe", "inherit"] })
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin))
-  const listeners = new Set<(p: { uri: string; diagnostics: ReadonlyArray<unknown> }) => void>()
-  conn.onNotification("textDocument/publishDiagnostics", (p: { uri: string; diagnostics: ReadonlyArray<unknown> }) => listeners.forEach((l) => l(p)))
   conn.onRequest(() => null)
   conn.listen()
   const rootUri = `file://${root}`
   await conn.sendRequest("initialize", { processId: process.pid, rootUri, workspaceFolders: [{ uri: rootUri, name: "b" }], capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } } })
   await conn.sendNotification("initialized", {})
   let version = 0
-  const once = async (file: string, text: string) => {
+  const ts = (command: string, args: unknown) =>
+    conn.sendRequest<{ body?: ReadonlyArray<{ category?: string }> & { refs?: ReadonlyArray<{ file: string }> } }>("workspace/executeCommand", { command: "typescript.tsserverRequest", arguments: [command, args] })
+  // The settled sequence minicode uses: tsserver's own diagnostics, then the importers' after a write.
+  const once = async (file: string, text: string, dependents: boolean) => {
     const uri = `file://${file}`
-    let seen = 0
-    let mark = Number.POSITIVE_INFINITY
-    let latest: ReadonlyArray<unknown> | undefined
-    let quiet: NodeJS.Timeout | undefined
-    const done = new Promise<ReadonlyArray<unknown>>((resolve) => {
-      listeners.add(function listener(p) {
-        if (p.uri !== uri) return
-        seen++
-        if (seen <= mark) return
-        latest = p.diagnostics
-        clearTimeout(quiet)
-        quiet = setTimeout(() => {
-          listeners.delete(listener)
-          resolve(latest ?? [])
-        }, settleMs)
-      })
-    })
     await conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "typescript", version: ++version, text } })
-    await conn.sendRequest("$/barrier").catch(() => undefined)
-    mark = seen
-    const ds = await done
+    const semantic = await ts("semanticDiagnosticsSync", { file })
+    const syntactic = await ts("syntacticDiagnosticsSync", { file })
+    if (dependents) {
+      const refs = await ts("fileReferences", { file })
+      for (const f of new Set((refs.body?.refs ?? []).map((r) => r.file))) if (f !== file) await ts("semanticDiagnosticsSync", { file: f })
+    }
     await conn.sendNotification("textDocument/didClose", { textDocument: { uri } })
-    return ds
+    return [...(syntactic.body ?? []), ...(semantic.body ?? [])].map((d) => ({ severity: d.category === "error" ? 1 : 2 }))
   }
-  await once(path.join(root, "src", "m25.ts"), fs.readFileSync(path.join(root, "src", "m25.ts"), "utf8"))
+  await once(path.join(root, "src", "m25.ts"), fs.readFileSync(path.join(root, "src", "m25.ts"), "utf8"), false)
   const times: Array<number> = []
   for (let i = 0; i < iterations; i++) {
     const { file, text } = variant(root, i, i % 2 === 0)
     const t0 = performance.now()
     fs.writeFileSync(file, text)
-    const ds = await once(file, text)
+    const ds = await once(file, text, true)
     times.push(performance.now() - t0)
     const errors = ds.filter((d) => typeof d === "object" && d !== null && "severity" in d && d.severity === 1).length
     if (errors !== (i % 2 === 0 ? 1 : 0)) throw new Error(`direct: unexpected ${errors} errors`)
@@ -143,11 +132,12 @@ const repoMap = async () => {
   )
 }
 
-console.log(`write_file → diagnostics, 50-file TypeScript project, typescript-language-server (quiet window ${settleMs} ms)`)
+console.log("write_file → settled diagnostics (with dependents), 50-file TypeScript project, typescript-language-server")
 const a = fixture()
 const mine = stats("minicode (chain + client)", await viaMinicode(a))
 const b = fixture()
 const raw = stats("direct vscode-jsonrpc", await direct(b))
 console.log(`ratio minicode / direct: ${(mine / raw).toFixed(2)}×`)
+for (const root of [a, b]) fs.rmSync(root, { recursive: true, force: true })
 const map = await repoMap()
 console.log(`repo_map of this repository: cold ${map.cold.ms.toFixed(0)} ms, warm (cached) ${map.warm.ms.toFixed(0)} ms — ${map.cold.head}`)

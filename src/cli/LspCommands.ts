@@ -37,7 +37,7 @@ const add = Command.make(
     arg: Options.text("arg").pipe(Options.withDescription("One argument verbatim (repeatable; for arguments with a comma)"), Options.repeated),
     env: Options.text("env").pipe(Options.withDescription("K=V for the server's environment (repeatable; stored, never printed)"), Options.repeated),
     timeout: Options.text("timeout").pipe(
-      Options.withDescription("NAME=MS, a deadline of this server (repeatable): initialize (30000), request (15000), diagnostics (10000), shutdown (2000)"),
+      Options.withDescription("NAME=MS, a deadline of this server (repeatable): initialize (30000), request (15000), diagnostics (60000), load (60000), shutdown (2000)"),
       Options.repeated
     ),
     sandbox: Options.boolean("sandbox").pipe(

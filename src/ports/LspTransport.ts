@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { ToolFailed, ToolTimeout, Unavailable } from "../domain/core/Errors.js"
-import type { Diagnostic, DocumentSymbol, Location, SymbolInformation, ZeroPosition } from "../domain/lsp/Lsp.js"
+import type { DocumentSymbol, Location, SymbolInformation, ZeroPosition } from "../domain/lsp/Lsp.js"
+import type { Answer, DiagnosticsReport } from "../domain/lsp/Reports.js"
 
 export type LspError = ToolFailed | ToolTimeout | Unavailable
 
@@ -27,19 +28,25 @@ export interface LspTransportShape {
   readonly servers: ReadonlyArray<LspServerInfo>
   /** The server configured for this file's extension, if any. */
   readonly serverFor: (path: string) => LspServerInfo | undefined
-  /** The diagnostics the server publishes for this text (awaited by version, bounded). `changed` also sends didChangeWatchedFiles. */
+  /**
+   * The diagnostics of this text once the server has settled: pulled (`textDocument/diagnostic`, or tsserver's
+   * own diagnostics requests) when the server offers it, else the published report awaited by version, or by work-done
+   * progress and a quiet period; `incomplete` when the server's deadline passed while it was still loading.
+   * `changed` (after a write) also sends didChangeWatchedFiles and collects errors in files that depend on it.
+   */
   readonly diagnostics: (
     doc: LspDocument,
     options?: { readonly changed?: boolean }
-  ) => Effect.Effect<ReadonlyArray<Diagnostic>, LspError>
-  readonly definition: (doc: LspDocument, at: ZeroPosition) => Effect.Effect<ReadonlyArray<Location>, LspError>
+  ) => Effect.Effect<DiagnosticsReport, LspError>
+  /** Position requests wait for the project to load (up to the server's load deadline; then `loadingSeconds`). */
+  readonly definition: (doc: LspDocument, at: ZeroPosition) => Effect.Effect<Answer<ReadonlyArray<Location>>, LspError>
   readonly references: (
     doc: LspDocument,
     at: ZeroPosition,
     includeDeclaration: boolean
-  ) => Effect.Effect<ReadonlyArray<Location>, LspError>
+  ) => Effect.Effect<Answer<ReadonlyArray<Location>>, LspError>
   /** Hover contents as text ("" when there are none). */
-  readonly hover: (doc: LspDocument, at: ZeroPosition) => Effect.Effect<string, LspError>
+  readonly hover: (doc: LspDocument, at: ZeroPosition) => Effect.Effect<Answer<string>, LspError>
   readonly documentSymbols: (
     doc: LspDocument
   ) => Effect.Effect<ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation>, LspError>
@@ -50,7 +57,7 @@ export interface LspTransportShape {
   readonly workspaceSymbols: (
     query: string,
     anchors: ReadonlyArray<LspDocument>
-  ) => Effect.Effect<ReadonlyArray<SymbolInformation>, LspError>
+  ) => Effect.Effect<Answer<ReadonlyArray<SymbolInformation>>, LspError>
 }
 
 export class LspTransport extends Context.Tag("minicode/LspTransport")<LspTransport, LspTransportShape>() {}

@@ -10,6 +10,7 @@ import { Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as Lsp from "../domain/lsp/Lsp.js"
+import * as Reports from "../domain/lsp/Reports.js"
 import * as P from "../domain/jail/PosixPath.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { Diagnostics, type DiagnosticsShape } from "../ports/Diagnostics.js"
@@ -64,13 +65,21 @@ export const make = Effect.gen(function* () {
     })
 
   const positionIn = (tool: string, doc: LspDocument, where: Where) =>
-    Either.match(Lsp.locate(doc.text, where), {
+    Either.match(Lsp.locate(doc.text, where, Lsp.extensionOf(doc.path)), {
       onLeft: (reason) => Effect.fail(new ToolFailed({ tool, reason: `${shown(doc.path)}: ${reason}` })),
       onRight: Effect.succeed
     })
 
+  /** Columns are shown in code points: a server's UTF-16 offsets are converted with the line's text. */
+  const column = (lines: ReadonlyArray<string> | undefined, at: Lsp.ZeroPosition) => Lsp.codePointsOf(lines?.[at.line], at.character)
+  const inCodePoints = (text: string, ds: ReadonlyArray<Lsp.Diagnostic>): ReadonlyArray<Lsp.Diagnostic> => {
+    const lines = text.split("\n")
+    const point = (p: Lsp.ZeroPosition) => ({ line: p.line, character: column(lines, p) })
+    return ds.map((d) => ({ ...d, range: { start: point(d.range.start), end: point(d.range.end) } }))
+  }
+
   const title = (doc: LspDocument, at: Lsp.ZeroPosition, what: string, where: Where) =>
-    `${what} of ${where.symbol !== undefined && where.line === undefined ? `${where.symbol} (` : ""}${shown(doc.path)}:${at.line + 1}:${at.character + 1}${where.symbol !== undefined && where.line === undefined ? ")" : ""}`
+    `${what} of ${where.symbol !== undefined && where.line === undefined ? `${where.symbol} (` : ""}${shown(doc.path)}:${at.line + 1}:${column(doc.text.split("\n"), at) + 1}${where.symbol !== undefined && where.line === undefined ? ")" : ""}`
 
   /** Workspace-relative locations, each with its source line when the jail lets a tool read that file. */
   const showLocations = (locations: ReadonlyArray<Lsp.Location>) =>
@@ -96,7 +105,7 @@ export const make = Effect.gen(function* () {
           const located: Lsp.ShownLocation = {
             text: p.text,
             line: l.range.start.line,
-            character: l.range.start.character,
+            character: column(lines, l.range.start),
             snippet: lines?.[l.range.start.line]?.trim(),
             inside: p.inside
           }
@@ -105,18 +114,35 @@ export const make = Effect.gen(function* () {
       )
     })
 
-  /** One file per configured extension (the shallowest), so servers that only know open files' projects can answer. */
+  /** The folders the workspace's project configurations include (tsconfig.json, jsconfig.json, pyrightconfig.json). */
+  const projectPrefixes = Effect.forEach(["tsconfig.json", "jsconfig.json", "pyrightconfig.json"], (name) =>
+    read("lsp_workspace_symbols", P.join(session.root, name)).pipe(
+      Effect.map(Lsp.includedPrefixes),
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
+  ).pipe(Effect.map((all) => all.flat()))
+
+  /**
+   * One file per configured extension, so servers that only know open files' projects can answer: a file a
+   * project configuration includes (never vitest.config.ts beside a tsconfig that includes only src), shallowest first.
+   */
   const anchors = Effect.gen(function* () {
     const wanted = new Set(lsp.servers.flatMap((s) => s.extensions))
     const walked = yield* walk({ root: session.root, start: session.root, maxEntries: limits.anchorWalkEntries }).pipe(Effect.provideService(FileSystem, fs))
-    const best = new Map<string, string>()
+    const prefixes = yield* projectPrefixes
+    const byExt = new Map<string, Array<string>>()
     for (const f of walked.files) {
       const ext = Lsp.extensionOf(f)
       if (!wanted.has(ext) || !Jail.checkLexical(jail, session.root, f, "read").ok) continue
-      const current = best.get(ext)
-      if (current === undefined || P.segments(f).length < P.segments(current).length) best.set(ext, f)
+      const list = byExt.get(ext)
+      if (list === undefined) byExt.set(ext, [f])
+      else list.push(f)
     }
-    return yield* Effect.forEach([...best.values()], (f) =>
+    const best = [...byExt.values()].flatMap((files) => {
+      const f = Lsp.pickAnchor(files, prefixes)
+      return f === undefined ? [] : [f]
+    })
+    return yield* Effect.forEach(best, (f) =>
       read("lsp_workspace_symbols", P.join(session.root, f)).pipe(
         Effect.map((text): LspDocument => ({ path: P.join(session.root, f), text })),
         Effect.option
@@ -125,47 +151,54 @@ export const make = Effect.gen(function* () {
   })
 
   const out = (r: { readonly text: string; readonly truncated: boolean }): ToolOutput => ({ text: r.text, truncated: r.truncated })
+  /** An answer given while the project was still loading says so, first. */
+  const answered = (loadingSeconds: number | undefined, r: { readonly text: string; readonly truncated: boolean }): ToolOutput =>
+    out(loadingSeconds === undefined ? r : { text: `${Reports.loadingNote(loadingSeconds)}\n${r.text}`, truncated: r.truncated })
 
   const diagnosticsTool = (inv: Invocation) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, "lsp_diagnostics")
-      const ds = yield* lsp.diagnostics(doc)
-      return out(Lsp.formatDiagnostics(shown(doc.path), ds))
+      const report = yield* lsp.diagnostics(doc)
+      return out(Reports.formatReport(session, shown(doc.path), { ...report, diagnostics: inCodePoints(doc.text, report.diagnostics) }))
     })
 
   const definition = (inv: Invocation, call: CallOf<"lsp_definition">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, call.tool)
       const at = yield* positionIn(call.tool, doc, call.args)
-      const locations = yield* showLocations(yield* lsp.definition(doc, at))
-      return out(Lsp.formatLocations(title(doc, at, "definition", call.args), locations, Lsp.limits.locations))
+      const found = yield* lsp.definition(doc, at)
+      const locations = yield* showLocations(found.result)
+      return answered(found.loadingSeconds, Lsp.formatLocations(title(doc, at, "definition", call.args), locations, Lsp.limits.locations))
     })
 
   const references = (inv: Invocation, call: CallOf<"lsp_references">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, call.tool)
       const at = yield* positionIn(call.tool, doc, call.args)
-      const locations = yield* showLocations(yield* lsp.references(doc, at, call.args.include_declaration === true))
-      return out(Lsp.formatLocations(title(doc, at, "references", call.args), locations, Lsp.limits.references))
+      const found = yield* lsp.references(doc, at, call.args.include_declaration === true)
+      const locations = yield* showLocations(found.result)
+      return answered(found.loadingSeconds, Lsp.formatLocations(title(doc, at, "references", call.args), locations, Lsp.limits.references))
     })
 
   const hover = (inv: Invocation, call: CallOf<"lsp_hover">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, call.tool)
       const at = yield* positionIn(call.tool, doc, call.args)
-      return out(Lsp.formatHover(title(doc, at, "hover", call.args), yield* lsp.hover(doc, at)))
+      const found = yield* lsp.hover(doc, at)
+      return answered(found.loadingSeconds, Lsp.formatHover(title(doc, at, "hover", call.args), found.result))
     })
 
-  const symbols = (inv: Invocation) =>
+  const symbols = (inv: Invocation, call: CallOf<"lsp_symbols">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, "lsp_symbols")
-      return out(Lsp.formatDocumentSymbols(shown(doc.path), yield* lsp.documentSymbols(doc)))
+      const found = yield* lsp.documentSymbols(doc)
+      return out(Lsp.formatDocumentSymbols(shown(doc.path), call.args.all === true ? found : Lsp.outline(found)))
     })
 
   const workspaceSymbols = (call: CallOf<"lsp_workspace_symbols">) =>
     Effect.gen(function* () {
       const found = yield* lsp.workspaceSymbols(call.args.query, yield* anchors)
-      return out(Lsp.formatWorkspaceSymbols(session, call.args.query, found))
+      return answered(found.loadingSeconds, Lsp.formatWorkspaceSymbols(session, call.args.query, found.result))
     })
 
   const extension: Extension = (inv) => {
@@ -180,7 +213,7 @@ export const make = Effect.gen(function* () {
       case "lsp_hover":
         return hover(inv, call)
       case "lsp_symbols":
-        return symbols(inv)
+        return symbols(inv, call)
       case "lsp_workspace_symbols":
         return workspaceSymbols(call)
       default:
@@ -193,8 +226,10 @@ export const make = Effect.gen(function* () {
       const server = lsp.serverFor(path)
       if (server === undefined) return Effect.succeed(undefined)
       return read("lsp", path).pipe(
-        Effect.flatMap((text) => lsp.diagnostics({ path, text }, { changed: true })),
-        Effect.map((ds) => `diagnostics from ${server.name} after this change:\n${Lsp.formatDiagnostics(shown(path), ds, limits.afterWrite).text}`),
+        Effect.flatMap((text) =>
+          Effect.map(lsp.diagnostics({ path, text }, { changed: true }), (report) => ({ ...report, diagnostics: inCodePoints(text, report.diagnostics) }))
+        ),
+        Effect.map((report) => `diagnostics from ${server.name} after this change:\n${Reports.formatReport(session, shown(path), report, limits.afterWrite).text}`),
         // The write stands whatever the server does: a dead, hung or missing server is a note, never a failure.
         Effect.catchAll((e) => Effect.succeed(`[diagnostics unavailable: ${e._tag === "ToolFailed" ? `${e.reason} (${e.tool})` : e.message}]`))
       )

@@ -11,11 +11,16 @@
 //   ignore-sigterm     ignores SIGTERM (only SIGKILL stops it)
 //   child              spawns a helper process (like tsserver) that lives as long as it is not killed
 //   huge               a hover reply over any reasonable cap
+//   loading            version-less reports: on each didOpen/didChange a work-done progress begins, an empty report
+//                      is published at once, the real one 800 ms later, then the progress ends (tsserver's pattern)
+//   still-loading      like loading, but the progress never ends and the real report never comes
+//   pull               offers pull diagnostics: the first textDocument/diagnostic is cancelled for a retrigger, the
+//                      next answers with the warning and an error in a related document (dependent.fake)
 // MARKER is a file prefix: `MARKER.pids` gets "server-pid child-pid" once started, `MARKER.answers` the client's
 // answers to the questions real servers ask. Otherwise it publishes one diagnostic per didOpen/didChange.
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js"
+import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js"
 
 const [modeArg = "crash-on-hover", marker = ""] = process.argv.slice(2)
 const modes = new Set(modeArg.split(","))
@@ -37,7 +42,8 @@ const never = () => new Promise(() => undefined)
 const conn = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout))
 conn.onRequest("initialize", async () => {
   if (has("silent") || has("hang-initialize")) return never()
-  return { capabilities: { textDocumentSync: 1, hoverProvider: true } }
+  const pull = has("pull") ? { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } } : {}
+  return { capabilities: { textDocumentSync: 1, hoverProvider: true, definitionProvider: true, ...pull } }
 })
 let answered
 const asked = new Promise((resolve) => (answered = resolve))
@@ -62,8 +68,28 @@ conn.onRequest("textDocument/hover", async () => {
   if (has("huge")) return { contents: "x".repeat(3 * 1024 * 1024) }
   return { contents: { kind: "plaintext", value: `hover from ${process.pid}` } }
 })
+const warning = { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 2, message: "fake warning" }
+let progressId = 0
+const loading = async (uri) => {
+  const token = `load-${++progressId}`
+  await conn.sendRequest("window/workDoneProgress/create", { token })
+  await conn.sendProgress({ method: "$/progress" }, token, { kind: "begin", title: "Loading the project" })
+  conn.sendNotification("textDocument/publishDiagnostics", { uri, diagnostics: [] })
+  if (has("still-loading")) return
+  await new Promise((r) => setTimeout(r, 800))
+  conn.sendNotification("textDocument/publishDiagnostics", { uri, diagnostics: [warning] })
+  await conn.sendProgress({ method: "$/progress" }, token, { kind: "end" })
+}
+let pulls = 0
+conn.onRequest("textDocument/diagnostic", (p) => {
+  if (++pulls === 1) return new ResponseError(-32802, "not yet", { retriggerRequest: true })
+  const dependent = p.textDocument.uri.replace(/[^/]*$/, "dependent.fake")
+  const error = { range: { start: { line: 2, character: 4 }, end: { line: 2, character: 5 } }, severity: 1, message: "fake error in a dependent" }
+  return { kind: "full", items: [warning], relatedDocuments: { [dependent]: { kind: "full", items: [error] } } }
+})
 const publish = (uri, version) => {
-  if (has("hang-diagnostics")) return
+  if (has("hang-diagnostics") || has("pull")) return
+  if (has("loading") || has("still-loading")) return void loading(uri)
   conn.sendNotification("textDocument/publishDiagnostics", {
     uri,
     version,

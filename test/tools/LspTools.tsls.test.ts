@@ -12,6 +12,7 @@ const root = tempDir("minicode-lsp-ts-")
 write(root, "tsconfig.json", JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, lib: ["ES2022"] }, include: ["src"] }))
 write(root, "package.json", JSON.stringify({ type: "module" }))
 write(root, "src/math.ts", "/** Adds two numbers. */\nexport function add(a: number, b: number): number {\n  return a + b\n}\n\nexport const twice = (x: number) => add(x, x)\n")
+write(root, "src/uni.ts", '// twice is not used here\nexport const e = "😀😀"; export const z = e.length\nconst later = "twice"\nfunction later2() { return [1].map((n) => { const local = n; return local }) }\nexport const used = later + later2()\n')
 write(root, "src/main.ts", 'import { add, twice } from "./math.js"\n\nexport const total: number = add(1, 2) + twice(3)\nexport const size = [total].length\n')
 
 const chain = lspChain(root, ".ts", devBin("typescript-language-server"))
@@ -74,6 +75,28 @@ layer(Layer.orDie(chain), { timeout: 120_000, excludeTestServices: true })("type
     Effect.gen(function* () {
       const out = yield* run("lsp_workspace_symbols", { query: "twice" })
       assert.match(out.text, /twice {2}src\/math\.ts:6/)
+    })
+  )
+
+  it.effect("columns are code points (after an emoji), a column past the end is clamped, names in comments and strings are skipped", () =>
+    Effect.gen(function* () {
+      const line = 'export const e = "😀😀"; export const z = e.length'
+      const column = [...line.slice(0, line.indexOf("e.length"))].length + 1
+      const def = yield* run("lsp_definition", { path: "src/uni.ts", line: 2, character: column })
+      assert.match(def.text, new RegExp(`^definition of src/uni\\.ts:2:${column}: 1 location`))
+      assert.match(def.text, /src\/uni\.ts:2:14 {2}export const e/)
+      const refs = yield* run("lsp_references", { path: "src/uni.ts", symbol: "e", line: 2 })
+      assert.include(refs.text, `src/uni.ts:2:${column}`)
+      const past = yield* run("lsp_hover", { path: "src/uni.ts", line: 2, character: 500 })
+      assert.match(past.text, /^hover of src\/uni\.ts:2:\d+/)
+      const twice = yield* Effect.flip(run("lsp_definition", { path: "src/uni.ts", symbol: "twice" }))
+      assert.include(twice.message, "only in comments or strings")
+      const symbols = yield* run("lsp_symbols", { path: "src/uni.ts" })
+      assert.notInclude(symbols.text, "local")
+      assert.notInclude(symbols.text, "callback")
+      assert.match(symbols.text, /function later2/)
+      const all = yield* run("lsp_symbols", { path: "src/uni.ts", all: true })
+      assert.include(all.text, "local")
     })
   )
 

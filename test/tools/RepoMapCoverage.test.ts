@@ -30,7 +30,7 @@ const chain = (root: string, repoMap: ReturnType<typeof RepoMap.make>, workMode:
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
-      bashGuard: Unavailable.bashGuard,
+      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
       extensions: Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))

@@ -15,6 +15,7 @@ export interface Options {
   readonly initializeTimeoutMs?: number
   readonly requestTimeoutMs?: number
   readonly diagnosticsTimeoutMs?: number
+  readonly loadTimeoutMs?: number
   readonly shutdownTimeoutMs?: number
   /** Between SIGTERM and SIGKILL when the process group is killed. */
   readonly killGraceMs?: number
@@ -33,8 +34,13 @@ export const defaults = {
   initializeTimeoutMs: 30_000,
   /** Each request (hover, definition, references, symbols) and each notification written to the server. */
   requestTimeoutMs: 15_000,
-  /** From the document sent to the report that answers it. */
-  diagnosticsTimeoutMs: 10_000,
+  /**
+   * From the document sent to the settled report (a cold TypeScript project of a few hundred files takes 5-50 s to
+   * load and check on a busy machine). When it passes with the server still busy, the report says it may be incomplete.
+   */
+  diagnosticsTimeoutMs: 60_000,
+  /** How long definition, references, hover and workspace symbols wait for the project to load before answering anyway. */
+  loadTimeoutMs: 60_000,
   /** For `shutdown` and `exit` on close; then the process group is killed anyway. */
   shutdownTimeoutMs: 2_000,
   killGraceMs: 500,

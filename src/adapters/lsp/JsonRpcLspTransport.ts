@@ -8,10 +8,10 @@
  * - Documents are opened for the operations that use them and closed after (`didOpen` with the language id,
  *   `didChange` with the next version when an open document's text changed, `didClose`). Versions grow
  *   monotonically per URI for the life of a server, so a late report about an older copy is never taken for news.
- * - Diagnostics come from `publishDiagnostics`: a report carrying our version (or later) is the answer; a server
- *   that omits versions (typescript-language-server) is answered by the first report after a barrier request sent
- *   behind our `didOpen` (reports emitted before the server saw the document arrive before the barrier's reply),
- *   then a short quiet window for the reports that follow it (syntax, then semantic). Bounded by a deadline.
+ * - Diagnostics are reported once the server has settled (LspSettle.ts): tsserver's own diagnostics requests,
+ *   pull diagnostics when offered, else the version-matched publish or, for version-less servers, the reports after
+ *   a barrier until the server is quiet with no work-done progress running; "may be incomplete" at the deadline.
+ *   Definition, references, hover and workspace symbols first wait for the project to load (or say it is loading).
  * - A crashed server fails its pending requests at once and is restarted on next use, after a back-off that
  *   doubles per consecutive failure; inbound messages are capped.
  * - Every exchange has a deadline (`defaults`, or the entry's `timeouts`): initialize, each request, each
@@ -24,9 +24,8 @@
  *
  * vscode-jsonrpc is imported on the first server start: a session that never uses a language server never loads it.
  */
-import type { ChildProcess } from "node:child_process"
 import type * as Rpc from "vscode-jsonrpc/node.js"
-import { Clock, Deferred, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Queue, Schema, Scope, SynchronizedRef } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Schema, Scope, SynchronizedRef } from "effect"
 import type { Launcher } from "../../ports/Launcher.js"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import * as Env from "../../domain/sandbox/Env.js"
@@ -35,74 +34,21 @@ import * as Lsp from "../../domain/lsp/Lsp.js"
 import * as Progress from "../../ports/Progress.js"
 import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../../ports/LspTransport.js"
 import { defaults, type Options } from "./JsonRpcLspOptions.js"
-import { answerServerRequests, initializeParams, lastLines, messageOf, tail } from "./LspProtocol.js"
+import { answerServerRequests, capsOf, initializeParams, lastLines, messageOf, tail, WorkDoneProgress } from "./LspProtocol.js"
+import * as Settle from "./LspSettle.js"
 import { killGroup, signalGroup, spawnServer as spawnProcess, waitExit } from "./LspProcess.js"
+import type { Docs, Instance, Life, Published, RpcModule, Timeouts } from "./LspInstance.js"
 
 export { defaults, type Options } from "./JsonRpcLspOptions.js"
+
+/** LSP's ServerCancelled: the server gave up on a (pull) request and asks to be asked again. */
+const serverCancelled = -32802
+const retrigger = new ToolFailed({ tool: "language server", reason: "server cancelled the request" })
 
 /** A server that stayed up this long is healthy again: its next crash starts the back-off from the beginning. */
 const healthyAfterMs = 60_000
 
-const rpcModule = Effect.promise(() => import("vscode-jsonrpc/node.js"))
-type RpcModule = Effect.Effect.Success<typeof rpcModule>
-
-interface Published {
-  readonly uri: string
-  readonly version: number | undefined
-  readonly diagnostics: ReadonlyArray<Lsp.Diagnostic>
-  /** Arrival order among this server's reports. */
-  readonly seq: number
-}
-
-/** What the process and connection callbacks update: plain fields, owned by one server instance. */
-interface Life {
-  alive: boolean
-  /** Set once initialize was answered: a server that dies before is one that "exited at start". */
-  initialised: boolean
-  reason: string
-  /** The exit status, once the process exited: `code 7`, `signal SIGKILL`. */
-  status: string | undefined
-  stderr: string
-  seq: number
-  pendingBytes: number
-  /** The server cannot see minicode's pid (its own PID namespace): initialize gives no processId. */
-  ownPidNamespace: boolean
-  readonly listeners: Set<(p: Published) => void>
-}
-
-interface OpenDoc {
-  readonly version: number
-  readonly text: string
-  readonly users: number
-}
-
-interface Docs {
-  readonly open: ReadonlyMap<string, OpenDoc>
-  /** The last version sent per URI, kept after close so versions never repeat. */
-  readonly last: ReadonlyMap<string, number>
-}
-
-interface Timeouts {
-  readonly initializeMs: number
-  readonly requestMs: number
-  readonly diagnosticsMs: number
-  readonly shutdownMs: number
-}
-
-interface Instance {
-  readonly name: string
-  readonly timeouts: Timeouts
-  /** Marks the server dead with this reason and kills its process group (a hung server). */
-  readonly kill: (reason: string) => Effect.Effect<void>
-  readonly rpc: RpcModule
-  readonly child: ChildProcess
-  readonly conn: Rpc.MessageConnection
-  readonly life: Life
-  readonly exited: Deferred.Deferred<string>
-  readonly docs: SynchronizedRef.SynchronizedRef<Docs>
-  readonly scope: Scope.CloseableScope
-  readonly startedAt: number
-}
+const rpcModule: Effect.Effect<RpcModule> = Effect.promise(() => import("vscode-jsonrpc/node.js"))
 
 interface Slot {
   readonly instance: Instance | undefined
@@ -137,6 +83,7 @@ export const build = (options: Options) =>
           initializeMs: g.entry.timeouts?.initializeMs ?? o.initializeTimeoutMs,
           requestMs: g.entry.timeouts?.requestMs ?? o.requestTimeoutMs,
           diagnosticsMs: g.entry.timeouts?.diagnosticsMs ?? o.diagnosticsTimeoutMs,
+          loadMs: g.entry.timeouts?.loadMs ?? o.loadTimeoutMs,
           shutdownMs: g.entry.timeouts?.shutdownMs ?? o.shutdownTimeoutMs
         },
         slot: yield* SynchronizedRef.make<Slot>({ instance: undefined, failures: 0, failedAt: 0 })
@@ -171,7 +118,7 @@ export const build = (options: Options) =>
         const m = yield* rpc
         const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
         const opened = yield* Effect.gen(function* () {
-          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, ownPidNamespace: false, listeners: new Set() }
+          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, ownPidNamespace: false, listeners: new Set(), progress: new Map(), progressListeners: new Set() }
           const exited = yield* Deferred.make<string>()
           // Who started it hears when it dies on its own (not when minicode stops it): a client log message.
           const progress = yield* Progress.current
@@ -237,6 +184,14 @@ export const build = (options: Options) =>
             for (const listener of life.listeners) listener(published)
           })
           conn.onNotification(() => undefined)
+          const decodeProgress = Schema.decodeUnknownEither(WorkDoneProgress)
+          conn.onUnhandledProgress((params: unknown) => {
+            const p = decodeProgress(params)
+            if (Either.isLeft(p)) return
+            if (p.right.value.kind === "begin") life.progress.set(p.right.token, p.right.value.title ?? "")
+            else if (p.right.value.kind === "end") life.progress.delete(p.right.token)
+            for (const listener of [...life.progressListeners]) listener()
+          })
           conn.listen()
           // Finalisers run uninterruptibly: the deadline needs an interruptible region to cut the wait short.
           yield* Effect.addFinalizer(() =>
@@ -271,9 +226,10 @@ export const build = (options: Options) =>
             exited,
             docs: yield* SynchronizedRef.make<Docs>({ open: new Map(), last: new Map() }),
             scope,
-            startedAt
+            startedAt,
+            caps: { pull: false, tsserver: false }
           }
-          yield* send(instance, "initialize", initializeParams(root, rootUri, folders, life.ownPidNamespace ? null : process.pid), server.timeouts.initializeMs)
+          instance.caps = capsOf(yield* send(instance, "initialize", initializeParams(root, rootUri, folders, life.ownPidNamespace ? null : process.pid), server.timeouts.initializeMs))
           life.initialised = true
           yield* notify(instance, "initialized", {})
           return instance
@@ -312,8 +268,8 @@ export const build = (options: Options) =>
         )
       )
 
-    /** One request with a deadline; cancelled (`$/cancelRequest`) when interrupted; fails at once if the server dies. */
-    const send = (instance: Instance, method: string, params: unknown, timeoutMs: number = instance.timeouts.requestMs) =>
+    /** One request, cancelled (`$/cancelRequest`) when interrupted; fails at once if the server dies. */
+    const request = (instance: Instance, method: string, params: unknown) =>
       Effect.raceFirst(
         Effect.tryPromise({
           try: (signal) => {
@@ -333,12 +289,30 @@ export const build = (options: Options) =>
         }).pipe(
           Effect.catchAll((cause) =>
             cause instanceof instance.rpc.ResponseError
-              ? Effect.fail(failed(instance.name, `${method} failed: ${messageOf(cause)}`))
+              ? Effect.fail(
+                  cause.code === serverCancelled ? retrigger : failed(instance.name, `${method} failed: ${messageOf(cause)}`)
+                )
               : gone(instance, method)
           )
         ),
         Effect.flatMap(Deferred.await(instance.exited), () => gone(instance, method))
-      ).pipe(deadline(instance, method, timeoutMs))
+      )
+
+    /** A request with a deadline: a server that misses it is hung, and killed. */
+    const send = (instance: Instance, method: string, params: unknown, timeoutMs: number = instance.timeouts.requestMs) =>
+      request(instance, method, params).pipe(
+        Effect.catchIf((e) => e === retrigger, () => Effect.fail(failed(instance.name, `${method} was cancelled by the server`))),
+        deadline(instance, method, timeoutMs)
+      )
+
+    /** A request whose deadline means "busy", not "hung": cancelled and reported late, the server lives on. */
+    const soft = (instance: Instance, method: string, params: unknown, ms: number): Effect.Effect<Settle.Soft, LspError> =>
+      request(instance, method, params).pipe(
+        Effect.map((value): Settle.Soft => ({ _tag: "Reply", value })),
+        Effect.catchIf((e) => e === retrigger, () => Effect.succeed<Settle.Soft>({ _tag: "Retrigger" })),
+        Effect.interruptible,
+        Effect.timeoutTo({ duration: Duration.millis(ms), onTimeout: (): Settle.Soft => ({ _tag: "Late" }), onSuccess: (s) => s })
+      )
 
     /** A notification, written within the request deadline (a server that stopped reading its stdin is hung). */
     const notify = (instance: Instance, method: string, params: unknown) =>
@@ -433,28 +407,28 @@ export const build = (options: Options) =>
         Effect.mapError((e) => failed(instance.name, `unexpected reply to ${method}: ${e.message.slice(0, 300)}`))
       )
 
+    /** Asks once the project of `doc` has loaded (or the load deadline passed: then the answer says so). */
     const ask = <A, I>(doc: LspDocument, method: string, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
       Effect.gen(function* () {
         const server = yield* serverFor(doc.path)
         const instance = yield* instanceOf(server)
+        return yield* withDocument(instance, doc, (uri) =>
+          Effect.gen(function* () {
+            const loadingSeconds = yield* Settle.ready(channel, instance, doc)
+            const result = yield* send(instance, method, params(uri)).pipe(Effect.flatMap(decode(instance, method, schema)))
+            return { result, ...(loadingSeconds === undefined ? {} : { loadingSeconds }) }
+          })
+        )
+      })
+
+    /** Asks at once: a question about one file's own text (its outline) needs no project. */
+    const askNow = <A, I>(doc: LspDocument, method: string, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+      Effect.gen(function* () {
+        const instance = yield* instanceOf(yield* serverFor(doc.path))
         return yield* withDocument(instance, doc, (uri) => send(instance, method, params(uri)).pipe(Effect.flatMap(decode(instance, method, schema))))
       })
 
     const position = (at: Lsp.ZeroPosition) => ({ line: at.line, character: at.character })
-
-    /** Reports for `uri` from now on, delivered to a queue (removed again when the scope closes). */
-    const subscribe = (instance: Instance, uri: string) =>
-      Effect.gen(function* () {
-        const queue = yield* Queue.unbounded<Published>()
-        const listener = (p: Published) => {
-          if (p.uri === uri) queue.unsafeOffer(p)
-        }
-        yield* Effect.acquireRelease(
-          Effect.sync(() => instance.life.listeners.add(listener)),
-          () => Effect.sync(() => instance.life.listeners.delete(listener))
-        )
-        return queue
-      })
 
     /**
      * The barrier: the number of reports seen when the server answered a request sent after our notifications
@@ -472,55 +446,14 @@ export const build = (options: Options) =>
         })
       )
 
+    const channel: Settle.Channel = { soft, notify, withDocument, barrier, failed, settleMs: o.settleMs }
+
     const diagnostics = (doc: LspDocument, opts: { readonly changed?: boolean } = {}) =>
-      Effect.scoped(
-        Effect.gen(function* () {
-          const server = yield* serverFor(doc.path)
-          const instance = yield* instanceOf(server)
-          const uri = Lsp.fileUri(doc.path)
-          if (opts.changed === true) {
-            yield* notify(instance, "workspace/didChangeWatchedFiles", { changes: [{ uri, type: 2 }] }).pipe(Effect.ignore)
-          }
-          const queue = yield* subscribe(instance, uri)
-          const timeoutMs = instance.timeouts.diagnosticsMs
-          const until = (yield* Clock.currentTimeMillis) + timeoutMs
-          const remaining = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, until - now))
-          return yield* withDocument(
-            instance,
-            doc,
-            (_, version) =>
-              Effect.gen(function* () {
-                const { mark, answered } = yield* barrier(instance)
-                const fresh = (p: Published) => (p.version !== undefined ? p.version >= version : p.seq > mark)
-                // The next fresh report within `ms`; none when the time is up or the server died.
-                const next = (ms: number) =>
-                  Effect.raceFirst(
-                    Queue.take(queue).pipe(Effect.repeat({ until: fresh }), Effect.map(Option.some)),
-                    Effect.as(Deferred.await(instance.exited), Option.none<Published>())
-                  ).pipe(Effect.timeout(Duration.millis(ms)), Effect.option, Effect.map(Option.flatten))
-                const first = yield* Effect.flatMap(remaining, next)
-                if (Option.isNone(first)) {
-                  if (!instance.life.alive) {
-                    return yield* failed(instance.name, `the server stopped before publishing diagnostics: ${instance.life.reason}${tail(instance.life.stderr)}`)
-                  }
-                  // Silent and not answering requests either: hung, and killed.
-                  if (!answered) yield* instance.kill(`it published no diagnostics and answered no request within ${timeoutMs} ms, and was killed`)
-                  return yield* new ToolTimeout({ tool: `language server ${instance.name} (diagnostics)`, millis: timeoutMs })
-                }
-                if (first.value.version !== undefined) return first.value.diagnostics
-                // Version-less: later reports (semantic after syntax) replace it until the server goes quiet.
-                let latest = first.value
-                for (;;) {
-                  const left = yield* remaining
-                  const more = yield* next(Math.min(o.settleMs, left))
-                  if (Option.isNone(more) || left === 0) return latest.diagnostics
-                  latest = more.value
-                }
-              }),
-            { forceChange: true }
-          )
-        })
-      )
+      Effect.gen(function* () {
+        const server = yield* serverFor(doc.path)
+        const instance = yield* instanceOf(server)
+        return yield* Settle.diagnostics(channel, instance, doc, opts.changed === true)
+      })
 
     const anchorsByServer = (anchors: ReadonlyArray<LspDocument>) => {
       const chosen = new Map<Server, LspDocument>()
@@ -544,16 +477,21 @@ export const build = (options: Options) =>
               Effect.gen(function* () {
                 const instance = yield* instanceOf(server)
                 return yield* withDocument(instance, anchor, () =>
-                  send(instance, "workspace/symbol", { query }).pipe(Effect.flatMap(decode(instance, "workspace/symbol", Lsp.WorkspaceSymbols)))
+                  Effect.gen(function* () {
+                    const loading = yield* Settle.ready(channel, instance, anchor)
+                    const found = yield* send(instance, "workspace/symbol", { query }).pipe(Effect.flatMap(decode(instance, "workspace/symbol", Lsp.WorkspaceSymbols)))
+                    return { found: found ?? [], loading }
+                  })
                 )
               })
             ),
           { concurrency: "unbounded" }
         )
-        const ok = results.flatMap((r) => (Either.isRight(r) ? [r.right ?? []] : []))
+        const ok = results.flatMap((r) => (Either.isRight(r) ? [r.right] : []))
         const firstError = results.find(Either.isLeft)
         if (ok.length === 0 && firstError !== undefined) return yield* Effect.fail(firstError.left)
-        return ok.flat()
+        const loading = ok.flatMap((r) => (r.loading === undefined ? [] : [r.loading]))
+        return { result: ok.flatMap((r) => r.found), ...(loading.length === 0 ? {} : { loadingSeconds: Math.max(...loading) }) }
       })
 
     const transport = LspTransport.of({
@@ -571,7 +509,7 @@ export const build = (options: Options) =>
         ),
       hover: (doc, at) => ask(doc, "textDocument/hover", (uri) => ({ textDocument: { uri }, position: position(at) }), Lsp.Hover),
       documentSymbols: (doc) =>
-        ask(doc, "textDocument/documentSymbol", (uri) => ({ textDocument: { uri } }), Lsp.DocumentSymbols).pipe(Effect.map((s) => s ?? [])),
+        askNow(doc, "textDocument/documentSymbol", (uri) => ({ textDocument: { uri } }), Lsp.DocumentSymbols).pipe(Effect.map((s) => s ?? [])),
       workspaceSymbols
     })
     /** Starts (and initialises) the server of one configuration, for doctor. */

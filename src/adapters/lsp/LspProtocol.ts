@@ -4,6 +4,7 @@
  * how a server's failure is put into words.
  */
 import type * as Rpc from "vscode-jsonrpc/node.js"
+import { Either, Schema } from "effect"
 
 export interface Folder {
   readonly uri: string
@@ -66,6 +67,7 @@ export const initializeParams = (root: string, rootUri: string, folders: Readonl
     },
     textDocument: {
       synchronization: { dynamicRegistration: false, didSave: false, willSave: false, willSaveWaitUntil: false },
+      diagnostic: { dynamicRegistration: false, relatedDocumentSupport: true },
       publishDiagnostics: { relatedInformation: false, versionSupport: true, codeDescriptionSupport: false, dataSupport: false },
       hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
       definition: { dynamicRegistration: false, linkSupport: true },
@@ -78,4 +80,43 @@ export const initializeParams = (root: string, rootUri: string, folders: Readonl
     }
   },
   trace: "off"
+})
+
+/** What the tools use of a server's `initialize` reply (anything else, or a reply that does not fit, is ignored). */
+const InitializeResult = Schema.Struct({
+  capabilities: Schema.Struct({
+    diagnosticProvider: Schema.optional(
+      Schema.Union(
+        Schema.Struct({ interFileDependencies: Schema.optional(Schema.Boolean), workspaceDiagnostics: Schema.optional(Schema.Boolean) }),
+        Schema.Boolean
+      )
+    ),
+    executeCommandProvider: Schema.optional(Schema.Struct({ commands: Schema.optional(Schema.Array(Schema.String)) })),
+    positionEncoding: Schema.optional(Schema.String)
+  })
+})
+
+export interface ServerCaps {
+  /** `textDocument/diagnostic` (pull diagnostics). */
+  readonly pull: boolean
+  /** typescript-language-server's `typescript.tsserverRequest`: tsserver's own diagnostics and project requests. */
+  readonly tsserver: boolean
+}
+
+export const tsserverRequest = "typescript.tsserverRequest"
+
+export const capsOf = (reply: unknown): ServerCaps => {
+  const r = Schema.decodeUnknownEither(InitializeResult)(reply)
+  if (Either.isLeft(r)) return { pull: false, tsserver: false }
+  const c = r.right.capabilities
+  return {
+    pull: c.diagnosticProvider !== undefined && c.diagnosticProvider !== false,
+    tsserver: (c.executeCommandProvider?.commands ?? []).includes(tsserverRequest)
+  }
+}
+
+/** `$/progress` work-done reports, tracked as the set of tokens begun and not yet ended. */
+export const WorkDoneProgress = Schema.Struct({
+  token: Schema.Union(Schema.String, Schema.Number),
+  value: Schema.Struct({ kind: Schema.String, title: Schema.optional(Schema.String) })
 })

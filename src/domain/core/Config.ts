@@ -11,11 +11,12 @@ export const LspTimeouts = Schema.Struct({
   initializeMs: Schema.optional(Millis),
   requestMs: Schema.optional(Millis),
   diagnosticsMs: Schema.optional(Millis),
+  loadMs: Schema.optional(Millis),
   shutdownMs: Schema.optional(Millis)
 })
 export type LspTimeouts = typeof LspTimeouts.Type
 
-const timeoutNames = { initialize: "initializeMs", request: "requestMs", diagnostics: "diagnosticsMs", shutdown: "shutdownMs" } as const
+const timeoutNames = { initialize: "initializeMs", request: "requestMs", diagnostics: "diagnosticsMs", load: "loadMs", shutdown: "shutdownMs" } as const
 
 /** `--timeout initialize=5000 --timeout request=2000`: a language server's deadlines from the command line. */
 export const parseLspTimeouts = (pairs: ReadonlyArray<string>): Either.Either<LspTimeouts, string> => {

@@ -17,8 +17,8 @@ const Flag = (description: string) => Schema.optional(Schema.Boolean.annotations
 const Position = {
   path: Path("File to ask about, relative to the workspace"),
   line: Schema.optional(PositiveInt("1-based line")),
-  character: Schema.optional(PositiveInt("1-based column")),
-  symbol: Schema.optional(Schema.String.annotations({ description: "A symbol name, instead of line/character" }))
+  character: Schema.optional(PositiveInt("1-based column, in characters (Unicode code points); past the end of the line means its end")),
+  symbol: Schema.optional(Schema.String.annotations({ description: "A symbol name, instead of line/character (found in code, never in comments or strings)" }))
 }
 
 export const Args = {
@@ -84,7 +84,7 @@ export const Args = {
   lsp_definition: Schema.Struct(Position),
   lsp_references: Schema.Struct({ ...Position, include_declaration: Flag("Include the declaration") }),
   lsp_hover: Schema.Struct(Position),
-  lsp_symbols: Schema.Struct({ path: Position.path }),
+  lsp_symbols: Schema.Struct({ path: Position.path, all: Flag("Also list locals and callbacks inside functions (left out by default)") }),
   lsp_workspace_symbols: Schema.Struct({ query: Schema.String.annotations({ description: "Symbol name or prefix" }) }),
   repo_map: Schema.Struct({
     path: Schema.optional(Path("Directory to map (default: the workspace)")),

@@ -204,51 +204,9 @@ const symbolKinds = [
 export const symbolKind = (kind: number): string => symbolKinds[kind] ?? `kind ${kind}`
 
 // ---------------------------------------------------------------------------------------------------------------
-// Positions: people count from 1; LSP counts from 0 (UTF-16 code units, as JavaScript strings do).
+// Positions (Positions.ts): people count from 1 in code points; LSP counts from 0 in UTF-16 code units.
 
-export interface ZeroPosition {
-  readonly line: number
-  readonly character: number
-}
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-const declaration = /\b(?:function|class|interface|type|enum|const|let|var|def|fn|func|struct|trait|module|namespace|record|object|val)\s+$/
-
-/**
- * Where to ask: `line`/`character` (1-based) as given; `symbol` alone finds its declaration in the text (a line
- * that declares it, else its first whole-word occurrence); `symbol` with `line` finds it on that line.
- */
-export const locate = (
-  text: string,
-  where: { readonly line?: number | undefined; readonly character?: number | undefined; readonly symbol?: string | undefined }
-): Either.Either<ZeroPosition, string> => {
-  const lines = text.split("\n")
-  if (where.line !== undefined) {
-    const content = lines[where.line - 1]
-    if (content === undefined) return Either.left(`line ${where.line} is past the end (the file has ${lines.length} lines)`)
-    if (where.character !== undefined) return Either.right({ line: where.line - 1, character: where.character - 1 })
-    if (where.symbol !== undefined && where.symbol !== "") {
-      const m = new RegExp(`(?<![\\w$])${escapeRegExp(where.symbol)}(?![\\w$])`).exec(content)
-      if (m === null) return Either.left(`"${where.symbol}" does not occur on line ${where.line}`)
-      return Either.right({ line: where.line - 1, character: m.index })
-    }
-    return Either.right({ line: where.line - 1, character: Math.max(0, content.search(/\S/)) })
-  }
-  if (where.symbol === undefined || where.symbol === "") return Either.left("give line (and character) or symbol")
-  const word = new RegExp(`(?<![\\w$])${escapeRegExp(where.symbol)}(?![\\w$])`, "g")
-  let first: ZeroPosition | undefined
-  for (let i = 0; i < lines.length; i++) {
-    const content = lines[i] ?? ""
-    word.lastIndex = 0
-    for (let m = word.exec(content); m !== null; m = word.exec(content)) {
-      if (declaration.test(content.slice(0, m.index))) return Either.right({ line: i, character: m.index })
-      first ??= { line: i, character: m.index }
-    }
-  }
-  return first === undefined
-    ? Either.left(`"${where.symbol}" does not occur in this file; lsp_workspace_symbols finds where it is declared`)
-    : Either.right(first)
-}
+export { codePointsOf, locate, maskNonCode, utf16Of, type ZeroPosition } from "./Positions.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Text for people and assistants.
@@ -335,10 +293,46 @@ export const formatLocations = (
   }
 }
 
-export const formatHover = (title: string, text: string): { readonly text: string; readonly truncated: boolean } => {
+/** Inline images (`![](data:image/png;base64,…)`, `<img src="data:…">`, as CSS servers show colours and images): dropped. */
+export const dropInlineImages = (text: string): string =>
+  text
+    .replace(/!\[[^\]\n]*\]\(\s*<?data:[^)\s]*>?(?:\s+"[^"]*")?\s*\)/g, "")
+    .replace(/<img\b[^>]*\bsrc\s*=\s*["']?data:[^>]*>/gi, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim()
+
+export const formatHover = (title: string, raw: string): { readonly text: string; readonly truncated: boolean } => {
+  const text = dropInlineImages(raw)
   if (text.trim() === "") return { text: `${title}: no hover information`, truncated: false }
   const cut = text.length > limits.hoverChars
   return { text: `${title}:\n${cut ? `${text.slice(0, limits.hoverChars)}\n[truncated: ${text.length - limits.hoverChars} more characters]` : text}`, truncated: cut }
+}
+
+/** A hierarchical outline (DocumentSymbol[]) rather than a flat SymbolInformation[]. */
+const isHierarchical = (x: ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation>): x is ReadonlyArray<DocumentSymbol> =>
+  x.length === 0 || "selectionRange" in (x[0] ?? {})
+
+const bodies = new Set([6, 9, 12])
+const isCallback = (name: string) => /\bcallback$|^<[^>]*>$|^\(anonymous( function)?\)$/.test(name)
+
+/**
+ * The outline without locals and callbacks: nothing inside a function, method or constructor body, no anonymous
+ * function (`describe() callback`, `<function>`), in the server's order. Flat symbol lists lose what lives in a
+ * function (by container name) and callbacks.
+ */
+export const outline = (symbols: ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation>): ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation> => {
+  if (!isHierarchical(symbols)) {
+    const functions = new Set(symbols.filter((s) => bodies.has(s.kind)).map((s) => s.name))
+    return symbols.filter((s) => !isCallback(s.name) && !(s.containerName !== undefined && s.containerName !== null && functions.has(s.containerName)))
+  }
+  const keep = (ss: ReadonlyArray<DocumentSymbol>): ReadonlyArray<DocumentSymbol> =>
+    ss
+      .filter((s) => !isCallback(s.name))
+      .map((s) => {
+        const { children, ...rest } = s
+        return bodies.has(s.kind) || children === undefined ? rest : { ...rest, children: keep(children) }
+      })
+  return keep(symbols)
 }
 
 /** An outline: one symbol per line, indented by nesting, with its 1-based line (or line range). */
@@ -361,8 +355,6 @@ export const formatDocumentSymbols = (
       walk(s.children ?? [], depth + 1)
     }
   }
-  const isHierarchical = (x: ReadonlyArray<DocumentSymbol> | ReadonlyArray<SymbolInformation>): x is ReadonlyArray<DocumentSymbol> =>
-    x.length === 0 || "selectionRange" in (x[0] ?? {})
   if (isHierarchical(symbols)) walk(symbols, 0)
   else {
     for (const s of symbols) {
@@ -395,4 +387,67 @@ export const formatWorkspaceSymbols = (
   })
   const more = symbols.length > max ? [`[truncated: ${symbols.length - max} more]`] : []
   return { text: [`${count(symbols.length, "symbol")} match "${query}"`, ...lines, ...more].join("\n"), truncated: more.length > 0 }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Anchors: the file a server is asked with when it only knows the projects of open files (workspace symbols).
+
+/** JSON with comments and trailing commas (tsconfig.json), comments removed outside strings. */
+export const stripJsonComments = (text: string): string => {
+  let out = ""
+  let i = 0
+  while (i < text.length) {
+    const c = text[i] ?? ""
+    if (c === '"') {
+      let j = i + 1
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1
+      out += text.slice(i, j + 1)
+      i = j + 1
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2)
+      i = end === -1 ? text.length : end + 2
+    } else {
+      out += c
+      i++
+    }
+  }
+  return out.replace(/,(\s*[}\]])/g, "$1")
+}
+
+const ProjectConfig = Schema.Struct({ include: Schema.optional(Schema.Array(Schema.String)) })
+
+/**
+ * The folders a project configuration (tsconfig.json, jsconfig.json, pyrightconfig.json) includes, as
+ * workspace-relative prefixes ("" for everything); none when the text is not such a configuration.
+ */
+export const includedPrefixes = (configText: string): ReadonlyArray<string> => {
+  const parsed = Either.try((): unknown => JSON.parse(stripJsonComments(configText)))
+  if (Either.isLeft(parsed)) return []
+  const config = Schema.decodeUnknownEither(ProjectConfig)(parsed.right)
+  if (Either.isLeft(config)) return []
+  const include = config.right.include ?? ["**/*"]
+  return include.map((pattern) => {
+    const segments = pattern.replace(/^\.\//, "").split("/")
+    const fixed = segments.findIndex((s) => /[*?[{]/.test(s))
+    const kept = fixed === -1 ? segments : segments.slice(0, fixed)
+    return kept.join("/")
+  })
+}
+
+/**
+ * The best anchor among workspace-relative files: one a project includes (by `prefixes`, when any are known), not a
+ * tool's configuration file (`vitest.config.ts`), the shallowest, then the first by name.
+ */
+export const pickAnchor = (files: ReadonlyArray<string>, prefixes: ReadonlyArray<string>): string | undefined => {
+  const included = (f: string) => prefixes.length === 0 || prefixes.some((p) => p === "" || f === p || f.startsWith(`${p}/`))
+  const isConfig = (f: string) => /\.config\.[^/]+$|(^|\/)\.[^/]+$/.test(f)
+  const depth = (f: string) => f.split("/").length
+  const rank = (f: string) => [included(f) ? 0 : 1, isConfig(f) ? 1 : 0, depth(f)] as const
+  return [...files].sort((a, b) => {
+    const ra = rank(a)
+    const rb = rank(b)
+    return ra[0] - rb[0] || ra[1] - rb[1] || ra[2] - rb[2] || (a < b ? -1 : a > b ? 1 : 0)
+  })[0]
 }

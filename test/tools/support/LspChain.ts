@@ -3,7 +3,9 @@
  * everything else inert (no bash, nobody to ask, a memory journal).
  */
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
+import type { ServerEntry } from "../../../src/domain/core/Config.js"
 import * as Approvers from "../../../src/adapters/approval/Approvers.js"
 import * as MemoryAllowlist from "../../../src/adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../../../src/adapters/journal/MemoryJournal.js"
@@ -21,8 +23,16 @@ export const devBin = (name: string): string => {
   return p
 }
 
-/** The chain in BUILD mode over `root`, with one language server for files ending in `extension`. */
-export const lspChain = (root: string, extension: string, command: string) =>
+/** A workspace for a test outside /tmp (servers may be sandboxed, and the sandbox treats /tmp apart): removed by `done`. */
+export const cacheWorkspace = (prefix: string): { readonly root: string; readonly done: () => void } => {
+  const base = path.join(os.homedir(), ".cache", "minicode-test")
+  fs.mkdirSync(base, { recursive: true, mode: 0o700 })
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(base, prefix)))
+  return { root, done: () => fs.rmSync(root, { recursive: true, force: true }) }
+}
+
+/** The chain in BUILD mode over `root`, with one language server for files ending in `extension` (or each of several). */
+export const lspChain = (root: string, extension: string | ReadonlyArray<string>, command: string, entry: Omit<ServerEntry, "command"> = { args: ["--stdio"] }) =>
   Kernel.layer(
     { workspace: root, workMode: "BUILD" },
     {
@@ -32,7 +42,7 @@ export const lspChain = (root: string, extension: string, command: string) =>
       bashParser: Unavailable.bashParser, sql: Unavailable.sql,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
-      extensions: LspLive.layer({ servers: { [extension]: { command, args: ["--stdio"] } }, env: process.env })
+      extensions: LspLive.layer({ servers: Object.fromEntries((typeof extension === "string" ? [extension] : extension).map((e) => [e, { command, ...entry }])), env: process.env })
     }
   )
 
