@@ -9,6 +9,7 @@ import { Effect, Either, Option } from "effect"
 import { ToolDenied, ToolFailed, ToolTimeout, Unavailable } from "../domain/core/Errors.js"
 import { redact } from "../domain/core/Redact.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
+import type { SqlDialect } from "../domain/sql/SqlLexer.js"
 import * as SqlPolicy from "../domain/sql/SqlPolicy.js"
 import * as SqlTable from "../domain/sql/SqlTable.js"
 import { Session } from "../ports/Session.js"
@@ -34,6 +35,12 @@ const fromEngine = (error: SqlEngineError, limit: SqlConnection.TimeLimit) => {
   }
 }
 
+/** Where a configured connection's statements run. */
+export const targetOf = (entry: SqlConnection.ConnectionEntry, dialect: SqlDialect): SqlTarget =>
+  entry.sqlite !== undefined || dialect === "sqlite"
+    ? { dialect: "sqlite", file: entry.sqlite ?? "" }
+    : { dialect, url: entry.url ?? "" }
+
 export const make = Effect.gen(function* () {
   const engine = yield* SqlEngine
   const session = yield* Session
@@ -58,7 +65,7 @@ export const make = Effect.gen(function* () {
           break
         }
         case "Named":
-          where = target.entry.sqlite !== undefined ? { dialect: "sqlite", file: target.entry.sqlite } : { dialect: "postgres", url: target.entry.url ?? "" }
+          where = targetOf(target.entry, target.dialect)
           break
         case "Unbound":
           return yield* new ToolFailed({ tool: "sql_query", reason: target.reason })

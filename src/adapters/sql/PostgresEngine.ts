@@ -18,7 +18,7 @@
  */
 import { Effect, Layer, SynchronizedRef } from "effect"
 import type * as Pg from "pg"
-import { type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+import { positional, type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 
 const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
@@ -63,9 +63,9 @@ const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<number
   return typeof pid === "number" ? pid : -1
 }
 
-const statements = async (client: Pg.PoolClient, request: SqlRequest): Promise<SqlResult> => {
+const statements = async (client: Pg.PoolClient, request: SqlRequest, params: ReadonlyArray<SqlParam>): Promise<SqlResult> => {
   const results: Array<SqlResultSet> = []
-  for (const text of request.statements) results.push(await statement(client, text, request.params, request.maxRows))
+  for (const text of request.statements) results.push(await statement(client, text, params, request.maxRows))
   await client.query(request.write ? "COMMIT" : "ROLLBACK")
   return { results }
 }
@@ -109,6 +109,10 @@ export const make = Effect.gen(function* () {
       return Effect.fail(new SqlEngineError({ kind: "unavailable", rule: "sql.engine.dialect", reason: `the PostgreSQL engine cannot run ${target.dialect}` }))
     }
     const url = target.url
+    const params = request.params
+    if (!positional(params)) {
+      return Effect.fail(refused("sql.params.named", "named parameters are SQLite's; PostgreSQL binds $1, $2, … from an array"))
+    }
     return Effect.gen(function* () {
       const pool = yield* poolFor(url)
       return yield* Effect.acquireUseRelease(
@@ -116,7 +120,7 @@ export const make = Effect.gen(function* () {
         (client) =>
           Effect.gen(function* () {
             const pid = yield* Effect.tryPromise({ try: () => begin(client, request), catch: (cause) => translate(cause, url) })
-            return yield* Effect.tryPromise({ try: () => statements(client, request), catch: (cause) => translate(cause, url) }).pipe(
+            return yield* Effect.tryPromise({ try: () => statements(client, request, params), catch: (cause) => translate(cause, url) }).pipe(
               // The server's statement_timeout ends a statement at the limit; this ends it when the client gave up
               // first (the call was interrupted, or the server did not answer in time).
               Effect.onInterrupt(() => cancel(url, pid))

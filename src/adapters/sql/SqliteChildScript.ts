@@ -105,14 +105,14 @@ const runOne = (db, statement, params, request) => {
     if (statement.rule !== undefined) throw new Refusal(refused("sql.engine.connection-state", statement.rule))
   }
   if (!prepared.reader) {
-    const info = prepared.run(params)
+    const info = prepared.run(...params)
     return { columns: [], rows: [], truncated: false, changes: info.changes }
   }
   prepared.raw(true).safeIntegers(true)
   const columns = prepared.columns().map((c) => c.name)
   const rows = []
   let truncated = false
-  for (const row of prepared.iterate(params)) {
+  for (const row of prepared.iterate(...params)) {
     if (rows.length >= request.maxRows) {
       truncated = true
       break

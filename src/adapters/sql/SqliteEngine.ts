@@ -20,7 +20,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { Duration, Effect, Either, Exit, Layer, Ref, Schema } from "effect"
 import { defaultOptions, lex } from "../../domain/sql/SqlLexer.js"
-import { type SqlParam, type SqlRequest, type SqlResult, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+import { positional, type SqlParam, type SqlParams, type SqlRequest, type SqlResult, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 import { script } from "./SqliteChildScript.js"
 
 /** Healthy query processes kept for later calls. */
@@ -51,8 +51,15 @@ export const engineRule = (sql: string): string | undefined => {
   return undefined
 }
 
-const bind = (params: ReadonlyArray<SqlParam>): ReadonlyArray<unknown> =>
-  params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p))
+const value = (p: SqlParam) => (typeof p === "boolean" ? (p ? 1 : 0) : p)
+
+/** Positional as an array; named (`:id`, `@id`, `$id`) as one object, keys without their sigil (better-sqlite3's form). */
+const bind = (params: SqlParams): ReadonlyArray<unknown> =>
+  positional(params)
+    ? params.map(value)
+    : [Object.fromEntries(Object.entries(params).map(([k, v]) => [k.replace(/^[:@$]/, ""), value(v)]))]
+
+const paramCount = (params: SqlParams): number => (positional(params) ? params.length : Object.keys(params).length)
 
 const Ready = Schema.Union(
   Schema.Struct({ ready: Schema.Literal(true) }),
@@ -185,7 +192,7 @@ export const make = Effect.gen(function* () {
     if (target.dialect !== "sqlite") {
       return Effect.fail(new SqlEngineError({ kind: "unavailable", rule: "sql.engine.dialect", reason: `the SQLite engine cannot run ${target.dialect}` }))
     }
-    if (request.params.length > 0 && request.statements.length > 1) {
+    if (paramCount(request.params) > 0 && request.statements.length > 1) {
       return Effect.fail(refused("sql.params.one-statement", "parameters bind to one statement; send the statements one by one"))
     }
     const limit = request.timeoutMs

@@ -9,6 +9,7 @@ export type Capability = "read" | "write" | "exec" | "network" | "external"
 export type Scope = "files" | "search" | "shell" | "git" | "lsp" | "sql" | "mcp"
 
 const Path = (description: string) => Schema.String.annotations({ description })
+const SqlValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
 const PositiveInt = (description: string) => Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description })
 const NonNegativeInt = (description: string) =>
   Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description })
@@ -95,8 +96,16 @@ export const Args = {
     connection: Schema.optional(
       Schema.String.annotations({ description: "A configured connection name or a workspace .db/.sqlite file" })
     ),
-    params: Schema.optional(Schema.Array(Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null))),
+    params: Schema.optional(
+      Schema.Union(
+        Schema.Array(SqlValue),
+        Schema.Record({ key: Schema.String, value: SqlValue })
+      ).annotations({ description: "Bound parameters: an array ($1, ?), or for SQLite an object of named ones (:id, @id, $id)" })
+    ),
     max_rows: Schema.optional(PositiveInt("Row cap (default 200)")),
+    max_cell: Schema.optional(
+      Schema.Int.pipe(Schema.between(16, 20_000)).annotations({ description: "Characters shown per cell, 16..20000 (default 120); raise it to read view definitions or EXPLAIN (FORMAT JSON)" })
+    ),
     write: Flag("Allow a data-modifying statement (needs a connection configured with --allow-write)"),
     timeout_ms: Schema.optional(
       Schema.Int.pipe(Schema.between(1, 600_000)).annotations({
