@@ -20,6 +20,8 @@ export interface Server {
   readonly url: string
   /** mysql://reader:<password>@127.0.0.1:<port>/app: SELECT on app.* only. */
   readonly readerUrl: string
+  /** mysql://root@127.0.0.1:<port>/app: every privilege (the worst case an attack can meet). */
+  readonly rootUrl: string
   /** Runs SQL as root over the socket (setup and checks that bypass minicode). */
   readonly admin: (sql: string) => string
   readonly stop: () => void
@@ -89,6 +91,7 @@ export const start = (): Server => {
   return {
     url: `mysql://minicode:${password}@127.0.0.1:${port}/app`,
     readerUrl: `mysql://reader:${password}@127.0.0.1:${port}/app`,
+    rootUrl: `mysql://root@127.0.0.1:${port}/app`,
     admin,
     stop
   }

@@ -43,6 +43,8 @@ const refused = (rule: string, reason: string) => new SqlEngineError({ kind: "re
 
 type Conn = Mysql.PoolConnection
 
+const systemSchemas: ReadonlySet<string> = new Set(["mysql", "information_schema", "performance_schema", "sys"])
+
 const plain = (conn: Conn, sql: string): Promise<ReadonlyArray<ReadonlyArray<unknown>>> =>
   new Promise((resolve, reject) => {
     conn.query({ sql, rowsAsArray: true }, (error: unknown, rows: unknown) => {
@@ -157,6 +159,11 @@ export const make = Effect.gen(function* () {
   const statements = async (conn: Conn, url: string, server: Server, request: SqlRequest): Promise<SqlResult> => {
     await plain(conn, settings(server, request))
     await plain(conn, request.write ? "SET SESSION TRANSACTION READ WRITE" : "SET SESSION TRANSACTION READ ONLY")
+    if (request.write) {
+      // Layer 2 of "writes never touch the catalogs": unqualified names must not resolve into a system schema.
+      const current = String((await plain(conn, "SELECT DATABASE()"))[0]?.[0] ?? "").toLowerCase()
+      if (systemSchemas.has(current)) throw refused("sql.catalog.write", `the connection's database is ${current}, a system schema: writes never touch it`)
+    }
     await plain(conn, request.write ? "START TRANSACTION" : "START TRANSACTION READ ONLY")
     const results: Array<SqlResultSet> = []
     for (const text of request.statements) {

@@ -5,6 +5,7 @@
  * must be a built-in symbol, and read-only SELECTs may not carry `INTO` or a locking clause. Pure: the tree comes
  * in as data; anything of an unexpected shape is denied.
  */
+import { secretRelations } from "./guard/Catalog.js"
 
 export type PgVerdict =
   | { readonly _tag: "Allow"; readonly statements: number }
@@ -176,6 +177,23 @@ const judgeNode = (kind: string, body: Readonly<Record<string, unknown>>, ctx: C
       if (isRecord(into) && into["accessMethod"] !== undefined) return deny("sql.pg.statement", "a table access method (PostgreSQL parser)")
     }
     return undefined
+  }
+  if (kind === "RangeVar") {
+    const rel = typeof body["relname"] === "string" ? body["relname"] : ""
+    const schema = typeof body["schemaname"] === "string" ? body["schemaname"] : undefined
+    if (secretRelations.has(rel) && (schema === undefined || schema === "pg_catalog")) {
+      return deny("sql.catalog.secret", `${rel} holds the server's configuration files, password hashes or credentials (PostgreSQL parser)`)
+    }
+    if (ctx.write && (rel.startsWith("pg_") || (schema !== undefined && ["pg_catalog", "information_schema", "pg_toast"].includes(schema)))) {
+      return deny("sql.catalog.write", `${schema === undefined ? "" : `${schema}.`}${rel} is a system catalog: writes never touch catalogs (PostgreSQL parser)`)
+    }
+    return undefined
+  }
+  if (kind === "AlterTableCmd" && body["subtype"] === "AT_ChangeOwner") {
+    return deny("sql.privilege", "OWNER TO changes who owns an object (PostgreSQL parser)")
+  }
+  if (kind === "CreateSchemaStmt" && body["authrole"] !== undefined) {
+    return deny("sql.privilege", "CREATE SCHEMA … AUTHORIZATION gives the schema to another role (PostgreSQL parser)")
   }
   if (kind === "FuncCall") {
     const fname = names(body["funcname"])
