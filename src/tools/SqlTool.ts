@@ -76,7 +76,8 @@ export const make = Effect.gen(function* () {
         .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: limit.millis })
         .pipe(Effect.mapError((error) => fromEngine(error, limit)))
       return {
-        text: SqlTable.renderAll(result.results, maxRows),
+        // The footer must survive the executor's output cap: the table is fitted below it (headroom for the marker).
+        text: SqlTable.renderAll(result.results, maxRows, { maxCell: call.args.max_cell, budget: Math.max(256, session.maxOutputBytes - 200) }),
         truncated: result.results.some((r) => r.truncated)
       }
     })

@@ -51,6 +51,18 @@ export const engineRule = (sql: string): string | undefined => {
   return undefined
 }
 
+/**
+ * Read forms `sqlite3_stmt_readonly` calls writes although they only report: the bare `PRAGMA [schema.]journal_mode`
+ * (the guard's read pragma; with `=` or an argument it is a setter and refused by both).
+ */
+export const reportingPragma = (sql: string): boolean => {
+  const lexed = lex(sql, defaultOptions("sqlite"))
+  if (Either.isLeft(lexed)) return false
+  const words = lexed.right.tokens.filter((t) => t.kind !== "semicolon")
+  const name = words.length === 2 ? words[1] : words.length === 4 && words[2]?.kind === "dot" ? words[3] : undefined
+  return words[0]?.kind === "word" && words[0].value === "PRAGMA" && name !== undefined && name.kind === "word" && name.value === "JOURNAL_MODE"
+}
+
 const value = (p: SqlParam) => (typeof p === "boolean" ? (p ? 1 : 0) : p)
 
 /** Positional as an array; named (`:id`, `@id`, `$id`) as one object, keys without their sigil (better-sqlite3's form). */
@@ -206,7 +218,7 @@ export const make = Effect.gen(function* () {
             // A workspace file: SQLite must open the very file the jail judged (see the query process's openPinned).
             expect: target.expect,
             write: request.write,
-            statements: request.statements.map((sql) => ({ sql, rule: request.write ? undefined : engineRule(sql) })),
+            statements: request.statements.map((sql) => ({ sql, rule: request.write ? undefined : engineRule(sql), reports: reportingPragma(sql) })),
             params: bind(request.params),
             maxRows: request.maxRows,
             deadline: Date.now() + limit + watchdogGraceMs
