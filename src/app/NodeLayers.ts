@@ -244,7 +244,7 @@ export const extensions = (options: {
         : Context.add(extensions, Diagnostics, { afterWrite: (path: string) => Effect.flatMap(lsp, (l) => l.diagnostics.afterWrite(path)) })
     })
   ).pipe(
-    Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {})))
+    Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {}), LibpgQueryParser.layer))
   )
 
 export const adapters = (options: {

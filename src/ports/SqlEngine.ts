@@ -27,6 +27,11 @@ export interface SqlRequest {
   /** Open for writing. Without it the engine enforces read-only itself (layer 2), whatever the guard said. */
   readonly write: boolean
   readonly timeoutMs: number
+  /**
+   * PostgreSQL: functions the static allowlist does not know (`[name]` or `[schema, name]`), to be decided by the
+   * server's own facts (pg_proc) before anything runs: IMMUTABLE/STABLE and not SECURITY DEFINER, or refused.
+   */
+  readonly functions?: ReadonlyArray<ReadonlyArray<string>> | undefined
 }
 
 export interface SqlResultSet {

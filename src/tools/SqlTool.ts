@@ -10,8 +10,10 @@ import { ToolDenied, ToolFailed, ToolTimeout, Unavailable } from "../domain/core
 import { redact } from "../domain/core/Redact.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
 import type { SqlDialect } from "../domain/sql/SqlLexer.js"
+import * as PgTreePolicy from "../domain/sql/PgTreePolicy.js"
 import * as SqlPolicy from "../domain/sql/SqlPolicy.js"
 import * as SqlTable from "../domain/sql/SqlTable.js"
+import { PostgresParser } from "../ports/PostgresParser.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { SqlEngine, type SqlEngineError, type SqlTarget } from "../ports/SqlEngine.js"
@@ -45,6 +47,19 @@ export const make = Effect.gen(function* () {
   const engine = yield* SqlEngine
   const session = yield* Session
   const connections = Option.getOrElse(yield* Effect.serviceOption(SqlConnections), () => ({}))
+  const parser = yield* Effect.serviceOption(PostgresParser)
+  /** The functions the guard left to the connection (the same parse and walk the guard stage did). */
+  const deferredFunctions = (admitted: SqlPolicy.Admitted, sql: string, write: boolean) =>
+    !SqlPolicy.defersFunctions(admitted) || Option.isNone(parser)
+      ? Effect.succeed(undefined)
+      : parser.value.parse(sql).pipe(
+        Effect.map((tree) => {
+          const verdict = PgTreePolicy.judge(tree, { write, deferFunctions: true })
+          return verdict._tag === "Allow" ? verdict.deferred : undefined
+        }),
+        // Fail closed: the guard left these functions to the connection, so they must reach it.
+        Effect.mapError((error) => new ToolDenied({ tool: "sql_query", stage: "guard", rule: "sql.pg.syntax", reason: error.message }))
+      )
   const extension: Extension = (inv) => {
     const call = inv.facts.call
     if (call.tool !== "sql_query") return undefined
@@ -72,8 +87,9 @@ export const make = Effect.gen(function* () {
       }
       const maxRows = Math.min(call.args.max_rows ?? defaultMaxRows, hardMaxRows)
       const limit = SqlConnection.timeLimit(call.args.timeout_ms, target)
+      const functions = yield* deferredFunctions(judged.right, call.args.sql, call.args.write === true)
       const result = yield* engine
-        .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: limit.millis })
+        .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: limit.millis, functions })
         .pipe(Effect.mapError((error) => fromEngine(error, limit)))
       return {
         // The footer must survive the executor's output cap: the table is fitted below it (headroom for the marker).

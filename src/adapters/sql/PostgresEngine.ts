@@ -7,6 +7,7 @@
  *   one statement: `SELECT 1; COMMIT; …` is a syntax error there, never three statements;
  * - a read query runs as a cursor (`DECLARE … NO SCROLL CURSOR` inside that transaction) and only `maxRows + 1`
  *   rows are fetched from it: a 3M-row result costs the rows shown, never the whole result;
+ * - functions the static allowlist does not know are decided by pg_proc on the connection (PgFunctions.ts);
  * - values come back as the database has them (PgValues.ts), with their type names; errors carry DETAIL and HINT;
  * - after each statement the transaction must still be open: a statement that ended it (a `COMMIT` the guards were
  *   told to miss) makes the engine drop the connection before anything else runs on it.
@@ -21,6 +22,7 @@
  */
 import { Effect, Layer, SynchronizedRef } from "effect"
 import type * as Pg from "pg"
+import { type FunctionCheck, functionCheck } from "./PgFunctions.js"
 import { builtinTypeNames, typeParsers } from "./PgValues.js"
 import { positional, type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 
@@ -104,7 +106,8 @@ const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<number
   return typeof pid === "number" ? pid : -1
 }
 
-const statements = async (client: Pg.PoolClient, request: SqlRequest, params: ReadonlyArray<SqlParam>, names: TypeNames): Promise<SqlResult> => {
+const statements = async (client: Pg.PoolClient, request: SqlRequest, params: ReadonlyArray<SqlParam>, names: TypeNames, check: FunctionCheck): Promise<SqlResult> => {
+  if (request.functions !== undefined && request.functions.length > 0) await check(client, request.functions)
   const results: Array<SqlResultSet> = []
   for (const text of request.statements) results.push(await statement(client, text, params, request, names))
   await client.query(request.write ? "COMMIT" : "ROLLBACK")
@@ -139,6 +142,14 @@ export const make = Effect.gen(function* () {
     names.set(url, made)
     return made
   }
+  const checks = new Map<string, FunctionCheck>()
+  const checkFor = (url: string): FunctionCheck => {
+    const found = checks.get(url)
+    if (found !== undefined) return found
+    const made = functionCheck()
+    checks.set(url, made)
+    return made
+  }
   const pools = yield* SynchronizedRef.make(new Map<string, Pg.Pool>())
   yield* Effect.addFinalizer(() =>
     SynchronizedRef.get(pools).pipe(
@@ -170,7 +181,7 @@ export const make = Effect.gen(function* () {
         (client) =>
           Effect.gen(function* () {
             const pid = yield* Effect.tryPromise({ try: () => begin(client, request), catch: (cause) => translate(cause, url) })
-            return yield* Effect.tryPromise({ try: () => statements(client, request, params, namesFor(url)), catch: (cause) => translate(cause, url) }).pipe(
+            return yield* Effect.tryPromise({ try: () => statements(client, request, params, namesFor(url), checkFor(url)), catch: (cause) => translate(cause, url) }).pipe(
               // The server's statement_timeout ends a statement at the limit; this ends it when the client gave up
               // first (the call was interrupted, or the server did not answer in time).
               Effect.onInterrupt(() => cancel(url, pid))

@@ -29,7 +29,7 @@ const judgeSql = (
     if (Option.isNone(parser)) return D.deny("guard", "sql.pg.parser-unavailable", "PostgreSQL's parser is not installed in this build")
     const tree = yield* Effect.either(parser.value.parse(call.sql))
     if (Either.isLeft(tree)) return SqlPolicy.unparsable(tree.left.reason)
-    const combined = SqlPolicy.withTree(judged.right, PgTreePolicy.judge(tree.right, { write: call.write === true }))
+    const combined = SqlPolicy.withTree(judged.right, PgTreePolicy.judge(tree.right, { write: call.write === true, deferFunctions: SqlPolicy.defersFunctions(judged.right) }))
     return Either.isLeft(combined) ? combined.left : combined.right.decision
   })
 
