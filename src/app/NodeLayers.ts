@@ -31,6 +31,7 @@ import * as GitTools from "../tools/GitTools.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as RepoMap from "../tools/RepoMapTool.js"
 import type { Adapters } from "../kernel/Kernel.js"
+import * as SqlSchemaTool from "../tools/SqlSchemaTool.js"
 import * as SqlTool from "../tools/SqlTool.js"
 
 /**
@@ -219,7 +220,7 @@ export const extensions = (options: {
       const session = yield* Session
       // The sandbox is probed when bash is first called, not when the session starts.
       const bash = yield* onFirstUse(Effect.provide(BashTool.make, bashShell(options)))
-      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make]))]
+      const local = [deferred((tool) => tool === "bash", bash), ...(yield* Effect.all([Effect.flatMap(gitRunners(options), GitTools.make), SqlTool.make, SqlSchemaTool.make]))]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>

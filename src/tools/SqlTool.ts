@@ -18,6 +18,7 @@ import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { SqlEngine, type SqlEngineError, type SqlTarget } from "../ports/SqlEngine.js"
 import type { Extension } from "../kernel/Executor.js"
+import type { Invocation } from "../ports/ToolExecutor.js"
 
 export const defaultMaxRows = 200
 /** No call gets more rows than this, whatever max_rows says. */
@@ -37,11 +38,29 @@ const fromEngine = (error: SqlEngineError, limit: SqlConnection.TimeLimit) => {
   }
 }
 
+/** Where a call's statements run: the file the jail judged, or the configured connection. */
+export const locate = (target: SqlConnection.Target, inv: Invocation, tool: string): Effect.Effect<SqlTarget, ToolFailed> => {
+  switch (target._tag) {
+    case "WorkspaceFile": {
+      const resolved = inv.resolved["connection"]
+      if (resolved === undefined) return Effect.fail(new ToolFailed({ tool, reason: `${target.path} was not resolved by the jail` }))
+      if (resolved.kind !== "file") return Effect.fail(new ToolFailed({ tool, reason: `${target.path} is not an existing database file` }))
+      return Effect.succeed({ dialect: "sqlite", file: resolved.real, expect: { dev: resolved.dev, ino: resolved.ino } })
+    }
+    case "Named":
+      return Effect.succeed(targetOf(target.entry, target.dialect))
+    case "Unbound":
+      return Effect.fail(new ToolFailed({ tool, reason: target.reason }))
+  }
+}
+
 /** Where a configured connection's statements run. */
 export const targetOf = (entry: SqlConnection.ConnectionEntry, dialect: SqlDialect): SqlTarget =>
   entry.sqlite !== undefined || dialect === "sqlite"
     ? { dialect: "sqlite", file: entry.sqlite ?? "" }
     : { dialect, url: entry.url ?? "" }
+
+export { fromEngine }
 
 export const make = Effect.gen(function* () {
   const engine = yield* SqlEngine
@@ -70,21 +89,7 @@ export const make = Effect.gen(function* () {
         return yield* new ToolDenied({ tool: "sql_query", stage: d.stage, rule: d.rule, reason: d.reason })
       }
       const { target, statements } = judged.right
-      let where: SqlTarget
-      switch (target._tag) {
-        case "WorkspaceFile": {
-          const resolved = inv.resolved["connection"]
-          if (resolved === undefined) return yield* new ToolFailed({ tool: "sql_query", reason: `${target.path} was not resolved by the jail` })
-          if (resolved.kind !== "file") return yield* new ToolFailed({ tool: "sql_query", reason: `${target.path} is not an existing database file` })
-          where = { dialect: "sqlite", file: resolved.real, expect: { dev: resolved.dev, ino: resolved.ino } }
-          break
-        }
-        case "Named":
-          where = targetOf(target.entry, target.dialect)
-          break
-        case "Unbound":
-          return yield* new ToolFailed({ tool: "sql_query", reason: target.reason })
-      }
+      const where = yield* locate(target, inv, "sql_query")
       const maxRows = Math.min(call.args.max_rows ?? defaultMaxRows, hardMaxRows)
       const limit = SqlConnection.timeLimit(call.args.timeout_ms, target)
       const functions = yield* deferredFunctions(judged.right, call.args.sql, call.args.write === true)

@@ -32,7 +32,7 @@ export const invoke = (root: string, input: Request, sql: Connections) =>
 
 /** `stage:rule` of a denial, or what happened instead. */
 export const denial = (outcome: Either.Either<{ readonly text: string }, { readonly _tag: string; readonly message: string }>): string => {
-  if (Either.isRight(outcome)) return `allowed: ${outcome.right.text.slice(0, 200)}`
+  if (Either.isRight(outcome)) return `allowed: ${outcome.right.text}`
   const error = outcome.left
   if (error._tag === "ToolDenied" && "stage" in error && "rule" in error) return `${String(error.stage)}:${String(error.rule)}`
   return `${error._tag}: ${error.message}`

@@ -113,6 +113,13 @@ export const Args = {
       })
     )
   }),
+  sql_schema: Schema.Struct({
+    connection: Schema.optional(
+      Schema.String.annotations({ description: "A configured connection name or a workspace .db/.sqlite file (default: the only configured one)" })
+    ),
+    table: Schema.optional(Schema.String.annotations({ description: "One table or view in detail (columns, keys, indexes); without it, every table and view" }))
+  }),
+  sql_connections: Schema.Struct({}),
   mcp_list: Schema.Struct({ server: Schema.optional(Schema.String.annotations({ description: "Server id" })) }),
   mcp_call: Schema.Struct({
     server: Schema.String.annotations({ description: "Server id" }),
@@ -164,6 +171,8 @@ export const BuiltinCall = Schema.Union(
   member("lsp_workspace_symbols"),
   member("repo_map"),
   member("sql_query"),
+  member("sql_schema"),
+  member("sql_connections"),
   member("mcp_list"),
   member("mcp_call"),
   member("mcp_read"),
@@ -226,6 +235,8 @@ const info: { readonly [K in ToolName]: Static } = {
   lsp_workspace_symbols: { title: "Workspace symbols", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Search symbols in the workspace" },
   repo_map: { title: "Repository map", scope: "search", capability: "read", mutates: false, gated: false, description: "Outline of the workspace's important symbols" },
   sql_query: { title: "Query database", scope: "sql", capability: "read", mutates: false, gated: false, description: "Query a database (read-only unless write is set and allowed)" },
+  sql_schema: { title: "Database schema", scope: "sql", capability: "read", mutates: false, gated: false, description: "Tables, views, columns with types, nullability and defaults, primary and foreign keys, indexes; one table in detail" },
+  sql_connections: { title: "SQL connections", scope: "sql", capability: "read", mutates: false, gated: false, description: "The configured SQL connections: name, engine and mode" },
   mcp_list: { title: "List MCP servers' tools", scope: "mcp", capability: "read", mutates: false, gated: false, description: "Tools, resources and prompts of the configured MCP servers" },
   mcp_call: { title: "Call MCP server tool", scope: "mcp", capability: "external", mutates: true, gated: true, description: "Call a tool on an MCP server" },
   mcp_read: { title: "Read MCP resource", scope: "mcp", capability: "external", mutates: false, gated: true, description: "Read a resource from an MCP server" },
@@ -290,6 +301,10 @@ export const facts = (call: ToolCall): Facts => {
       return make(use("cwd", call.args.cwd, "read"), call.args.network === true ? { capability: "network" } : {})
     case "git_commit":
       return make(call.args.paths.map((path, i) => ({ field: `paths[${i}]`, path, access: "write" as const })))
+    case "sql_schema": {
+      const conn = call.args.connection
+      return make(conn !== undefined && sqlFile.test(conn) ? use("connection", conn, "read") : [])
+    }
     case "sql_query": {
       const write = call.args.write === true
       const conn = call.args.connection
