@@ -94,3 +94,25 @@ export const renderAll = (results: ReadonlyArray<ResultSet>, maxRows: number, op
   const share = options.budget === undefined ? undefined : Math.floor(options.budget / Math.max(1, results.length)) - 30
   return results.map((r, i) => `-- statement ${i + 1} of ${results.length}\n${render(r, maxRows, { ...options, budget: share })}`).join("\n\n")
 }
+
+/** A JSON-safe cell: bigints as their exact text, bytes as `\x…` hex, dates as ISO; JSON values as they are. */
+const jsonCell = (value: unknown): unknown => {
+  if (typeof value === "bigint") return value.toString()
+  if (value instanceof Uint8Array) return `\\x${hex(value, value.length)}`
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()
+  return value === undefined ? null : value
+}
+
+/**
+ * The structured row model of a call's results (columns, the database's type names, rows), for a structured-content
+ * field of the tool output (`mcp serve`'s `structuredContent`) once the output carries one.
+ */
+export const structured = (results: ReadonlyArray<ResultSet>) => ({
+  results: results.map((r) => ({
+    columns: r.columns,
+    types: r.types ?? null,
+    rows: r.rows.map((row) => row.map(jsonCell)),
+    truncated: r.truncated,
+    ...(r.changes === undefined ? {} : { changes: r.changes })
+  }))
+})

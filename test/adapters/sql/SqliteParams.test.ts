@@ -87,3 +87,10 @@ describe("SqlTable: max_cell, types and the footer under an output budget", () =
     assert.strictEqual(SqlTable.cell("C:\\dir\\file"), "C:\\dir\\file")
   })
 })
+
+describe("SqlTable.structured", () => {
+  it("columns, types and JSON-safe rows: bigints exact, bytes as hex", () => {
+    const model = SqlTable.structured([{ columns: ["id", "blob"], types: ["bigint", "bytea"], rows: [[9007199254740993n, new Uint8Array([1, 255])]], truncated: false }])
+    assert.deepStrictEqual(JSON.parse(JSON.stringify(model)), { results: [{ columns: ["id", "blob"], types: ["bigint", "bytea"], rows: [["9007199254740993", "\\x01ff"]], truncated: false }] })
+  })
+})
