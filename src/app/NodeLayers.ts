@@ -35,6 +35,7 @@ import * as GitTools from "../tools/GitTools.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as RepoMap from "../tools/RepoMapTool.js"
 import type { Adapters } from "../kernel/Kernel.js"
+import * as SqlSchemaTool from "../tools/SqlSchemaTool.js"
 import * as SqlTool from "../tools/SqlTool.js"
 
 /**
@@ -271,7 +272,7 @@ export const extensions = (options: {
       // Sandboxed bash never sees an object store whose history holds a protected file (git or zlib would read it).
       const hideObjects = Effect.flatMap(status, (b) => (b?._tag === "Sandboxed" ? git.secretHistory : Effect.succeed(undefined)))
       const bash = yield* onFirstUse(Effect.provide(BashTool.makeWith(notice, hideObjects), bashShell(options)))
-      const local = [deferred((tool) => tool === "bash", bash), git.extension, yield* SqlTool.make]
+      const local = [deferred((tool) => tool === "bash", bash), git.extension, yield* SqlTool.make, yield* SqlSchemaTool.make]
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
@@ -296,7 +297,7 @@ export const extensions = (options: {
         : Context.add(extensions, Diagnostics, { afterWrite: (path: string) => Effect.flatMap(lsp, (l) => l.diagnostics.afterWrite(path)) })
     })
   ).pipe(
-    Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {})))
+    Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {}), LibpgQueryParser.layer))
   )
 
 export const adapters = (options: {

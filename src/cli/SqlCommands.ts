@@ -26,7 +26,7 @@ const add = Command.make(
     global,
     local,
     sqlite: Options.file("sqlite").pipe(Options.withDescription("SQLite database file (stored as an absolute path)"), Options.optional),
-    url: Options.text("url").pipe(Options.withDescription("postgres://user:password@host:port/db (the password is stored, never printed)"), Options.optional),
+    url: Options.text("url").pipe(Options.withDescription("postgres://user:password@host:port/db or mysql://… / mariadb://… (the password is stored, never printed)"), Options.optional),
     allowWrite: Options.boolean("allow-write").pipe(Options.withDescription("Permit sql_query calls with write: true on this connection")),
     // Text, parsed below: a bad value gets a message that names the option (the integer parser's does not).
     timeoutMs: Options.text("timeout-ms").pipe(
@@ -41,7 +41,7 @@ const add = Command.make(
       const file = yield* fileFor(workspace, flags)
       const sqlite = Option.getOrUndefined(flags.sqlite)
       const url = Option.getOrUndefined(flags.url)
-      if ((sqlite === undefined) === (url === undefined)) return yield* usage("give exactly one of --sqlite PATH or --url postgres://…")
+      if ((sqlite === undefined) === (url === undefined)) return yield* usage("give exactly one of --sqlite PATH or --url postgres://… | mysql://…")
       const timeoutText = Option.getOrUndefined(flags.timeoutMs)
       const timeoutMs = timeoutText === undefined ? undefined : /^\d{1,7}$/.test(timeoutText.trim()) ? Number(timeoutText.trim()) : Number.NaN
       if (timeoutMs !== undefined && !(timeoutMs >= SqlConnection.minTimeoutMs && timeoutMs <= SqlConnection.maxTimeoutMs)) {
@@ -63,7 +63,7 @@ const add = Command.make(
         `${replaced ? "replaced" : "added"} ${SqlConnection.describe(connectionName, entry)}${missing}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`
       )
     })
-).pipe(Command.withDescription("Add (or replace) an SQL connection: --sqlite PATH | --url postgres://… [--allow-write] [--timeout-ms N]"))
+).pipe(Command.withDescription("Add (or replace) an SQL connection: --sqlite PATH | --url postgres://… | mysql://… [--allow-write] [--timeout-ms N]"))
 
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {

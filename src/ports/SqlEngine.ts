@@ -3,6 +3,11 @@ import { Context, type Effect, Schema } from "effect"
 /** A bound parameter: bound by the driver, never spliced into the text. */
 export type SqlParam = string | number | boolean | null
 
+/** Positional (`$1`, `?`) or, for SQLite, named (`:id`, `@id`, `$id`, keys without the sigil). */
+export type SqlParams = ReadonlyArray<SqlParam> | Readonly<Record<string, SqlParam>>
+
+export const positional = (params: SqlParams): params is ReadonlyArray<SqlParam> => Array.isArray(params)
+
 /** Where a query runs. Credentials stay inside `url`; adapters never put it in an error or a log. */
 export type SqlTarget =
   | {
@@ -12,19 +17,27 @@ export type SqlTarget =
       readonly expect?: { readonly dev: number; readonly ino: number }
     }
   | { readonly dialect: "postgres"; readonly url: string }
+  | { readonly dialect: "mysql"; readonly url: string }
 
 export interface SqlRequest {
   /** One statement per element (the static guard's split): each is prepared and run on its own. */
   readonly statements: ReadonlyArray<string>
-  readonly params: ReadonlyArray<SqlParam>
+  readonly params: SqlParams
   readonly maxRows: number
   /** Open for writing. Without it the engine enforces read-only itself (layer 2), whatever the guard said. */
   readonly write: boolean
   readonly timeoutMs: number
+  /**
+   * PostgreSQL: functions the static allowlist does not know (`[name]` or `[schema, name]`), to be decided by the
+   * server's own facts (pg_proc) before anything runs: IMMUTABLE/STABLE and not SECURITY DEFINER, or refused.
+   */
+  readonly functions?: ReadonlyArray<ReadonlyArray<string>> | undefined
 }
 
 export interface SqlResultSet {
   readonly columns: ReadonlyArray<string>
+  /** The database's type name of each column (`int4`, `timestamptz`, `varchar`), where the driver says. */
+  readonly types?: ReadonlyArray<string> | undefined
   /** At most `maxRows` rows; cells are strings, numbers, bigints, booleans, null, byte arrays or JSON values. */
   readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
   /** More rows existed than `maxRows`. */

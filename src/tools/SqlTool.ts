@@ -9,12 +9,16 @@ import { Effect, Either, Option } from "effect"
 import { ToolDenied, ToolFailed, ToolTimeout, Unavailable } from "../domain/core/Errors.js"
 import { redact } from "../domain/core/Redact.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
+import type { SqlDialect } from "../domain/sql/SqlLexer.js"
+import * as PgTreePolicy from "../domain/sql/PgTreePolicy.js"
 import * as SqlPolicy from "../domain/sql/SqlPolicy.js"
 import * as SqlTable from "../domain/sql/SqlTable.js"
+import { PostgresParser } from "../ports/PostgresParser.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { SqlEngine, type SqlEngineError, type SqlTarget } from "../ports/SqlEngine.js"
 import type { Extension } from "../kernel/Executor.js"
+import type { Invocation } from "../ports/ToolExecutor.js"
 
 export const defaultMaxRows = 200
 /** No call gets more rows than this, whatever max_rows says. */
@@ -34,10 +38,47 @@ const fromEngine = (error: SqlEngineError, limit: SqlConnection.TimeLimit) => {
   }
 }
 
+/** Where a call's statements run: the file the jail judged, or the configured connection. */
+export const locate = (target: SqlConnection.Target, inv: Invocation, tool: string): Effect.Effect<SqlTarget, ToolFailed> => {
+  switch (target._tag) {
+    case "WorkspaceFile": {
+      const resolved = inv.resolved["connection"]
+      if (resolved === undefined) return Effect.fail(new ToolFailed({ tool, reason: `${target.path} was not resolved by the jail` }))
+      if (resolved.kind !== "file") return Effect.fail(new ToolFailed({ tool, reason: `${target.path} is not an existing database file` }))
+      return Effect.succeed({ dialect: "sqlite", file: resolved.real, expect: { dev: resolved.dev, ino: resolved.ino } })
+    }
+    case "Named":
+      return Effect.succeed(targetOf(target.entry, target.dialect))
+    case "Unbound":
+      return Effect.fail(new ToolFailed({ tool, reason: target.reason }))
+  }
+}
+
+/** Where a configured connection's statements run. */
+export const targetOf = (entry: SqlConnection.ConnectionEntry, dialect: SqlDialect): SqlTarget =>
+  entry.sqlite !== undefined || dialect === "sqlite"
+    ? { dialect: "sqlite", file: entry.sqlite ?? "" }
+    : { dialect, url: entry.url ?? "" }
+
+export { fromEngine }
+
 export const make = Effect.gen(function* () {
   const engine = yield* SqlEngine
   const session = yield* Session
   const connections = Option.getOrElse(yield* Effect.serviceOption(SqlConnections), () => ({}))
+  const parser = yield* Effect.serviceOption(PostgresParser)
+  /** The functions the guard left to the connection (the same parse and walk the guard stage did). */
+  const deferredFunctions = (admitted: SqlPolicy.Admitted, sql: string, write: boolean) =>
+    !SqlPolicy.defersFunctions(admitted) || Option.isNone(parser)
+      ? Effect.succeed(undefined)
+      : parser.value.parse(sql).pipe(
+        Effect.map((tree) => {
+          const verdict = PgTreePolicy.judge(tree, { write, deferFunctions: true })
+          return verdict._tag === "Allow" ? verdict.deferred : undefined
+        }),
+        // Fail closed: the guard left these functions to the connection, so they must reach it.
+        Effect.mapError((error) => new ToolDenied({ tool: "sql_query", stage: "guard", rule: "sql.pg.syntax", reason: error.message }))
+      )
   const extension: Extension = (inv) => {
     const call = inv.facts.call
     if (call.tool !== "sql_query") return undefined
@@ -48,28 +89,16 @@ export const make = Effect.gen(function* () {
         return yield* new ToolDenied({ tool: "sql_query", stage: d.stage, rule: d.rule, reason: d.reason })
       }
       const { target, statements } = judged.right
-      let where: SqlTarget
-      switch (target._tag) {
-        case "WorkspaceFile": {
-          const resolved = inv.resolved["connection"]
-          if (resolved === undefined) return yield* new ToolFailed({ tool: "sql_query", reason: `${target.path} was not resolved by the jail` })
-          if (resolved.kind !== "file") return yield* new ToolFailed({ tool: "sql_query", reason: `${target.path} is not an existing database file` })
-          where = { dialect: "sqlite", file: resolved.real, expect: { dev: resolved.dev, ino: resolved.ino } }
-          break
-        }
-        case "Named":
-          where = target.entry.sqlite !== undefined ? { dialect: "sqlite", file: target.entry.sqlite } : { dialect: "postgres", url: target.entry.url ?? "" }
-          break
-        case "Unbound":
-          return yield* new ToolFailed({ tool: "sql_query", reason: target.reason })
-      }
+      const where = yield* locate(target, inv, "sql_query")
       const maxRows = Math.min(call.args.max_rows ?? defaultMaxRows, hardMaxRows)
       const limit = SqlConnection.timeLimit(call.args.timeout_ms, target)
+      const functions = yield* deferredFunctions(judged.right, call.args.sql, call.args.write === true)
       const result = yield* engine
-        .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: limit.millis })
+        .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: limit.millis, functions })
         .pipe(Effect.mapError((error) => fromEngine(error, limit)))
       return {
-        text: SqlTable.renderAll(result.results, maxRows),
+        // The footer must survive the executor's output cap: the table is fitted below it (headroom for the marker).
+        text: SqlTable.renderAll(result.results, maxRows, { maxCell: call.args.max_cell, budget: Math.max(256, session.maxOutputBytes - 200) }),
         truncated: result.results.some((r) => r.truncated)
       }
     })

@@ -69,6 +69,8 @@ const expected: { readonly [K in Tools.ToolName]: Row } = {
   repo_map: { title: "Repository map", read: reads, write: reads },
   // Under sql=write a statement may change data: neither read-only nor idempotent.
   sql_query: { title: "Query database", read: reads, write: overwrites },
+  sql_schema: { title: "Database schema", read: reads, write: reads },
+  sql_connections: { title: "SQL connections", read: reads, write: reads },
   mcp_list: { title: "List MCP servers' tools", read: hints(true, false, true, true), write: hints(true, false, true, true) },
   mcp_call: { title: "Call MCP server tool", write: remote, gated: true },
   mcp_read: { title: "Read MCP resource", read: remote, write: remote, gated: true },

@@ -72,6 +72,8 @@ const sample: { readonly [K in Tools.ToolName]: Record<string, unknown> } = {
   lsp_workspace_symbols: { query: "x" },
   repo_map: {},
   sql_query: { sql: "select 1" },
+  sql_schema: {},
+  sql_connections: {},
   mcp_list: {},
   mcp_call: { server: "s", tool: "t" },
   mcp_read: { server: "s", uri: "u://x" },

@@ -5,6 +5,10 @@
  *   always rolled back (writes commit only when permitted and every statement succeeded);
  * - every statement is sent on its own through the extended protocol (Parse/Bind/Execute), which carries exactly
  *   one statement: `SELECT 1; COMMIT; …` is a syntax error there, never three statements;
+ * - a read query runs as a cursor (`DECLARE … NO SCROLL CURSOR` inside that transaction) and only `maxRows + 1`
+ *   rows are fetched from it: a 3M-row result costs the rows shown, never the whole result;
+ * - functions the static allowlist does not know are decided by pg_proc on the connection (PgFunctions.ts);
+ * - values come back as the database has them (PgValues.ts), with their type names; errors carry DETAIL and HINT;
  * - after each statement the transaction must still be open: a statement that ended it (a `COMMIT` the guards were
  *   told to miss) makes the engine drop the connection before anything else runs on it.
  *
@@ -18,7 +22,9 @@
  */
 import { Effect, Layer, SynchronizedRef } from "effect"
 import type * as Pg from "pg"
-import { type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+import { type FunctionCheck, functionCheck } from "./PgFunctions.js"
+import { builtinTypeNames, typeParsers } from "./PgValues.js"
+import { positional, type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 
 const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
@@ -28,6 +34,11 @@ const translate = (cause: unknown, url: string): SqlEngineError => {
   let reason = message(cause)
   if (url !== "") reason = reason.split(url).join("<connection>")
   const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
+  // PostgreSQL's DETAIL and HINT ("Perhaps you meant to reference the column …") reach the agent.
+  for (const [key, label] of [["detail", "DETAIL"], ["hint", "HINT"]] as const) {
+    const extra = typeof cause === "object" && cause !== null && key in cause ? Reflect.get(cause, key) : undefined
+    if (typeof extra === "string" && extra !== "") reason += `\n${label}: ${url === "" ? extra : extra.split(url).join("<connection>")}`
+  }
   // 57014 is also a cancellation by someone else (pg_cancel_backend): only the statement timeout is a time-out.
   if (code === "57014" && /statement timeout/i.test(reason)) return new SqlEngineError({ kind: "timeout", rule: "sql.engine.timeout", reason })
   if (code === "25006") return new SqlEngineError({ kind: "refused", rule: "sql.engine.read-only-transaction", reason })
@@ -40,18 +51,50 @@ interface Extended extends Pg.QueryArrayConfig<Array<SqlParam>> {
   readonly queryMode: "extended"
 }
 
-const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyArray<SqlParam>, maxRows: number): Promise<SqlResultSet> => {
-  const config: Extended = { text, values: [...values], rowMode: "array", queryMode: "extended" }
-  const result = await client.query(config)
+/** Read queries a cursor can hold: fetched `maxRows + 1` rows at a time, never whole. */
+const cursorable = (text: string): boolean => /^[\s(]*(select|with|values|table)\b/i.test(text.replace(/^(\s*(--[^\n]*\n|\/\*[\s\S]*?\*\/))*/, ""))
+
+const cursorName = "minicode_rows"
+
+const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyArray<SqlParam>, request: SqlRequest, names: TypeNames): Promise<SqlResultSet> => {
+  const maxRows = request.maxRows
+  const cursor = !request.write && cursorable(text)
+  // A portal inside the read-only transaction: the server produces only the rows fetched (3M rows cost 6).
+  const main: Extended = cursor
+    ? { text: `DECLARE ${cursorName} NO SCROLL CURSOR FOR ${text}`, values: [...values], rowMode: "array", queryMode: "extended" }
+    : { text, values: [...values], rowMode: "array", queryMode: "extended" }
+  let result = await client.query(main)
   if (client.getTransactionStatus() !== "T") {
     throw refused("sql.engine.transaction-ended", "the statement ended the engine's transaction; the connection was dropped")
+  }
+  if (cursor) {
+    result = await client.query({ text: `FETCH FORWARD ${maxRows + 1} FROM ${cursorName}`, rowMode: "array" })
+    await client.query(`CLOSE ${cursorName}`)
   }
   const returnsRows = result.fields.length > 0
   return {
     columns: result.fields.map((f) => f.name),
+    types: returnsRows ? await names(client, result.fields.map((f) => f.dataTypeID)) : undefined,
     rows: result.rows.slice(0, maxRows),
     truncated: result.rows.length > maxRows,
     changes: returnsRows ? undefined : result.rowCount ?? 0
+  }
+}
+
+type TypeNames = (client: Pg.PoolClient, oids: ReadonlyArray<number>) => Promise<ReadonlyArray<string>>
+
+/** Type names by OID: the built-ins known, others asked of the connection once (user types differ by database). */
+const typeNames = (): TypeNames => {
+  const known = new Map(builtinTypeNames)
+  return async (client, oids) => {
+    const missing = [...new Set(oids.filter((oid) => !known.has(oid)))]
+    if (missing.length > 0) {
+      const found = await client.query({ text: "SELECT oid::int8::text, format_type(oid, NULL) FROM pg_catalog.pg_type WHERE oid = ANY($1::oid[])", values: [missing.map(String)], rowMode: "array" })
+      for (const row of found.rows) {
+        if (Array.isArray(row)) known.set(Number(row[0]), String(row[1]))
+      }
+    }
+    return oids.map((oid) => known.get(oid) ?? `oid ${oid}`)
   }
 }
 
@@ -63,9 +106,10 @@ const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<number
   return typeof pid === "number" ? pid : -1
 }
 
-const statements = async (client: Pg.PoolClient, request: SqlRequest): Promise<SqlResult> => {
+const statements = async (client: Pg.PoolClient, request: SqlRequest, params: ReadonlyArray<SqlParam>, names: TypeNames, check: FunctionCheck): Promise<SqlResult> => {
+  if (request.functions !== undefined && request.functions.length > 0) await check(client, request.functions)
   const results: Array<SqlResultSet> = []
-  for (const text of request.statements) results.push(await statement(client, text, request.params, request.maxRows))
+  for (const text of request.statements) results.push(await statement(client, text, params, request, names))
   await client.query(request.write ? "COMMIT" : "ROLLBACK")
   return { results }
 }
@@ -89,6 +133,23 @@ export const make = Effect.gen(function* () {
         (client) => Effect.promise(() => client.connect().then(() => client.query("SELECT pg_cancel_backend($1)", [pid])).then(() => undefined, () => undefined)),
         (client) => Effect.promise(() => client.end().catch(() => undefined))
       ).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+  const types = typeParsers(pg.default.types)
+  const names = new Map<string, TypeNames>()
+  const namesFor = (url: string): TypeNames => {
+    const found = names.get(url)
+    if (found !== undefined) return found
+    const made = typeNames()
+    names.set(url, made)
+    return made
+  }
+  const checks = new Map<string, FunctionCheck>()
+  const checkFor = (url: string): FunctionCheck => {
+    const found = checks.get(url)
+    if (found !== undefined) return found
+    const made = functionCheck()
+    checks.set(url, made)
+    return made
+  }
   const pools = yield* SynchronizedRef.make(new Map<string, Pg.Pool>())
   yield* Effect.addFinalizer(() =>
     SynchronizedRef.get(pools).pipe(
@@ -99,7 +160,7 @@ export const make = Effect.gen(function* () {
     SynchronizedRef.modify(pools, (map): readonly [Pg.Pool, Map<string, Pg.Pool>] => {
       const found = map.get(url)
       if (found !== undefined) return [found, map]
-      const pool = new Pool({ connectionString: url, max: 4, idleTimeoutMillis: 10_000, application_name: "minicode" })
+      const pool = new Pool({ connectionString: url, max: 4, idleTimeoutMillis: 10_000, application_name: "minicode", types })
       pool.on("error", () => undefined) // an idle client's error is reported to the next call, not thrown here
       return [pool, new Map(map).set(url, pool)]
     })
@@ -109,6 +170,10 @@ export const make = Effect.gen(function* () {
       return Effect.fail(new SqlEngineError({ kind: "unavailable", rule: "sql.engine.dialect", reason: `the PostgreSQL engine cannot run ${target.dialect}` }))
     }
     const url = target.url
+    const params = request.params
+    if (!positional(params)) {
+      return Effect.fail(refused("sql.params.named", "named parameters are SQLite's; PostgreSQL binds $1, $2, … from an array"))
+    }
     return Effect.gen(function* () {
       const pool = yield* poolFor(url)
       return yield* Effect.acquireUseRelease(
@@ -116,7 +181,7 @@ export const make = Effect.gen(function* () {
         (client) =>
           Effect.gen(function* () {
             const pid = yield* Effect.tryPromise({ try: () => begin(client, request), catch: (cause) => translate(cause, url) })
-            return yield* Effect.tryPromise({ try: () => statements(client, request), catch: (cause) => translate(cause, url) }).pipe(
+            return yield* Effect.tryPromise({ try: () => statements(client, request, params, namesFor(url), checkFor(url)), catch: (cause) => translate(cause, url) }).pipe(
               // The server's statement_timeout ends a statement at the limit; this ends it when the client gave up
               // first (the call was interrupted, or the server did not answer in time).
               Effect.onInterrupt(() => cancel(url, pid))

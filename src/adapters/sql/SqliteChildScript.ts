@@ -6,7 +6,7 @@
  *
  * Protocol over the IPC channel (advanced serialisation: bigints and byte arrays survive):
  *   child → parent  { ready: true } | { ready: false, reason }                   once, at start
- *   parent → child  { file, expect?, write, statements: [{ sql, rule }], params, maxRows, deadline }
+ *   parent → child  { file, expect?, write, statements: [{ sql, rule, reports }], params, maxRows, deadline }
  *   child → parent  { ok: true, results } | { ok: false, kind, rule, reason }    one per request
  *
  * The engine's read-only rules run here exactly as they did in-process: SQLITE_OPEN_READONLY, `query_only`,
@@ -99,20 +99,20 @@ class Refusal { constructor(reply) { this.reply = reply } }
 const runOne = (db, statement, params, request) => {
   const prepared = db.prepare(statement.sql)
   if (!request.write) {
-    if (!prepared.readonly) {
+    if (!prepared.readonly && !statement.reports) {
       throw new Refusal(refused("sql.engine.not-read-only", "SQLite says this statement writes (sqlite3_stmt_readonly); the connection is read-only"))
     }
     if (statement.rule !== undefined) throw new Refusal(refused("sql.engine.connection-state", statement.rule))
   }
   if (!prepared.reader) {
-    const info = prepared.run(params)
+    const info = prepared.run(...params)
     return { columns: [], rows: [], truncated: false, changes: info.changes }
   }
   prepared.raw(true).safeIntegers(true)
   const columns = prepared.columns().map((c) => c.name)
   const rows = []
   let truncated = false
-  for (const row of prepared.iterate(params)) {
+  for (const row of prepared.iterate(...params)) {
     if (rows.length >= request.maxRows) {
       truncated = true
       break

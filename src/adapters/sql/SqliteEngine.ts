@@ -20,7 +20,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { Duration, Effect, Either, Exit, Layer, Ref, Schema } from "effect"
 import { defaultOptions, lex } from "../../domain/sql/SqlLexer.js"
-import { type SqlParam, type SqlRequest, type SqlResult, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+import { positional, type SqlParam, type SqlParams, type SqlRequest, type SqlResult, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 import { script } from "./SqliteChildScript.js"
 
 /** Healthy query processes kept for later calls. */
@@ -51,8 +51,27 @@ export const engineRule = (sql: string): string | undefined => {
   return undefined
 }
 
-const bind = (params: ReadonlyArray<SqlParam>): ReadonlyArray<unknown> =>
-  params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p))
+/**
+ * Read forms `sqlite3_stmt_readonly` calls writes although they only report: the bare `PRAGMA [schema.]journal_mode`
+ * (the guard's read pragma; with `=` or an argument it is a setter and refused by both).
+ */
+export const reportingPragma = (sql: string): boolean => {
+  const lexed = lex(sql, defaultOptions("sqlite"))
+  if (Either.isLeft(lexed)) return false
+  const words = lexed.right.tokens.filter((t) => t.kind !== "semicolon")
+  const name = words.length === 2 ? words[1] : words.length === 4 && words[2]?.kind === "dot" ? words[3] : undefined
+  return words[0]?.kind === "word" && words[0].value === "PRAGMA" && name !== undefined && name.kind === "word" && name.value === "JOURNAL_MODE"
+}
+
+const value = (p: SqlParam) => (typeof p === "boolean" ? (p ? 1 : 0) : p)
+
+/** Positional as an array; named (`:id`, `@id`, `$id`) as one object, keys without their sigil (better-sqlite3's form). */
+const bind = (params: SqlParams): ReadonlyArray<unknown> =>
+  positional(params)
+    ? params.map(value)
+    : [Object.fromEntries(Object.entries(params).map(([k, v]) => [k.replace(/^[:@$]/, ""), value(v)]))]
+
+const paramCount = (params: SqlParams): number => (positional(params) ? params.length : Object.keys(params).length)
 
 const Ready = Schema.Union(
   Schema.Struct({ ready: Schema.Literal(true) }),
@@ -185,7 +204,7 @@ export const make = Effect.gen(function* () {
     if (target.dialect !== "sqlite") {
       return Effect.fail(new SqlEngineError({ kind: "unavailable", rule: "sql.engine.dialect", reason: `the SQLite engine cannot run ${target.dialect}` }))
     }
-    if (request.params.length > 0 && request.statements.length > 1) {
+    if (paramCount(request.params) > 0 && request.statements.length > 1) {
       return Effect.fail(refused("sql.params.one-statement", "parameters bind to one statement; send the statements one by one"))
     }
     const limit = request.timeoutMs
@@ -199,7 +218,7 @@ export const make = Effect.gen(function* () {
             // A workspace file: SQLite must open the very file the jail judged (see the query process's openPinned).
             expect: target.expect,
             write: request.write,
-            statements: request.statements.map((sql) => ({ sql, rule: request.write ? undefined : engineRule(sql) })),
+            statements: request.statements.map((sql) => ({ sql, rule: request.write ? undefined : engineRule(sql), reports: reportingPragma(sql) })),
             params: bind(request.params),
             maxRows: request.maxRows,
             deadline: Date.now() + limit + watchdogGraceMs

@@ -9,6 +9,7 @@ export type Capability = "read" | "write" | "exec" | "network" | "external"
 export type Scope = "files" | "search" | "shell" | "git" | "lsp" | "sql" | "mcp"
 
 const Path = (description: string) => Schema.String.annotations({ description })
+const SqlValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
 const PositiveInt = (description: string) => Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description })
 const NonNegativeInt = (description: string) =>
   Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description })
@@ -98,8 +99,16 @@ export const Args = {
     connection: Schema.optional(
       Schema.String.annotations({ description: "A configured connection name or a workspace .db/.sqlite file" })
     ),
-    params: Schema.optional(Schema.Array(Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null))),
+    params: Schema.optional(
+      Schema.Union(
+        Schema.Array(SqlValue),
+        Schema.Record({ key: Schema.String, value: SqlValue })
+      ).annotations({ description: "Bound parameters: an array ($1, ?), or for SQLite an object of named ones (:id, @id, $id)" })
+    ),
     max_rows: Schema.optional(PositiveInt("Row cap (default 200)")),
+    max_cell: Schema.optional(
+      Schema.Int.pipe(Schema.between(16, 20_000)).annotations({ description: "Characters shown per cell, 16..20000 (default 120); raise it to read view definitions or EXPLAIN (FORMAT JSON)" })
+    ),
     write: Flag("Allow a data-modifying statement (needs a connection configured with --allow-write)"),
     timeout_ms: Schema.optional(
       Schema.Int.pipe(Schema.between(1, 600_000)).annotations({
@@ -107,6 +116,13 @@ export const Args = {
       })
     )
   }),
+  sql_schema: Schema.Struct({
+    connection: Schema.optional(
+      Schema.String.annotations({ description: "A configured connection name or a workspace .db/.sqlite file (default: the only configured one)" })
+    ),
+    table: Schema.optional(Schema.String.annotations({ description: "One table or view in detail (columns, keys, indexes); without it, every table and view" }))
+  }),
+  sql_connections: Schema.Struct({}),
   mcp_list: Schema.Struct({ server: Schema.optional(Schema.String.annotations({ description: "Server id" })) }),
   mcp_call: Schema.Struct({
     server: Schema.String.annotations({ description: "Server id" }),
@@ -158,6 +174,8 @@ export const BuiltinCall = Schema.Union(
   member("lsp_workspace_symbols"),
   member("repo_map"),
   member("sql_query"),
+  member("sql_schema"),
+  member("sql_connections"),
   member("mcp_list"),
   member("mcp_call"),
   member("mcp_read"),
@@ -220,6 +238,8 @@ const info: { readonly [K in ToolName]: Static } = {
   lsp_workspace_symbols: { title: "Workspace symbols", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Search symbols in the workspace" },
   repo_map: { title: "Repository map", scope: "search", capability: "read", mutates: false, gated: false, description: "Outline of the workspace's important symbols, ranked by references (PageRank, focus: [paths] to rank around given files); says which files it left out and why" },
   sql_query: { title: "Query database", scope: "sql", capability: "read", mutates: false, gated: false, description: "Query a database (read-only unless write is set and allowed)" },
+  sql_schema: { title: "Database schema", scope: "sql", capability: "read", mutates: false, gated: false, description: "Tables, views, columns with types, nullability and defaults, primary and foreign keys, indexes; one table in detail" },
+  sql_connections: { title: "SQL connections", scope: "sql", capability: "read", mutates: false, gated: false, description: "The configured SQL connections: name, engine and mode" },
   mcp_list: { title: "List MCP servers' tools", scope: "mcp", capability: "read", mutates: false, gated: false, description: "Tools, resources and prompts of the configured MCP servers" },
   mcp_call: { title: "Call MCP server tool", scope: "mcp", capability: "external", mutates: true, gated: true, description: "Call a tool on an MCP server" },
   mcp_read: { title: "Read MCP resource", scope: "mcp", capability: "external", mutates: false, gated: true, description: "Read a resource from an MCP server" },
@@ -284,6 +304,10 @@ export const facts = (call: ToolCall): Facts => {
       return make(use("cwd", call.args.cwd, "read"), call.args.network === true ? { capability: "network" } : {})
     case "git_commit":
       return make(call.args.paths.map((path, i) => ({ field: `paths[${i}]`, path, access: "write" as const })))
+    case "sql_schema": {
+      const conn = call.args.connection
+      return make(conn !== undefined && sqlFile.test(conn) ? use("connection", conn, "read") : [])
+    }
     case "sql_query": {
       const write = call.args.write === true
       const conn = call.args.connection

@@ -63,6 +63,9 @@ const hints = (name: ToolName, settings: Settings): Hints => {
     // Under sql=write a call may run a data-modifying statement (`write: true`); under sql=read it is refused.
     case "sql_query":
       return settings.levels.sql === "write" ? overwrites : reads
+    case "sql_schema":
+    case "sql_connections":
+      return reads
     case "mcp_list":
     case "web_fetch":
       return { ...reads, openWorldHint: true }

@@ -5,9 +5,19 @@
  * must be a built-in symbol, and read-only SELECTs may not carry `INTO` or a locking clause. Pure: the tree comes
  * in as data; anything of an unexpected shape is denied.
  */
+import { secretRelations } from "./guard/Catalog.js"
+import { functionReach } from "./SqlCatalog.js"
 
 export type PgVerdict =
-  | { readonly _tag: "Allow"; readonly statements: number }
+  | {
+      readonly _tag: "Allow"
+      readonly statements: number
+      /**
+       * With `deferFunctions`: the functions off the static allowlist, for the engine to decide by what the server
+       * says of them (pg_proc: volatility and security); each is `[name]` or `[schema, name]`.
+       */
+      readonly deferred?: ReadonlyArray<ReadonlyArray<string>>
+    }
   | { readonly _tag: "Deny"; readonly rule: string; readonly reason: string }
 
 const deny = (rule: string, reason: string): PgVerdict => ({ _tag: "Deny", rule, reason })
@@ -90,7 +100,9 @@ const pgInformation: ReadonlySet<string> = new Set([
   "pg_ts_config_is_visible", "pg_input_is_valid", "pg_input_error_info", "pg_options_to_table", "pg_tablespace_size",
   "pg_describe_object", "pg_identify_object", "pg_identify_object_as_address", "pg_current_xact_id_if_assigned",
   "pg_xact_status", "pg_visible_in_snapshot", "pg_column_is_updatable", "pg_relation_is_updatable", "pg_basetype",
-  "pg_char_to_encoding", "pg_stat_get_numscans"
+  "pg_char_to_encoding", "pg_stat_get_numscans",
+  // VOLATILE in pg_proc only because their answer changes while a query runs; they read, never write
+  "pg_blocking_pids", "pg_safe_snapshot_blocking_pids", "pg_partition_tree", "pg_partition_ancestors", "pg_partition_root"
 ])
 
 /** Functions a prefix would admit that run SQL given as text (dynamic SQL the walk cannot see). */
@@ -139,6 +151,8 @@ const maxDepth = 400
 
 interface Ctx {
   readonly write: boolean
+  /** Collects functions off the allowlist instead of denying them (undefined: deny them). */
+  readonly deferred: Array<ReadonlyArray<string>> | undefined
 }
 
 const falseValues: ReadonlySet<string> = new Set(["false", "off", "0", "no"])
@@ -177,10 +191,32 @@ const judgeNode = (kind: string, body: Readonly<Record<string, unknown>>, ctx: C
     }
     return undefined
   }
+  if (kind === "RangeVar") {
+    const rel = typeof body["relname"] === "string" ? body["relname"] : ""
+    const schema = typeof body["schemaname"] === "string" ? body["schemaname"] : undefined
+    if (secretRelations.has(rel) && (schema === undefined || schema === "pg_catalog")) {
+      return deny("sql.catalog.secret", `${rel} holds the server's configuration files, password hashes or credentials (PostgreSQL parser)`)
+    }
+    if (ctx.write && (rel.startsWith("pg_") || (schema !== undefined && ["pg_catalog", "information_schema", "pg_toast"].includes(schema)))) {
+      return deny("sql.catalog.write", `${schema === undefined ? "" : `${schema}.`}${rel} is a system catalog: writes never touch catalogs (PostgreSQL parser)`)
+    }
+    return undefined
+  }
+  if (kind === "AlterTableCmd" && body["subtype"] === "AT_ChangeOwner") {
+    return deny("sql.privilege", "OWNER TO changes who owns an object (PostgreSQL parser)")
+  }
+  if (kind === "CreateSchemaStmt" && body["authrole"] !== undefined) {
+    return deny("sql.privilege", "CREATE SCHEMA … AUTHORIZATION gives the schema to another role (PostgreSQL parser)")
+  }
   if (kind === "FuncCall") {
     const fname = names(body["funcname"])
     if (fname === undefined) return deny("sql.pg.function", "a function call of unexpected shape (PostgreSQL parser)")
     if (!allowedFunction(fname)) {
+      // Deferred only when nothing the lexer's reach families know: files, programs, network, large objects stay denied.
+      if (ctx.deferred !== undefined && fname.length <= 2 && functionReach(fname[fname.length - 1] ?? "") === undefined) {
+        ctx.deferred.push(fname)
+        return undefined
+      }
       return deny("sql.pg.function", `${fname.join(".")}() is not on the function allowlist (PostgreSQL parser)`)
     }
     return undefined
@@ -227,8 +263,8 @@ const walk = (value: unknown, ctx: Ctx, depth: number): PgVerdict | undefined =>
  * Judges a libpg-query parse result (`{version, stmts: [{stmt}]}`): every statement and everything nested in it.
  * Read-only unless `write`.
  */
-export const judge = (tree: unknown, options: { readonly write?: boolean }): PgVerdict => {
-  const ctx: Ctx = { write: options.write === true }
+export const judge = (tree: unknown, options: { readonly write?: boolean; readonly deferFunctions?: boolean }): PgVerdict => {
+  const ctx: Ctx = { write: options.write === true, deferred: options.deferFunctions === true ? [] : undefined }
   const stmts = isRecord(tree) ? tree["stmts"] : undefined
   if (!Array.isArray(stmts)) return deny("sql.pg.shape", "the parser returned no statement list")
   if (stmts.length === 0) return deny("sql.unclassified", "empty SQL: nothing to run")
@@ -240,5 +276,7 @@ export const judge = (tree: unknown, options: { readonly write?: boolean }): PgV
       return stmts.length > 1 ? deny(found.rule, `statement ${index + 1} of ${stmts.length}: ${found.reason}`) : found
     }
   }
-  return { _tag: "Allow", statements: stmts.length }
+  return ctx.deferred === undefined || ctx.deferred.length === 0
+    ? { _tag: "Allow", statements: stmts.length }
+    : { _tag: "Allow", statements: stmts.length, deferred: ctx.deferred }
 }

@@ -18,7 +18,7 @@ export const defaultTimeoutMs = 30_000
 export const ConnectionEntry = Schema.Struct({
   /** Absolute path of an SQLite database file. */
   sqlite: Schema.optional(Schema.String),
-  /** `postgres://` or `postgresql://` URL; may hold a password: stored, never printed. */
+  /** `postgres://`, `postgresql://`, `mysql://` or `mariadb://` URL; may hold a password: stored, never printed. */
   url: Schema.optional(Schema.String),
   allowWrite: Schema.optional(Schema.Boolean),
   /** The time limit of a query on this connection when the call gives no `timeout_ms`. */
@@ -40,12 +40,16 @@ export const validateName = (name: string): Either.Either<string, string> => {
 export const isWorkspaceFile = (connection: string): boolean => /\.(db|sqlite|sqlite3|db3)$/i.test(connection)
 
 const postgresScheme = /^postgres(ql)?:\/\//i
+const mysqlScheme = /^(mysql|mariadb):\/\//i
 
 /** The dialect an entry speaks, or why it is unusable. */
-export const dialectOf = (entry: ConnectionEntry): Either.Either<"sqlite" | "postgres", string> => {
+export const dialectOf = (entry: ConnectionEntry): Either.Either<SqlDialect, string> => {
   if ((entry.sqlite === undefined) === (entry.url === undefined)) return Either.left("needs exactly one of sqlite or url")
   if (entry.sqlite !== undefined) return Either.right("sqlite")
-  return postgresScheme.test(entry.url ?? "") ? Either.right("postgres") : Either.left("url must start with postgres:// or postgresql://")
+  const url = entry.url ?? ""
+  if (postgresScheme.test(url)) return Either.right("postgres")
+  if (mysqlScheme.test(url)) return Either.right("mysql")
+  return Either.left("url must start with postgres://, postgresql://, mysql:// or mariadb://")
 }
 
 /** Decodes the config's `sql` record; entries that do not decode are reported by name. */
@@ -64,7 +68,7 @@ export const parseConnections = (raw: Readonly<Record<string, unknown>> | undefi
 /** What a call's `connection` means. */
 export type Target =
   | { readonly _tag: "WorkspaceFile"; readonly path: string; readonly dialect: "sqlite" }
-  | { readonly _tag: "Named"; readonly name: string; readonly entry: ConnectionEntry; readonly dialect: "sqlite" | "postgres" }
+  | { readonly _tag: "Named"; readonly name: string; readonly entry: ConnectionEntry; readonly dialect: SqlDialect }
   /** No connection named and none to default to: only the static guard can judge (dialect from the session). */
   | { readonly _tag: "Unbound"; readonly dialect: SqlDialect; readonly reason: string }
 
@@ -146,7 +150,8 @@ export const maskUrl = (url: string): string => {
 
 /** One line describing an entry, credentials masked. */
 export const describe = (name: string, entry: ConnectionEntry): string => {
-  const where = entry.sqlite !== undefined ? `sqlite ${entry.sqlite}` : `postgres ${maskUrl(entry.url ?? "")}`
+  const dialect = Either.getOrElse(dialectOf(entry), () => "invalid")
+  const where = entry.sqlite !== undefined ? `sqlite ${entry.sqlite}` : `${dialect} ${maskUrl(entry.url ?? "")}`
   const limit = entry.timeoutMs === undefined ? "" : ` (time limit ${entry.timeoutMs} ms)`
   return `${name}: ${where}${entry.allowWrite === true ? " (writes allowed)" : " (read-only)"}${limit}`
 }

@@ -45,13 +45,25 @@ export const judgeCall = (call: SqlCall, connections: Connections, hint: SqlDial
 /** Whether the PostgreSQL parser must also judge this call. */
 export const needsTree = (admitted: Admitted): boolean => admitted.target.dialect === "postgres"
 
+/**
+ * Whether functions off the static allowlist are left to the connection (pg_proc, looked up by the engine): only
+ * on a configured PostgreSQL connection. Without one (`policy explain`, conformance) the static allowlist decides.
+ */
+export const defersFunctions = (admitted: Admitted): boolean => admitted.target._tag === "Named" && admitted.target.dialect === "postgres"
+
 /** Combines the parse-tree walk's verdict: a deny there denies the call. */
 export const withTree = (admitted: Admitted, tree: PgVerdict): Either.Either<Admitted, D.Decision> =>
   tree._tag === "Deny"
     ? Either.left(D.deny("guard", tree.rule, tree.reason))
     : tree.statements !== admitted.statements.length
     ? Either.left(D.deny("guard", "sql.pg.split-mismatch", `the lexer sees ${admitted.statements.length} statement(s), PostgreSQL's parser ${tree.statements}`))
-    : Either.right({ ...admitted, decision: { ...admitted.decision, reason: `${admitted.decision.reason}; PostgreSQL's parser agrees` } })
+    : Either.right({
+      ...admitted,
+      decision: {
+        ...admitted.decision,
+        reason: `${admitted.decision.reason}; PostgreSQL's parser agrees${tree.deferred === undefined ? "" : `; ${tree.deferred.map((f) => f.join(".")).join(", ")} judged on the connection by pg_proc (IMMUTABLE/STABLE, not SECURITY DEFINER)`}`
+      }
+    })
 
 /** The parser could not read the text: PostgreSQL would not run it either, and nothing unread is allowed. */
 export const unparsable = (reason: string): D.Decision => D.deny("guard", "sql.pg.syntax", `PostgreSQL's parser rejects this: ${reason}`)

@@ -1,16 +1,31 @@
 /**
- * Query results as a compact text table for a model: a header, aligned `|`-separated rows, long cells cut with a
- * marker, and a footer with the row count and, when the row cap cut the result, a truncation marker. Pure.
+ * Query results as a compact text table for a model: a header (names, then the database's type names when known),
+ * aligned `|`-separated rows, long cells cut with a marker at `maxCell` characters, and a footer with the row count
+ * and, when the row cap cut the result, a truncation marker. Text is shown as the database has it (a backslash is
+ * one backslash); only line breaks, tabs and `|` are escaped so a row stays one line. Under an output budget rows
+ * are dropped from the end, never the footer. Pure.
  */
+
+import { utf8Length } from "./guard/Tokens.js"
 
 export interface ResultSet {
   readonly columns: ReadonlyArray<string>
+  readonly types?: ReadonlyArray<string> | undefined
   readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
   readonly truncated: boolean
   readonly changes?: number | undefined
 }
 
 export const maxCellChars = 120
+/** The largest `max_cell` a call may ask for. */
+export const maxCellLimit = 20_000
+
+export interface RenderOptions {
+  /** Characters per cell (default 120). */
+  readonly maxCell?: number | undefined
+  /** UTF-8 bytes for all of the output; rows beyond it are dropped and the footer says how many were shown. */
+  readonly budget?: number | undefined
+}
 
 const hex = (bytes: Uint8Array, limit: number): string => {
   let out = ""
@@ -19,7 +34,7 @@ const hex = (bytes: Uint8Array, limit: number): string => {
 }
 
 /** One cell as text: NULL, numbers and bigints as written, blobs as hex, dates as ISO, objects as JSON. */
-export const cell = (value: unknown): string => {
+export const cell = (value: unknown, maxCell: number = maxCellChars): string => {
   let text: string
   if (value === null || value === undefined) text = "NULL"
   else if (typeof value === "string") text = value
@@ -33,29 +48,71 @@ export const cell = (value: unknown): string => {
       text = String(value)
     }
   }
-  const flat = text.replace(/\\/g, "\\\\").replace(/\r/g, "\\r").replace(/\n/g, "\\n").replace(/\t/g, "\\t").replace(/\|/g, "\\|")
-  return flat.length > maxCellChars ? `${flat.slice(0, maxCellChars - 1)}…` : flat
+  const flat = text.replace(/\r/g, "\\r").replace(/\n/g, "\\n").replace(/\t/g, "\\t").replace(/\|/g, "\\|")
+  const limit = Math.max(2, Math.min(maxCell, maxCellLimit))
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /** Renders one result set. `maxRows` is only named in the truncation marker. */
-export const render = (result: ResultSet, maxRows: number): string => {
+export const render = (result: ResultSet, maxRows: number, options: RenderOptions = {}): string => {
   if (result.columns.length === 0) {
     return result.changes === undefined ? "(statement ran; no rows)" : `(${plural(result.changes, "row", "rows")} changed)`
   }
-  const header = result.columns.map((c) => cell(c))
-  const body = result.rows.map((row) => result.columns.map((_, i) => cell(row[i])))
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)))
+  const maxCell = options.maxCell ?? maxCellChars
+  const header = result.columns.map((c) => cell(c, maxCell))
+  const types = result.types !== undefined && result.types.length === result.columns.length ? result.types.map((t) => cell(t, maxCell)) : undefined
+  const body = result.rows.map((row) => result.columns.map((_, i) => cell(row[i], maxCell)))
+  const widths = header.map((h, i) => Math.max(h.length, (types?.[i] ?? "").length, ...body.map((r) => (r[i] ?? "").length)))
   const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ").trimEnd()
-  const lines = [line(header), widths.map((w) => "-".repeat(Math.max(1, w))).join("-+-"), ...body.map(line)]
-  const count = plural(result.rows.length, "row", "rows")
-  lines.push(result.truncated ? `[${count} shown; more rows not shown: truncated at max_rows=${maxRows}]` : `(${count})`)
-  return lines.join("\n")
+  const head = [line(header), ...(types === undefined ? [] : [line(types)]), widths.map((w) => "-".repeat(Math.max(1, w))).join("-+-")]
+  const footer = (shown: number, cut: boolean) => {
+    const count = plural(shown, "row", "rows")
+    if (cut) return `[${count} shown of ${result.rows.length}${result.truncated ? "+" : ""}; the rest cut to fit the output limit: ask for fewer columns or rows]`
+    return result.truncated ? `[${count} shown; more rows not shown: truncated at max_rows=${maxRows}]` : `(${count})`
+  }
+  const rows = body.map(line)
+  const budget = options.budget
+  let shown = rows.length
+  if (budget !== undefined) {
+    let used = utf8Length(head.join("\n")) + utf8Length(footer(rows.length, true)) + 2
+    shown = 0
+    for (const r of rows) {
+      const size = utf8Length(r) + 1
+      if (used + size > budget) break
+      used += size
+      shown++
+    }
+  }
+  return [...head, ...rows.slice(0, shown), footer(shown, shown < rows.length)].join("\n")
 }
 
 /** Several statements' results, each after a `-- statement i of n` line when there is more than one. */
-export const renderAll = (results: ReadonlyArray<ResultSet>, maxRows: number): string =>
-  results.length === 1 && results[0] !== undefined
-    ? render(results[0], maxRows)
-    : results.map((r, i) => `-- statement ${i + 1} of ${results.length}\n${render(r, maxRows)}`).join("\n\n")
+export const renderAll = (results: ReadonlyArray<ResultSet>, maxRows: number, options: RenderOptions = {}): string => {
+  if (results.length === 1 && results[0] !== undefined) return render(results[0], maxRows, options)
+  const share = options.budget === undefined ? undefined : Math.floor(options.budget / Math.max(1, results.length)) - 30
+  return results.map((r, i) => `-- statement ${i + 1} of ${results.length}\n${render(r, maxRows, { ...options, budget: share })}`).join("\n\n")
+}
+
+/** A JSON-safe cell: bigints as their exact text, bytes as `\x…` hex, dates as ISO; JSON values as they are. */
+const jsonCell = (value: unknown): unknown => {
+  if (typeof value === "bigint") return value.toString()
+  if (value instanceof Uint8Array) return `\\x${hex(value, value.length)}`
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()
+  return value === undefined ? null : value
+}
+
+/**
+ * The structured row model of a call's results (columns, the database's type names, rows), for a structured-content
+ * field of the tool output (`mcp serve`'s `structuredContent`) once the output carries one.
+ */
+export const structured = (results: ReadonlyArray<ResultSet>) => ({
+  results: results.map((r) => ({
+    columns: r.columns,
+    types: r.types ?? null,
+    rows: r.rows.map((row) => row.map(jsonCell)),
+    truncated: r.truncated,
+    ...(r.changes === undefined ? {} : { changes: r.changes })
+  }))
+})

@@ -36,7 +36,7 @@ const judgeSql = (
         ? D.deny("guard", "sql.pg.parser-unavailable", tree.left.message)
         : SqlPolicy.unparsable(tree.left.reason)
     }
-    const combined = SqlPolicy.withTree(judged.right, PgTreePolicy.judge(tree.right, { write: call.write === true }))
+    const combined = SqlPolicy.withTree(judged.right, PgTreePolicy.judge(tree.right, { write: call.write === true, deferFunctions: SqlPolicy.defersFunctions(judged.right) }))
     return Either.isLeft(combined) ? combined.left : combined.right.decision
   })
 

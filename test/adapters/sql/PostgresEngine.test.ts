@@ -86,7 +86,8 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine", () => {
       assert.isBelow(Date.now() - started, 4_000, "pg_sleep(5) ran to its end")
     }))
 
-  const sleeping = run(request(["SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%' AND state = 'active'"])).pipe(
+  // A read runs as a cursor: its statement is active on the server as the FETCH from that cursor.
+  const sleeping = run(request(["SELECT count(*)::int FROM pg_stat_activity WHERE (query LIKE 'SELECT pg_sleep(30)%' OR query LIKE 'FETCH FORWARD % FROM minicode_rows') AND pid <> pg_backend_pid() AND state = 'active'"])).pipe(
     Effect.map((r) => r.results[0]?.rows[0]?.[0])
   )
 

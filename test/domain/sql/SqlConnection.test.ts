@@ -69,7 +69,10 @@ describe("SqlConnection", () => {
     assert.isTrue(Either.isLeft(SqlConnection.validateName("x.db")))
     assert.isTrue(Either.isLeft(SqlConnection.validateName("-x")))
     assert.isTrue(Either.isLeft(SqlConnection.parseConnections({ a: { sqlite: "/a", url: "postgres://h" } })))
-    assert.isTrue(Either.isLeft(SqlConnection.parseConnections({ a: { url: "mysql://h" } })))
+    assert.isTrue(Either.isLeft(SqlConnection.parseConnections({ a: { url: "mssql://h" } })))
+    // MySQL and MariaDB are engines now (issue 24): their URLs are accepted and speak the mysql dialect.
+    assert.deepStrictEqual(SqlConnection.dialectOf({ url: "mysql://u:p@h/db" }), Either.right("mysql"))
+    assert.deepStrictEqual(SqlConnection.dialectOf({ url: "mariadb://h/db" }), Either.right("mysql"))
     assert.isTrue(Either.isLeft(SqlConnection.parseConnections({ a: { sqlite: "/a", extra: 1 } })))
     assert.isTrue(Either.isRight(SqlConnection.parseConnections({ a: { url: "postgresql://h/db", allowWrite: true } })))
   })

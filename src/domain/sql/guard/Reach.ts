@@ -12,6 +12,7 @@ import {
   safeVirtualTableModules,
   trustedLanguages
 } from "../SqlCatalog.js"
+import { catalogDenial } from "./Catalog.js"
 import { defaultOptions, lex, type SqlDialect, type Token } from "../SqlLexer.js"
 import { calledName, deny, type Denial, isNameToken, isOp, isSubHead, isWord, kindAt, looksLikeStatement, maxNesting, pieceEnd, type SqlVerdict, wordAt } from "./Tokens.js"
 
@@ -78,6 +79,8 @@ export const languageAt = (ts: ReadonlyArray<Token>, k: number): string | undefi
 
 export const reaching = (ts: ReadonlyArray<Token>, ctx: Context): Denial | undefined => {
   const { dialect } = ctx
+  const catalog = catalogDenial(ts, ctx)
+  if (catalog !== undefined) return catalog
   const head = wordAt(ts, 0)
   const routine = ts.some((t) => t.kind === "word" && (t.value === "FUNCTION" || t.value === "PROCEDURE"))
   const hasCreate = ts.some((t) => t.kind === "word" && t.value === "CREATE")

@@ -1,0 +1,100 @@
+/**
+ * The MySQL/MariaDB engine against a real throwaway MariaDB server (Debian's mariadb-server): the SqlEngine contract,
+ * the session's READ ONLY surviving DDL's implicit commit, no LOCAL INFILE, sql_safe_updates on writes, the row cap
+ * stopping a huge result early, and values as the database has them. Without MariaDB binaries these tests are
+ * skipped locally and the CI check below fails loudly.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import * as MysqlEngine from "../../../src/adapters/sql/MysqlEngine.js"
+import { SqlEngine, type SqlRequest } from "../../../src/ports/SqlEngine.js"
+import { contract } from "../../contracts/SqlEngine.contract.js"
+import * as Mariadb from "../../support/Mariadb.js"
+
+describe("MariaDB availability", () => {
+  it("CI has MariaDB binaries (apt-get install -y mariadb-server)", () => {
+    if (process.env["CI"] === "true") assert.isTrue(Mariadb.hasMariadb, "mariadbd missing: the MySQL tests cannot run")
+  })
+})
+
+const request = (statements: ReadonlyArray<string>, over: Partial<SqlRequest> = {}): SqlRequest => ({
+  statements,
+  params: [],
+  maxRows: 200,
+  write: false,
+  timeoutMs: 5_000,
+  ...over
+})
+
+describe.runIf(Mariadb.hasMariadb)("mariadb server", () => {
+  let server: Mariadb.Server | undefined
+  beforeAll(() => {
+    server = Mariadb.start()
+    server.admin("CREATE TABLE app.people (id INT PRIMARY KEY, name VARCHAR(40), born DATE, seen DATETIME, big BIGINT, price DECIMAL(10,2)); INSERT INTO app.people VALUES (1, 'ann', '2023-03-01', '2023-03-01 10:00:00', 9007199254740993, 12.50), (2, 'a\\\\b', NULL, NULL, NULL, NULL)")
+  }, 120_000)
+  afterAll(() => server?.stop())
+
+  contract("mariadb", {
+    layer: MysqlEngine.layer,
+    target: () => ({ dialect: "mysql", url: server?.url ?? "" }),
+    param: () => "?",
+    slow: "SELECT SLEEP(5)"
+  })
+
+  const run = (req: SqlRequest, url = server?.url ?? "") =>
+    Effect.flatMap(SqlEngine, (engine) => engine.run({ dialect: "mysql", url }, req)).pipe(Effect.provide(MysqlEngine.layer), Effect.scoped)
+
+  it.live("DDL on a read connection is refused by the session's READ ONLY (an implicit commit does not escape it)", () =>
+    Effect.gen(function* () {
+      for (const sql of ["DROP TABLE people", "CREATE TABLE made (x INT)", "TRUNCATE people", "RENAME TABLE people TO p2", "CREATE USER x@localhost", "GRANT ALL ON *.* TO minicode@'127.0.0.1'", "UPDATE mysql.user SET Host = 'x'"]) {
+        const out = yield* Effect.either(run(request([sql])))
+        assert.isTrue(Either.isLeft(out) && (out.left.kind === "refused" || out.left.kind === "failed"), `${sql}: ${JSON.stringify(out)}`)
+      }
+      assert.strictEqual(server?.admin("SELECT COUNT(*) FROM app.people").trim(), "2")
+      assert.strictEqual(server?.admin("SHOW TABLES FROM app LIKE 'made'").trim(), "")
+    }), 30_000)
+
+  it.live("a statement that ends the transaction (COMMIT) makes the engine refuse and drop the connection", () =>
+    Effect.gen(function* () {
+      const out = yield* Effect.either(run(request(["COMMIT", "SELECT 1"])))
+      assert.isTrue(Either.isLeft(out) && out.left.rule === "sql.engine.transaction-ended", JSON.stringify(out))
+    }), 30_000)
+
+  it.live("LOAD DATA LOCAL INFILE is refused: the client never offers local files", () =>
+    Effect.gen(function* () {
+      const out = yield* Effect.either(run(request(["LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE people"], { write: true })))
+      assert.isTrue(Either.isLeft(out), JSON.stringify(out))
+      assert.strictEqual(server?.admin("SELECT COUNT(*) FROM app.people").trim(), "2")
+    }), 30_000)
+
+  it.live("writes run with sql_safe_updates: an UPDATE without a key in WHERE is refused", () =>
+    Effect.gen(function* () {
+      const out = yield* Effect.either(run(request(["UPDATE people SET name = 'x'"], { write: true })))
+      assert.isTrue(Either.isLeft(out) && /safe update/i.test(out.left.reason), JSON.stringify(out))
+      assert.strictEqual(server?.admin("SELECT name FROM app.people WHERE id = 1").trim(), "ann")
+    }), 30_000)
+
+  it.live("the reader account's own grants hold too", () =>
+    Effect.gen(function* () {
+      const out = yield* Effect.either(run(request(["SELECT User, authentication_string FROM mysql.user"]), server?.readerUrl))
+      assert.isTrue(Either.isLeft(out) && /denied/i.test(out.left.reason), JSON.stringify(out))
+    }), 30_000)
+
+  it.live("values as the database has them: dates as dates, DATETIME wall-clock, BIGINT exact, DECIMAL text, no doubled backslash; types named", () =>
+    Effect.gen(function* () {
+      const out = yield* run(request(["SELECT id, name, born, seen, big, price FROM people ORDER BY id"]))
+      const set = out.results[0]
+      assert.deepStrictEqual(set?.types, ["int", "varchar", "date", "datetime", "bigint", "decimal"])
+      assert.deepStrictEqual(set?.rows[0], [1, "ann", "2023-03-01", "2023-03-01 10:00:00", 9007199254740993n, "12.50"])
+      assert.strictEqual(set?.rows[1]?.[1], "a\\b")
+    }), 30_000)
+
+  it.live("a huge result stops at maxRows + 1 rows: truncated, and the connection still answers (answers within 20 s)", () =>
+    Effect.gen(function* () {
+      const huge = "SELECT a.seq * 1000000 + b.seq FROM seq_0_to_2999 a, seq_0_to_999 b"
+      const out = yield* run(request([huge, "SELECT 'next'"], { maxRows: 5, timeoutMs: 60_000 }))
+      assert.strictEqual(out.results[0]?.rows.length, 5)
+      assert.isTrue(out.results[0]?.truncated)
+      assert.deepStrictEqual(out.results[1]?.rows, [["next"]])
+    }), 20_000)
+})
