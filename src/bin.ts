@@ -3,7 +3,7 @@
  * dist/bin.js) runs through a V8 code cache.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Option, Runtime } from "effect"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { EffectRunner } from "./ports/EffectRunner.js"
 
 // Programs that must run an Effect from a foreign callback (the MCP SDK's handlers) get their runners from here.
@@ -18,9 +18,10 @@ const runner = EffectRunner.of({
 
 // The CLI and everything it offers, on the Node platform services @effect/cli needs (files, paths, terminal,
 // processes). `mcp serve` needs none of them, so its fast path does not load them.
+// Failures are told plainly by the CLI itself (src/cli/Failure.ts), with the exit code from its one table.
 const cli = Effect.flatMap(
   Effect.promise(() => Promise.all([import("./cli/Cli.js"), import("@effect/platform-node/NodeContext")])),
-  ([Cli, NodeContext]) => Effect.provide(Cli.run(process.argv), NodeContext.layer)
+  ([Cli, NodeContext]) => Effect.provide(Cli.main(process.argv, process.env), NodeContext.layer)
 )
 
 // stdout carries `mcp serve`'s protocol: a start-up failure (a bad config, a bad flag value) is told on stderr, in
@@ -52,4 +53,16 @@ const program = serving
     )
   : cli
 
-program.pipe(Effect.provideService(EffectRunner, runner), NodeRuntime.runMain({ disableErrorReporting: false }))
+// `mcp serve` keeps the runtime's own reporting and exit codes; the CLI's failures are already told and its exit
+// code set, and an interrupted command (Ctrl-C, SIGTERM) exits 130.
+program.pipe(
+  Effect.provideService(EffectRunner, runner),
+  NodeRuntime.runMain(
+    serving
+      ? { disableErrorReporting: false }
+      : {
+          disableErrorReporting: true,
+          teardown: (exit, onExit) => onExit(Exit.isInterrupted(exit) ? 130 : typeof process.exitCode === "number" ? process.exitCode : Exit.isFailure(exit) ? 1 : 0)
+        }
+  )
+)

@@ -8,97 +8,37 @@ import { Console, Context, Effect, Either, Layer, Option } from "effect"
 import * as Allowlist from "../domain/core/Allowlist.js"
 import * as Conformance from "../domain/core/Conformance.js"
 import type { Decision } from "../domain/core/Decision.js"
-import { ToolFailed } from "../domain/core/Errors.js"
-import * as Modes from "../domain/core/Modes.js"
 import { Journal } from "../ports/Journal.js"
-import * as SqlConnection from "../domain/sql/SqlConnection.js"
 import * as Kernel from "../kernel/Kernel.js"
+import * as Argv from "./Argv.js"
+import * as ExitCode from "./ExitCode.js"
 import { config } from "./ConfigCommands.js"
+import { doctor, version } from "./Doctor.js"
+import { allowLocalConfig, common, cwd, json, parseJsonArgs, setup, usage } from "./Setup.js"
+import * as Failure from "./Failure.js"
 import { journalCommands } from "./JournalCommands.js"
-import { lspDoctor } from "./LspCommands.js"
 import { mcp } from "./McpCommands.js"
 import * as CliLayers from "../app/CliLayers.js"
 import * as NodeAdapters from "../app/NodeLayers.js"
 import * as Runner from "../kernel/Runner.js"
 
-export const version = "0.1.0"
+export { version } from "./Doctor.js"
 
-const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
-const workMode = Options.text("work-mode").pipe(Options.withDescription("DISCUSS (read-only, default), PLAN or BUILD"), Options.optional)
-const permissionMode = Options.text("permission-mode").pipe(Options.withDescription("AUTO (default) or ASK"), Options.optional)
-const policy = Options.text("policy").pipe(Options.withDescription("readonly, plan, allowlist or allow-all"), Options.optional)
-const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output"))
-const allowLocalConfig = Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace"))
+/** What to do after a usage error of `tool NAME`. */
+const toolHint = (name: string, tag: string) =>
+  tag === "UnknownTool" ? "`minicode tools` lists every tool" : `\`minicode tool ${name} --help\` shows its arguments and an example`
 
-export const sandbox = Options.choice("sandbox", ["auto", "bwrap", "none"]).pipe(
-  Options.withDescription("Run bash in a bubblewrap sandbox: auto (when usable, default), bwrap (or refuse bash), none"),
-  Options.optional
-)
-const common = { cwd, workMode, permissionMode, policy, allowLocalConfig, sandbox }
-
-type CommonFlags = {
-  readonly cwd: Option.Option<string>
-  readonly workMode: Option.Option<string>
-  readonly permissionMode: Option.Option<string>
-  readonly policy: Option.Option<string>
-  readonly allowLocalConfig: boolean
-  readonly sandbox: Option.Option<"auto" | "bwrap" | "none">
-}
-
-const usage = (reason: string) => new ToolFailed({ tool: "minicode", reason })
-
-const parseOption = <A>(raw: Option.Option<string>, parse: (s: string) => Either.Either<A, string>) =>
-  Option.match(raw, {
-    onNone: () => Effect.succeed(undefined),
-    onSome: (s) => Either.match(parse(s), { onLeft: (e) => Effect.fail(usage(e)), onRight: (a) => Effect.succeed<A | undefined>(a) })
-  })
-
-const parseJsonArgs = (text: string) =>
-  Effect.try({
-    try: (): unknown => JSON.parse(text),
-    catch: (cause) => usage(`ARGS_JSON is not valid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
-  })
-
-/** Session settings and adapters from flags, then the config file, then the product defaults. */
-const setup = (flags: CommonFlags) =>
-  Effect.gen(function* () {
-    const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
-    const loaded = yield* CliLayers.loadConfig(workspace, flags.allowLocalConfig)
-    const config = loaded.config
-    const session: Kernel.SessionOptions = {
-      workspace,
-      workMode: (yield* parseOption(flags.workMode, Modes.parseWorkMode)) ?? config.workMode,
-      permissionMode: (yield* parseOption(flags.permissionMode, Modes.parsePermissionMode)) ?? config.permissionMode,
-      policy: (yield* parseOption(flags.policy, (s) => Modes.parseAccessPolicy(s, { allowUnrestricted: false }))) ?? config.policy,
-      home: process.env["HOME"],
-      sessionId: "cli",
-      bashNetwork: config.bashNetwork,
-      toolDeadlineMs: config.toolDeadlineMs
-    }
-    const configured = yield* Either.match(Allowlist.parseEntries(config.allowlist ?? []), {
-      onLeft: (e) => Effect.fail(usage(`config allowlist: ${e}`)),
-      onRight: Effect.succeed
-    })
-    const sql = yield* Either.match(SqlConnection.parseConnections(config.sql), {
-      onLeft: (e) => Effect.fail(usage(`config sql: ${e}`)),
-      onRight: Effect.succeed
-    })
-    const adapters: Kernel.Adapters<ToolFailed> = CliLayers.sessionAdapters({
-      mcpServers: config.mcpServers ?? {},
-      sql,
-      lsp: config.lsp ?? {},
-      sandbox: Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto"),
-      allowlistFile: loaded.paths.allowlist,
-      configured
-    })
-    return { session, adapters, loaded }
-  })
-
+/** `policy explain` exits as the call would: 0 when it would run, 3 when it is denied or needs an approval. */
 const printDecision = (decision: Decision, asJson: boolean) =>
-  Console.log(
+  Effect.zipRight(
+    Effect.sync(() => {
+      if (decision.decision !== "allow") process.exitCode = ExitCode.ExitCode.denied
+    }),
+    Console.log(
     asJson
       ? JSON.stringify({ decision: decision.decision, stage: decision.stage, rule: decision.rule, reason: decision.reason })
       : `${decision.decision} (${decision.stage}: ${decision.rule})\n${decision.reason}`
+    )
   )
 
 const tool = Command.make(
@@ -136,8 +76,11 @@ const tool = Command.make(
         return
       }
       const error = outcome.left
-      yield* flags.json ? Console.log(JSON.stringify({ ok: false, error: { ...error, message: error.message } })) : Console.error(`minicode: ${error.message}`)
-      process.exitCode = error._tag === "ToolDenied" ? 3 : 1
+      const code = ExitCode.classify(error)
+      yield* flags.json
+        ? Console.log(JSON.stringify({ ok: false, error: { code, ...error, message: error.message } }))
+        : Console.error(`minicode: ${error.message}${code === "usage" ? `\n${toolHint(flags.name, error._tag)}` : ""}`)
+      process.exitCode = ExitCode.exitOf(code)
     })
 ).pipe(Command.withDescription("Run one tool call through the chain and print its result"))
 
@@ -215,59 +158,16 @@ const policyCommand = Command.make("policy").pipe(
   Command.withSubcommands([explain, conformance])
 )
 
-const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, (flags) =>
-  Effect.gen(function* () {
-    const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
-    const loaded = yield* CliLayers.loadConfig(workspace, flags.allowLocalConfig).pipe(Effect.either)
-    const config = Either.isRight(loaded) ? loaded.right.config : {}
-    const sandboxMode = Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto")
-    const lsp = yield* lspDoctor(workspace, config.lsp ?? {})
-    const report = {
-      minicode: version,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      workspace,
-      workspaceExists: fs.existsSync(workspace),
-      config: {
-        global: CliLayers.configPaths(workspace).global,
-        globalFound: Either.isRight(loaded) && loaded.right.globalFound,
-        local: CliLayers.configPaths(workspace).local,
-        localFound: Either.isRight(loaded) && loaded.right.localFound,
-        localUsed: Either.isRight(loaded) && loaded.right.localUsed,
-        error: Either.isLeft(loaded) ? loaded.left.message : null
-      },
-      defaults: { workMode: config.workMode ?? "DISCUSS", permissionMode: config.permissionMode ?? "AUTO", policy: config.policy ?? "default" },
-      servers: {
-        mcp: Object.keys(config.mcpServers ?? {}),
-        lsp: lsp.rows,
-        sql: Object.keys(config.sql ?? {})
-      },
-      bashGuard: "tree-sitter-bash (commands are parsed and judged on their syntax tree)",
-      sandbox: NodeAdapters.sandboxLine(sandboxMode, yield* NodeAdapters.sandboxStatus({ mode: sandboxMode }))
-    }
-    if (flags.json) return yield* Console.log(JSON.stringify(report, null, 2))
-    yield* Console.log(
-      [
-        `minicode ${report.minicode} on node ${report.node} (${report.platform})`,
-        `workspace: ${report.workspace}${report.workspaceExists ? "" : " (missing!)"}`,
-        `global config: ${report.config.global} ${report.config.globalFound ? "(found)" : "(none)"}`,
-        `local config: ${report.config.local} ${report.config.localFound ? (report.config.localUsed ? "(found, used)" : "(found, ignored: pass --allow-local-config to trust it)") : "(none)"}`,
-        ...(report.config.error === null ? [] : [`config error: ${report.config.error}`]),
-        `defaults: work mode ${report.defaults.workMode}, permission mode ${report.defaults.permissionMode}, policy ${report.defaults.policy}`,
-        `MCP servers: ${report.servers.mcp.length === 0 ? "none" : report.servers.mcp.join(", ")}`,
-        ...(lsp.lines.length === 0 ? ["language servers: none"] : lsp.lines),
-        `SQL connections: ${report.servers.sql.length === 0 ? "none" : report.servers.sql.join(", ")}`,
-        `bash guard: ${report.bashGuard}`,
-        report.sandbox
-      ].join("\n")
-    )
-  })
-).pipe(Command.withDescription("Versions, workspace, config files and configured servers"))
-
 export const root = Command.make("minicode").pipe(
   Command.withDescription("A tool kernel for AI coding agents: deterministic gates between the model and your machine"),
   Command.withSubcommands([tool, policyCommand, doctor, config, mcp, ...journalCommands])
 )
 
 export const run = Command.run(root, { name: "minicode", version })
+
+/** The CLI on this process's command line: global options anywhere, failures told plainly, exit codes from the table. */
+export const main = (argv: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>) => {
+  const normalised = Argv.normalise(argv, env)
+  return run(normalised.argv).pipe(Failure.reported({ json: normalised.json, debug: normalised.debug }))
+}
 

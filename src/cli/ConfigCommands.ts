@@ -26,6 +26,7 @@ const add = Command.make(
     cwd,
     global,
     local,
+    json: Shared.json("values"),
     command: Options.text("command").pipe(Options.withDescription("Program to spawn (stdio server)"), Options.optional),
     args: Options.text("args").pipe(Options.withDescription("Its arguments, comma-separated: --args \"-y,pkg,.\""), Options.optional),
     arg: Options.text("arg").pipe(Options.withDescription("One argument verbatim (repeatable; for arguments with a comma)"), Options.repeated),
@@ -74,7 +75,11 @@ const add = Command.make(
       const existing = servers(raw)
       const replaced = Object.hasOwn(existing, serverId)
       yield* writeRaw(file, { ...raw, mcpServers: { ...existing, [serverId]: entry } })
-      yield* Console.log(`${replaced ? "replaced" : "added"} ${McpServers.describe(serverId, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`)
+      yield* Shared.told(
+        flags.json,
+        `${replaced ? "replaced" : "added"} ${McpServers.describe(serverId, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`,
+        { action: replaced ? "replaced" : "added", id: serverId, file, entry: Shared.maskedEntry(entry) }
+      )
     })
 ).pipe(Command.withDescription("Add (or replace) an MCP server: --command CMD [--args A,B] [--arg A]... [--env K=V]... | --url URL [--header K=V]... [--allow-private] [--timeout SECONDS]"))
 
@@ -83,14 +88,14 @@ const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
     const trusted = CliLayers.localTrusted(flags.allowLocalConfig)
     const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.mcpServers)
     if (flags.json) {
-      return yield* Console.log(JSON.stringify(rows.map((r) => ({ id: r.key, scope: r.scope, used: r.used, summary: McpServers.describe(r.key, r.entry) }))))
+      return yield* Console.log(JSON.stringify(rows.map((r) => ({ id: r.key, scope: r.scope, used: r.used, entry: Shared.maskedEntry(r.entry), summary: McpServers.describe(r.key, r.entry) }))))
     }
     if (rows.length === 0) return yield* Console.log("no MCP servers configured (minicode config mcp add ID --command CMD | --url URL)")
     for (const r of rows) yield* Console.log(`${McpServers.describe(r.key, r.entry)} [${r.scope}]${Shared.rowNote(r)}`)
   })
 ).pipe(Command.withDescription("List configured MCP servers (header and env values masked)"))
 
-const remove = Command.make("remove", { id, cwd, global, local }, (flags) =>
+const remove = Command.make("remove", { id, cwd, global, local, json: Shared.json("values") }, (flags) =>
   Effect.gen(function* () {
     const file = yield* fileFor(workspaceOf(flags.cwd), flags)
     const raw = yield* readRaw(file)
@@ -98,7 +103,7 @@ const remove = Command.make("remove", { id, cwd, global, local }, (flags) =>
     if (!Object.hasOwn(existing, flags.id)) return yield* usage(`no MCP server "${flags.id}" in ${file}`)
     const { [flags.id]: _removed, ...rest } = existing
     yield* writeRaw(file, { ...raw, mcpServers: rest })
-    yield* Console.log(`removed ${flags.id} from ${file}`)
+    yield* Shared.told(flags.json, `removed ${flags.id} from ${file}`, { action: "removed", id: flags.id, file })
   })
 ).pipe(Command.withDescription("Remove an MCP server"))
 

@@ -6,12 +6,12 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Options } from "@effect/cli"
-import { Effect, Either, Option, Schema } from "effect"
+import { Console, Effect, Either, Option, Schema } from "effect"
 import * as CliLayers from "../app/CliLayers.js"
 import { ConfigFile } from "../domain/core/Config.js"
-import { ToolFailed } from "../domain/core/Errors.js"
+import { UsageError } from "../domain/core/Errors.js"
 
-export const usage = (reason: string) => new ToolFailed({ tool: "config", reason })
+export const usage = (reason: string) => new UsageError({ reason })
 
 export const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
 export const global = Options.boolean("global").pipe(Options.withDescription("Write the global config (default)"))
@@ -91,3 +91,17 @@ export const layered = <A>(workspace: string, trusted: boolean, pick: (config: C
 /** The note `list` prints after an entry that is not in effect. */
 export const rowNote = (row: Row<unknown>): string =>
   row.used ? "" : row.scope === "local" ? " (ignored: pass --allow-local-config to trust local config)" : " (overridden by local)"
+
+/** What an `add`/`remove` did, as a sentence or (with --json) as one object on stdout. */
+export const told = (asJson: boolean, text: string, result: Readonly<Record<string, unknown>>) =>
+  Console.log(asJson ? JSON.stringify({ ok: true, ...result }) : text)
+
+/** An entry as `list --json` shows it: env and header values masked, everything else as written. */
+export const maskedEntry = (entry: object): Readonly<Record<string, unknown>> => {
+  const out: Record<string, unknown> = { ...entry }
+  for (const key of ["env", "headers"]) {
+    const values = out[key]
+    if (isRecord(values)) out[key] = Object.fromEntries(Object.keys(values).map((k) => [k, "***"]))
+  }
+  return out
+}

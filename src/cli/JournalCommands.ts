@@ -7,11 +7,12 @@ import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import * as CliLayers from "../app/CliLayers.js"
-import { ToolFailed } from "../domain/core/Errors.js"
+import { ToolFailed, UsageError } from "../domain/core/Errors.js"
 import * as Recovery from "../domain/journal/Recovery.js"
 import { Checkpoints } from "../ports/Checkpoints.js"
-import { Journal, type JournalRecord, type JournalState } from "../ports/Journal.js"
+import { Journal, type JournalError, type JournalRecord, type JournalState } from "../ports/Journal.js"
 import * as Undo from "../tools/UndoTool.js"
+import * as ExitCode from "./ExitCode.js"
 
 const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
 const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output"))
@@ -24,6 +25,10 @@ const withJournal = <A, E, R>(workspace: string, effect: Effect.Effect<A, E, R>)
   effect.pipe(Effect.provide(CliLayers.workspaceJournal(workspace)))
 
 const toFailure = (e: { readonly message: string }) => new ToolFailed({ tool: "journal", reason: e.message })
+
+/** A resolve the journal refuses is the operator's mistake (a wrong or settled SEQ): said as such, exit 2. */
+const refusedResolve = (e: JournalError) =>
+  new UsageError({ reason: `cannot resolve: ${e.reason}; \`minicode recover\` lists the records that need a verdict` })
 
 const stamp = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19)
 
@@ -66,7 +71,7 @@ const resolve = Command.make(
       workspaceOf(flags.cwd),
       Effect.gen(function* () {
         const j = yield* Journal
-        const record = yield* j.resolve(flags.seq, flags.outcome, "cli").pipe(Effect.mapError(toFailure))
+        const record = yield* j.resolve(flags.seq, flags.outcome, "cli").pipe(Effect.mapError(refusedResolve))
         yield* Console.log(`#${flags.seq} resolved as ${flags.outcome} (journaled as #${record.seq})`)
       })
     )
@@ -86,7 +91,7 @@ const recover = Command.make("recover", { cwd, json }, (flags) =>
           ? "every open call is done: nothing needs a human (nothing will be repeated)"
           : "nothing was re-executed: verify the items above, then `minicode recover resolve SEQ applied|absent`"
       )
-      if (!plan.clean) process.exitCode = 2
+      if (!plan.clean) process.exitCode = ExitCode.ExitCode.needsRecovery
     })
   )
 ).pipe(
@@ -120,7 +125,7 @@ const restore = (action: "undo" | "redo") =>
           const target = Option.isSome(flags.turn)
             ? Option.some({ session: Option.getOrElse(flags.session, () => "cli"), turn: flags.turn.value })
             : yield* (action === "undo" ? Undo.latestUndoable : Undo.latestRedoable).pipe(Effect.mapError(toFailure))
-          if (Option.isNone(target)) return yield* new ToolFailed({ tool: action, reason: `nothing to ${action}` })
+          if (Option.isNone(target)) return yield* new UsageError({ reason: `nothing to ${action}: ${action === "undo" ? "no turn changed files (see `minicode checkpoints`)" : "no turn was undone"}` })
           const options = { root: workspace, session: target.value.session, turn: target.value.turn }
           return yield* (action === "undo" ? Undo.undo(options) : Undo.redo(options)).pipe(Effect.mapError(toFailure))
         })
@@ -134,7 +139,7 @@ const restore = (action: "undo" | "redo") =>
         ...report.notRestorable.map((n) => `  not restorable: #${n.seq} ${n.tool} (no file snapshots)`)
       ]
       yield* Console.log(lines.join("\n"))
-      if (report.refused.length > 0) process.exitCode = 2
+      if (report.refused.length > 0) process.exitCode = ExitCode.ExitCode.denied
     })
   ).pipe(
     Command.withDescription(

@@ -32,6 +32,7 @@ const add = Command.make(
     cwd,
     global,
     local,
+    json: Shared.json("values"),
     command: Options.text("command").pipe(Options.withDescription("The server program (spawned in the workspace with a scrubbed environment)")),
     args: Options.text("args").pipe(Options.withDescription("Its arguments, comma-separated: --args --stdio"), Options.optional),
     arg: Options.text("arg").pipe(Options.withDescription("One argument verbatim (repeatable; for arguments with a comma)"), Options.repeated),
@@ -67,8 +68,10 @@ const add = Command.make(
       const existing = entries(raw)
       const replaced = Object.hasOwn(existing, key)
       yield* writeRaw(file, { ...raw, lsp: { ...existing, [key]: entry } })
-      yield* Console.log(
-        `${replaced ? "replaced" : "added"} ${McpServers.describe(key, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`
+      yield* Shared.told(
+        flags.json,
+        `${replaced ? "replaced" : "added"} ${McpServers.describe(key, entry)}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`,
+        { action: replaced ? "replaced" : "added", ext: key, file, entry: Shared.maskedEntry(entry) }
       )
     })
 ).pipe(Command.withDescription("Add (or replace) the language server for a file extension: EXT --command CMD [--args A,B] [--arg A]... [--env K=V]... [--timeout NAME=MS]..."))
@@ -83,7 +86,7 @@ const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
     const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.lsp)
     if (flags.json) {
       return yield* Console.log(
-        JSON.stringify(rows.map((r) => ({ ext: r.key, scope: r.scope, used: r.used, sandbox: sandboxing(r.entry), summary: McpServers.describe(r.key, r.entry) })))
+        JSON.stringify(rows.map((r) => ({ ext: r.key, scope: r.scope, used: r.used, sandbox: sandboxing(r.entry), entry: Shared.maskedEntry(r.entry), summary: McpServers.describe(r.key, r.entry) })))
       )
     }
     if (rows.length === 0) return yield* Console.log("no language servers configured (minicode config lsp add .ts --command typescript-language-server --args --stdio)")
@@ -91,7 +94,7 @@ const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   })
 ).pipe(Command.withDescription("List the configured language servers (env values masked)"))
 
-const remove = Command.make("remove", { ext, cwd, global, local }, (flags) =>
+const remove = Command.make("remove", { ext, cwd, global, local, json: Shared.json("values") }, (flags) =>
   Effect.gen(function* () {
     const key = yield* check(Lsp.normaliseExtension(flags.ext))
     const file = yield* fileFor(workspaceOf(flags.cwd), flags)
@@ -100,7 +103,7 @@ const remove = Command.make("remove", { ext, cwd, global, local }, (flags) =>
     if (!Object.hasOwn(existing, key)) return yield* usage(`no language server for ${key} in ${file}`)
     const { [key]: _removed, ...rest } = existing
     yield* writeRaw(file, { ...raw, lsp: rest })
-    yield* Console.log(`removed ${key} from ${file}`)
+    yield* Shared.told(flags.json, `removed ${key} from ${file}`, { action: "removed", ext: key, file })
   })
 ).pipe(Command.withDescription("Remove the language server of a file extension"))
 

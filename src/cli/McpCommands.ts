@@ -6,14 +6,14 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
-import { ToolFailed } from "../domain/core/Errors.js"
+import { UsageError } from "../domain/core/Errors.js"
 import * as ClientConfig from "../domain/mcp/McpClientConfig.js"
 import * as Guide from "../domain/mcp/McpGuide.js"
 import * as ServeMain from "../app/ServeLayers.js"
 import * as ThisInstall from "./ThisInstall.js"
 
 
-const usage = (reason: string) => new ToolFailed({ tool: "minicode mcp", reason })
+const usage = (reason: string) => new UsageError({ reason })
 
 const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
   Options.withDescription("Workspace root: the one root for the jail, execution and the journal (default: the current directory)"),

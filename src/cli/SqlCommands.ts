@@ -25,6 +25,7 @@ const add = Command.make(
     cwd,
     global,
     local,
+    json: Shared.json("values"),
     sqlite: Options.file("sqlite").pipe(Options.withDescription("SQLite database file (stored as an absolute path)"), Options.optional),
     url: Options.text("url").pipe(Options.withDescription("postgres://user:password@host:port/db or mysql://… / mariadb://… (the password is stored, never printed)"), Options.optional),
     allowWrite: Options.boolean("allow-write").pipe(Options.withDescription("Permit sql_query calls with write: true on this connection")),
@@ -59,8 +60,10 @@ const add = Command.make(
       const replaced = Object.hasOwn(existing, connectionName)
       yield* writeRaw(file, { ...raw, sql: { ...existing, [connectionName]: entry } })
       const missing = entry.sqlite !== undefined && !fs.existsSync(entry.sqlite) ? " (the file does not exist yet)" : ""
-      yield* Console.log(
-        `${replaced ? "replaced" : "added"} ${SqlConnection.describe(connectionName, entry)}${missing}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`
+      yield* Shared.told(
+        flags.json,
+        `${replaced ? "replaced" : "added"} ${SqlConnection.describe(connectionName, entry)}${missing}\n  in ${file}${flags.local ? " (used only with --allow-local-config)" : ""}`,
+        { action: replaced ? "replaced" : "added", name: connectionName, file, summary: SqlConnection.describe(connectionName, entry) }
       )
     })
 ).pipe(Command.withDescription("Add (or replace) an SQL connection: --sqlite PATH | --url postgres://… | mysql://… [--allow-write] [--timeout-ms N]"))
@@ -90,7 +93,7 @@ const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   })
 ).pipe(Command.withDescription("List SQL connections (passwords masked)"))
 
-const remove = Command.make("remove", { name, cwd, global, local }, (flags) =>
+const remove = Command.make("remove", { name, cwd, global, local, json: Shared.json("values") }, (flags) =>
   Effect.gen(function* () {
     const file = yield* fileFor(workspaceOf(flags.cwd), flags)
     const raw = yield* readRaw(file)
@@ -98,7 +101,7 @@ const remove = Command.make("remove", { name, cwd, global, local }, (flags) =>
     if (!Object.hasOwn(existing, flags.name)) return yield* usage(`no SQL connection "${flags.name}" in ${file}`)
     const { [flags.name]: _removed, ...rest } = existing
     yield* writeRaw(file, { ...raw, sql: rest })
-    yield* Console.log(`removed ${flags.name} from ${file}`)
+    yield* Shared.told(flags.json, `removed ${flags.name} from ${file}`, { action: "removed", name: flags.name, file })
   })
 ).pipe(Command.withDescription("Remove an SQL connection"))
 

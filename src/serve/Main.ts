@@ -5,7 +5,7 @@
  * adapters it runs on are chosen in `src/app/ServeLayers.ts`.
  */
 import { Effect } from "effect"
-import { ToolFailed } from "../domain/core/Errors.js"
+import { UsageError } from "../domain/core/Errors.js"
 
 export const version = "0.1.0"
 
@@ -22,7 +22,7 @@ export interface ServeFlags {
   readonly askTimeoutMs?: number | undefined
 }
 
-export const usage = (reason: string) => new ToolFailed({ tool: "minicode mcp", reason })
+export const usage = (reason: string) => new UsageError({ reason })
 
 const sandboxModes = new Set(["auto", "bwrap", "none"])
 const isSandboxMode = (s: string): s is "auto" | "bwrap" | "none" => sandboxModes.has(s)

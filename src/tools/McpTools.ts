@@ -34,7 +34,10 @@ export const make: Effect.Effect<Extension, never, McpTransport | WebFetch> = Ef
     const call = inv.facts.call
     switch (call.tool) {
       case "mcp_list":
-        return Effect.map(mcp.list(call.args.server), (servers) => out(McpFormat.listing(servers)))
+        // Asked for one server that cannot be reached: an error result (the CLI exits 1, doctor says so).
+        return Effect.map(mcp.list(call.args.server), (servers) =>
+          out(McpFormat.listing(servers), call.args.server !== undefined && servers.some((s) => s.error !== undefined))
+        )
       case "mcp_call":
         return Effect.map(mcp.call(call.args.server, call.args.tool, call.args.arguments ?? {}), content)
       case "mcp_dynamic":

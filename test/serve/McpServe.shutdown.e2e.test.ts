@@ -110,7 +110,7 @@ describe("mcp serve: the overall deadline of a call (built binary)", () => {
       expect(run.status, String(bad)).not.toBe(0)
       // stdout is the protocol channel: the start-up error is one plain line on stderr, naming the key.
       expect(run.stdout, String(bad)).toBe("")
-      expect(run.stderr, String(bad)).toMatch(/^minicode mcp serve: config failed: .*config\.json: toolDeadlineMs: /)
+      expect(run.stderr, String(bad)).toMatch(/^minicode mcp serve: .*config\.json: toolDeadlineMs: /)
     }
   })
 })

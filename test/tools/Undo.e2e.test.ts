@@ -51,7 +51,7 @@ describe("undo and redo through the jail", () => {
     fs.rmSync(path.join(ws, "d"), { recursive: true })
     fs.symlinkSync(outside, path.join(ws, "d"))
     const undo = minicode(["undo", "--cwd", ws])
-    expect(undo.status, undo.stderr).toBe(2)
+    expect(undo.status, undo.stderr).toBe(3) // denied: the exit-code table
     expect(undo.stdout).toContain("REFUSED d/e/a.txt")
     expect(undo.stdout).toContain("leads outside the workspace through a symlink")
     expect(listing(outside)).toEqual(["keep.txt"])
@@ -86,7 +86,7 @@ describe("undo and redo through the jail", () => {
       for (const action of ["undo", "redo"]) {
         const r = minicode([action, "--cwd", ws, "--session", c.session, "--turn", String(c.turn)])
         if (action === "undo") {
-          expect(r.status, r.stdout + r.stderr).toBe(2)
+          expect(r.status, r.stdout + r.stderr).toBe(3) // denied: the exit-code table
           expect(r.stdout).toMatch(/REFUSED .*: ".*" is not a plain workspace-relative path/)
         }
       }

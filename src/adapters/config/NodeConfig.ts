@@ -8,7 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, ParseResult, Schema } from "effect"
 import { ConfigFile, merge } from "../../domain/core/Config.js"
-import { ToolFailed } from "../../domain/core/Errors.js"
+import { UsageError } from "../../domain/core/Errors.js"
 
 export interface ConfigPaths {
   readonly global: string
@@ -45,8 +45,27 @@ const plainIssues = (e: ParseResult.ParseError): string => {
   const key = (i: (typeof issues)[number]) => i.path.map(String).join(".")
   // An optional key's "Expected undefined" adds nothing beside the real reason at the same key.
   const useful = issues.filter((i) => !(i.message.startsWith("Expected undefined") && issues.some((o) => o !== i && key(o) === key(i))))
-  return useful
-    .map((issue) => `${issue.path.length === 0 ? "(top level)" : issue.path.map(String).join(".")}: ${issue.message}`)
+  // A choice among literals fails once per literal: said once, as the list of what is accepted.
+  const literal = /^Expected ("[^"]*"), actual (.*)$/
+  const lines: Array<string> = []
+  const choices = new Map<string, { expected: Array<string>; actual: string }>()
+  for (const issue of useful) {
+    const name = issue.path.length === 0 ? "(top level)" : key(issue)
+    const m = literal.exec(issue.message)
+    const choice = choices.get(name)
+    if (m === null) lines.push(`${name}: ${issue.message}`)
+    else if (choice === undefined) {
+      choices.set(name, { expected: [m[1] ?? ""], actual: m[2] ?? "" })
+      lines.push(name)
+    } else choice.expected.push(m[1] ?? "")
+  }
+  return lines
+    .map((line) => {
+      const choice = choices.get(line)
+      return choice === undefined
+        ? line
+        : `${line}: expected ${choice.expected.length > 1 ? `one of ${choice.expected.join(", ")}` : choice.expected[0]}, got ${choice.actual}`
+    })
     .join("; ")
 }
 
@@ -55,14 +74,14 @@ const readOne = (file: string) =>
     if (!fs.existsSync(file)) return undefined
     const text = yield* Effect.try({
       try: () => fs.readFileSync(file, "utf8"),
-      catch: (cause) => new ToolFailed({ tool: "config", reason: `cannot read ${file}: ${String(cause)}` })
+      catch: (cause) => new UsageError({ reason: `cannot read ${file}: ${String(cause)}` })
     })
     const json = yield* Effect.try({
       try: (): unknown => JSON.parse(text),
-      catch: (cause) => new ToolFailed({ tool: "config", reason: `${file} is not valid JSON${where(text, cause)}` })
+      catch: (cause) => new UsageError({ reason: `${file} is not valid JSON${where(text, cause)}` })
     })
     return yield* Schema.decodeUnknown(ConfigFile)(json).pipe(
-      Effect.mapError((e) => new ToolFailed({ tool: "config", reason: `${file}: ${plainIssues(e)}` }))
+      Effect.mapError((e) => new UsageError({ reason: `${file}: ${plainIssues(e)}` }))
     )
   })
 

@@ -47,15 +47,23 @@ export const ServerEntry = Schema.Struct({
 })
 export type ServerEntry = typeof ServerEntry.Type
 
+/** A config value read as the flags read it: case and surrounding spaces do not matter (`build` is `BUILD`). */
+const caseless = <const L extends ReadonlyArray<string>>(literals: L, toCase: (s: string) => string) =>
+  Schema.transform(Schema.String, Schema.Literal(...literals), {
+    strict: false,
+    decode: (s) => toCase(s.trim()),
+    encode: (s) => s
+  })
+
 export const ConfigFile = Schema.Struct({
-  workMode: Schema.optional(Schema.Literal("DISCUSS", "PLAN", "BUILD")),
-  permissionMode: Schema.optional(Schema.Literal("AUTO", "ASK")),
-  policy: Schema.optional(Schema.Literal("readonly", "plan", "allowlist", "allow-all")),
+  workMode: Schema.optional(caseless(["DISCUSS", "PLAN", "BUILD"], (s) => s.toUpperCase())),
+  permissionMode: Schema.optional(caseless(["AUTO", "ASK"], (s) => s.toUpperCase())),
+  policy: Schema.optional(caseless(["readonly", "plan", "allowlist", "allow-all"], (s) => s.toLowerCase())),
   allowlist: Schema.optional(Schema.Array(Schema.Unknown)),
   mcpServers: Schema.optional(Schema.Record({ key: Schema.String, value: ServerEntry })),
   lsp: Schema.optional(Schema.Record({ key: Schema.String, value: ServerEntry })),
   sql: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  sandbox: Schema.optional(Schema.Literal("auto", "bwrap", "none")),
+  sandbox: Schema.optional(caseless(["auto", "bwrap", "none"], (s) => s.toLowerCase())),
   /** `bash` with `network: true` runs without asking in permission mode AUTO (still denied by readonly/plan). */
   bashNetwork: Schema.optional(Schema.Boolean),
   /** The overall deadline of a tool call in ms (default 10 minutes; bash's is at least its timeout_ms + 30 s). */

@@ -69,6 +69,18 @@ export class DeadlineExceeded extends Schema.TaggedError<DeadlineExceeded>()("De
   }
 }
 
+/**
+ * The person at the command line asked for something that cannot be done as asked: a wrong flag or argument, a
+ * config file that does not parse, nothing to undo. The reason says what to do next; the CLI exits 2.
+ */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
 /** A port whose adapter is not installed in this build or configuration. */
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
   port: Schema.String,

@@ -1,0 +1,115 @@
+/**
+ * `minicode doctor`: versions, workspace, config files, and each configured server probed for real (MCP servers
+ * connected and listed, SQL connections asked `SELECT 1`, language servers started), each with a deadline. Exits 2
+ * on a broken config and 1 when a configured server does not answer.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Command } from "@effect/cli"
+import { Console, Duration, Effect, Either, Option } from "effect"
+import * as CliLayers from "../app/CliLayers.js"
+import * as NodeAdapters from "../app/NodeLayers.js"
+import * as Kernel from "../kernel/Kernel.js"
+import * as Runner from "../kernel/Runner.js"
+import * as ExitCode from "./ExitCode.js"
+import { lspDoctor } from "./LspCommands.js"
+import { allowLocalConfig, cwd, json, sandbox, setup } from "./Setup.js"
+
+export const version = "0.1.0"
+
+export interface Probe {
+  readonly kind: "mcp" | "sql"
+  readonly name: string
+  readonly ok: boolean
+  readonly detail: string
+  readonly millis: number
+}
+
+const probeDeadline = Duration.seconds(10)
+
+/** One read-only call through the whole chain, as a user's call would go; its first line, or why it failed. */
+const probe = (
+  flags: { readonly cwd: Option.Option<string>; readonly allowLocalConfig: boolean; readonly sandbox: Option.Option<"auto" | "bwrap" | "none"> },
+  kind: Probe["kind"],
+  name: string,
+  request: Runner.Request
+) =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    const { session, adapters } = yield* setup({ ...flags, workMode: Option.none(), permissionMode: Option.none(), policy: Option.none() })
+    const outcome = yield* Runner.invoke(request).pipe(
+      Effect.provide(Kernel.layer(session, { ...adapters, journal: CliLayers.memoryJournal() })),
+      Effect.timeoutFail({ duration: probeDeadline, onTimeout: () => ({ message: `no answer within ${Duration.format(probeDeadline)}` }) }),
+      Effect.either
+    )
+    const millis = Date.now() - started
+    if (Either.isLeft(outcome)) return { kind, name, ok: false, detail: outcome.left.message, millis }
+    const first = outcome.right.text.split("\n").find((line) => line.trim() !== "") ?? ""
+    return { kind, name, ok: outcome.right.isError !== true, detail: first.slice(0, 160), millis }
+  }).pipe(Effect.catchAll((e) => Effect.succeed<Probe>({ kind, name, ok: false, detail: e.message, millis: 0 })))
+
+export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, (flags) =>
+  Effect.gen(function* () {
+    const workspace = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
+    const loaded = yield* CliLayers.loadConfig(workspace, flags.allowLocalConfig).pipe(Effect.either)
+    const config = Either.isRight(loaded) ? loaded.right.config : {}
+    const sandboxMode = Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto")
+    const lsp = yield* lspDoctor(workspace, config.lsp ?? {})
+    const probes = Either.isLeft(loaded)
+      ? []
+      : yield* Effect.all(
+          [
+            ...Object.keys(config.mcpServers ?? {}).map((name) => probe(flags, "mcp", name, { tool: "mcp_list", args: { server: name } })),
+            ...Object.keys(config.sql ?? {}).map((name) => probe(flags, "sql", name, { tool: "sql_query", args: { connection: name, sql: "SELECT 1" } }))
+          ],
+          { concurrency: 4 }
+        )
+    const line = (p: Probe) => `${p.kind === "mcp" ? "MCP server" : "SQL connection"} ${p.name}: ${p.ok ? `answers (${p.millis} ms)` : `DOES NOT ANSWER: ${p.detail}`}`
+    const report = {
+      minicode: version,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      workspace,
+      workspaceExists: fs.existsSync(workspace),
+      config: {
+        global: CliLayers.configPaths(workspace).global,
+        globalFound: Either.isRight(loaded) && loaded.right.globalFound,
+        local: CliLayers.configPaths(workspace).local,
+        localFound: Either.isRight(loaded) && loaded.right.localFound,
+        localUsed: Either.isRight(loaded) && loaded.right.localUsed,
+        error: Either.isLeft(loaded) ? loaded.left.message : null
+      },
+      defaults: { workMode: config.workMode ?? "DISCUSS", permissionMode: config.permissionMode ?? "AUTO", policy: config.policy ?? "default" },
+      servers: {
+        mcp: Object.keys(config.mcpServers ?? {}),
+        lsp: lsp.rows,
+        sql: Object.keys(config.sql ?? {})
+      },
+      probes,
+      bashGuard: "tree-sitter-bash (commands are parsed and judged on their syntax tree)",
+      sandbox: NodeAdapters.sandboxLine(sandboxMode, yield* NodeAdapters.sandboxStatus({ mode: sandboxMode }))
+    }
+    // A broken config is the user's to fix (2); a configured server that does not answer is a failure (1).
+    if (Either.isLeft(loaded)) process.exitCode = ExitCode.ExitCode.usage
+    else if (probes.some((p) => !p.ok) || lsp.rows.some((r) => !r.initialised)) process.exitCode = ExitCode.ExitCode.toolError
+    if (flags.json) return yield* Console.log(JSON.stringify(report, null, 2))
+    yield* Console.log(
+      [
+        `minicode ${report.minicode} on node ${report.node} (${report.platform})`,
+        `workspace: ${report.workspace}${report.workspaceExists ? "" : " (missing!)"}`,
+        `global config: ${report.config.global} ${report.config.globalFound ? "(found)" : "(none)"}`,
+        `local config: ${report.config.local} ${report.config.localFound ? (report.config.localUsed ? "(found, used)" : "(found, ignored: pass --allow-local-config to trust it)") : "(none)"}`,
+        ...(report.config.error === null ? [] : [`config error: ${report.config.error}`]),
+        `defaults: work mode ${report.defaults.workMode}, permission mode ${report.defaults.permissionMode}, policy ${report.defaults.policy}`,
+        `MCP servers: ${report.servers.mcp.length === 0 ? "none" : report.servers.mcp.join(", ")}`,
+        ...probes.filter((p) => p.kind === "mcp").map(line),
+        ...(lsp.lines.length === 0 ? ["language servers: none"] : lsp.lines),
+        `SQL connections: ${report.servers.sql.length === 0 ? "none" : report.servers.sql.join(", ")}`,
+        ...probes.filter((p) => p.kind === "sql").map(line),
+        `bash guard: ${report.bashGuard}`,
+        report.sandbox
+      ].join("\n")
+    )
+  })
+).pipe(Command.withDescription("Versions, workspace, config files and configured servers"))
+
