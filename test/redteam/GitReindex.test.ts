@@ -36,10 +36,12 @@ describe("a committed secret's blob under an innocent path", () => {
     expect(tool("git_show", { rev: "HEAD:.env" }).stdout).not.toContain(canary)
     expect(tool("git_show", { rev: "HEAD" }).stdout).not.toContain(canary)
     expect(tool("write_file", { path: "s.sh", content: "git tag t HEAD:.env\n" }).status).toBe(0)
-    expect(tool("bash", { command: "sh s.sh" }).status).toBe(0)
+    // Sandboxed bash no longer sees the object store of a history that holds a secret, so the tag may not even be
+    // made; if it was, git_show still refuses the bare blob.
+    const made = tool("bash", { command: "sh s.sh" }).status === 0
     const tag = tool("git_show", { rev: "t" })
-    expect(tag.stdout).toContain("bare blob id")
-    expect(tag.stdout).not.toContain(canary)
+    if (made) expect(tag.stdout).toContain("bare blob id")
+    expect(tag.stdout + tag.stderr).not.toContain(canary)
   })
 
   // Was a hole: `write_file s.sh "git update-index --add --cacheinfo 100644,$(git rev-parse HEAD:.env),innocent.txt"`,
@@ -50,14 +52,14 @@ describe("a committed secret's blob under an innocent path", () => {
     const { tool } = setup()
     const body = "b=$(git rev-parse HEAD:.env); git update-index --add --cacheinfo 100644,$b,innocent.txt\n"
     expect(tool("write_file", { path: "s.sh", content: body }).status).toBe(0)
-    expect(tool("bash", { command: "sh s.sh" }).status).toBe(0)
+    const made = tool("bash", { command: "sh s.sh" }).status === 0
     for (const args of [{ staged: true }, {}]) {
       const r = tool("git_diff", args)
-      expect(r.stdout).toContain("[minicode: diff of secret file innocent.txt hidden]")
+      if (made) expect(r.stdout).toContain("[minicode: diff of secret file innocent.txt hidden]")
       expect(r.stdout).not.toContain(canary)
     }
     expect(tool("write_file", { path: "t.sh", content: "git commit -qm sneaky\n" }).status).toBe(0)
-    expect(tool("bash", { command: "sh t.sh" }).status).toBe(0)
+    tool("bash", { command: "sh t.sh" })
     for (const rev of ["HEAD", "HEAD:innocent.txt"]) expect(tool("git_show", { rev }).stdout, rev).not.toContain(canary)
   })
 

@@ -112,13 +112,14 @@ describe("language servers that hang or die, through the CLI", () => {
   it("doctor reports a hung server and one that exits at start, and does not hang", async () => {
     const s = setup("hang-initialize,hang-shutdown,ignore-sigterm,child", ["initialize=1500"])
     const r = s.run(["doctor", "--json", "--cwd", s.ws])
-    expect(r.status, r.stderr).toBe(0)
+    // A configured server that does not start is a failure of doctor's check (exit 1, the exit-code table).
+    expect(r.status, r.stderr).toBe(1)
     const row = JSON.parse(r.stdout).servers.lsp[0]
     expect(row).toMatchObject({ initialised: false, error: "language server node (.fake) (initialize) timed out after 1500 ms" })
     await noSurvivors(s.marker)
     const dead = setup("exit-at-start")
     const d = dead.run(["doctor", "--cwd", dead.ws])
-    expect(d.status, d.stderr).toBe(0)
+    expect(d.status, d.stderr).toBe(1)
     expect(d.stdout).toContain("does not start: language server node (.fake) failed: the language server exited at start (code 7)")
   })
 })

@@ -28,14 +28,16 @@ const chain = () =>
 const inChain = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof chain>>>) => Effect.provide(effect, chain())
 
 const broken = "export const defaultMaxOutputBytes: string = 256 * 1024"
-const ownError = /src\/kernel\/Kernel\.ts:41:14 error TS2322: Type 'number' is not assignable to type 'string'/
+// The line of the declaration, as the copied repository has it.
+const line = fs.readFileSync(path.join(repo, "src/kernel/Kernel.ts"), "utf8").split("\n").findIndex((l) => l.startsWith("export const defaultMaxOutputBytes")) + 1
+const ownError = new RegExp(`src/kernel/Kernel\\.ts:${line}:14 error TS2322: Type 'number' is not assignable to type 'string'`)
 
 describe("typescript-language-server on a copy of this repository", { timeout: 900_000 }, () => {
   it.live("definition across files cold, then an edit's type error: in the edit's result, its dependents, and lsp_diagnostics warm", () =>
     inChain(
       Effect.gen(function* () {
         const cold = yield* run("lsp_definition", { path: "src/serve/Server.ts", symbol: "defaultMaxOutputBytes" })
-        assert.match(cold.text, /src\/kernel\/Kernel\.ts:41:14 {2}export const defaultMaxOutputBytes = 256 \* 1024/)
+        assert.match(cold.text, new RegExp(`src/kernel/Kernel\\.ts:${line}:14 {2}export const defaultMaxOutputBytes = 256 \\* 1024`))
         assert.notInclude(cold.text, "still loading")
         const edited = yield* run("edit_file", { path: "src/kernel/Kernel.ts", old_string: "export const defaultMaxOutputBytes = 256 * 1024", new_string: broken })
         assert.match(edited.text, ownError)
@@ -45,7 +47,7 @@ describe("typescript-language-server on a copy of this repository", { timeout: 9
         assert.match(warm.text, /^src\/kernel\/Kernel\.ts: 2 errors/)
         assert.match(warm.text, ownError)
         const again = yield* run("lsp_definition", { path: "src/serve/Server.ts", symbol: "defaultMaxOutputBytes" })
-        assert.match(again.text, /src\/kernel\/Kernel\.ts:41:14 {2}export const defaultMaxOutputBytes: string/)
+        assert.match(again.text, new RegExp(`src/kernel/Kernel\\.ts:${line}:14 {2}export const defaultMaxOutputBytes: string`))
         const refs = yield* run("lsp_references", { path: "src/kernel/Kernel.ts", symbol: "defaultMaxOutputBytes" })
         assert.include(refs.text, "src/serve/Server.ts:")
       })
@@ -57,7 +59,7 @@ describe("typescript-language-server on a copy of this repository", { timeout: 9
       Effect.gen(function* () {
         assert.include(fs.readFileSync(path.join(root, "src/kernel/Kernel.ts"), "utf8"), broken)
         const symbols = yield* run("lsp_workspace_symbols", { query: "defaultMaxOutputBytes" })
-        assert.match(symbols.text, /defaultMaxOutputBytes {2}src\/kernel\/Kernel\.ts:41/)
+        assert.match(symbols.text, new RegExp(`defaultMaxOutputBytes {2}src/kernel/Kernel\\.ts:${line}`))
         const cold = yield* run("lsp_diagnostics", { path: "src/kernel/Kernel.ts" })
         assert.match(cold.text, ownError)
         const refs = yield* run("lsp_references", { path: "src/kernel/Kernel.ts", symbol: "defaultMaxOutputBytes" })
