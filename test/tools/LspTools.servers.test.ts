@@ -103,7 +103,7 @@ describe("language servers, six tools each", { timeout: 300_000 }, () => {
       assert.match(broken.text, /main\.go:3:\d+ error/)
       assert.include((yield* run("lsp_hover", { path: "add.go", symbol: "Add" })).text, "func Add(a int, b int) int")
       assert.match((yield* run("lsp_symbols", { path: "add.go" })).text, /function Add/)
-      assert.match((yield* run("lsp_workspace_symbols", { query: "Add" })).text, /function Add {2}add\.go:4/)
+      assert.match((yield* run("lsp_workspace_symbols", { query: "Add" })).text, /function Add\b[^\n]* {2}add\.go:4/)
     }).pipe(Effect.provide(Layer.orDie(lspChain(root, ".go", "gopls", { args: [] }))))
   })
 })
