@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import { bin, ensureBuilt, makeWorkspace } from "../serve/support/McpServeHarness.js"
+import { runCli } from "../support/Cli.js"
 import { mustRun, title, unavailable } from "../support/Sandbox.js"
 
 /** A cold tsserver on a loaded machine can take longer than the default 15 s; these are deadlines, not speed. */
@@ -26,7 +27,7 @@ if (unavailable !== undefined && mustRun) {
 }
 
 describe.skipIf(unavailable !== undefined)(title("a sandboxed language server with the workspace under /tmp"), () => {
-  it("answers hover and diagnostics", () => {
+  it("answers hover and diagnostics", async () => {
     const ws = makeWorkspace()
     cleanups.push(ws.cleanup)
     expect(ws.root.startsWith("/tmp/")).toBe(true)
@@ -41,10 +42,10 @@ describe.skipIf(unavailable !== undefined)(title("a sandboxed language server wi
     fs.writeFileSync(path.join(ws.root, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }))
     fs.writeFileSync(path.join(ws.root, "a.ts"), "/** Adds two numbers. */\nexport function add(a: number, b: number): number {\n  return a + b\n}\nexport const t: string = add(1, 2)\n")
     const tool = (name: string, args: unknown) =>
-      spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", ws.root, "--work-mode", "BUILD", "--json"], { env, encoding: "utf8", timeout: 150_000 })
-    const hover = tool("lsp_hover", { path: "a.ts", symbol: "add", line: 5 })
+      runCli(bin, ["tool", name, JSON.stringify(args), "--cwd", ws.root, "--work-mode", "BUILD", "--json"], { env, timeoutMs: 150_000 })
+    const hover = await tool("lsp_hover", { path: "a.ts", symbol: "add", line: 5 })
     expect(hover.stdout + hover.stderr).toContain("add(a: number, b: number): number")
-    const diagnostics = tool("lsp_diagnostics", { path: "a.ts" })
+    const diagnostics = await tool("lsp_diagnostics", { path: "a.ts" })
     expect(diagnostics.stdout).toMatch(/a\.ts:5:\d+ error TS2322/)
   }, 400_000)
 })
