@@ -15,10 +15,13 @@ import * as StdioLineTransport from "../adapters/mcp/StdioLineTransport.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
 import * as Allowlist from "../domain/core/Allowlist.js"
 import type { ServerEntry } from "../domain/core/Config.js"
+import { decline, type Elicit } from "../domain/mcp/McpElicitation.js"
 import type { ToolFailed } from "../domain/core/Errors.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
 import type { Adapters } from "../kernel/Kernel.js"
+import type { ElicitationChannel } from "../ports/Approver.js"
 import type { SandboxMode } from "../ports/Sandbox.js"
+import * as ForwardElicitation from "../serve/ForwardElicitation.js"
 import { closingMs, parseArgv, type ServeFlags, usage, version, watchdog } from "../serve/Main.js"
 import * as NodeAdapters from "./NodeLayers.js"
 
@@ -35,8 +38,17 @@ export const kernelAdapters = (options: {
   readonly lsp: Readonly<Record<string, ServerEntry>>
   readonly sandbox: SandboxMode
   readonly allowlist?: { readonly file: string; readonly configured: ReadonlyArray<Allowlist.AllowEntry> }
+  /** Who answers an upstream server's elicitation (default: declined). */
+  readonly elicit?: Elicit
 }): Adapters<ToolFailed> => ({
-  ...NodeAdapters.adapters({ unrestricted: false, sql: options.sql, mcpServers: options.mcpServers, lsp: options.lsp, sandbox: { mode: options.sandbox } }),
+  ...NodeAdapters.adapters({
+    unrestricted: false,
+    sql: options.sql,
+    mcpServers: options.mcpServers,
+    lsp: options.lsp,
+    sandbox: { mode: options.sandbox },
+    mcpClient: { elicit: options.elicit ?? decline }
+  }),
   allowlist:
     options.allowlist === undefined ? MemoryAllowlist.layer([]) : JsonFileAllowlist.layer(options.allowlist.file, options.allowlist.configured),
   approver: Approvers.constant("no")
@@ -64,6 +76,8 @@ export const run = (flags: ServeFlags) =>
     const mode = flags.sandbox ?? loaded.config.sandbox ?? "auto"
     const sandboxNote = NodeAdapters.sandboxLine(mode, yield* NodeAdapters.sandboxStatus({ mode }))
     const McpServe = yield* Effect.promise(() => import("../serve/Server.js"))
+    // The client channel exists once the server does; an upstream server's elicitation is forwarded through it.
+    const upstream: { channel?: ElicitationChannel } = {}
     yield* watchdog(McpServe.limits.drainMs + closingMs)
     yield* McpServe.serve(
       {
@@ -82,14 +96,17 @@ export const run = (flags: ServeFlags) =>
           mcpServers: loaded.config.mcpServers ?? {},
           lsp: loaded.config.lsp ?? {},
           sandbox: mode,
-          allowlist: { file: loaded.paths.allowlist, configured }
+          allowlist: { file: loaded.paths.allowlist, configured },
+          elicit: ForwardElicitation.forward(() => upstream.channel)
         }),
-        approver: (channel) =>
-          ElicitationApprover.layer({
+        approver: (channel) => {
+          upstream.channel = channel
+          return ElicitationApprover.layer({
             channel,
             ...(flags.askTimeoutMs === undefined ? {} : { timeoutMs: flags.askTimeoutMs }),
             howToAllow: "restart minicode mcp serve with --allow-all"
-          }),
+          })
+        },
         hash: (text) => sha256(text, "base64"),
         transport: (hooks) =>
           StdioLineTransport.make({ input: process.stdin, output: process.stdout, maxLineBytes: McpServe.limits.maxLineBytes, ...hooks })

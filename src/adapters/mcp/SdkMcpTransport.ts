@@ -18,12 +18,13 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Either, ExecutionStrategy, Layer, Scope, SynchronizedRef } from "effect"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
-import type { McpProgress, McpServerListing } from "../../domain/mcp/McpFormat.js"
+import { type McpProgress, type McpServerListing, progressLine } from "../../domain/mcp/McpFormat.js"
 import * as McpElicitation from "../../domain/mcp/McpElicitation.js"
 import { singlePrefix, visible } from "../../domain/mcp/McpText.js"
 import * as McpServers from "../../domain/mcp/McpServers.js"
 import type { Launch, Launcher } from "../../ports/Launcher.js"
 import { type McpError, McpTransport } from "../../ports/McpTransport.js"
+import * as Progress from "../../ports/Progress.js"
 import type { Resolver } from "../net/NetGuard.js"
 import * as PinnedFetch from "../net/PinnedFetch.js"
 import * as FileOAuthProvider from "./FileOAuthProvider.js"
@@ -378,14 +379,18 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             ? Effect.map(listOne(server), (one) => [one])
             : Effect.fail(new Unavailable({ port: `MCP server ${server}`, reason: `no MCP server "${server}" is configured` })),
       call: (server, tool, args) =>
-        Effect.flatMap(taskOnly(server, tool), (m) =>
+        Effect.flatMap(Effect.zip(taskOnly(server, tool), Progress.current), ([m, listener]) =>
           request(`${server}`, `${server}.${tool}`, (client, signal, timeout) =>
             client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, {
               signal,
               timeout,
               resetTimeoutOnProgress: true,
-              onprogress: (p) =>
-                options.onProgress?.({ server, tool, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) })
+              onprogress: (p) => {
+                const progress: McpProgress = { server, tool, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) }
+                options.onProgress?.(progress)
+                // Under `mcp serve`, the running call's listener: its client sees the upstream server's progress.
+                if (listener.watched) listener.note(progressLine(progress))
+              }
             })
           )
         ).pipe(
