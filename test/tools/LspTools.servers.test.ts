@@ -1,7 +1,8 @@
 /**
  * More language servers for real, each through the whole chain with the same six-tool smoke test (diagnostics
  * after a write that breaks the file, definition, references, hover, symbols, workspace symbols): clangd,
- * vscode-json-language-server (pull diagnostics; it offers neither definitions nor references: a clear error),
+ * vscode-json-language-server (pull diagnostics; it offers neither definitions nor references: a clear error), the
+ * CSS server's hover (its inline images dropped),
  * gopls (needs the go toolchain, which .ci/run installs). Cross-file definition and references cold (the first
  * request of a fresh server) and warm, for Python (pyright) and Go.
  */
@@ -59,14 +60,29 @@ describe("language servers, six tools each", { timeout: 300_000 }, () => {
       const broken = yield* run("write_file", { path: "a.json", content: '{\n  "name": "x",\n  "list": [1, 2,]\n}\n' })
       assert.match(broken.text, /a\.json:3:16 error 519: Trailing comma \(json\)/)
       const def = yield* Effect.flip(run("lsp_definition", { path: "a.json", symbol: "name" }))
-      assert.include(def.message, "textDocument/definition failed: Unhandled method textDocument/definition")
+      assert.include(def.message, "does not offer go to definition (textDocument/definition: its initialize reply has no definitionProvider)")
       const refs = yield* Effect.flip(run("lsp_references", { path: "a.json", symbol: "name" }))
-      assert.include(refs.message, "textDocument/references failed")
+      assert.include(refs.message, "does not offer find references")
       assert.strictEqual((yield* run("lsp_hover", { path: "a.json", symbol: "name" })).text, "hover of name (a.json:2:4): no hover information")
       assert.match((yield* run("lsp_symbols", { path: "a.json" })).text, /^string name x {2}2\narray list {2}3$/m)
       const ws = yield* Effect.flip(run("lsp_workspace_symbols", { query: "name" }))
-      assert.include(ws.message, "workspace/symbol failed")
+      assert.include(ws.message, "does not offer workspace symbols")
     }).pipe(Effect.provide(Layer.orDie(lspChain(root, ".json", devBin("vscode-json-language-server")))))
+  })
+
+  it.live("vscode-css-language-server: hover keeps the text and drops the inline Baseline images the server sends", () => {
+    const root = workspace("css-")
+    write(root, "a.css", ".a {\n  color: red;\n  display: flex;\n}\n")
+    return Effect.gen(function* () {
+      for (const symbol of ["color", "display"]) {
+        const hover = (yield* run("lsp_hover", { path: "a.css", symbol })).text
+        // The server's markdown carries `![Baseline icon](data:image/svg+xml;base64,…)` before this sentence.
+        assert.include(hover, "available across major browsers (Baseline since")
+        assert.include(hover, "MDN Reference")
+        assert.notInclude(hover, "data:image")
+        assert.notInclude(hover, "base64")
+      }
+    }).pipe(Effect.provide(Layer.orDie(lspChain(root, ".css", devBin("vscode-css-language-server")))))
   })
 
   it.live("pyright: cross-file definition and references, cold then warm", () => {

@@ -34,7 +34,7 @@ import * as Lsp from "../../domain/lsp/Lsp.js"
 import * as Progress from "../../ports/Progress.js"
 import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../../ports/LspTransport.js"
 import { defaults, type Options } from "./JsonRpcLspOptions.js"
-import { answerServerRequests, capsOf, initializeParams, lastLines, messageOf, tail, WorkDoneProgress } from "./LspProtocol.js"
+import { answerServerRequests, capsOf, initializeParams, lastLines, messageOf, notOffered, tail, WorkDoneProgress } from "./LspProtocol.js"
 import * as Settle from "./LspSettle.js"
 import { killGroup, signalGroup, spawnServer as spawnProcess, waitExit } from "./LspProcess.js"
 import type { Docs, Instance, Life, Published, RpcModule, Timeouts } from "./LspInstance.js"
@@ -118,7 +118,7 @@ export const build = (options: Options) =>
         const m = yield* rpc
         const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
         const opened = yield* Effect.gen(function* () {
-          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, ownPidNamespace: false, listeners: new Set(), progress: new Map(), progressListeners: new Set() }
+          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, ownPidNamespace: false, listeners: new Set(), progress: new Map(), progressListeners: new Set(), registered: new Set() }
           const exited = yield* Deferred.make<string>()
           // Who started it hears when it dies on its own (not when minicode stops it): a client log message.
           const progress = yield* Progress.current
@@ -170,7 +170,7 @@ export const build = (options: Options) =>
           // The exit status says more than a closed pipe: give it a moment to arrive.
           conn.onClose(() => void setTimeout(() => die("its connection closed"), 200).unref())
           conn.onError(([error]) => void error)
-          answerServerRequests(m, conn, folders)
+          answerServerRequests(m, conn, folders, (method) => void life.registered.add(method))
           const decodePublish = Schema.decodeUnknownEither(Lsp.PublishDiagnostics)
           conn.onNotification("textDocument/publishDiagnostics", (params: unknown) => {
             const p = decodePublish(params)
@@ -227,7 +227,7 @@ export const build = (options: Options) =>
             docs: yield* SynchronizedRef.make<Docs>({ open: new Map(), last: new Map() }),
             scope,
             startedAt,
-            caps: { pull: false, tsserver: false }
+            caps: { pull: false, tsserver: false, lacks: new Set() }
           }
           instance.caps = capsOf(yield* send(instance, "initialize", initializeParams(root, rootUri, folders, life.ownPidNamespace ? null : process.pid), server.timeouts.initializeMs))
           life.initialised = true
@@ -270,6 +270,11 @@ export const build = (options: Options) =>
 
     /** One request, cancelled (`$/cancelRequest`) when interrupted; fails at once if the server dies. */
     const request = (instance: Instance, method: string, params: unknown) =>
+      instance.caps.lacks.has(method) && !instance.life.registered.has(method)
+        ? Effect.fail(failed(instance.name, notOffered(instance.name, method) ?? `${method} is not offered`))
+        : asked(instance, method, params)
+
+    const asked = (instance: Instance, method: string, params: unknown) =>
       Effect.raceFirst(
         Effect.tryPromise({
           try: (signal) => {

@@ -30,13 +30,21 @@ export const lastLines = (stderr: string, n = 5) =>
     .slice(-600)
 
 /** Answers the requests servers send to clients (`workspace/configuration`, `workDoneProgress/create`, …). */
-export const answerServerRequests = (m: typeof Rpc, conn: Rpc.MessageConnection, folders: ReadonlyArray<Folder>) => {
+export const answerServerRequests = (
+  m: typeof Rpc,
+  conn: Rpc.MessageConnection,
+  folders: ReadonlyArray<Folder>,
+  onRegister: (method: string) => void = () => undefined
+) => {
   conn.onRequest("workspace/configuration", (params: { readonly items?: ReadonlyArray<unknown> } | undefined) =>
     (params?.items ?? []).map(() => null)
   )
   conn.onRequest("workspace/workspaceFolders", () => folders)
   conn.onRequest("window/workDoneProgress/create", () => null)
-  conn.onRequest("client/registerCapability", () => null)
+  conn.onRequest("client/registerCapability", (params: { readonly registrations?: ReadonlyArray<{ readonly method?: unknown }> } | undefined) => {
+    for (const r of params?.registrations ?? []) if (typeof r.method === "string") onRegister(r.method)
+    return null
+  })
   conn.onRequest("client/unregisterCapability", () => null)
   conn.onRequest("window/showMessageRequest", () => null)
   conn.onRequest("window/showDocument", () => ({ success: false }))
@@ -92,26 +100,54 @@ const InitializeResult = Schema.Struct({
       )
     ),
     executeCommandProvider: Schema.optional(Schema.Struct({ commands: Schema.optional(Schema.Array(Schema.String)) })),
-    positionEncoding: Schema.optional(Schema.String)
+    positionEncoding: Schema.optional(Schema.String),
+    definitionProvider: Schema.optional(Schema.Unknown),
+    referencesProvider: Schema.optional(Schema.Unknown),
+    hoverProvider: Schema.optional(Schema.Unknown),
+    documentSymbolProvider: Schema.optional(Schema.Unknown),
+    workspaceSymbolProvider: Schema.optional(Schema.Unknown)
   })
 })
+
+/** The requests a tool sends, by the capability a server declares to offer them, and what a user calls them. */
+export const providers = {
+  "textDocument/definition": { capability: "definitionProvider", what: "go to definition" },
+  "textDocument/references": { capability: "referencesProvider", what: "find references" },
+  "textDocument/hover": { capability: "hoverProvider", what: "hover" },
+  "textDocument/documentSymbol": { capability: "documentSymbolProvider", what: "document symbols" },
+  "workspace/symbol": { capability: "workspaceSymbolProvider", what: "workspace symbols" }
+} as const
+
+export type ProvidedMethod = keyof typeof providers
 
 export interface ServerCaps {
   /** `textDocument/diagnostic` (pull diagnostics). */
   readonly pull: boolean
   /** typescript-language-server's `typescript.tsserverRequest`: tsserver's own diagnostics and project requests. */
   readonly tsserver: boolean
+  /** The requests of `providers` the server did not declare (a provider absent or `false`): refused before sending. */
+  readonly lacks: ReadonlySet<string>
+}
+
+/** Why a request is not sent: the server said it does not offer it. */
+export const notOffered = (server: string, method: string): string | undefined => {
+  const p = (providers as Readonly<Record<string, { readonly capability: string; readonly what: string }>>)[method]
+  return p === undefined ? undefined : `${server} does not offer ${p.what} (${method}: its initialize reply has no ${p.capability})`
 }
 
 export const tsserverRequest = "typescript.tsserverRequest"
 
 export const capsOf = (reply: unknown): ServerCaps => {
   const r = Schema.decodeUnknownEither(InitializeResult)(reply)
-  if (Either.isLeft(r)) return { pull: false, tsserver: false }
+  if (Either.isLeft(r)) return { pull: false, tsserver: false, lacks: new Set() }
   const c = r.right.capabilities
+  const declared = c as Readonly<Record<string, unknown>>
   return {
     pull: c.diagnosticProvider !== undefined && c.diagnosticProvider !== false,
-    tsserver: (c.executeCommandProvider?.commands ?? []).includes(tsserverRequest)
+    tsserver: (c.executeCommandProvider?.commands ?? []).includes(tsserverRequest),
+    lacks: new Set(
+      Object.entries(providers).flatMap(([method, p]) => (declared[p.capability] === undefined || declared[p.capability] === false ? [method] : []))
+    )
   }
 }
 
