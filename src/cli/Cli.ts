@@ -15,6 +15,7 @@ import * as ExitCode from "./ExitCode.js"
 import { config } from "./ConfigCommands.js"
 import { doctor, version } from "./Doctor.js"
 import { allowLocalConfig, common, cwd, json, parseJsonArgs, setup, usage } from "./Setup.js"
+import * as Completions from "./Completions.js"
 import * as Failure from "./Failure.js"
 import * as Help from "./Help.js"
 import * as Layout from "./Layout.js"
@@ -181,7 +182,9 @@ export const run = Command.run(root, { name: "minicode", version })
 export const main = (argv: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>) => {
   const normalised = Argv.normalise(argv, env)
   const help = Help.request(normalised.argv.slice(2))
+  const shell = Completions.request(normalised.argv.slice(2))
   const told = Failure.reported({ json: normalised.json, debug: normalised.debug })
+  if (shell !== undefined) return told(Completions.print(root, shell))
   return help === undefined ? told(run(normalised.argv)) : told(Help.show(root.descriptor, help, Layout.styleOf(env, process.stdout), normalised.json))
 }
 

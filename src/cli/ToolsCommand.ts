@@ -115,7 +115,7 @@ export const renderEntry = (style: Layout.Style, e: Entry): string => {
           style,
           e.arguments.map((a) => [
             a.name,
-            `${a.type}, ${a.required ? "required" : "optional"}${"default" in a ? `, default ${JSON.stringify(a.default)}` : ""}. ${a.description}`.trim()
+            `${a.type}, ${a.required ? "required" : "optional"}${"default" in a ? `, default ${JSON.stringify(a.default)}` : ""}.${a.description === "" ? "" : ` ${a.description}`}`
           ]),
           2,
           Layout.cyan

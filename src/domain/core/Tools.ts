@@ -127,7 +127,7 @@ export const Args = {
   mcp_call: Schema.Struct({
     server: Schema.String.annotations({ description: "Server id" }),
     tool: Schema.String.annotations({ description: "Tool name on that server" }),
-    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "The tool's arguments, as its input schema says (mcp_list shows it)" }))
   }),
   mcp_read: Schema.Struct({
     server: Schema.String.annotations({ description: "Server id" }),
@@ -136,7 +136,7 @@ export const Args = {
   mcp_prompt: Schema.Struct({
     server: Schema.String.annotations({ description: "Server id" }),
     name: Schema.String.annotations({ description: "Prompt name" }),
-    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }).annotations({ description: "The prompt's arguments, each a string" }))
   }),
   web_fetch: Schema.Struct({
     url: Schema.String.annotations({ description: "http(s) URL to GET" }),
