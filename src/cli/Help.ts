@@ -308,11 +308,12 @@ export type Request =
   | { readonly _tag: "Unknown"; readonly words: ReadonlyArray<string>; readonly near: Page }
 
 /** Options whose value is the next word (so that value is not read as a command or tool name). */
-const takesValue = new Set(["--cwd", "--work-mode", "--permission-mode", "--policy", "--sandbox", "--turn", "--session", "--state", "--junit", "--for"])
+const takesValue = new Set(["--cwd", "--work-mode", "--permission-mode", "--policy", "--sandbox", "--turn", "--session", "--state", "--junit", "--for", "--log-level", "--completions"])
 
 /**
  * The help `words` (the command line after `minicode`) asks for: with `--help`/`-h` anywhere before `--`, or a
- * group command given alone (`minicode`, `minicode config`). Nothing when the command should run.
+ * group command given alone (`minicode`, `minicode config`); or an unknown subcommand of a group. Nothing when the
+ * command should run.
  */
 export const request = (words: ReadonlyArray<string>): Request | undefined => {
   const end = words.indexOf("--")
@@ -330,8 +331,8 @@ export const request = (words: ReadonlyArray<string>): Request | undefined => {
   }
   const rest = positional.slice(used)
   if (asked && same(page.path, ["tool"]) && rest[0] !== undefined) return { _tag: "Tool", name: rest[0] }
-  // A word the page does not know, right after a group (`minicode config nosuch --help`): say so.
-  if (asked && page.group === true && rest[0] !== undefined) {
+  // A word a group does not know (`minicode config nosuch`, with or without --help): say so, and where to look.
+  if (page.group === true && rest[0] !== undefined) {
     return { _tag: "Unknown", words: [...page.path, rest[0]], near: page }
   }
   if (asked) return { _tag: "Page", page }

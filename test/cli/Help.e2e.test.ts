@@ -91,6 +91,10 @@ describe("help pages", () => {
     expect(unknown.status).toBe(2)
     expect(unknown.stdout).toBe("")
     expect(unknown.stderr).toMatch(/^minicode: unknown command "minicode config nosuch"; `minicode config --help` lists the commands\n$/)
+    const deeper = minicode(["config", "mcp", "nosuch"])
+    expect(deeper.status).toBe(2)
+    expect(deeper.stderr).toContain('unknown command "minicode config mcp nosuch"; `minicode config mcp --help` lists the commands')
+    expect(JSON.parse(minicode(["nosuch", "--json"]).stdout)).toEqual({ error: { code: "usage", message: expect.stringContaining('unknown command "minicode nosuch"') } })
   })
 })
 

@@ -78,6 +78,9 @@ describe("help pages", () => {
     expect(page(["tool", "--help"])).toBe("tool")
     expect(Help.request(["tool", "--cwd", "/x", "read_file", "--help"])).toEqual({ _tag: "Tool", name: "read_file" })
     expect(Help.request(["config", "nosuch", "--help"])).toMatchObject({ _tag: "Unknown", words: ["config", "nosuch"] })
+    expect(Help.request(["config", "mcp", "nosuch"])).toMatchObject({ _tag: "Unknown", words: ["config", "mcp", "nosuch"] })
+    expect(Help.request(["nosuch"])).toMatchObject({ _tag: "Unknown", words: ["nosuch"] })
+    expect(Help.request(["--log-level", "debug", "doctor"])).toBeUndefined()
     // Commands that run, and help words inside an argument, are left alone.
     expect(Help.request(["tool", "bash", '{"command":"ls --help"}'])).toBeUndefined()
     expect(Help.request(["recover"])).toBeUndefined()
