@@ -4,8 +4,10 @@
  * conventions, wrapping keeps to the width, and which help a command line asks for.
  */
 import { Command } from "@effect/cli"
-import { Either, HashMap, Schema } from "effect"
-import { describe, expect, it } from "vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { it } from "@effect/vitest"
+import { Effect, Either, HashMap, Schema } from "effect"
+import { describe, expect } from "vitest"
 import * as Tools from "../../src/domain/core/Tools.js"
 import { root } from "../../src/cli/Cli.js"
 import * as Completions from "../../src/cli/Completions.js"
@@ -64,6 +66,20 @@ describe("help pages", () => {
       for (const e of page.examples) expect(e.startsWith("minicode ")).toBe(true)
     }
   })
+
+  it.effect("pages and commands match at every depth: each command has a page, each page a command", () =>
+    Effect.gen(function* () {
+      // The completion script names every command path (`cmd="minicode__config__mcp__add"`).
+      const script = yield* Command.getBashCompletions(root, "minicode")
+      const commands = new Set(script.flatMap((l) => /cmd="minicode__([^"]+)"/.exec(l)?.[1]?.split("__").join(" ") ?? []))
+      expect([...commands].sort()).toEqual(Help.pages.filter((p) => p.path.length > 0).map((p) => p.path.join(" ")).sort())
+      for (const page of Help.pages) {
+        const items = yield* Help.itemsOf(root.descriptor, page.path)
+        if (page.group !== true && page.path.length > 0) expect(items.options.length + items.args.length, page.path.join(" ")).toBeGreaterThan(0)
+        for (const item of [...items.args, ...items.options]) expect(item.term, page.path.join(" ")).not.toMatch(/^\(?-h|--completions|--log-level|--wizard|--version/)
+      }
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
 
   it("which help a command line asks for", () => {
     const page = (words: ReadonlyArray<string>) => {
