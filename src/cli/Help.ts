@@ -239,7 +239,7 @@ const examplesOf = (style: Layout.Style, page: Page) => page.examples.flatMap((e
 const usageOf = (page: Page, items: { readonly args: ReadonlyArray<Item>; readonly options: ReadonlyArray<Item> }) => {
   if (page.usage !== undefined) return page.usage
   const name = ["minicode", ...page.path].join(" ")
-  if (page.group === true) return `${name} COMMAND [options]`
+  if (page.group === true) return page.path.length === 0 ? `${name} COMMAND [options]` : `${name} COMMAND`
   const args = items.args.map((a) => (a.optional ? `[${a.term}]` : a.term))
   const required = items.options.filter((o) => !o.optional && !o.repeatable && !o.switch).map((o) => o.term)
   return [name, ...args, ...required, ...(items.options.length > required.length ? ["[options]"] : [])].join(" ")

@@ -114,6 +114,27 @@ describe("colour", () => {
   })
 })
 
+describe("colour on a terminal", () => {
+  // `script` gives the command a pseudo-terminal of 70 columns.
+  const onTerminal = (extra: NodeJS.ProcessEnv) =>
+    spawnSync("script", ["-qec", `stty cols 70; "${process.execPath}" "${bin}" config mcp add --help`, "/dev/null"], {
+      encoding: "utf8",
+      cwd: ws,
+      env: { ...baseEnv(), TERM: "xterm", ...extra }
+    })
+  const available = spawnSync("script", ["--version"]).status === 0
+  it.skipIf(!available)("a terminal gets colour and its own width, unless NO_COLOR or TERM=dumb", () => {
+    const tty = onTerminal({})
+    expect(tty.status, tty.stderr).toBe(0)
+    expect(tty.stdout).toMatch(ansi)
+    const plain = tty.stdout.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m|\r`, "g"), "")
+    expect(widest(plain)).toBeLessThanOrEqual(70)
+    expect(widest(plain)).toBeGreaterThan(60)
+    expect(onTerminal({ NO_COLOR: "1" }).stdout).not.toMatch(ansi)
+    expect(onTerminal({ TERM: "dumb" }).stdout).not.toMatch(ansi)
+  })
+})
+
 describe("minicode tools and tool NAME --help", () => {
   it("tools --json: every tool with scope, capability, typed arguments and an example", () => {
     const out = minicode(["tools", "--json"])
