@@ -61,7 +61,7 @@ export const typeOf = (schema: unknown): string => {
 /** A word safe inside single quotes in a POSIX shell. */
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
 
-export const entryOf = (name: Tools.ToolName): Entry => {
+const argumentsOf = (name: Tools.ToolName) => {
   const info = Tools.staticInfo(name)
   const schema = inputSchemaOf(name)
   const properties = isRecord(schema["properties"]) ? schema["properties"] : {}
@@ -71,6 +71,15 @@ export const entryOf = (name: Tools.ToolName): Entry => {
     const fallback = isRecord(s) && "default" in s ? { default: s["default"] } : {}
     return { name: field, type: typeOf(s), required: required.has(field), ...fallback, description }
   })
+  return { info, args }
+}
+
+/** The description without the "(default X)" the entry already states. */
+const withoutDefault = (a: Argument) =>
+  "default" in a ? a.description.replace(` (default ${String(a.default)})`, "") : a.description
+
+export const entryOf = (name: Tools.ToolName): Entry => {
+  const { info, args } = argumentsOf(name)
   const example = Tools.exampleOf(name)
   return {
     name,
@@ -115,7 +124,7 @@ export const renderEntry = (style: Layout.Style, e: Entry): string => {
           style,
           e.arguments.map((a) => [
             a.name,
-            `${a.type}, ${a.required ? "required" : "optional"}${"default" in a ? `, default ${JSON.stringify(a.default)}` : ""}.${a.description === "" ? "" : ` ${a.description}`}`
+            `${a.type}, ${a.required ? "required" : "optional"}${"default" in a ? `, default ${JSON.stringify(a.default)}` : ""}.${withoutDefault(a) === "" ? "" : ` ${withoutDefault(a)}`}`
           ]),
           2,
           Layout.cyan
