@@ -308,7 +308,11 @@ export type Request =
   | { readonly _tag: "Unknown"; readonly words: ReadonlyArray<string>; readonly near: Page }
 
 /** Options whose value is the next word (so that value is not read as a command or tool name). */
-const takesValue = new Set(["--cwd", "--work-mode", "--permission-mode", "--policy", "--sandbox", "--turn", "--session", "--state", "--junit", "--for", "--log-level", "--completions"])
+const takesValue = new Set([
+  ...["--cwd", "--work-mode", "--permission-mode", "--policy", "--sandbox", "--turn", "--session", "--state", "--junit", "--for"],
+  ...["--command", "--args", "--arg", "--env", "--url", "--header", "--timeout", "--timeout-ms", "--sqlite", "--scope"],
+  ...["--client-id", "--client-secret", "--ask-timeout", "--log-level", "--completions"]
+])
 
 /**
  * The help `words` (the command line after `minicode`) asks for: with `--help`/`-h` anywhere before `--`, or a
@@ -318,6 +322,7 @@ const takesValue = new Set(["--cwd", "--work-mode", "--permission-mode", "--poli
 export const request = (words: ReadonlyArray<string>): Request | undefined => {
   const end = words.indexOf("--")
   const before = end === -1 ? words : words.slice(0, end)
+  // As @effect/cli reads it: `-h` anywhere is help, even after an option that takes a value.
   const asked = before.includes("--help") || before.includes("-h")
   const positional = before.filter((w, i) => !w.startsWith("-") && !takesValue.has(before[i - 1] ?? ""))
   let page = pageOf([]) ?? pages[0]
