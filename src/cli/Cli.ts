@@ -15,7 +15,11 @@ import * as ExitCode from "./ExitCode.js"
 import { config } from "./ConfigCommands.js"
 import { doctor, version } from "./Doctor.js"
 import { allowLocalConfig, common, cwd, json, parseJsonArgs, setup, usage } from "./Setup.js"
+import * as Completions from "./Completions.js"
 import * as Failure from "./Failure.js"
+import * as Help from "./Help.js"
+import * as Layout from "./Layout.js"
+import { tools } from "./ToolsCommand.js"
 import { journalCommands } from "./JournalCommands.js"
 import { mcp } from "./McpCommands.js"
 import * as CliLayers from "../app/CliLayers.js"
@@ -41,9 +45,15 @@ const printDecision = (decision: Decision, asJson: boolean) =>
     )
   )
 
+const toolName = Args.text({ name: "NAME" }).pipe(Args.withDescription("A built-in tool (`minicode tools` lists them) or an MCP server's SERVER.TOOL"))
+const argsJson = Args.text({ name: "ARGS_JSON" }).pipe(
+  Args.withDescription(`The arguments as one JSON object, in single quotes: '{"path":"src/index.ts"}' (default {})`),
+  Args.withDefault("{}")
+)
+
 const tool = Command.make(
   "tool",
-  { ...common, json, name: Args.text({ name: "NAME" }), args: Args.text({ name: "ARGS_JSON" }).pipe(Args.withDefault("{}")) },
+  { ...common, json, name: toolName, args: argsJson },
   (flags) =>
     Effect.gen(function* () {
       const { session, adapters } = yield* setup(flags)
@@ -86,7 +96,7 @@ const tool = Command.make(
 
 const explain = Command.make(
   "explain",
-  { ...common, json, name: Args.text({ name: "TOOL" }), args: Args.text({ name: "ARGS_JSON" }).pipe(Args.withDefault("{}")) },
+  { ...common, json, name: Args.text({ name: "TOOL" }).pipe(Args.withDescription("The tool to decide, as for `minicode tool`")), args: argsJson },
   (flags) =>
     Effect.gen(function* () {
       const { session, adapters } = yield* setup(flags)
@@ -160,14 +170,21 @@ const policyCommand = Command.make("policy").pipe(
 
 export const root = Command.make("minicode").pipe(
   Command.withDescription("A tool kernel for AI coding agents: deterministic gates between the model and your machine"),
-  Command.withSubcommands([tool, policyCommand, doctor, config, mcp, ...journalCommands])
+  Command.withSubcommands([tool, tools, policyCommand, doctor, config, mcp, ...journalCommands])
 )
 
 export const run = Command.run(root, { name: "minicode", version })
 
-/** The CLI on this process's command line: global options anywhere, failures told plainly, exit codes from the table. */
+/**
+ * The CLI on this process's command line: global options anywhere, help written by minicode (`Help`), failures told
+ * plainly, exit codes from the table.
+ */
 export const main = (argv: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>) => {
   const normalised = Argv.normalise(argv, env)
-  return run(normalised.argv).pipe(Failure.reported({ json: normalised.json, debug: normalised.debug }))
+  const help = Help.request(normalised.argv.slice(2))
+  const shell = Completions.request(normalised.argv.slice(2))
+  const told = Failure.reported({ json: normalised.json, debug: normalised.debug })
+  if (shell !== undefined) return told(Completions.print(root, shell))
+  return help === undefined ? told(run(normalised.argv)) : told(Help.show(root.descriptor, help, Layout.styleOf(env, process.stdout), normalised.json))
 }
 

@@ -13,7 +13,7 @@ const SqlValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Sche
 const PositiveInt = (description: string) => Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description })
 const NonNegativeInt = (description: string) =>
   Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description })
-const Flag = (description: string) => Schema.optional(Schema.Boolean.annotations({ description }))
+const Flag = (description: string) => Schema.optional(Schema.Boolean.annotations({ description, default: false }))
 
 const Position = {
   path: Path("File to ask about, relative to the workspace"),
@@ -58,7 +58,7 @@ export const Args = {
   bash: Schema.Struct({
     command: Schema.String.annotations({ description: "Shell command (bash syntax)" }),
     timeout_ms: Schema.optional(
-      Schema.Int.pipe(Schema.between(1, 3_600_000)).annotations({ description: "Timeout in ms (default 120000)" })
+      Schema.Int.pipe(Schema.between(1, 3_600_000)).annotations({ description: "Timeout in ms (default 120000)", default: 120_000 })
     ),
     cwd: Schema.optional(Path("Working directory inside the workspace")),
     network: Flag("Request network access for this command (a separate permission)")
@@ -66,7 +66,7 @@ export const Args = {
   git_status: Schema.Struct({}),
   git_diff: Schema.Struct({ staged: Flag("Show staged changes"), path: Schema.optional(Path("Limit to this path")) }),
   git_log: Schema.Struct({
-    limit: Schema.optional(PositiveInt("How many commits (default 20)")),
+    limit: Schema.optional(PositiveInt("How many commits (default 20)").annotations({ default: 20 })),
     path: Schema.optional(Path("Limit to this path"))
   }),
   git_show: Schema.Struct({
@@ -78,7 +78,7 @@ export const Args = {
     paths: Schema.Array(Path("Path to stage")).annotations({ description: "Paths to stage and commit" })
   }),
   git_push: Schema.Struct({
-    remote: Schema.optional(Schema.String.annotations({ description: "Remote (default origin)" })),
+    remote: Schema.optional(Schema.String.annotations({ description: "Remote (default origin)", default: "origin" })),
     branch: Schema.optional(Schema.String.annotations({ description: "Branch (default the current one)" }))
   }),
   lsp_diagnostics: Schema.Struct({ path: Position.path }),
@@ -105,9 +105,9 @@ export const Args = {
         Schema.Record({ key: Schema.String, value: SqlValue })
       ).annotations({ description: "Bound parameters: an array ($1, ?), or for SQLite an object of named ones (:id, @id, $id)" })
     ),
-    max_rows: Schema.optional(PositiveInt("Row cap (default 200)")),
+    max_rows: Schema.optional(PositiveInt("Row cap (default 200)").annotations({ default: 200 })),
     max_cell: Schema.optional(
-      Schema.Int.pipe(Schema.between(16, 20_000)).annotations({ description: "Characters shown per cell, 16..20000 (default 120); raise it to read view definitions or EXPLAIN (FORMAT JSON)" })
+      Schema.Int.pipe(Schema.between(16, 20_000)).annotations({ description: "Characters shown per cell, 16..20000 (default 120); raise it to read view definitions or EXPLAIN (FORMAT JSON)", default: 120 })
     ),
     write: Flag("Allow a data-modifying statement (needs a connection configured with --allow-write)"),
     timeout_ms: Schema.optional(
@@ -127,7 +127,7 @@ export const Args = {
   mcp_call: Schema.Struct({
     server: Schema.String.annotations({ description: "Server id" }),
     tool: Schema.String.annotations({ description: "Tool name on that server" }),
-    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "The tool's arguments, as its input schema says (mcp_list shows it)" }))
   }),
   mcp_read: Schema.Struct({
     server: Schema.String.annotations({ description: "Server id" }),
@@ -136,7 +136,7 @@ export const Args = {
   mcp_prompt: Schema.Struct({
     server: Schema.String.annotations({ description: "Server id" }),
     name: Schema.String.annotations({ description: "Prompt name" }),
-    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+    arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }).annotations({ description: "The prompt's arguments, each a string" }))
   }),
   web_fetch: Schema.Struct({
     url: Schema.String.annotations({ description: "http(s) URL to GET" }),
@@ -248,6 +248,46 @@ const info: { readonly [K in ToolName]: Static } = {
 }
 
 export const staticInfo = (name: ToolName): Static => info[name]
+
+/**
+ * One example call per tool, kept beside its definition: `minicode tools` and `minicode tool NAME --help` show it,
+ * and a test decodes each against its tool's Schema (the type here checks it too), so an example cannot rot.
+ */
+const examples: { readonly [K in ToolName]: Schema.Schema.Encoded<(typeof Args)[K]> } = {
+  read_file: { path: "src/index.ts", offset: 1, limit: 40 },
+  write_file: { path: "notes/todo.md", content: "- write the tests\n" },
+  edit_file: { path: "src/index.ts", old_string: "const x = 1", new_string: "const x = 2" },
+  list_dir: { path: "src" },
+  glob: { pattern: "src/**/*.ts" },
+  grep: { pattern: "TODO|FIXME", glob: "*.ts", ignore_case: true },
+  move_file: { from: "src/old.ts", to: "src/new.ts" },
+  delete_file: { path: "tmp/scratch.txt" },
+  bash: { command: "npm test", timeout_ms: 300_000 },
+  git_status: {},
+  git_diff: { staged: true },
+  git_log: { limit: 5, path: "src" },
+  git_show: { rev: "HEAD~1", path: "README.md" },
+  git_commit: { message: "Fix the parser", paths: ["src/parser.ts"] },
+  git_push: { remote: "origin", branch: "main" },
+  lsp_diagnostics: { path: "src/index.ts" },
+  lsp_definition: { path: "src/index.ts", symbol: "main" },
+  lsp_references: { path: "src/index.ts", line: 12, character: 7, include_declaration: true },
+  lsp_hover: { path: "src/index.ts", line: 12, character: 7 },
+  lsp_symbols: { path: "src/index.ts" },
+  lsp_workspace_symbols: { query: "parse" },
+  repo_map: { max_chars: 8000, focus: ["src/cli"] },
+  sql_query: { connection: "app.db", sql: "SELECT id, name FROM users WHERE id = ?", params: [1] },
+  sql_schema: { connection: "app.db", table: "users" },
+  sql_connections: {},
+  mcp_list: { server: "github" },
+  mcp_call: { server: "github", tool: "search_issues", arguments: { query: "is:open label:bug" } },
+  mcp_read: { server: "docs", uri: "file:///guide.md" },
+  mcp_prompt: { server: "docs", name: "summarise", arguments: { topic: "setup" } },
+  web_fetch: { url: "https://example.com/", max_bytes: 100_000 }
+}
+
+/** The example call of `name`'s arguments (encoded, as a caller sends them). */
+export const exampleOf = (name: ToolName): Readonly<Record<string, unknown>> => examples[name]
 
 /** What the gates need to know about a decoded call. */
 export interface Facts {
