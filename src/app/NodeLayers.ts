@@ -162,7 +162,7 @@ export const bashShell = (options: { readonly unrestricted: boolean; readonly sa
   const sandbox = options.sandbox
   return sandbox === undefined || sandbox.mode === "none"
     ? NodeShell.layer(options)
-    : SandboxedShell.layer({ mode: sandbox.mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits }).pipe(
+    : SandboxedShell.layer({ mode: sandbox.mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, warnUnsandboxed: true }).pipe(
         Layer.provide(BwrapSandbox.layer(sandbox.bwrap))
       )
 }

@@ -19,6 +19,7 @@ import type { ToolFailed } from "../domain/core/Errors.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
 import type { Adapters } from "../kernel/Kernel.js"
 import type { SandboxMode } from "../ports/Sandbox.js"
+import * as CallProgress from "../serve/CallProgress.js"
 import { closingMs, parseArgv, type ServeFlags, usage, version, watchdog } from "../serve/Main.js"
 import * as NodeAdapters from "./NodeLayers.js"
 
@@ -74,7 +75,8 @@ export const run = (flags: ServeFlags) =>
         notes: [sandboxNote],
         bashNetwork: loaded.config.bashNetwork,
         toolDeadlineMs: loaded.config.toolDeadlineMs,
-        ask: flags.ask
+        ask: flags.ask,
+        progressIntervalMs: CallProgress.parseInterval(process.env["MINICODE_PROGRESS_MS"])
       },
       {
         kernel: kernelAdapters({

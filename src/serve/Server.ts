@@ -340,6 +340,8 @@ export interface ServeOptions {
    * client declared elicitation (and never under `--allow-all`).
    */
   readonly ask?: boolean | undefined
+  /** How often a call with a progressToken is told about (default `CallProgress.intervalMs`). */
+  readonly progressIntervalMs?: number | undefined
 }
 
 /**
@@ -508,7 +510,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
             log,
             progress: (progress, message) =>
               extra.sendNotification({ method: "notifications/progress", params: { progressToken: request.params._meta?.progressToken ?? 0, progress, message } })
-          }),
+          }, options.progressIntervalMs),
           { signal: extra.signal }
         ).then((exit) => {
           // Cancelled by the client: the SDK sends nothing, and the client does not wait for an answer any more.

@@ -21,20 +21,29 @@ export interface Options {
   readonly limits?: Limits | undefined
   /** The workspace read-write (default, bash) or read-only (git's reads). */
   readonly writable?: boolean
+  /**
+   * bash's shell: when commands run without a sandbox (mode `auto`, none found), the caller is told once per shell
+   * (a warning log message; `mcp serve` sends it as notifications/message). Git's reads are not bash: they say nothing.
+   */
+  readonly warnUnsandboxed?: boolean
 }
 
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const sandbox = yield* Sandbox
     const session = yield* Session
+    let warned = options.warnUnsandboxed !== true
+    const warnOnce = (reason: string) =>
+      Effect.map(Progress.current, (p) => {
+        if (warned) return
+        warned = true
+        p.log("warning", `bash runs without a sandbox: ${reason} (--sandbox bwrap refuses bash instead)`)
+      })
     const run = (spec: ProcessSpec) => {
       if (sandbox.status._tag === "Unavailable") {
         return options.mode === "bwrap"
           ? Effect.fail(new ShellError({ reason: `sandbox required (sandbox: bwrap) but unavailable: ${sandbox.status.reason}` }))
-          : Effect.zipRight(
-              Effect.map(Progress.current, (p) => p.log("warning", `bash runs without a sandbox: ${sandbox.status._tag === "Unavailable" ? sandbox.status.reason : "unavailable"}`)),
-              NodeShell.run(spec, options)
-            )
+          : Effect.zipRight(warnOnce(sandbox.status.reason), NodeShell.run(spec, options))
       }
       return Effect.scoped(
         sandbox
