@@ -76,6 +76,7 @@ export const run = (flags: ServeFlags) =>
         bashNetwork: loaded.config.bashNetwork,
         toolDeadlineMs: loaded.config.toolDeadlineMs,
         ask: flags.ask,
+        sqlConnections: sql,
         progressIntervalMs: CallProgress.parseInterval(process.env["MINICODE_PROGRESS_MS"])
       },
       {
