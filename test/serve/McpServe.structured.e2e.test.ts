@@ -7,7 +7,8 @@ import { Ajv } from "ajv"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import * as Postgres from "../support/Postgres.js"
 import { connect, ensureBuilt, isErrorResult, makeGitWorkspace, makeWorkspace, repo, textOf } from "./support/McpServeHarness.js"
 
 const cleanups: Array<() => Promise<void> | void> = []
@@ -154,5 +155,43 @@ describe("mcp serve: structured grep matches, diagnostics and SQL rows", () => {
     const bad = await s.client.callTool({ name: "sql_query", arguments: { connection: "app.db", sql: "SELECT nope FROM t" } })
     expect(isErrorResult(bad)).toBe(true)
     expect(bad.structuredContent).toBeUndefined()
+  }, 60_000)
+})
+
+describe.runIf(Postgres.hasPostgres)("mcp serve: sql_query's structured rows on PostgreSQL", () => {
+  let cluster: Postgres.Cluster | undefined
+  beforeAll(() => {
+    cluster = Postgres.start()
+  }, 120_000)
+  afterAll(() => cluster?.stop())
+
+  it("columns with the database's types, rows as data (dates as dates, jsonb as JSON, arrays in their SQL form), valid against the schema", async () => {
+    const ws = makeWorkspace()
+    cleanups.push(ws.cleanup)
+    const config = path.join(ws.parent, "config")
+    fs.mkdirSync(path.join(config, "minicode"), { recursive: true })
+    fs.writeFileSync(path.join(config, "minicode", "config.json"), JSON.stringify({ sql: { pg: { url: cluster?.url ?? "" } } }))
+    const s = await connect(ws.root, ["--sandbox", "none"], undefined, { XDG_CONFIG_HOME: config })
+    cleanups.push(() => s.close().catch(() => undefined))
+    const schema = (await s.client.listTools()).tools.find((t) => t.name === "sql_query")?.outputSchema
+    const ajv = new Ajv({ strict: true, allErrors: true })
+    const validate = ajv.compile(schema ?? {})
+    const sql = "SELECT 1::int4 AS id, 'ann'::text AS name, DATE '2023-03-01' AS born, 9007199254740993::int8 AS big, '{\"a\":[1,2]}'::jsonb AS doc, ARRAY['x','y']::text[] AS tags, NULL::numeric AS price"
+    const result = await s.client.callTool({ name: "sql_query", arguments: { connection: "pg", sql } })
+    expect(isErrorResult(result), textOf(result)).toBe(false)
+    expect(textOf(result)).toContain("(1 row)")
+    expect(validate(result.structuredContent), ajv.errorsText(validate.errors)).toBe(true)
+    expect(result.structuredContent).toEqual({
+      results: [
+        {
+          columns: ["id", "name", "born", "big", "doc", "tags", "price"],
+          types: ["integer", "text", "date", "bigint", "jsonb", "text[]", "numeric"],
+          // An array in PostgreSQL's own text form, so text[] and jsonb stay distinguishable (as in the text table).
+          rows: [[1, "ann", "2023-03-01", "9007199254740993", { a: [1, 2] }, "{x,y}", null]],
+          truncated: false
+        }
+      ]
+    })
+    expect(JSON.stringify(result)).not.toContain(cluster?.password ?? "never")
   }, 60_000)
 })
