@@ -139,6 +139,21 @@ describe("mcp serve: bash without a sandbox is told once", () => {
     expect(isErrorResult(status)).toBe(false)
     for (let i = 0; i < 20 && got.length === 0; i++) await sleep(50)
     const warnings = got.filter((m) => typeof m.data === "string" && m.data.includes("without a sandbox"))
-    expect(warnings).toEqual([{ level: "warning", data: expect.stringMatching(/^bash runs without a sandbox: .*--sandbox bwrap/) }])
+    expect(warnings).toEqual([{ level: "warning", data: expect.stringMatching(/^bash runs without a sandbox: .*--version failed.*--sandbox bwrap/) }])
+  }, 60_000)
+
+  it("--sandbox none: one warning naming the configuration, and none before bash runs", async () => {
+    const s = await start({}, ["--sandbox", "none"])
+    const got: Array<unknown> = []
+    s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      got.push(n.params.data)
+    })
+    const listed = await s.client.callTool({ name: "list_dir", arguments: { path: "." } })
+    expect(isErrorResult(listed)).toBe(false)
+    await sleep(200)
+    expect(got).toEqual([])
+    for (const word of ["one", "two"]) expect(textOf(await s.client.callTool({ name: "bash", arguments: { command: `echo ${word}` } }))).toContain(word)
+    for (let i = 0; i < 20 && got.length === 0; i++) await sleep(50)
+    expect(got).toEqual(["bash runs without a sandbox: disabled by configuration (sandbox: none) (--sandbox bwrap refuses bash instead)"])
   }, 60_000)
 })

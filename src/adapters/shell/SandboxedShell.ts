@@ -28,17 +28,35 @@ export interface Options {
   readonly warnUnsandboxed?: boolean
 }
 
+/**
+ * Tells whoever runs the call, the first time only (per value made), that bash runs without a sandbox and why:
+ * a warning log message (`mcp serve`: notifications/message). For `auto` finding none, and for `sandbox: none`.
+ */
+export const noticeOnce = () => {
+  let told = false
+  return (reason: string): Effect.Effect<void> =>
+    Effect.map(Progress.current, (p) => {
+      if (told) return
+      told = true
+      p.log("warning", `bash runs without a sandbox: ${reason} (--sandbox bwrap refuses bash instead)`)
+    })
+}
+
+/** A shell that runs unsandboxed by configuration (`sandbox: none`), saying so once. */
+export const announced = (reason: string) =>
+  Layer.effect(
+    Shell,
+    Effect.map(Shell, (inner) => {
+      const notice = noticeOnce()
+      return Shell.of({ run: (spec) => Effect.zipRight(notice(reason), inner.run(spec)) })
+    })
+  )
+
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const sandbox = yield* Sandbox
     const session = yield* Session
-    let warned = options.warnUnsandboxed !== true
-    const warnOnce = (reason: string) =>
-      Effect.map(Progress.current, (p) => {
-        if (warned) return
-        warned = true
-        p.log("warning", `bash runs without a sandbox: ${reason} (--sandbox bwrap refuses bash instead)`)
-      })
+    const warnOnce = options.warnUnsandboxed === true ? noticeOnce() : () => Effect.void
     const run = (spec: ProcessSpec) => {
       if (sandbox.status._tag === "Unavailable") {
         return options.mode === "bwrap"
