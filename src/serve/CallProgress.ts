@@ -1,7 +1,8 @@
 /**
  * What a running `tools/call` tells the client while it runs (the `Progress` port, provided per call): with a
- * `progressToken`, `notifications/progress` every second (or as `MINICODE_PROGRESS_MS` says) until the call ends, carrying the tool's latest note (the
- * last line of a command's output, a language server starting) or how long it has run; and, with or without one,
+ * `progressToken`, `notifications/progress` every second (or as `MINICODE_PROGRESS_MS` says) until the call ends,
+ * carrying the tool's latest note (the last line of a command's output, grep's files searched, a language server
+ * loading its project) or how long it has run; and, with or without one,
  * log messages (`notifications/message`, filtered by the client's `logging/setLevel`). Progress never replaces the
  * result: the call's own answer follows as always.
  */
@@ -16,7 +17,7 @@ export interface Sink {
 
 export const intervalMs = 1_000
 
-/** `MINICODE_PROGRESS_MS`'s value: whole milliseconds from 10 to 60000, or undefined (the default, 1 s). */
+/** `MINICODE_PROGRESS_MS`'s value: whole milliseconds from 10 to 60000; anything else is undefined (the default, 1 s). */
 export const parseInterval = (text: string | undefined): number | undefined =>
   text !== undefined && /^[0-9]{2,5}$/.test(text) && Number(text) >= 10 && Number(text) <= 60_000 ? Number(text) : undefined
 
