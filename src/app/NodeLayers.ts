@@ -160,9 +160,10 @@ export interface SandboxOptions {
 /** The shell `bash` runs on: the sandboxed one unless the mode is `none`. */
 export const bashShell = (options: { readonly unrestricted: boolean; readonly sandbox?: SandboxOptions | undefined }) => {
   const sandbox = options.sandbox
-  return sandbox === undefined || sandbox.mode === "none"
+  if (sandbox?.mode === "none") return SandboxedShell.announced("disabled by configuration (sandbox: none)").pipe(Layer.provide(NodeShell.layer(options)))
+  return sandbox === undefined
     ? NodeShell.layer(options)
-    : SandboxedShell.layer({ mode: sandbox.mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits }).pipe(
+    : SandboxedShell.layer({ mode: sandbox.mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, warnUnsandboxed: true }).pipe(
         Layer.provide(BwrapSandbox.layer(sandbox.bwrap))
       )
 }

@@ -22,6 +22,7 @@ import type { Adapters } from "../kernel/Kernel.js"
 import type { ElicitationChannel } from "../ports/Approver.js"
 import type { SandboxMode } from "../ports/Sandbox.js"
 import * as ForwardElicitation from "../serve/ForwardElicitation.js"
+import * as CallProgress from "../serve/CallProgress.js"
 import { closingMs, parseArgv, type ServeFlags, usage, version, watchdog } from "../serve/Main.js"
 import * as NodeAdapters from "./NodeLayers.js"
 
@@ -88,7 +89,9 @@ export const run = (flags: ServeFlags) =>
         notes: [sandboxNote],
         bashNetwork: loaded.config.bashNetwork,
         toolDeadlineMs: loaded.config.toolDeadlineMs,
-        ask: flags.ask
+        ask: flags.ask,
+        sqlConnections: sql,
+        progressIntervalMs: CallProgress.parseInterval(process.env["MINICODE_PROGRESS_MS"])
       },
       {
         kernel: kernelAdapters({

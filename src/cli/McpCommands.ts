@@ -140,6 +140,21 @@ const config = Command.make(
         try: () => (fs.existsSync(real) ? { text: fs.readFileSync(real, "utf8"), stat: fs.statSync(real) } : undefined),
         catch: (cause) => usage(`cannot read ${target.file}: ${String(cause)}`)
       })
+      // The same guidance as the server's instructions, where the client reads it: a skill, or a rules file. Its
+      // place is judged before anything is written, so a refused one leaves the client's config as it was.
+      const companion =
+        flags.client === "claude-code"
+          ? { file: path.join(workspace, ".claude/skills/minicode/SKILL.md"), text: Guide.skill() }
+          : flags.client === "cursor"
+            ? { file: path.join(workspace, ".cursor/rules/minicode.mdc"), text: Guide.cursorRules() }
+            : undefined
+      const companionPlace =
+        companion === undefined
+          ? undefined
+          : yield* Effect.try({
+              try: () => placeOf({ ...target, file: companion.file, scope: "project" }, workspace),
+              catch: (cause) => usage(`cannot find where ${companion.file} is: ${String(cause)}`)
+            }).pipe(Effect.flatMap(Either.match({ onLeft: (reason) => Effect.fail(usage(reason)), onRight: Effect.succeed })))
       const merged = yield* Either.match(ClientConfig.merge(existing?.text, target), {
         onLeft: (reason) => Effect.fail(usage(reason)),
         onRight: Effect.succeed
@@ -150,18 +165,8 @@ const config = Command.make(
       })
       const e = ClientConfig.entry(start, workspace)
       yield* Console.log(`${existing === undefined ? "created" : "updated"} ${target.file}: mcp server "${ClientConfig.serverName}" → ${[e.command, ...e.args].join(" ")}`)
-      // The same guidance as the server's instructions, where the client reads it: a skill, or a rules file.
-      const companion =
-        flags.client === "claude-code"
-          ? { file: path.join(workspace, ".claude/skills/minicode/SKILL.md"), text: Guide.skill() }
-          : flags.client === "cursor"
-            ? { file: path.join(workspace, ".cursor/rules/minicode.mdc"), text: Guide.cursorRules() }
-            : undefined
-      if (companion !== undefined) {
-        const place = yield* Effect.try({
-          try: () => placeOf({ ...target, file: companion.file, scope: "project" }, workspace),
-          catch: (cause) => usage(`cannot find where ${companion.file} is: ${String(cause)}`)
-        }).pipe(Effect.flatMap(Either.match({ onLeft: (reason) => Effect.fail(usage(reason)), onRight: Effect.succeed })))
+      if (companion !== undefined && companionPlace !== undefined) {
+        const place = companionPlace
         yield* Effect.try({
           try: () => writeAtomically(place, companion.text, 0o644),
           catch: (cause) => usage(`cannot write ${companion.file}: ${String(cause)}`)

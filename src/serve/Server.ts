@@ -17,6 +17,8 @@ import * as Framing from "../domain/mcp/JsonRpcFraming.js"
 import * as Guide from "../domain/mcp/McpGuide.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
 import { scrub } from "../domain/core/Scrub.js"
+import type { ToolName } from "../domain/core/Tools.js"
+import * as SqlConnection from "../domain/sql/SqlConnection.js"
 import { capText } from "../domain/core/Truncate.js"
 import type { Approver, ElicitationChannel } from "../ports/Approver.js"
 import { EffectRunner } from "../ports/EffectRunner.js"
@@ -83,6 +85,8 @@ export interface CoreConfig {
   readonly ownTurn?: Effect.Effect<Option.Option<number>>
   /** Whether the client can ask the user now (it declared elicitation): gated tools are then listed and callable. */
   readonly canAsk?: () => boolean
+  /** What this run adds to a tool's static description in tools/list (sql_query: the configured connections). */
+  readonly descriptions?: Partial<Record<ToolName, string>>
 }
 
 export interface Core {
@@ -143,7 +147,7 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
     const quietMs = config.quietMs ?? limits.quietMs
     /** Set when a call that wrote finishes: the journal has something to tidy at the next quiet moment. */
     const wrote = yield* Queue.sliding<void>(1)
-    const listing = (settings: Scopes.Settings) => Scopes.listed(settings).map((name) => describeTool(name, settings))
+    const listing = (settings: Scopes.Settings) => Scopes.listed(settings).map((name) => describeTool(name, settings, config.descriptions?.[name]))
     const tools = listing(config.settings)
     const askable: Scopes.Settings = { ...config.settings, askable: true }
     const askableTools = listing(askable)
@@ -340,6 +344,10 @@ export interface ServeOptions {
    * client declared elicitation (and never under `--allow-all`).
    */
   readonly ask?: boolean | undefined
+  /** The configured SQL connections: sql_query's description names them (names, engines, modes; never a URL). */
+  readonly sqlConnections?: SqlConnection.Connections | undefined
+  /** How often a call with a progressToken is told about (default `CallProgress.intervalMs`). */
+  readonly progressIntervalMs?: number | undefined
 }
 
 /**
@@ -462,7 +470,8 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
         ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
         ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
         ownTurn: thisRun.turn,
-        canAsk: channel.supported
+        canAsk: channel.supported,
+        ...(options.sqlConnections === undefined ? {} : { descriptions: { sql_query: SqlConnection.summary(options.sqlConnections) } })
       }).pipe(Effect.provideService(ToolExecutor, chain), Effect.provideService(Journal, journal))
       // Interrupted when the scope closes: after the drain (added below, so run before it) and before the journal closes.
       yield* Effect.forkScoped(core.housekeeping)
@@ -508,7 +517,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
             log,
             progress: (progress, message) =>
               extra.sendNotification({ method: "notifications/progress", params: { progressToken: request.params._meta?.progressToken ?? 0, progress, message } })
-          }),
+          }, options.progressIntervalMs),
           { signal: extra.signal }
         ).then((exit) => {
           // Cancelled by the client: the SDK sends nothing, and the client does not wait for an answer any more.

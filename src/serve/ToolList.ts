@@ -28,15 +28,18 @@ export const inputSchemaOf = (name: Tools.ToolName): ToolDescriptor["inputSchema
   return isObjectSchema(schema) ? schema : { type: "object" as const, properties: {} }
 }
 
-/** One tool as `tools/list` shows it under these settings. */
-export const describeTool = (name: Tools.ToolName, settings: Scopes.Settings): ToolDescriptor => {
+/**
+ * One tool as `tools/list` shows it under these settings; `more` is appended to its static description (what this
+ * run knows, as sql_query's configured connections).
+ */
+export const describeTool = (name: Tools.ToolName, settings: Scopes.Settings, more?: string): ToolDescriptor => {
   const info = Tools.staticInfo(name)
   const inputSchema = inputSchemaOf(name)
   const outputSchema = OutputSchemas.outputSchemaOf(name)
   return {
     name,
     title: info.title,
-    description: info.description,
+    description: more === undefined || more === "" ? info.description : `${info.description}. ${more}`,
     inputSchema,
     annotations: Annotations.annotations(name, settings),
     ...(outputSchema === undefined ? {} : { outputSchema })

@@ -13,7 +13,9 @@ import { ToolFailed } from "../domain/core/Errors.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
+import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import { FileSystem } from "../ports/FileSystem.js"
+import * as Progress from "../ports/Progress.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
 import * as LineSearch from "./LineSearch.js"
@@ -47,11 +49,17 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     const shown = Jail.display(session, facts.lexical)
     if (!facts.exists) return yield* new ToolFailed({ tool: "grep", reason: `${shown} does not exist` })
     const m = LineSearch.matcher(call.args.pattern, call.args.ignore_case === true)
+    const progress = yield* Progress.current
     const glob = call.args.glob
     const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
     const walked =
       facts.kind === "directory"
-        ? yield* walk({ root: session.root, start: facts.real, maxEntries: grepLimits.walkEntries }).pipe(Effect.provideService(FileSystem, fs))
+        ? yield* walk({
+            root: session.root,
+            start: facts.real,
+            maxEntries: grepLimits.walkEntries,
+            onProgress: progress.watched ? (n) => progress.note(`grep: listing files (${n} entries so far)`) : undefined
+          }).pipe(Effect.provideService(FileSystem, fs))
         : { dirs: [{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }], incomplete: false }
 
     let kept: Array<Hit> = []
@@ -117,7 +125,13 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
           if (next < batch.length || performance.now() - turnStarted > grepLimits.turnMs) yield* turn
         }
       })
-    for (const dir of walked.dirs) yield* searchDir(dir)
+    const files = walked.dirs.reduce((n, d) => n + d.files.length, 0)
+    let searched = 0
+    for (const dir of walked.dirs) {
+      yield* searchDir(dir)
+      searched += dir.files.length
+      if (progress.watched) progress.note(`grep: ${searched} of ${files} files searched, ${total} matches`)
+    }
     const shownHits = kept.sort(compare).slice(0, grepLimits.matches)
     const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text}`)
     binaries.sort()
@@ -130,9 +144,10 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
       walked.incomplete ? `[truncated: stopped after ${grepLimits.walkEntries} entries]` : ""
     ].filter((n) => n !== "")
     const truncated = total > shownHits.length || walked.incomplete || longLines.length > 0
-    if (total === 0 && notes.length === 0) return out(`no matches for /${call.args.pattern}/`, false)
-    if (total === 0) return out([`no text matches for /${call.args.pattern}/`, ...notes].join("\n"), truncated)
-    return out([...lines, ...notes].join("\n"), truncated)
+    const structured = OutputSchemas.grepContent(shownHits, total, binaries, truncated || unreadable.length > 0)
+    if (total === 0 && notes.length === 0) return { ...out(`no matches for /${call.args.pattern}/`, false), structured }
+    if (total === 0) return { ...out([`no text matches for /${call.args.pattern}/`, ...notes].join("\n"), truncated), structured }
+    return { ...out([...lines, ...notes].join("\n"), truncated), structured }
   })
 
 /** A copy of `s` that shares no memory with the string it was cut from (V8 keeps a slice's parent alive). */

@@ -10,6 +10,7 @@ import { Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as Lsp from "../domain/lsp/Lsp.js"
+import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import * as Reports from "../domain/lsp/Reports.js"
 import * as P from "../domain/jail/PosixPath.js"
 import type { CallOf } from "../domain/core/Tools.js"
@@ -158,8 +159,13 @@ export const make = Effect.gen(function* () {
   const diagnosticsTool = (inv: Invocation) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, "lsp_diagnostics")
-      const report = yield* lsp.diagnostics(doc)
-      return out(Reports.formatReport(session, shown(doc.path), { ...report, diagnostics: inCodePoints(doc.text, report.diagnostics) }))
+      const raw = yield* lsp.diagnostics(doc)
+      const report = { ...raw, diagnostics: inCodePoints(doc.text, raw.diagnostics) }
+      const data = Reports.reportData(session, shown(doc.path), report)
+      return {
+        ...out(Reports.formatReport(session, shown(doc.path), report)),
+        structured: OutputSchemas.diagnosticsContent(data.path, data.own, data.complete, data.related)
+      }
     })
 
   const definition = (inv: Invocation, call: CallOf<"lsp_definition">) =>

@@ -17,6 +17,7 @@ import * as Render from "../domain/repomap/Render.js"
 import * as RepoMap from "../domain/repomap/RepoMap.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { FileSystem } from "../ports/FileSystem.js"
+import * as Progress from "../ports/Progress.js"
 import { Session } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Extension } from "../kernel/Executor.js"
@@ -84,7 +85,14 @@ export const make = (options: Options = {}) =>
         if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
         const shown = Jail.display(session, facts.lexical)
         if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
-        const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries })
+        const progress = yield* Progress.current
+        const note = progress.watched ? progress.note : undefined
+        const walked = yield* walk({
+          root: session.root,
+          start: facts.real,
+          maxEntries: limits.walkEntries,
+          onProgress: note === undefined ? undefined : (n) => note(`repo_map: listing files (${n} entries so far)`)
+        })
         const cache = yield* Cache.load(cacheFile, session.root)
         const excluded = new Map<Reason, Array<string>>()
         const exclude = (reason: Reason, file: string) => {
@@ -105,7 +113,10 @@ export const make = (options: Options = {}) =>
         for (const file of walked.files) {
           if (RepoMap.languageOf(file) === undefined) continue
           sources++
-          if (sources % 256 === 0) yield* breathe
+          if (sources % 256 === 0) {
+            note?.(`repo_map: ${sources} source files scanned (${walked.files.length} files listed)`)
+            yield* breathe
+          }
           if (!Jail.checkLexical(jail, session.root, file, "read").ok) {
             exclude("denied by the jail", file)
             continue
@@ -154,6 +165,7 @@ export const make = (options: Options = {}) =>
         const root = P.relative(session.root, facts.real)
         const focusPaths = (call.args.focus ?? []).map((f) => P.relative(session.root, P.resolve(session.root, f)))
         const focus = new Set([...scans.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
+        note?.(`repo_map: ranking the symbols of ${scans.size} files`)
         const ranking = Rank.rank(scans, focus)
         const maxChars = call.args.max_chars ?? Render.defaultMaxChars
 
@@ -188,6 +200,7 @@ export const make = (options: Options = {}) =>
           if (held > 3 * maxChars) break
           const entry = fresh[file.path]
           if (entry === undefined) continue
+          if (note !== undefined && candidates.length % 32 === 0) note(`repo_map: outlining the top-ranked files (${candidates.length} so far)`)
           const outline = yield* outlineOf(file.path, entry)
           if (outline.symbols.length === 0) continue
           candidates.push({ file, outline: { symbols: outline.symbols, imports: outline.imports } })

@@ -12,7 +12,8 @@ import type { Extension } from "../kernel/Executor.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { SqlEngine } from "../ports/SqlEngine.js"
-import { fromEngine, locate } from "./SqlTool.js"
+import * as Progress from "../ports/Progress.js"
+import { fromEngine, locate, placeOf } from "./SqlTool.js"
 
 /** One line per configured connection: name, engine, mode, time limit (credentials masked). */
 export const listing = (connections: SqlConnection.Connections): string => {
@@ -36,9 +37,11 @@ export const make = Effect.gen(function* () {
       const where = yield* locate(target, inv, "sql_schema")
       const { statements, params } = SqlSchema.queries(target.dialect, call.args.table)
       const limit = SqlConnection.timeLimit(undefined, target)
+      const progress = yield* Progress.current
+      if (progress.watched) progress.note(`sql_schema: reading the schema of ${placeOf(target)}`)
       const result = yield* engine
         .run(where, { statements, params, maxRows: 20_000, write: false, timeoutMs: limit.millis })
-        .pipe(Effect.mapError((error) => fromEngine(error, limit)))
+        .pipe(Effect.mapError((error) => fromEngine(error, limit, "sql_schema")))
       const [columns, foreign, indexes] = result.results
       return { text: SqlSchema.render(columns?.rows ?? [], foreign?.rows ?? [], indexes?.rows ?? [], call.args.table), truncated: false }
     })

@@ -14,6 +14,7 @@ import * as PgTreePolicy from "../domain/sql/PgTreePolicy.js"
 import * as SqlPolicy from "../domain/sql/SqlPolicy.js"
 import * as SqlTable from "../domain/sql/SqlTable.js"
 import { PostgresParser } from "../ports/PostgresParser.js"
+import * as Progress from "../ports/Progress.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { SqlEngine, type SqlEngineError, type SqlTarget } from "../ports/SqlEngine.js"
@@ -25,18 +26,23 @@ export const defaultMaxRows = 200
 export const hardMaxRows = 10_000
 export const defaultTimeoutMs = SqlConnection.defaultTimeoutMs
 
-const fromEngine = (error: SqlEngineError, limit: SqlConnection.TimeLimit) => {
+/** An engine's error as the tool's: `tool` is the one that ran (sql_query, sql_schema). */
+const fromEngine = (error: SqlEngineError, limit: SqlConnection.TimeLimit, tool: "sql_query" | "sql_schema" = "sql_query") => {
   switch (error.kind) {
     case "refused":
-      return new ToolDenied({ tool: "sql_query", stage: "guard", rule: error.rule, reason: `the database engine refused: ${error.reason}` })
+      return new ToolDenied({ tool, stage: "guard", rule: error.rule, reason: `the database engine refused: ${error.reason}` })
     case "timeout":
-      return new ToolTimeout({ tool: "sql_query", millis: limit.millis, reason: SqlConnection.overTime(limit) })
+      return new ToolTimeout({ tool, millis: limit.millis, reason: SqlConnection.overTime(limit) })
     case "unavailable":
-      return new Unavailable({ port: "sql_query", reason: error.reason })
+      return new Unavailable({ port: tool, reason: error.reason })
     case "failed":
-      return new ToolFailed({ tool: "sql_query", reason: redact(error.reason) })
+      return new ToolFailed({ tool, reason: redact(error.reason) })
   }
 }
+
+/** What a progress note calls the place a call's statements run: a connection's name, or the database file. */
+export const placeOf = (target: SqlConnection.Target): string =>
+  target._tag === "Named" ? target.name : target._tag === "WorkspaceFile" ? target.path : "the database"
 
 /** Where a call's statements run: the file the jail judged, or the configured connection. */
 export const locate = (target: SqlConnection.Target, inv: Invocation, tool: string): Effect.Effect<SqlTarget, ToolFailed> => {
@@ -93,13 +99,18 @@ export const make = Effect.gen(function* () {
       const maxRows = Math.min(call.args.max_rows ?? defaultMaxRows, hardMaxRows)
       const limit = SqlConnection.timeLimit(call.args.timeout_ms, target)
       const functions = yield* deferredFunctions(judged.right, call.args.sql, call.args.write === true)
+      const progress = yield* Progress.current
+      const count = statements.length === 1 ? "1 statement" : `${statements.length} statements`
+      if (progress.watched) progress.note(`sql_query: running ${count} on ${placeOf(target)}`)
       const result = yield* engine
         .run(where, { statements, params: call.args.params ?? [], maxRows, write: call.args.write === true, timeoutMs: limit.millis, functions })
         .pipe(Effect.mapError((error) => fromEngine(error, limit)))
+      // The footer must survive the executor's output cap: the table is fitted below it (headroom for the marker).
+      const budget = Math.max(256, session.maxOutputBytes - 200)
       return {
-        // The footer must survive the executor's output cap: the table is fitted below it (headroom for the marker).
-        text: SqlTable.renderAll(result.results, maxRows, { maxCell: call.args.max_cell, budget: Math.max(256, session.maxOutputBytes - 200) }),
-        truncated: result.results.some((r) => r.truncated)
+        text: SqlTable.renderAll(result.results, maxRows, { maxCell: call.args.max_cell, budget }),
+        truncated: result.results.some((r) => r.truncated),
+        structured: SqlTable.structured(result.results, budget)
       }
     })
   }

@@ -14,6 +14,8 @@ export interface WalkOptions {
   readonly root: string
   readonly start: string
   readonly maxEntries: number
+  /** Told how many entries were seen so far, now and then (a progress note for a long walk). */
+  readonly onProgress?: ((entries: number) => void) | undefined
 }
 
 /** One directory's regular files (names, sorted), for a search that reads a directory at a time. */
@@ -89,7 +91,10 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
   while (stack.length > 0 && !incomplete) {
     const current = stack.pop()
     if (current === undefined) break
-    if (++visited % 256 === 0) yield* breathe
+    if (++visited % 256 === 0) {
+      options.onProgress?.(seen)
+      yield* breathe
+    }
     const entries = [...(yield* fs.readDir(current.rel === "" ? options.root : P.join(options.root, current.rel)).pipe(Effect.orElseSucceed(() => [])))].sort(byName)
     let here = current.chain
     if (entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {

@@ -6,7 +6,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import * as PostgresEngine from "../../src/adapters/sql/PostgresEngine.js"
 import { SqlEngine } from "../../src/ports/SqlEngine.js"
 import * as Mariadb from "../support/Mariadb.js"
@@ -84,6 +84,19 @@ describe("sql_schema", () => {
         checkSchema(text)
         const one = denial(yield* invoke(root, { tool: "sql_schema", args: { connection: "my", table: "customers" } }, { my: { url: server?.url ?? "" } }))
         assert.notInclude(one, "orders (table)")
+      }), 60_000)
+    it.live("an engine error is labelled sql_schema, the tool that ran, and never shows the password", () =>
+      Effect.gen(function* () {
+        const root = tempDir("minicode-schema-")
+        const url = (server?.url ?? "").replace(/\/app$/, "/nosuchdb")
+        const password = new URL(url).password
+        const out = yield* invoke(root, { tool: "sql_schema", args: { connection: "gone" } }, { gone: { url } })
+        assert.isTrue(Either.isLeft(out), JSON.stringify(out))
+        if (Either.isRight(out)) return
+        assert.strictEqual(out.left._tag, "ToolFailed")
+        assert.match(out.left.message, /^sql_schema failed: .*nosuchdb/i)
+        assert.notInclude(out.left.message, "sql_query")
+        assert.notInclude(out.left.message, password)
       }), 60_000)
   })
 })

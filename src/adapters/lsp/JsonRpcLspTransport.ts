@@ -188,8 +188,15 @@ export const build = (options: Options) =>
           conn.onUnhandledProgress((params: unknown) => {
             const p = decodeProgress(params)
             if (Either.isLeft(p)) return
-            if (p.right.value.kind === "begin") life.progress.set(p.right.token, p.right.value.title ?? "")
-            else if (p.right.value.kind === "end") life.progress.delete(p.right.token)
+            const v = p.right.value
+            if (v.kind === "begin") life.progress.set(p.right.token, v.title ?? "")
+            else if (v.kind === "end") life.progress.delete(p.right.token)
+            // The call that started the server hears how its loading goes (a later call's own wait is its own note).
+            if (progress.watched && v.kind !== "end") {
+              const title = life.progress.get(p.right.token) ?? ""
+              const detail = [v.message, v.percentage === undefined ? undefined : `${Math.round(v.percentage)}%`].filter((x) => x !== undefined && x !== "").join(", ")
+              progress.note(`${server.info.name}: ${title === "" ? "working" : title}${detail === "" ? "" : ` (${detail})`}`)
+            }
             for (const listener of [...life.progressListeners]) listener()
           })
           conn.listen()

@@ -154,5 +154,10 @@ export const capsOf = (reply: unknown): ServerCaps => {
 /** `$/progress` work-done reports, tracked as the set of tokens begun and not yet ended. */
 export const WorkDoneProgress = Schema.Struct({
   token: Schema.Union(Schema.String, Schema.Number),
-  value: Schema.Struct({ kind: Schema.String, title: Schema.optional(Schema.String) })
+  value: Schema.Struct({
+    kind: Schema.String,
+    title: Schema.optional(Schema.String),
+    message: Schema.optional(Schema.String),
+    percentage: Schema.optional(Schema.Number)
+  })
 })

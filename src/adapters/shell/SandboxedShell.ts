@@ -21,20 +21,47 @@ export interface Options {
   readonly limits?: Limits | undefined
   /** The workspace read-write (default, bash) or read-only (git's reads). */
   readonly writable?: boolean
+  /**
+   * bash's shell: when commands run without a sandbox (mode `auto`, none found), the caller is told once per shell
+   * (a warning log message; `mcp serve` sends it as notifications/message). Git's reads are not bash: they say nothing.
+   */
+  readonly warnUnsandboxed?: boolean
 }
+
+/**
+ * Tells whoever runs the call, the first time only (per value made), that bash runs without a sandbox and why:
+ * a warning log message (`mcp serve`: notifications/message). For `auto` finding none, and for `sandbox: none`.
+ */
+export const noticeOnce = () => {
+  let told = false
+  return (reason: string): Effect.Effect<void> =>
+    Effect.map(Progress.current, (p) => {
+      if (told) return
+      told = true
+      p.log("warning", `bash runs without a sandbox: ${reason} (--sandbox bwrap refuses bash instead)`)
+    })
+}
+
+/** A shell that runs unsandboxed by configuration (`sandbox: none`), saying so once. */
+export const announced = (reason: string) =>
+  Layer.effect(
+    Shell,
+    Effect.map(Shell, (inner) => {
+      const notice = noticeOnce()
+      return Shell.of({ run: (spec) => Effect.zipRight(notice(reason), inner.run(spec)) })
+    })
+  )
 
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const sandbox = yield* Sandbox
     const session = yield* Session
+    const warnOnce = options.warnUnsandboxed === true ? noticeOnce() : () => Effect.void
     const run = (spec: ProcessSpec) => {
       if (sandbox.status._tag === "Unavailable") {
         return options.mode === "bwrap"
           ? Effect.fail(new ShellError({ reason: `sandbox required (sandbox: bwrap) but unavailable: ${sandbox.status.reason}` }))
-          : Effect.zipRight(
-              Effect.map(Progress.current, (p) => p.log("warning", `bash runs without a sandbox: ${sandbox.status._tag === "Unavailable" ? sandbox.status.reason : "unavailable"}`)),
-              NodeShell.run(spec, options)
-            )
+          : Effect.zipRight(warnOnce(sandbox.status.reason), NodeShell.run(spec, options))
       }
       return Effect.scoped(
         sandbox

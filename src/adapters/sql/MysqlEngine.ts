@@ -8,9 +8,11 @@
  * - the client never offers LOCAL INFILE (the capability flag is off and no stream factory exists), and never sends
  *   two statements in one packet (multipleStatements stays off); every statement is prepared on its own (binary
  *   protocol, parameters bound by the server, never spliced into the text);
- * - on MariaDB, after each read statement the transaction must still be open (`@@in_transaction`): a statement that
- *   ended it makes the engine drop the connection before anything else runs on it (a permitted write's DDL commits
- *   implicitly, as MySQL always does; the statements after it get a transaction of their own);
+ * - after each read statement the session must still be READ ONLY (`SET SESSION TRANSACTION READ WRITE` or
+ *   `tx_read_only = 0` switch it off) and, on MariaDB, the transaction still open (`@@in_transaction`; MySQL has no
+ *   such variable, and its session's READ ONLY is what holds after a COMMIT): a statement that changed either makes
+ *   the engine drop the connection before anything else runs on it (a permitted write's DDL commits implicitly, as
+ *   MySQL always does; the statements after it get a transaction of their own);
  * - rows stream in: once `maxRows + 1` arrived the statement is stopped (`KILL QUERY` from a connection of its own),
  *   so a huge result is never fetched whole.
  *
@@ -172,13 +174,15 @@ export const make = Effect.gen(function* () {
         // A KILL QUERY that arrived after the statement ended marks the next one: absorb it with a no-op.
         await plain(conn, "DO 0").catch(() => plain(conn, "DO 0"))
       }
-      if (server.mariadb) {
-        const open = await plain(conn, "SELECT @@in_transaction")
-        if (Number(open[0]?.[0]) !== 1) {
-          // A permitted write's DDL commits implicitly (MySQL's rule): the rest runs in a transaction of its own.
-          if (request.write) await plain(conn, "START TRANSACTION")
-          else throw refused("sql.engine.transaction-ended", "the statement ended the engine's transaction; the connection was dropped")
-        }
+      if (!request.write) {
+        // The session must still be READ ONLY (what holds after any commit, implicit or not) and, on MariaDB, the
+        // transaction still open; else the connection is dropped before anything else runs on it.
+        const [state] = await plain(conn, server.mariadb ? "SELECT @@session.tx_read_only, @@in_transaction" : "SELECT @@session.transaction_read_only")
+        if (Number(state?.[0]) !== 1) throw refused("sql.engine.session-changed", "the statement switched the session's READ ONLY off; the connection was dropped")
+        if (server.mariadb && Number(state?.[1]) !== 1) throw refused("sql.engine.transaction-ended", "the statement ended the engine's transaction; the connection was dropped")
+      } else if (server.mariadb && Number((await plain(conn, "SELECT @@in_transaction"))[0]?.[0]) !== 1) {
+        // A permitted write's DDL commits implicitly (MySQL's rule): the rest runs in a transaction of its own.
+        await plain(conn, "START TRANSACTION")
       }
       results.push(result)
     }

@@ -229,8 +229,12 @@ export const shownPath = (where: Where, uri: string): { readonly text: string; r
     : { text: path, inside: false, path }
 }
 
-const severities = ["", "error", "warning", "info", "hint"]
-const severityOf = (d: Diagnostic) => severities[d.severity ?? 1] ?? "info"
+const severities = ["", "error", "warning", "info", "hint"] as const
+/** A diagnostic's severity by name (an unknown number is info). */
+export const severityOf = (d: Diagnostic): "error" | "warning" | "info" | "hint" => {
+  const name = severities[d.severity ?? 1]
+  return name === undefined || name === "" ? "info" : name
+}
 const oneLine = (s: string, max: number) => {
   const flat = s.replace(/\s*\n\s*/g, " ").trim()
   return flat.length > max ? `${flat.slice(0, max)}…` : flat

@@ -62,6 +62,28 @@ export const formatReport = (
   return { text: [text, `errors in files that depend on it:`, ...lines, ...more].join("\n"), truncated: own.truncated || more.length > 0 }
 }
 
+/** One diagnostic as data (1-based positions), for a structured result. */
+export const diagnosticData = (d: Diagnostic) => ({
+  line: d.range.start.line + 1,
+  column: d.range.start.character + 1,
+  endLine: d.range.end.line + 1,
+  endColumn: d.range.end.character + 1,
+  severity: Lsp.severityOf(d),
+  code: d.code ?? null,
+  source: d.source ?? null,
+  message: d.message
+})
+
+/** The report as data: the same diagnostics as `formatReport` (sorted), the related files' errors, complete or not. */
+export const reportData = (where: Lsp.Where, shown: string, report: DiagnosticsReport) => ({
+  path: shown,
+  own: Lsp.sortDiagnostics(report.diagnostics).map(diagnosticData),
+  complete: report.incompleteAfter === undefined,
+  related: (report.related ?? [])
+    .map((r) => ({ path: Lsp.shownPath(where, r.uri).text, diagnostics: r.diagnostics.filter((d) => (d.severity ?? 1) === 1).map(diagnosticData) }))
+    .filter((r) => r.diagnostics.length > 0 && r.path !== shown)
+})
+
 // ---------------------------------------------------------------------------------------------------------------
 // tsserver's own diagnostics (typescript-language-server's `typescript.tsserverRequest`): 1-based line and offset.
 

@@ -38,7 +38,83 @@ const gitStatus = object(
   ["branch", "entries", "truncated"]
 )
 
-const schemas: Partial<Record<ToolName, ObjectSchema>> = { list_dir: listDir, git_status: gitStatus }
+const grep = object(
+  {
+    matches: {
+      type: "array",
+      description: "The matching lines shown, sorted by path then line (a long line cut, as in the text)",
+      items: object({ path: { type: "string" }, line: { type: "integer", minimum: 1 }, text: { type: "string" } }, ["path", "line", "text"])
+    },
+    total: { type: "integer", minimum: 0, description: "Matching lines found, shown or not" },
+    binaryFiles: { type: "array", items: { type: "string" }, description: "Binary files that match (not shown as lines)" },
+    truncated: { type: "boolean", description: "Not everything is listed: more matches, a cut walk or a line searched in part" }
+  },
+  ["matches", "total", "binaryFiles", "truncated"]
+)
+
+const diagnostic = object(
+  {
+    line: { type: "integer", minimum: 1 },
+    column: { type: "integer", minimum: 1, description: "In code points" },
+    endLine: { type: "integer", minimum: 1 },
+    endColumn: { type: "integer", minimum: 1 },
+    severity: { type: "string", enum: ["error", "warning", "info", "hint"] },
+    code: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] },
+    source: { anyOf: [{ type: "string" }, { type: "null" }] },
+    message: { type: "string" }
+  },
+  ["line", "column", "endLine", "endColumn", "severity", "code", "source", "message"]
+)
+
+const diagnostics = object(
+  {
+    path: { type: "string", description: "The file, as the text shows it" },
+    diagnostics: { type: "array", items: diagnostic, description: "Errors first, then warnings, info, hints; by position" },
+    complete: { type: "boolean", description: "False when the server was still loading at the deadline (the list may be partial)" },
+    related: {
+      type: "array",
+      description: "Errors the server reported in files that depend on this one",
+      items: object({ path: { type: "string" }, diagnostics: { type: "array", items: diagnostic } }, ["path", "diagnostics"])
+    },
+    truncated: { type: "boolean" }
+  },
+  ["path", "diagnostics", "complete", "related", "truncated"]
+)
+
+const sqlQuery = object(
+  {
+    results: {
+      type: "array",
+      description: "One per statement, in order",
+      items: object(
+        {
+          columns: { type: "array", items: { type: "string" } },
+          types: {
+            anyOf: [{ type: "array", items: { type: "string" } }, { type: "null" }],
+            description: "The database's type name of each column (null when the driver does not say)"
+          },
+          rows: {
+            type: "array",
+            description: "Rows as arrays of cells: integers past 2^53 as their exact text, bytes as \\x hex, JSON values as they are",
+            items: { type: "array" }
+          },
+          truncated: { type: "boolean", description: "More rows exist than are given (max_rows, or the output limit)" },
+          changes: { type: "integer", minimum: 0, description: "Rows changed by a write" }
+        },
+        ["columns", "types", "rows", "truncated"]
+      )
+    }
+  },
+  ["results"]
+)
+
+const schemas: Partial<Record<ToolName, ObjectSchema>> = {
+  list_dir: listDir,
+  git_status: gitStatus,
+  grep,
+  lsp_diagnostics: diagnostics,
+  sql_query: sqlQuery
+}
 
 export const outputSchemaOf = (name: ToolName): ObjectSchema | undefined => schemas[name]
 
@@ -61,3 +137,41 @@ export const gitStatusContent = (text: string) => {
     .map((l) => ({ status: l.slice(0, 2), path: l.slice(3) }))
   return { branch: head, entries: changes.slice(0, maxEntries), truncated: changes.length > maxEntries || text.includes("[truncated: ") }
 }
+
+export interface GrepHit {
+  readonly file: string
+  readonly line: number
+  readonly text: string
+}
+
+export const grepContent = (hits: ReadonlyArray<GrepHit>, total: number, binaryFiles: ReadonlyArray<string>, truncated: boolean) => ({
+  matches: hits.map((h) => ({ path: h.file, line: h.line, text: h.text })),
+  total,
+  binaryFiles: binaryFiles.slice(0, maxEntries),
+  truncated: truncated || binaryFiles.length > maxEntries
+})
+
+/** A diagnostic as data: 1-based positions (columns as the text shows them), the severity by name. */
+export interface DiagnosticData {
+  readonly line: number
+  readonly column: number
+  readonly endLine: number
+  readonly endColumn: number
+  readonly severity: "error" | "warning" | "info" | "hint"
+  readonly code: string | number | null
+  readonly source: string | null
+  readonly message: string
+}
+
+export const diagnosticsContent = (
+  path: string,
+  own: ReadonlyArray<DiagnosticData>,
+  complete: boolean,
+  related: ReadonlyArray<{ readonly path: string; readonly diagnostics: ReadonlyArray<DiagnosticData> }>
+) => ({
+  path,
+  diagnostics: own.slice(0, maxEntries),
+  complete,
+  related: related.slice(0, maxEntries).map((r) => ({ path: r.path, diagnostics: r.diagnostics.slice(0, maxEntries) })),
+  truncated: own.length > maxEntries || related.length > maxEntries || related.some((r) => r.diagnostics.length > maxEntries)
+})

@@ -156,6 +156,22 @@ export const describe = (name: string, entry: ConnectionEntry): string => {
   return `${name}: ${where}${entry.allowWrite === true ? " (writes allowed)" : " (read-only)"}${limit}`
 }
 
+/**
+ * The configured connections as a tool description may name them: name, engine and mode, never a URL, a file or a
+ * password (`mcp serve` appends it to sql_query's description in tools/list).
+ */
+export const summary = (connections: Connections, max = 20): string => {
+  const names = Object.keys(connections).sort()
+  if (names.length === 0) return "No connections are configured: name a workspace .db/.sqlite file as connection."
+  const shown = names.slice(0, max).map((name) => {
+    const entry = connections[name] ?? {}
+    const engine = Either.getOrElse(dialectOf(entry), () => "invalid")
+    return `${name} (${engine === "mysql" ? "mysql/mariadb" : engine}, ${entry.allowWrite === true ? "writes allowed" : "read-only"})`
+  })
+  const more = names.length > max ? `, and ${names.length - max} more (sql_connections lists them)` : ""
+  return `Configured connections: ${shown.join(", ")}${more}.`
+}
+
 /** A query's time limit and where it was set: the call's `timeout_ms`, the connection's `timeoutMs`, or the default. */
 export interface TimeLimit {
   readonly millis: number

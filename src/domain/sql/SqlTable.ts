@@ -95,24 +95,52 @@ export const renderAll = (results: ReadonlyArray<ResultSet>, maxRows: number, op
   return results.map((r, i) => `-- statement ${i + 1} of ${results.length}\n${render(r, maxRows, { ...options, budget: share })}`).join("\n\n")
 }
 
-/** A JSON-safe cell: bigints as their exact text, bytes as `\x…` hex, dates as ISO; JSON values as they are. */
+/** A JSON-safe cell: integers as numbers (past 2^53 as their exact text), bytes as `\x…` hex, dates as ISO; JSON values as they are. */
 const jsonCell = (value: unknown): unknown => {
-  if (typeof value === "bigint") return value.toString()
+  if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString()
   if (value instanceof Uint8Array) return `\\x${hex(value, value.length)}`
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()
+  if (typeof value === "object" && value !== null) {
+    // An array or JSON value: bigints inside as their exact text, so the whole stays JSON.
+    try {
+      return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? "null")
+    } catch {
+      return String(value)
+    }
+  }
   return value === undefined ? null : value
 }
 
 /**
- * The structured row model of a call's results (columns, the database's type names, rows), for a structured-content
- * field of the tool output (`mcp serve`'s `structuredContent`) once the output carries one.
+ * The structured row model of a call's results (columns, the database's type names, rows): `mcp serve`'s
+ * `structuredContent`. Under a budget (UTF-8 bytes of JSON for all of it, shared by the statements) rows are dropped
+ * from the end and the result set is marked truncated, as the text table is.
  */
-export const structured = (results: ReadonlyArray<ResultSet>) => ({
-  results: results.map((r) => ({
-    columns: r.columns,
-    types: r.types ?? null,
-    rows: r.rows.map((row) => row.map(jsonCell)),
-    truncated: r.truncated,
-    ...(r.changes === undefined ? {} : { changes: r.changes })
-  }))
-})
+export const structured = (results: ReadonlyArray<ResultSet>, budget?: number) => {
+  const share = budget === undefined ? undefined : Math.floor(budget / Math.max(1, results.length))
+  return {
+    results: results.map((r) => {
+      const rows: Array<ReadonlyArray<unknown>> = []
+      let used = 0
+      let cut = false
+      for (const row of r.rows) {
+        const cells = row.map(jsonCell)
+        if (share !== undefined) {
+          used += utf8Length(JSON.stringify(cells) ?? "") + 1
+          if (used > share) {
+            cut = true
+            break
+          }
+        }
+        rows.push(cells)
+      }
+      return {
+        columns: r.columns,
+        types: r.types ?? null,
+        rows,
+        truncated: r.truncated || cut,
+        ...(r.changes === undefined ? {} : { changes: r.changes })
+      }
+    })
+  }
+}

@@ -60,6 +60,36 @@ describe.runIf(Mariadb.hasMariadb)("mariadb server", () => {
       assert.isTrue(Either.isLeft(out) && out.left.rule === "sql.engine.transaction-ended", JSON.stringify(out))
     }), 30_000)
 
+  it.live("transaction control inside the read-only wrapping is refused or has no effect: ROLLBACK, SET TRANSACTION, the session's READ ONLY switched off", () =>
+    Effect.gen(function* () {
+      const attempts: ReadonlyArray<ReadonlyArray<string>> = [
+        ["ROLLBACK", "INSERT INTO people (id) VALUES (90)"],
+        ["COMMIT AND CHAIN", "INSERT INTO people (id) VALUES (91)"],
+        ["SET TRANSACTION READ WRITE", "INSERT INTO people (id) VALUES (92)"],
+        ["SET SESSION TRANSACTION READ WRITE", "CREATE TABLE made (x INT)"],
+        ["SET SESSION TRANSACTION READ WRITE", "INSERT INTO people (id) VALUES (93)"],
+        ["SET SESSION tx_read_only = 0", "CREATE TABLE made (x INT)"],
+        ["SET @@session.tx_read_only = OFF", "INSERT INTO people (id) VALUES (94)"],
+        ["SET autocommit = 1", "INSERT INTO people (id) VALUES (95)"],
+        ["SET SESSION TRANSACTION READ WRITE", "COMMIT", "INSERT INTO people (id) VALUES (96)"],
+        ["RELEASE SAVEPOINT x", "INSERT INTO people (id) VALUES (97)"],
+        ["SET SESSION TRANSACTION READ WRITE", "CREATE DATABASE made"],
+        ["SET SESSION TRANSACTION READ WRITE", "CREATE USER made@localhost"]
+      ]
+      for (const statements of attempts) {
+        const out = yield* Effect.either(run(request(statements)))
+        assert.isTrue(Either.isLeft(out), `${statements.join("; ")}: ${JSON.stringify(out)}`)
+        // Nothing changed, and the pool's next call is read-only again.
+        assert.strictEqual(server?.admin("SELECT COUNT(*) FROM app.people").trim(), "2", statements.join("; "))
+        assert.strictEqual(server?.admin("SHOW TABLES FROM app LIKE 'made'").trim(), "", statements.join("; "))
+        assert.strictEqual(server?.admin("SELECT (SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'made') + (SELECT COUNT(*) FROM mysql.user WHERE User = 'made')").trim(), "0")
+        const after = yield* Effect.either(run(request(["INSERT INTO people (id) VALUES (99)"])))
+        assert.isTrue(Either.isLeft(after) && after.left.kind === "refused", `after ${statements.join("; ")}: ${JSON.stringify(after)}`)
+      }
+      const ended = yield* Effect.either(run(request(["SET SESSION TRANSACTION READ WRITE", "SELECT 1"])))
+      assert.isTrue(Either.isLeft(ended) && ended.left.rule === "sql.engine.session-changed", JSON.stringify(ended))
+    }), 60_000)
+
   it.live("LOAD DATA LOCAL INFILE is refused: the client never offers local files", () =>
     Effect.gen(function* () {
       const out = yield* Effect.either(run(request(["LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE people"], { write: true })))

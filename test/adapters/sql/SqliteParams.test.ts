@@ -93,4 +93,16 @@ describe("SqlTable.structured", () => {
     const model = SqlTable.structured([{ columns: ["id", "blob"], types: ["bigint", "bytea"], rows: [[9007199254740993n, new Uint8Array([1, 255])]], truncated: false }])
     assert.deepStrictEqual(JSON.parse(JSON.stringify(model)), { results: [{ columns: ["id", "blob"], types: ["bigint", "bytea"], rows: [["9007199254740993", "\\x01ff"]], truncated: false }] })
   })
+  it("integers in JavaScript's exact range as numbers, bigints inside JSON as text; under a budget rows are dropped from the end and the set marked cut", () => {
+    const small = SqlTable.structured([{ columns: ["n", "doc"], rows: [[5n, { big: 2n ** 70n }]], truncated: false }])
+    assert.deepStrictEqual(small.results[0]?.rows, [[5, { big: "1180591620717411303424" }]])
+    const rows = Array.from({ length: 100 }, (_, i) => [i, "x".repeat(50)])
+    const cut = SqlTable.structured([{ columns: ["i", "s"], rows, truncated: false }], 1_000)
+    const kept = cut.results[0]?.rows ?? []
+    assert.isTrue(kept.length > 0 && kept.length < 100, String(kept.length))
+    assert.deepStrictEqual(kept[0], [0, "x".repeat(50)])
+    assert.isTrue(cut.results[0]?.truncated)
+    assert.isAtMost(JSON.stringify(kept).length, 1_000)
+    assert.isFalse(SqlTable.structured([{ columns: ["i", "s"], rows, truncated: false }], 100_000).results[0]?.truncated)
+  })
 })
