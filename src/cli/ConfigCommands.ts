@@ -124,7 +124,11 @@ const login = Command.make(
     allowLocalConfig,
     clientId: Options.text("client-id").pipe(Options.withDescription("A pre-registered OAuth client id (default: dynamic client registration)"), Options.optional),
     clientSecret: Options.text("client-secret").pipe(Options.withDescription("Its secret, for a confidential pre-registered client (stored, never printed)"), Options.optional),
-    scope: Options.text("scope").pipe(Options.withDescription("Scopes to ask for (default: what the server advertises)"), Options.optional)
+    scope: Options.text("scope").pipe(Options.withDescription("Scopes to ask for (default: what a session was last refused for, else what the server advertises)"), Options.optional),
+    clientMetadataUrl: Options.text("client-metadata-url").pipe(
+      Options.withDescription("An HTTPS Client ID Metadata Document URL, used as the client id where the authorization server supports it"),
+      Options.optional
+    )
   },
   (flags) =>
     Effect.gen(function* () {
@@ -132,7 +136,8 @@ const login = Command.make(
       const extra = {
         ...Option.match(flags.clientId, { onNone: () => ({}), onSome: (clientId) => ({ clientId }) }),
         ...Option.match(flags.clientSecret, { onNone: () => ({}), onSome: (clientSecret) => ({ clientSecret }) }),
-        ...Option.match(flags.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) })
+        ...Option.match(flags.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) }),
+        ...Option.match(flags.clientMetadataUrl, { onNone: () => ({}), onSome: (clientMetadataUrl) => ({ clientMetadataUrl }) })
       }
       const done = yield* CliLayers.mcpLogin(flags.id, entry, extra)
       yield* Console.log(`${done === "already" ? "already signed in to" : "signed in to"} ${flags.id}; tokens kept in ${CliLayers.mcpAuthFile(flags.id)} (mode 600)`)

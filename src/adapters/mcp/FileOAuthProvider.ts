@@ -1,8 +1,11 @@
 /**
  * The SDK's OAuthClientProvider over one file per server in the config folder (`<config>/mcp-auth/ID.json`, mode
  * 600, folder 700): the client registration (dynamic, or the pre-registered client id), tokens, the PKCE verifier
- * and the discovery state. Tokens are bound to the server URL they were issued for: a file for another URL is never
- * used. Nothing here prints a token. `onRedirect` decides what "go and sign in" means: the login command prints
+ * and the discovery state (the metadata URLs and documents found, so a custom protected-resource metadata location
+ * is not lost between the two halves of a sign-in). When a running session is told to sign in again (expired
+ * tokens, or a 403 asking for more scope), the scope it was asked for is kept as `wantedScope`, and the next
+ * `config mcp login` asks for it. Tokens are bound to the server URL they were issued for: a file for another URL
+ * is never used. Nothing here prints a token. `onRedirect` decides what "go and sign in" means: the login command prints
  * the URL and opens a browser; a running session fails with "needs sign-in".
  */
 import * as fs from "node:fs"
@@ -13,6 +16,9 @@ import {
   OAuthClientInformationSchema,
   type OAuthClientInformationMixed,
   type OAuthClientMetadata,
+  OAuthMetadataSchema,
+  OAuthProtectedResourceMetadataSchema,
+  OpenIdProviderDiscoveryMetadataSchema,
   OAuthTokensSchema,
   type OAuthTokens
 } from "@modelcontextprotocol/sdk/shared/auth.js"
@@ -24,6 +30,10 @@ interface Stored {
   readonly tokens?: OAuthTokens
   readonly verifier?: string
   readonly discovery?: OAuthDiscoveryState
+  /** The scope a running session was last asked to sign in for (a step-up), until the next login. */
+  readonly wantedScope?: string
+  /** A Client ID Metadata Document URL (HTTPS), used as the client id where the authorization server supports it. */
+  readonly clientMetadataUrl?: string
 }
 
 export const fileFor = (dir: string, id: string) => path.join(dir, "mcp-auth", `${id}.json`)
@@ -44,13 +54,31 @@ const read = (file: string, serverUrl: string): Stored => {
   const redirectUrl = parsed["redirectUrl"]
   const verifier = parsed["verifier"]
   const discovery = parsed["discovery"]
+  const wantedScope = parsed["wantedScope"]
+  const clientMetadataUrl = parsed["clientMetadataUrl"]
   return {
     serverUrl,
     ...(typeof redirectUrl === "string" ? { redirectUrl } : {}),
     ...(typeof verifier === "string" ? { verifier } : {}),
     ...(tokens.success ? { tokens: tokens.data } : {}),
     ...(client.success ? { client: client.data } : plainClient.success ? { client: plainClient.data } : {}),
-    ...(isRecord(discovery) && typeof discovery["authorizationServerUrl"] === "string" ? { discovery: { authorizationServerUrl: discovery["authorizationServerUrl"] } } : {})
+    ...(typeof wantedScope === "string" ? { wantedScope } : {}),
+    ...(typeof clientMetadataUrl === "string" ? { clientMetadataUrl } : {}),
+    ...(isRecord(discovery) && typeof discovery["authorizationServerUrl"] === "string" ? { discovery: discoveryOf(discovery, discovery["authorizationServerUrl"]) } : {})
+  }
+}
+
+/** The stored discovery state: the URLs, and the metadata documents when they still decode with the SDK's schemas. */
+const discoveryOf = (d: Readonly<Record<string, unknown>>, authorizationServerUrl: string): OAuthDiscoveryState => {
+  const resourceMetadataUrl = d["resourceMetadataUrl"]
+  const resource = OAuthProtectedResourceMetadataSchema.safeParse(d["resourceMetadata"])
+  const server = OAuthMetadataSchema.safeParse(d["authorizationServerMetadata"])
+  const openid = OpenIdProviderDiscoveryMetadataSchema.safeParse(d["authorizationServerMetadata"])
+  return {
+    authorizationServerUrl,
+    ...(typeof resourceMetadataUrl === "string" ? { resourceMetadataUrl } : {}),
+    ...(resource.success ? { resourceMetadata: resource.data } : {}),
+    ...(server.success ? { authorizationServerMetadata: server.data } : openid.success ? { authorizationServerMetadata: openid.data } : {})
   }
 }
 
@@ -71,17 +99,35 @@ export interface ProviderOptions {
   readonly clientId?: string
   readonly clientSecret?: string
   readonly scope?: string
+  /** A Client ID Metadata Document URL (kept in the file, so a session's re-authorization uses it too). */
+  readonly clientMetadataUrl?: string
+  /** Stored tokens are not offered (they are kept until new ones are saved): the flow authorizes afresh. */
+  readonly freshTokens?: boolean
   readonly state?: () => string
   readonly onRedirect: (url: URL) => void | Promise<void>
 }
 
 export const hasTokens = (file: string, serverUrl: string): boolean => fs.existsSync(file) && read(file, serverUrl).tokens !== undefined
 
+/** The scope a running session was asked to sign in for, if any. */
+export const wantedScope = (file: string, serverUrl: string): string | undefined => (fs.existsSync(file) ? read(file, serverUrl).wantedScope : undefined)
+
+/** Keeps (or, with undefined, forgets) the scope a session was asked to sign in for. */
+export const setWantedScope = (file: string, serverUrl: string, scope: string | undefined) => {
+  const { wantedScope: _w, ...rest } = read(file, serverUrl)
+  write(file, scope === undefined ? rest : { ...rest, wantedScope: scope })
+}
+
 export const make = (o: ProviderOptions): OAuthClientProvider => {
   const load = () => read(o.file, o.serverUrl)
   const update = (f: (s: Stored) => Stored) => write(o.file, f(load()))
   const redirect = () => o.redirectUrl ?? load().redirectUrl ?? "http://127.0.0.1/callback"
+  const given = o.clientMetadataUrl
+  if (given !== undefined) update((s) => ({ ...s, clientMetadataUrl: given }))
+  const clientMetadataUrl = given ?? load().clientMetadataUrl
+  let fresh = o.freshTokens === true
   return {
+    ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
     get redirectUrl() {
       return redirect()
     },
@@ -99,8 +145,11 @@ export const make = (o: ProviderOptions): OAuthClientProvider => {
     clientInformation: () =>
       o.clientId !== undefined ? { client_id: o.clientId, ...(o.clientSecret === undefined ? {} : { client_secret: o.clientSecret }) } : load().client,
     saveClientInformation: (client) => update((s) => ({ ...s, client })),
-    tokens: () => load().tokens,
-    saveTokens: (tokens) => update((s) => ({ ...s, tokens, ...(o.redirectUrl === undefined ? {} : { redirectUrl: o.redirectUrl }) })),
+    tokens: () => (fresh ? undefined : load().tokens),
+    saveTokens: (tokens) => {
+      fresh = false
+      update((s) => ({ ...s, tokens, ...(o.redirectUrl === undefined ? {} : { redirectUrl: o.redirectUrl }) }))
+    },
     redirectToAuthorization: (url) => o.onRedirect(url),
     saveCodeVerifier: (verifier) => update((s) => ({ ...s, verifier })),
     codeVerifier: () => {

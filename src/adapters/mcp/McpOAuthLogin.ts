@@ -1,7 +1,10 @@
 /**
  * `minicode config mcp login ID`: the MCP authorization flow with the SDK's client auth (`auth`): protected-resource
- * and authorization-server discovery, dynamic client registration (or a pre-registered client id), PKCE, the
- * `resource` parameter. The authorization URL is printed and opened in a browser when there is one ($BROWSER, else
+ * and authorization-server discovery, dynamic client registration (or a pre-registered client id, or a Client ID
+ * Metadata Document URL where the server supports it), PKCE, the `resource` parameter. The server is asked first,
+ * as a session would (an `initialize` without a token), so its 401's `WWW-Authenticate` can say where its metadata
+ * is and which scope to ask for. The scope asked for: `--scope`, else the one a session was last refused for (a
+ * step-up), else the 401's, else what the metadata advertises. The authorization URL is printed and opened in a browser when there is one ($BROWSER, else
  * xdg-open/open with a display); the redirect is received on 127.0.0.1 at a random port, its state checked. Tokens
  * go to the config folder (FileOAuthProvider), never printed.
  */
@@ -20,6 +23,7 @@ export interface LoginOptions {
   readonly clientId?: string
   readonly clientSecret?: string
   readonly scope?: string
+  readonly clientMetadataUrl?: string
   /** Where the URL is printed (stderr). */
   readonly say: (line: string) => void
   /** Opens the URL (default: a browser when one exists). */
@@ -72,9 +76,26 @@ const loopback = async () => {
   return { redirectUrl: `http://127.0.0.1:${port}/callback`, state: expected, code, close: () => new Promise<void>((r) => server.close(() => r())) }
 }
 
+/** What the server's refusal of an unauthenticated `initialize` says (none when it does not refuse). */
+const probe = async (serverUrl: string, fetchFn: FetchLike, extract: (r: Response) => { resourceMetadataUrl?: URL; scope?: string }) => {
+  const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "minicode", version: "0.1.0" } } }
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+  const response = await fetchFn(serverUrl, { method: "POST", headers, body: JSON.stringify(initialize) }).catch(() => undefined)
+  if (response === undefined) return {}
+  await response.body?.cancel().catch(() => undefined)
+  // A server that let it in opened a session: end it.
+  const session = response.headers.get("mcp-session-id")
+  if (session !== null) await fetchFn(serverUrl, { method: "DELETE", headers: { "mcp-session-id": session } }).then((r) => r.body?.cancel()).catch(() => undefined)
+  return response.status === 401 || response.status === 403 ? extract(response) : {}
+}
+
 /** Signs in to one server; resolves once tokens are stored. */
 export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> => {
-  const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js")
+  const { auth, extractWWWAuthenticateParams } = await import("@modelcontextprotocol/sdk/client/auth.js")
+  const fetchFn: FetchLike = o.fetch ?? ((url, init) => fetch(url, init))
+  const hint = await probe(o.serverUrl, fetchFn, extractWWWAuthenticateParams)
+  const stepUp = FileOAuthProvider.wantedScope(o.file, o.serverUrl)
+  const scope = o.scope ?? stepUp ?? hint.scope
   const cb = await loopback()
   try {
     const open = o.open ?? openBrowser(o.env ?? process.env)
@@ -85,13 +106,21 @@ export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> =
       state: () => cb.state,
       ...(o.clientId === undefined ? {} : { clientId: o.clientId }),
       ...(o.clientSecret === undefined ? {} : { clientSecret: o.clientSecret }),
-      ...(o.scope === undefined ? {} : { scope: o.scope }),
+      ...(scope === undefined ? {} : { scope }),
+      ...(o.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: o.clientMetadataUrl }),
+      // Asked for a scope (or a step-up): a new authorization, not a refresh of tokens for the old scope.
+      freshTokens: o.scope !== undefined || stepUp !== undefined,
       onRedirect: (url) => {
         o.say(`Sign in to MCP server ${o.id} at:\n  ${url.href}`)
         open(url.href)
       }
     })
-    const common = { serverUrl: o.serverUrl, ...(o.fetch === undefined ? {} : { fetchFn: o.fetch }), ...(o.scope === undefined ? {} : { scope: o.scope }) }
+    const common = {
+      serverUrl: o.serverUrl,
+      ...(o.fetch === undefined ? {} : { fetchFn: o.fetch }),
+      ...(scope === undefined ? {} : { scope }),
+      ...(hint.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: hint.resourceMetadataUrl })
+    }
     const first = await auth(provider, common)
     if (first === "AUTHORIZED") return "already"
     const waitMs = o.waitMs ?? 5 * 60_000
@@ -104,6 +133,7 @@ export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> =
     ]).finally(() => clearTimeout(timer))
     const second = await auth(provider, { ...common, authorizationCode: code })
     if (second !== "AUTHORIZED") throw new Error("the authorization server did not issue tokens")
+    FileOAuthProvider.setWantedScope(o.file, o.serverUrl, undefined)
     return "signed-in"
   } finally {
     await cb.close()
