@@ -1,7 +1,7 @@
 // Dev-only: installs the official MCP conformance suite and the Node 22 it needs into a cache outside the repo.
 // The project's floor stays Node 20 and `npm ci` never pulls either: they are not in package.json.
 // Idempotent: a second run with the pinned versions already present does nothing.
-// Usage: node scripts/conformance/install.mjs [--print-dir]
+// Usage: node scripts/conformance/install.mjs [--print-dir | --check]   (--check: exit 0 when installed, else 1)
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
@@ -39,6 +39,11 @@ const main = () => {
   if (process.argv.includes("--print-dir")) {
     console.log(p.dir)
     return
+  }
+  if (process.argv.includes("--check")) {
+    const ok = installed()
+    console.log(ok ? `conformance: installed in ${p.dir}` : `conformance: not installed in ${p.dir} (node scripts/conformance/install.mjs)`)
+    process.exit(ok ? 0 : 1)
   }
   if (process.platform !== "linux" || process.arch !== "x64") {
     console.error(`conformance: the pinned Node 22 package is for linux-x64; this is ${process.platform}-${process.arch}`)

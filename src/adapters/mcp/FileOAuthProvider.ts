@@ -109,6 +109,18 @@ export interface ProviderOptions {
 
 export const hasTokens = (file: string, serverUrl: string): boolean => fs.existsSync(file) && read(file, serverUrl).tokens !== undefined
 
+/** The redirect URIs of a dynamically registered client (none for a pre-registered or URL-based client id). */
+export const registeredRedirects = (file: string, serverUrl: string): ReadonlyArray<string> => {
+  const client = fs.existsSync(file) ? read(file, serverUrl).client : undefined
+  return client !== undefined && "redirect_uris" in client && Array.isArray(client.redirect_uris) ? client.redirect_uris.map(String) : []
+}
+
+/** Forgets the client registration (the next sign-in registers again). */
+export const forgetClient = (file: string, serverUrl: string) => {
+  const { client: _c, ...rest } = read(file, serverUrl)
+  write(file, rest)
+}
+
 /** The scope a running session was asked to sign in for, if any. */
 export const wantedScope = (file: string, serverUrl: string): string | undefined => (fs.existsSync(file) ? read(file, serverUrl).wantedScope : undefined)
 

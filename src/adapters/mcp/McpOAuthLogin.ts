@@ -49,8 +49,25 @@ const openBrowser = (env: Readonly<Record<string, string | undefined>>) => (url:
   child.unref()
 }
 
-/** Waits for the redirect on a loopback listener: the code, once a request carries the expected state. */
-const loopback = async () => {
+/** Listens on 127.0.0.1 at `port` when it is free, else at a random port. */
+const listen = (server: http.Server, port: number) =>
+  new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      if (port === 0 || e.code !== "EADDRINUSE") return reject(e)
+      server.listen(0, "127.0.0.1", resolve)
+    }
+    server.once("error", onError)
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", onError)
+      resolve()
+    })
+  })
+
+/**
+ * Waits for the redirect on a loopback listener: the code, once a request carries the expected state. It listens
+ * on `port` (the one the client was registered with) when that is free, so the registration stays valid.
+ */
+const loopback = async (port: number) => {
   let deliver: (code: string) => void = () => undefined
   let fail: (e: Error) => void = () => undefined
   const code = new Promise<string>((resolve, reject) => {
@@ -71,9 +88,9 @@ const loopback = async () => {
     res.writeHead(200, { "content-type": "text/plain" }).end("minicode is signed in; you can close this tab")
     deliver(got)
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  return { redirectUrl: `http://127.0.0.1:${port}/callback`, state: expected, code, close: () => new Promise<void>((r) => server.close(() => r())) }
+  await listen(server, port)
+  const bound = (server.address() as AddressInfo).port
+  return { redirectUrl: `http://127.0.0.1:${bound}/callback`, state: expected, code, close: () => new Promise<void>((r) => server.close(() => r())) }
 }
 
 /** What the server's refusal of an unauthenticated `initialize` says (none when it does not refuse). */
@@ -96,7 +113,12 @@ export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> =
   const hint = await probe(o.serverUrl, fetchFn, extractWWWAuthenticateParams)
   const stepUp = FileOAuthProvider.wantedScope(o.file, o.serverUrl)
   const scope = o.scope ?? stepUp ?? hint.scope
-  const cb = await loopback()
+  // A client registered dynamically at an earlier login names that login's callback: listen there again, or, when
+  // that port is taken now, register anew (an authorization server may accept only registered redirect URIs).
+  const registered = o.clientId === undefined ? FileOAuthProvider.registeredRedirects(o.file, o.serverUrl) : []
+  const previous = registered.flatMap((u) => (URL.canParse(u) ? [new URL(u)] : [])).find((u) => u.hostname === "127.0.0.1")
+  const cb = await loopback(previous === undefined ? 0 : Number(previous.port))
+  if (registered.length > 0 && !registered.includes(cb.redirectUrl)) FileOAuthProvider.forgetClient(o.file, o.serverUrl)
   try {
     const open = o.open ?? openBrowser(o.env ?? process.env)
     const provider = FileOAuthProvider.make({
