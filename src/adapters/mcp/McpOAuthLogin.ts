@@ -4,9 +4,10 @@
  * Metadata Document URL where the server supports it), PKCE, the `resource` parameter. The server is asked first,
  * as a session would (an `initialize` without a token), so its 401's `WWW-Authenticate` can say where its metadata
  * is and which scope to ask for. The scope asked for: `--scope`, else the one a session was last refused for (a
- * step-up), else the 401's, else what the metadata advertises. The authorization URL is printed and opened in a browser when there is one ($BROWSER, else
- * xdg-open/open with a display); the redirect is received on 127.0.0.1 at a random port, its state checked. Tokens
- * go to the config folder (FileOAuthProvider), never printed.
+ * step-up), else the 401's, else what the metadata advertises. The authorization URL is printed and opened in a
+ * browser when there is one ($BROWSER, else xdg-open/open with a display); the redirect is received on 127.0.0.1
+ * (at a random port the first time, then at the port the client was registered with while it is free), its state
+ * checked. Tokens go to the config folder (FileOAuthProvider), never printed.
  */
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
