@@ -8,15 +8,15 @@
 //   minicode tool mcp_call '{"server":"conf","tool":…}' --work-mode BUILD --policy allow-all
 // When a call says "this server needs sign-in" (a step-up: the server wants more scope), it signs in again, as
 // the message says, once, and calls again. Login passes the same Client ID Metadata Document URL as the suite's
-// reference client (used only where the authorization server supports it) and, for pre-registration, the
-// client id and secret the scenario gives.
+// reference client (used only where the authorization server supports it) and, for pre-registration and the
+// client-credentials grant (--client-credentials), the client id and secret (or private key) the scenario gives.
 // The elicitation scenario runs the call on a pseudo-terminal (util-linux `script`) and answers each prompt by
 // pressing Enter (keep the default), then "y" (send), as an operator would.
 //
 // `--browser URL`: the "browser" for `config mcp login`. The suite's authorization server approves at once and
 // redirects to minicode's loopback callback; this follows that redirect, as a browser would.
 import { spawn, spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -71,7 +71,14 @@ const minicode = (args) => {
 const cimd = "https://conformance-test.local/client-metadata.json"
 const login = () => {
   const preRegistered = typeof context.client_id === "string" ? ["--client-id", context.client_id, ...(typeof context.client_secret === "string" ? ["--client-secret", context.client_secret] : [])] : []
-  minicode(["config", "mcp", "login", "conf", "--client-metadata-url", cimd, ...preRegistered])
+  const machine = scenario.startsWith("auth/client-credentials") ? ["--client-credentials"] : []
+  if (typeof context.private_key_pem === "string") {
+    // private_key_jwt: the key goes in a file (login keeps its path, never the key).
+    const keyFile = path.join(tmp, "client-key.pem")
+    writeFileSync(keyFile, context.private_key_pem, { mode: 0o600 })
+    machine.push("--private-key-file", keyFile, "--signing-alg", context.signing_algorithm ?? "ES256")
+  }
+  minicode(["config", "mcp", "login", "conf", "--client-metadata-url", cimd, ...preRegistered, ...machine])
 }
 
 /** A call; after "needs sign-in" (auth/* only), one login and one more try. */

@@ -22,7 +22,8 @@ const repo = path.resolve(here, "..", "..")
  * HTTP layer (SSE polling, DNS rebinding), which is the bridge's, not minicode's: `mcp serve` is stdio only. */
 export const serverScenarios = ["server-initialize", "ping", "tools-list", "logging-set-level", "prompts-list", "resources-list"]
 export const clientScenarios = ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"]
-/** The suite's `auth` suite (14), its 2025-03-26 back-compat pair, and the draft ones. */
+/** The suite's `auth` suite (14), its 2025-03-26 back-compat pair, the draft ones, and of the extensions the
+ * client_credentials grant, with a client secret and with a signed assertion (cross-app access is not supported). */
 export const authScenarios = [
   "auth/metadata-default",
   "auth/metadata-var1",
@@ -42,7 +43,9 @@ export const authScenarios = [
   "auth/2025-03-26-oauth-endpoint-fallback",
   "auth/resource-mismatch",
   "auth/offline-access-scope",
-  "auth/offline-access-not-supported"
+  "auth/offline-access-not-supported",
+  "auth/client-credentials-basic",
+  "auth/client-credentials-jwt"
 ]
 
 const parseArgs = (argv) => {

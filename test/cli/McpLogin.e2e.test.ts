@@ -159,4 +159,21 @@ describe("config mcp login", () => {
       fs.rmSync(workspace, { recursive: true, force: true })
     }
   }, 120_000)
+
+  it("--client-credentials without a secret or key, or a key without it, is a usage error that says what is missing", async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcplogin-cc-"))
+    try {
+      const env = { ...process.env, XDG_CONFIG_HOME: home }
+      expect((await run(["config", "mcp", "add", "m2m", "--url", server.url, "--allow-private"], env)).code).toBe(0)
+      const bare = await run(["config", "mcp", "login", "m2m", "--client-credentials", "--client-id", "svc"], env)
+      expect(bare.code).toBe(2)
+      expect(bare.stderr).toContain("--client-credentials needs --client-id and one of --client-secret or --private-key-file")
+      const stray = await run(["config", "mcp", "login", "m2m", "--private-key-file", "key.pem"], env)
+      expect(stray.code).toBe(2)
+      expect(stray.stderr).toContain("--private-key-file and --signing-alg go with --client-credentials")
+      expect(fs.existsSync(path.join(home, "minicode", "mcp-auth", "m2m.json"))).toBe(false)
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

@@ -11,6 +11,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js"
+import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js"
 import {
   OAuthClientInformationFullSchema,
   OAuthClientInformationSchema,
@@ -20,7 +21,8 @@ import {
   OAuthProtectedResourceMetadataSchema,
   OpenIdProviderDiscoveryMetadataSchema,
   OAuthTokensSchema,
-  type OAuthTokens
+  type OAuthTokens,
+  type AuthorizationServerMetadata
 } from "@modelcontextprotocol/sdk/shared/auth.js"
 
 interface Stored {
@@ -34,6 +36,11 @@ interface Stored {
   readonly wantedScope?: string
   /** A Client ID Metadata Document URL (HTTPS), used as the client id where the authorization server supports it. */
   readonly clientMetadataUrl?: string
+  /** "client_credentials": machine-to-machine, no browser; a session fetches new tokens itself. */
+  readonly grant?: "client_credentials"
+  /** private_key_jwt: the PEM (PKCS#8) file the client signs its assertions with (the path, never the key) and the algorithm. */
+  readonly privateKeyFile?: string
+  readonly signingAlg?: string
 }
 
 export const fileFor = (dir: string, id: string) => path.join(dir, "mcp-auth", `${id}.json`)
@@ -56,6 +63,9 @@ const read = (file: string, serverUrl: string): Stored => {
   const discovery = parsed["discovery"]
   const wantedScope = parsed["wantedScope"]
   const clientMetadataUrl = parsed["clientMetadataUrl"]
+  const grant = parsed["grant"]
+  const privateKeyFile = parsed["privateKeyFile"]
+  const signingAlg = parsed["signingAlg"]
   return {
     serverUrl,
     ...(typeof redirectUrl === "string" ? { redirectUrl } : {}),
@@ -64,6 +74,9 @@ const read = (file: string, serverUrl: string): Stored => {
     ...(client.success ? { client: client.data } : plainClient.success ? { client: plainClient.data } : {}),
     ...(typeof wantedScope === "string" ? { wantedScope } : {}),
     ...(typeof clientMetadataUrl === "string" ? { clientMetadataUrl } : {}),
+    ...(grant === "client_credentials" ? { grant } : {}),
+    ...(typeof privateKeyFile === "string" ? { privateKeyFile } : {}),
+    ...(typeof signingAlg === "string" ? { signingAlg } : {}),
     ...(isRecord(discovery) && typeof discovery["authorizationServerUrl"] === "string" ? { discovery: discoveryOf(discovery, discovery["authorizationServerUrl"]) } : {})
   }
 }
@@ -101,6 +114,11 @@ export interface ProviderOptions {
   readonly scope?: string
   /** A Client ID Metadata Document URL (kept in the file, so a session's re-authorization uses it too). */
   readonly clientMetadataUrl?: string
+  /** The client_credentials grant (with clientId and clientSecret): no redirect, tokens straight from the token endpoint. */
+  readonly clientCredentials?: boolean
+  /** …or with clientId and a signed assertion (private_key_jwt): the PEM file and its algorithm (default ES256). */
+  readonly privateKeyFile?: string
+  readonly signingAlg?: string
   /** Stored tokens are not offered (they are kept until new ones are saved): the flow authorizes afresh. */
   readonly freshTokens?: boolean
   readonly state?: () => string
@@ -137,19 +155,37 @@ export const make = (o: ProviderOptions): OAuthClientProvider => {
   const given = o.clientMetadataUrl
   if (given !== undefined) update((s) => ({ ...s, clientMetadataUrl: given }))
   const clientMetadataUrl = given ?? load().clientMetadataUrl
+  if (o.clientCredentials === true) {
+    const { privateKeyFile: _k, signingAlg: _a, ...keep } = load()
+    const keyFile = o.privateKeyFile
+    write(o.file, { ...keep, grant: "client_credentials", ...(keyFile === undefined ? {} : { privateKeyFile: path.resolve(keyFile), signingAlg: o.signingAlg ?? "ES256" }) })
+  }
+  const stored = load()
+  const machine = o.clientCredentials === true || stored.grant === "client_credentials"
+  const keyFile = machine ? stored.privateKeyFile : undefined
+  const clientId = () => o.clientId ?? load().client?.client_id ?? ""
   let fresh = o.freshTokens === true
   return {
     ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
+    // No redirect URL: the SDK takes it as a non-interactive flow and asks prepareTokenRequest for the grant.
     get redirectUrl() {
-      return redirect()
+      return machine ? undefined : redirect()
     },
+    ...(machine ? { prepareTokenRequest: (scope?: string) => new URLSearchParams({ grant_type: "client_credentials", ...(scope === undefined ? {} : { scope }) }) } : {}),
+    // private_key_jwt: each token request carries a fresh assertion signed with the key, read from its file then.
+    ...(keyFile === undefined
+      ? {}
+      : {
+          addClientAuthentication: (headers: Headers, params: URLSearchParams, url: string | URL, metadata?: AuthorizationServerMetadata) =>
+            createPrivateKeyJwtAuth({ issuer: clientId(), subject: clientId(), privateKey: fs.readFileSync(keyFile, "utf8"), alg: stored.signingAlg ?? "ES256" })(headers, params, url, metadata)
+        }),
     get clientMetadata(): OAuthClientMetadata {
       return {
         client_name: "minicode",
-        redirect_uris: [redirect()],
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: o.clientSecret === undefined ? "none" : "client_secret_post",
+        redirect_uris: machine ? [] : [redirect()],
+        grant_types: machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
+        response_types: machine ? [] : ["code"],
+        token_endpoint_auth_method: keyFile !== undefined ? "private_key_jwt" : o.clientSecret === undefined ? "none" : machine ? "client_secret_basic" : "client_secret_post",
         ...(o.scope === undefined ? {} : { scope: o.scope })
       }
     },

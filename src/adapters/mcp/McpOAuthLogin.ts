@@ -25,6 +25,10 @@ export interface LoginOptions {
   readonly clientSecret?: string
   readonly scope?: string
   readonly clientMetadataUrl?: string
+  /** The client_credentials grant (machine-to-machine, with clientId and clientSecret or a private key): no browser. */
+  readonly clientCredentials?: boolean
+  readonly privateKeyFile?: string
+  readonly signingAlg?: string
   /** Where the URL is printed (stderr). */
   readonly say: (line: string) => void
   /** Opens the URL (default: a browser when one exists). */
@@ -114,6 +118,32 @@ export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> =
   const hint = await probe(o.serverUrl, fetchFn, extractWWWAuthenticateParams)
   const stepUp = FileOAuthProvider.wantedScope(o.file, o.serverUrl)
   const scope = o.scope ?? stepUp ?? hint.scope
+  const common = {
+    serverUrl: o.serverUrl,
+    ...(o.fetch === undefined ? {} : { fetchFn: o.fetch }),
+    ...(scope === undefined ? {} : { scope }),
+    ...(hint.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: hint.resourceMetadataUrl })
+  }
+  if (o.clientCredentials === true) {
+    if (o.clientId === undefined || (o.clientSecret === undefined) === (o.privateKeyFile === undefined)) {
+      throw new Error("--client-credentials needs --client-id and one of --client-secret or --private-key-file")
+    }
+    const provider = FileOAuthProvider.make({
+      file: o.file,
+      serverUrl: o.serverUrl,
+      clientId: o.clientId,
+      ...(o.clientSecret === undefined ? {} : { clientSecret: o.clientSecret }),
+      ...(o.privateKeyFile === undefined ? {} : { privateKeyFile: o.privateKeyFile }),
+      ...(o.signingAlg === undefined ? {} : { signingAlg: o.signingAlg }),
+      clientCredentials: true,
+      freshTokens: true,
+      ...(scope === undefined ? {} : { scope }),
+      onRedirect: () => undefined
+    })
+    if ((await auth(provider, common)) !== "AUTHORIZED") throw new Error("the authorization server did not issue tokens")
+    FileOAuthProvider.setWantedScope(o.file, o.serverUrl, undefined)
+    return "signed-in"
+  }
   // A client registered dynamically at an earlier login names that login's callback: listen there again, or, when
   // that port is taken now, register anew (an authorization server may accept only registered redirect URIs).
   const registered = o.clientId === undefined ? FileOAuthProvider.registeredRedirects(o.file, o.serverUrl) : []
@@ -138,12 +168,6 @@ export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> =
         open(url.href)
       }
     })
-    const common = {
-      serverUrl: o.serverUrl,
-      ...(o.fetch === undefined ? {} : { fetchFn: o.fetch }),
-      ...(scope === undefined ? {} : { scope }),
-      ...(hint.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: hint.resourceMetadataUrl })
-    }
     const first = await auth(provider, common)
     if (first === "AUTHORIZED") return "already"
     const waitMs = o.waitMs ?? 5 * 60_000
