@@ -46,7 +46,7 @@ const openSession = (o, onInit, onClosed) => {
   const inFlight = [] // client request ids, oldest first
   const byToken = new Map() // progressToken -> client request id
   let timer
-  const http = new StreamableHTTPServerTransport({
+  const front = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (sid) => onInit(sid, session),
     onsessionclosed: () => close()
@@ -57,15 +57,15 @@ const openSession = (o, onInit, onClosed) => {
     closed = true
     clearTimeout(timer)
     await child.close().catch(() => undefined)
-    await http.close().catch(() => undefined)
-    onClosed(http.sessionId)
+    await front.close().catch(() => undefined)
+    onClosed(front.sessionId)
   }
   const touch = () => {
     clearTimeout(timer)
     timer = setTimeout(() => void close(), o.idleMs)
     timer.unref()
   }
-  http.onmessage = (message) => {
+  front.onmessage = (message) => {
     touch()
     if ("id" in message && "method" in message) {
       inFlight.push(message.id)
@@ -80,17 +80,17 @@ const openSession = (o, onInit, onClosed) => {
       const i = inFlight.indexOf(message.id)
       if (i >= 0) inFlight.splice(i, 1)
       for (const [token, id] of byToken) if (id === message.id) byToken.delete(token)
-      return void http.send(message).catch((e) => process.stderr.write(`bridge: to client: ${e.message}\n`))
+      return void front.send(message).catch((e) => process.stderr.write(`bridge: to client: ${e.message}\n`))
     }
     const token = message.params?.progressToken
     const related = token !== undefined && byToken.has(token) ? byToken.get(token) : inFlight.at(-1)
-    http.send(message, related === undefined ? {} : { relatedRequestId: related }).catch((e) => process.stderr.write(`bridge: to client: ${e.message}\n`))
+    front.send(message, related === undefined ? {} : { relatedRequestId: related }).catch((e) => process.stderr.write(`bridge: to client: ${e.message}\n`))
   }
   child.onclose = () => void close()
   child.onerror = (e) => process.stderr.write(`bridge: child: ${e.message}\n`)
   child.stderr?.on("data", (d) => process.stderr.write(d))
   touch()
-  const session = { http, child, close, start: () => child.start() }
+  const session = { front, child, close, start: () => child.start() }
   return session
 }
 
@@ -123,13 +123,13 @@ export const start = async (o) => {
       }
       const id = req.headers["mcp-session-id"]
       const known = typeof id === "string" ? sessions.get(id) : undefined
-      if (known !== undefined) return await known.http.handleRequest(req, res, body)
+      if (known !== undefined) return await known.front.handleRequest(req, res, body)
       if (typeof id === "string") return jsonError(res, 404, "Session not found")
       const initializing = req.method === "POST" && (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))
       if (!initializing) return jsonError(res, 400, "Bad Request: no valid session id")
       const session = openSession(o, (sid, s) => sessions.set(sid, s), (sid) => sid !== undefined && sessions.delete(sid))
       await session.start()
-      await session.http.handleRequest(req, res, body)
+      await session.front.handleRequest(req, res, body)
     } catch (e) {
       process.stderr.write(`bridge: ${e?.stack ?? e}\n`)
       if (!res.headersSent) jsonError(res, 500, "bridge error")
