@@ -79,7 +79,7 @@ export const mcpAuthFile = (id: string) => path.join(NodeConfig.configHome(), "m
 export const mcpLogin = (
   id: string,
   entry: ServerEntry,
-  extra: { readonly clientId?: string; readonly clientSecret?: string; readonly scope?: string }
+  extra: { readonly clientId?: string; readonly clientSecret?: string; readonly scope?: string; readonly clientMetadataUrl?: string; readonly clientCredentials?: boolean; readonly privateKeyFile?: string; readonly signingAlg?: string }
 ): Effect.Effect<"signed-in" | "already", ToolFailed> =>
   Effect.scoped(
     Effect.gen(function* () {

@@ -124,7 +124,19 @@ const login = Command.make(
     allowLocalConfig,
     clientId: Options.text("client-id").pipe(Options.withDescription("A pre-registered OAuth client id (default: dynamic client registration)"), Options.optional),
     clientSecret: Options.text("client-secret").pipe(Options.withDescription("Its secret, for a confidential pre-registered client (stored, never printed)"), Options.optional),
-    scope: Options.text("scope").pipe(Options.withDescription("Scopes to ask for (default: what the server advertises)"), Options.optional)
+    scope: Options.text("scope").pipe(Options.withDescription("Scopes to ask for (default: what a session was last refused for, else what the server advertises)"), Options.optional),
+    clientCredentials: Options.boolean("client-credentials").pipe(
+      Options.withDescription("Machine-to-machine: the client_credentials grant with --client-id and --client-secret (or --private-key-file), no browser")
+    ),
+    privateKeyFile: Options.text("private-key-file").pipe(
+      Options.withDescription("With --client-credentials: a PKCS#8 PEM key to sign the client's assertion (private_key_jwt); its path is kept, not the key"),
+      Options.optional
+    ),
+    signingAlg: Options.text("signing-alg").pipe(Options.withDescription("The assertion's algorithm (default ES256)"), Options.optional),
+    clientMetadataUrl: Options.text("client-metadata-url").pipe(
+      Options.withDescription("An HTTPS Client ID Metadata Document URL, used as the client id where the authorization server supports it"),
+      Options.optional
+    )
   },
   (flags) =>
     Effect.gen(function* () {
@@ -132,8 +144,16 @@ const login = Command.make(
       const extra = {
         ...Option.match(flags.clientId, { onNone: () => ({}), onSome: (clientId) => ({ clientId }) }),
         ...Option.match(flags.clientSecret, { onNone: () => ({}), onSome: (clientSecret) => ({ clientSecret }) }),
-        ...Option.match(flags.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) })
+        ...Option.match(flags.scope, { onNone: () => ({}), onSome: (scope) => ({ scope }) }),
+        ...Option.match(flags.clientMetadataUrl, { onNone: () => ({}), onSome: (clientMetadataUrl) => ({ clientMetadataUrl }) }),
+        ...Option.match(flags.privateKeyFile, { onNone: () => ({}), onSome: (privateKeyFile) => ({ privateKeyFile }) }),
+        ...Option.match(flags.signingAlg, { onNone: () => ({}), onSome: (signingAlg) => ({ signingAlg }) }),
+        ...(flags.clientCredentials ? { clientCredentials: true } : {})
       }
+      if (flags.clientCredentials && (Option.isNone(flags.clientId) || Option.isNone(flags.clientSecret) === Option.isNone(flags.privateKeyFile))) {
+        return yield* usage("--client-credentials needs --client-id and one of --client-secret or --private-key-file")
+      }
+      if (!flags.clientCredentials && (Option.isSome(flags.privateKeyFile) || Option.isSome(flags.signingAlg))) return yield* usage("--private-key-file and --signing-alg go with --client-credentials")
       const done = yield* CliLayers.mcpLogin(flags.id, entry, extra)
       yield* Console.log(`${done === "already" ? "already signed in to" : "signed in to"} ${flags.id}; tokens kept in ${CliLayers.mcpAuthFile(flags.id)} (mode 600)`)
     })

@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -102,4 +103,77 @@ describe("config mcp login", () => {
     fs.rmSync(home, { recursive: true, force: true })
     fs.rmSync(workspace, { recursive: true, force: true })
   }, 120_000)
+
+  it("step-up: a call refused for more scope (403 insufficient_scope) says so, and the next login requests that scope", async () => {
+    const stepUp = await OAuthMcpServer.start({ stepUp: true })
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcplogin-up-"))
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), "mcplogin-up-ws-"))
+    try {
+      const { BROWSER: _b, DISPLAY: _d, WAYLAND_DISPLAY: _w, ...rest } = process.env
+      const env = { ...rest, XDG_CONFIG_HOME: home }
+      const call = ["tool", "--cwd", workspace, "--work-mode", "BUILD", "--policy", "allow-all", "mcp_call", JSON.stringify({ server: "up", tool: "echo", arguments: { text: "hi" } })]
+      expect((await run(["config", "mcp", "add", "up", "--url", stepUp.url, "--allow-private"], env)).code).toBe(0)
+      /** A login whose "browser" follows the printed URL to the loopback callback; the scope it asked for. */
+      const signIn = async (...more: ReadonlyArray<string>) => {
+        let browsed: Promise<number> | undefined
+        const login = await run(["config", "mcp", "login", "up", ...more], env, (all) => {
+          const m = /https?:\/\/\S+\/authorize\S*/.exec(all)
+          if (m !== null && browsed === undefined) browsed = fetch(m[0]).then((r) => r.status)
+        })
+        expect(await browsed).toBe(200)
+        expect(login.code, login.stdout + login.stderr).toBe(0)
+        expect(login.stdout).toContain("signed in to up")
+        const asked = new URL(/https?:\/\/\S+\/authorize\S*/.exec(login.stderr)?.[0] ?? "http://x").searchParams
+        return { scope: asked.get("scope"), redirect: asked.get("redirect_uri") ?? "" }
+      }
+      // The first login takes the scope from the server's 401 (mcp:tools), not all it advertises.
+      const first = await signIn()
+      expect(first.scope).toBe("mcp:tools")
+      const listed = await run(["tool", "--cwd", workspace, "mcp_list", JSON.stringify({ server: "up" })], env)
+      expect(listed.stdout).toContain("up.echo")
+      const refused = await run(call, env)
+      expect(refused.code).toBe(1)
+      expect(refused.stdout + refused.stderr).toContain('this server needs sign-in: run `minicode config mcp login up` (it asks for scope "mcp:tools mcp:write"')
+      // The next login authorizes afresh for the wider scope (no "already signed in"), and the call then runs.
+      // …on the same loopback port, which the client was registered with.
+      const second = await signIn()
+      expect(second).toEqual({ scope: "mcp:tools mcp:write", redirect: first.redirect })
+      const after = await run(call, env)
+      expect(after.stdout, after.stderr).toContain("secure echo: hi")
+      // That port taken by now: the login listens elsewhere and registers the client again (this server accepts
+      // only registered redirect URIs), and still signs in.
+      const squatter = http.createServer()
+      await new Promise<void>((resolve) => squatter.listen(Number(new URL(first.redirect).port), "127.0.0.1", resolve))
+      try {
+        const third = await signIn("--scope", "mcp:tools mcp:write")
+        expect(third.redirect).not.toBe(first.redirect)
+        expect((await run(call, env)).stdout).toContain("secure echo: hi")
+      } finally {
+        await new Promise<void>((resolve) => squatter.close(() => resolve()))
+      }
+      const stored: Record<string, unknown> = JSON.parse(fs.readFileSync(path.join(home, "minicode", "mcp-auth", "up.json"), "utf8"))
+      expect(stored["wantedScope"]).toBeUndefined()
+    } finally {
+      await stepUp.close()
+      fs.rmSync(home, { recursive: true, force: true })
+      fs.rmSync(workspace, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("--client-credentials without a secret or key, or a key without it, is a usage error that says what is missing", async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcplogin-cc-"))
+    try {
+      const env = { ...process.env, XDG_CONFIG_HOME: home }
+      expect((await run(["config", "mcp", "add", "m2m", "--url", server.url, "--allow-private"], env)).code).toBe(0)
+      const bare = await run(["config", "mcp", "login", "m2m", "--client-credentials", "--client-id", "svc"], env)
+      expect(bare.code).toBe(2)
+      expect(bare.stderr).toContain("--client-credentials needs --client-id and one of --client-secret or --private-key-file")
+      const stray = await run(["config", "mcp", "login", "m2m", "--private-key-file", "key.pem"], env)
+      expect(stray.code).toBe(2)
+      expect(stray.stderr).toContain("--private-key-file and --signing-alg go with --client-credentials")
+      expect(fs.existsSync(path.join(home, "minicode", "mcp-auth", "m2m.json"))).toBe(false)
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

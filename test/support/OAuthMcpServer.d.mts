@@ -4,4 +4,5 @@ export interface Running {
   readonly resources: Array<string>
   readonly close: () => Promise<void>
 }
-export declare const start: () => Promise<Running>
+/** `stepUp`: every request needs scope mcp:tools, a tools/call also mcp:write (a 403 insufficient_scope). */
+export declare const start: (options?: { readonly stepUp?: boolean }) => Promise<Running>

@@ -3,6 +3,8 @@
  * server (mcpAuthRouter: metadata, dynamic registration, authorize with PKCE, token) and a resource server
  * (protected-resource metadata, bearer check bound to the resource) serving one `echo` tool over Streamable HTTP.
  * The authorize step approves at once and redirects, so an HTTP client following the URL plays the browser.
+ * With `{ stepUp: true }` every request needs scope mcp:tools (the 401 says so) and a tools/call also mcp:write
+ * (a 403 insufficient_scope naming both): a step-up.
  */
 import express from "express"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -17,7 +19,8 @@ const listen = (app) =>
     const s = app.listen(0, "127.0.0.1", () => resolve(s))
   })
 
-export const start = async () => {
+export const start = async (options = {}) => {
+  const scopes = options.stepUp === true ? ["mcp:tools", "mcp:write"] : ["mcp:tools"]
   const resources = []
   const provider = new DemoInMemoryAuthProvider((resource) => {
     resources.push(resource?.href ?? "")
@@ -29,16 +32,19 @@ export const start = async () => {
   // The AS needs its own URL before it listens: listen first, then mount.
   const asServer = await listen(asApp)
   const asUrl = new URL(`http://127.0.0.1:${asServer.address().port}`)
-  asApp.use(mcpAuthRouter({ provider, issuerUrl: asUrl, scopesSupported: ["mcp:tools"] }))
+  asApp.use(mcpAuthRouter({ provider, issuerUrl: asUrl, scopesSupported: scopes }))
 
   const rsApp = express()
   rsApp.use(express.json())
   const rsServer = await listen(rsApp)
   const mcpUrl = new URL(`http://127.0.0.1:${rsServer.address().port}/mcp`)
-  const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: asUrl, scopesSupported: ["mcp:tools"] })
-  rsApp.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"], resourceName: "test" }))
-  const bearer = requireBearerAuth({ verifier: provider, requiredScopes: [], resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) })
-  rsApp.all("/mcp", bearer, async (req, res) => {
+  const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: asUrl, scopesSupported: scopes })
+  rsApp.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: mcpUrl, scopesSupported: scopes, resourceName: "test" }))
+  const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(mcpUrl)
+  const bearer = requireBearerAuth({ verifier: provider, requiredScopes: options.stepUp === true ? ["mcp:tools"] : [], resourceMetadataUrl })
+  const writer = requireBearerAuth({ verifier: provider, requiredScopes: scopes, resourceMetadataUrl })
+  const gate = (req, res, next) => (options.stepUp === true && req.body?.method === "tools/call" ? writer : bearer)(req, res, next)
+  rsApp.all("/mcp", gate, async (req, res) => {
     const server = new McpServer({ name: "secure", version: "1.0.0" })
     server.registerTool("echo", { description: "Echo.", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `secure echo: ${text}` }] }))
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })

@@ -119,7 +119,8 @@ const messageOf = (cause: unknown): string => {
   return visible(singlePrefix(`${cause.message}${inner}`))
 }
 
-const needsSignIn = (id: string) => `this server needs sign-in: run \`minicode config mcp login ${id}\``
+const needsSignIn = (id: string, scope: string | undefined) =>
+  `this server needs sign-in: run \`minicode config mcp login ${id}\`${scope === undefined ? "" : ` (it asks for scope "${visible(scope)}", which the sign-in will request)`}`
 
 const logTail = (log: ReadonlyArray<string>, lines = 5) => (log.length === 0 ? "" : `\nlast server log lines:\n${log.slice(-lines).map((l) => `  ${visible(l)}`).join("\n")}`)
 
@@ -148,6 +149,11 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
     const privateFetch = yield* Effect.cached(fetchFor(true))
     const connections = yield* SynchronizedRef.make(new Map<string, Connection>())
 
+    /** The scope a session of `id` was last asked to sign in for (see FileOAuthProvider). */
+    const wantedScope = (id: string) => {
+      const url = Object.hasOwn(options.servers, id) ? options.servers[id]?.url : undefined
+      return options.authDir === undefined || url === undefined ? undefined : FileOAuthProvider.wantedScope(FileOAuthProvider.fileFor(options.authDir, id), url)
+    }
     const launcher: Launcher = options.launch ?? ((r) => Effect.succeed({ argv: r.argv, env: r.env }))
     const open = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined) =>
       Effect.flatMap(
@@ -220,15 +226,20 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           const requestInit = { headers: { ...entry.headers } }
           // Signed in (config mcp login): the SDK sends the token, refreshes it, and steps up scope on a 403.
           const authFile = options.authDir === undefined ? undefined : FileOAuthProvider.fileFor(options.authDir, id)
+          // A session cannot sign in itself: when the SDK would send the user to sign in again (expired tokens, a
+          // 403 asking for more scope), the scope asked for is kept for the next `config mcp login`.
+          const serverUrl = entry.url
           const authProvider =
-            authFile !== undefined && FileOAuthProvider.hasTokens(authFile, entry.url) ? FileOAuthProvider.make({ file: authFile, serverUrl: entry.url, onRedirect: () => undefined }) : undefined
+            authFile !== undefined && FileOAuthProvider.hasTokens(authFile, serverUrl)
+              ? FileOAuthProvider.make({ file: authFile, serverUrl, onRedirect: (to) => FileOAuthProvider.setWantedScope(authFile, serverUrl, to.searchParams.get("scope") ?? undefined) })
+              : undefined
           const common = { requestInit, ...(fetch === undefined ? {} : { fetch }), ...(authProvider === undefined ? {} : { authProvider }) }
           try {
             const streamable = new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })
             return { client: await attempt(streamable), kind, state, streamable }
           } catch (error) {
             // Servers of the older HTTP+SSE transport answer the POST with 4xx: fall back to it.
-            if ((error instanceof m.http.StreamableHTTPError && error.code === 401) || error instanceof m.auth.UnauthorizedError) throw new Error(needsSignIn(id))
+            if ((error instanceof m.http.StreamableHTTPError && error.code === 401) || error instanceof m.auth.UnauthorizedError) throw new Error(needsSignIn(id, wantedScope(id)))
             if (!(error instanceof m.http.StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500) throw error
             return { client: await attempt(new m.sse.SSEClientTransport(url, common)), kind, state }
           }
@@ -287,7 +298,7 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
       const translate = (failure: SdkFailure): McpError => {
         const { cause, conn, m } = failure
         if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: timeoutMs })
-        if ((cause instanceof m.http.StreamableHTTPError && cause.code === 401) || cause instanceof m.auth.UnauthorizedError) return new ToolFailed({ tool: label, reason: needsSignIn(id) })
+        if ((cause instanceof m.http.StreamableHTTPError && cause.code === 401) || cause instanceof m.auth.UnauthorizedError) return new ToolFailed({ tool: label, reason: needsSignIn(id, wantedScope(id)) })
         const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${visible(conn.state.stderr.trim().slice(-500))})` : ""
         return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}${logTail(conn.state.log)}` })
       }
