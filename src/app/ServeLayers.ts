@@ -36,7 +36,7 @@ export const kernelAdapters = (options: {
   readonly sandbox: SandboxMode
   readonly allowlist?: { readonly file: string; readonly configured: ReadonlyArray<Allowlist.AllowEntry> }
 }): Adapters<ToolFailed> => ({
-  ...NodeAdapters.adapters({ unrestricted: false, sql: options.sql, mcpServers: options.mcpServers, lsp: options.lsp, sandbox: { mode: options.sandbox } }),
+  ...NodeAdapters.adapters({ unrestricted: false, sql: options.sql, mcpServers: options.mcpServers, lsp: options.lsp, sandbox: { mode: options.sandbox }, lspBroker: NodeAdapters.lspBrokerWanted() }),
   allowlist:
     options.allowlist === undefined ? MemoryAllowlist.layer([]) : JsonFileAllowlist.layer(options.allowlist.file, options.allowlist.configured),
   approver: Approvers.constant("no")

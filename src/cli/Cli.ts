@@ -18,6 +18,7 @@ import { allowLocalConfig, common, cwd, json, parseJsonArgs, setup, usage } from
 import * as Failure from "./Failure.js"
 import { journalCommands } from "./JournalCommands.js"
 import { mcp } from "./McpCommands.js"
+import { lspCommand } from "./LspBrokerCommands.js"
 import * as CliLayers from "../app/CliLayers.js"
 import * as NodeAdapters from "../app/NodeLayers.js"
 import * as Runner from "../kernel/Runner.js"
@@ -160,7 +161,7 @@ const policyCommand = Command.make("policy").pipe(
 
 export const root = Command.make("minicode").pipe(
   Command.withDescription("A tool kernel for AI coding agents: deterministic gates between the model and your machine"),
-  Command.withSubcommands([tool, policyCommand, doctor, config, mcp, ...journalCommands])
+  Command.withSubcommands([tool, policyCommand, doctor, config, mcp, lspCommand, ...journalCommands])
 )
 
 export const run = Command.run(root, { name: "minicode", version })
