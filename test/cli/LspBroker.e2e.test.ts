@@ -1,0 +1,212 @@
+/**
+ * The LSP broker through the shipped binary (dist/bin.js) with a real typescript-language-server: the first CLI
+ * lsp_definition starts it, the next call is answered by the same broker and the same server processes, with the
+ * answer the in-process path gives; `mcp serve` shares it; it stops by itself when idle and on `lsp stop`; a stale
+ * socket is replaced, a socket that is not the user's own (or open to others) is refused with a sentence and the
+ * call answered in-process; two concurrent first calls start one broker.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { tempDir } from "../support/Workspace.js"
+import { ensureBuilt, textOf } from "../serve/support/McpServeHarness.js"
+
+const bin = path.resolve("dist/bin.js")
+const server = fs.realpathSync(path.resolve("node_modules/.bin/typescript-language-server"))
+/** A cold tsserver on a loaded machine can be slow: deadlines, not speed. */
+const slowMachine = ["--timeout", "initialize=90000", "--timeout", "request=90000", "--timeout", "load=90000"]
+
+interface Status {
+  readonly pid: number
+  readonly requests: number
+  readonly children: ReadonlyArray<number>
+  readonly rssBytes: number
+  readonly idleMs: number
+}
+
+const cleanups: Array<() => void> = []
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c()
+})
+beforeAll(() => ensureBuilt())
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The broker processes serving `ws` (their command line names it). */
+const brokersOf = (ws: string): ReadonlyArray<number> =>
+  fs.readdirSync("/proc").filter((n) => /^\d+$/.test(n)).flatMap((n) => {
+    try {
+      return fs.readFileSync(`/proc/${n}/cmdline`, "utf8").includes(`lsp\0broker\0--cwd\0${ws}\0`) ? [Number(n)] : []
+    } catch {
+      return []
+    }
+  })
+
+const until = async (what: string, ok: () => boolean, ms = 30_000) => {
+  const end = Date.now() + ms
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** A TypeScript workspace, its own config and runtime folders, and the .ts server configured as a user would. */
+const setup = (extraEnv: Record<string, string> = {}) => {
+  const home = tempDir("minicode-broker-home-")
+  const ws = tempDir("minicode-broker-ws-")
+  const runtime = path.join(home, "run")
+  fs.mkdirSync(runtime, { mode: 0o700 })
+  fs.writeFileSync(path.join(ws, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", noEmit: true, lib: ["ES2022"] }, include: ["src"] }))
+  fs.mkdirSync(path.join(ws, "src"))
+  fs.writeFileSync(path.join(ws, "src/math.ts"), "/** Adds two numbers. */\nexport function add(a: number, b: number): number {\n  return a + b\n}\n")
+  fs.writeFileSync(path.join(ws, "src/main.ts"), 'import { add } from "./math.js"\n\nexport const total: number = add(1, 2)\n')
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_RUNTIME_DIR: runtime, ...extraEnv }
+  delete env["MINICODE_LSP_BROKER"]
+  const run = (args: ReadonlyArray<string>, more: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [bin, ...args, "--cwd", ws], { encoding: "utf8", cwd: ws, env: { ...env, ...more }, timeout: 150_000 })
+  const added = run(["config", "lsp", "add", ".ts", "--command", server, "--arg", "--stdio", "--no-sandbox", ...slowMachine])
+  expect(added.status, added.stderr).toBe(0)
+  const folder = path.join(runtime, "minicode")
+  const status = (): ReadonlyArray<{ readonly socket: string; readonly status?: Status; readonly error?: string }> => JSON.parse(run(["lsp", "status", "--json"]).stdout)
+  cleanups.push(() => {
+    run(["lsp", "stop"])
+    for (const pid of brokersOf(ws)) process.kill(pid, "SIGKILL")
+  })
+  return { home, ws, env, run, folder, status }
+}
+
+const definition = ["tool", "lsp_definition", JSON.stringify({ path: "src/main.ts", symbol: "add", line: 3 })]
+const expected = /definition of src\/main\.ts:3:30: 1 location\nsrc\/math\.ts:2:17 {2}export function add/
+
+describe("the LSP broker", () => {
+  it("the first call starts it, the second reuses it and its server, mcp serve shares it, answers equal the in-process path's", async () => {
+    const s = setup()
+    const first = s.run(definition)
+    expect(first.status, first.stderr).toBe(0)
+    expect(first.stdout).toMatch(expected)
+    const [row] = s.status()
+    expect(row?.status, row?.error).toBeDefined()
+    const broker = row?.status as Status
+    expect(fs.readFileSync(row?.socket.replace(/\.sock$/, ".pid") ?? "", "utf8").trim()).toBe(String(broker.pid))
+    expect(brokersOf(s.ws)).toEqual([broker.pid])
+    expect(broker.children.length).toBeGreaterThan(0)
+    // The socket lives in the runtime folder, never in the workspace; private to the user.
+    expect(path.dirname(row?.socket ?? "")).toBe(s.folder)
+    expect(fs.statSync(s.folder).mode & 0o777).toBe(0o700)
+    expect(fs.statSync(row?.socket ?? "").mode & 0o777).toBe(0o600)
+    expect(fs.readdirSync(s.ws).sort()).toEqual(["src", "tsconfig.json"])
+
+    const second = s.run(definition)
+    expect(second.status, second.stderr).toBe(0)
+    expect(second.stdout).toBe(first.stdout)
+    const [again] = s.status()
+    expect(again?.status?.pid).toBe(broker.pid)
+    expect(again?.status?.children).toEqual(broker.children)
+    expect(again?.status?.requests).toBeGreaterThan(broker.requests)
+
+    const direct = s.run(definition, { MINICODE_LSP_BROKER: "off" })
+    expect(direct.status, direct.stderr).toBe(0)
+    expect(direct.stdout).toBe(first.stdout)
+
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "serve", "--cwd", s.ws], env: s.env, stderr: "pipe", cwd: s.ws })
+    const client = new Client({ name: "minicode-broker-e2e", version: "1.0.0" })
+    await client.connect(transport)
+    try {
+      const r = await client.callTool({ name: "lsp_definition", arguments: { path: "src/main.ts", symbol: "add", line: 3 } })
+      expect(textOf(r)).toMatch(expected)
+    } finally {
+      await client.close()
+    }
+    const [shared] = s.status()
+    expect(shared?.status?.pid).toBe(broker.pid)
+    expect(shared?.status?.children).toEqual(broker.children)
+    expect(shared?.status?.requests).toBeGreaterThan(again?.status?.requests ?? 0)
+
+    const stop = s.run(["lsp", "stop"])
+    expect(stop.stdout).toContain("stopped 1 LSP broker")
+    await until("the broker and its servers exit", () => !alive(broker.pid) && broker.children.every((c) => !alive(c)))
+    expect(fs.existsSync(row?.socket ?? "")).toBe(false)
+    expect(s.run(["lsp", "stop"]).stdout).toContain("no LSP broker running")
+  }, 300_000)
+
+  it("stops by itself after its idle period (MINICODE_LSP_IDLE_MS), with its servers, socket and pid file", async () => {
+    const s = setup({ MINICODE_LSP_IDLE_MS: "1500" })
+    const r = s.run(definition)
+    expect(r.stdout, r.stderr).toMatch(expected)
+    const [row] = s.status()
+    const broker = row?.status as Status
+    expect(broker.idleMs).toBe(1500)
+    await until("the idle broker exits", () => !alive(broker.pid) && broker.children.every((c) => !alive(c)))
+    expect(fs.readdirSync(s.folder).filter((n) => !n.endsWith(".log"))).toEqual([])
+  }, 200_000)
+
+  it("a stale socket and pid file are replaced; a socket open to others or not the user's own is refused with a sentence, the call answered in-process", async () => {
+    const s = setup()
+    expect(s.run(definition).stdout).toMatch(expected)
+    const [row] = s.status()
+    const socket = row?.socket ?? ""
+    const pidFile = socket.replace(/\.sock$/, ".pid")
+    s.run(["lsp", "stop"])
+    await until("the broker exits", () => !fs.existsSync(socket) && brokersOf(s.ws).length === 0)
+
+    // A broker killed outright: its socket file and pid file stay behind, nobody listens.
+    const dead = spawnSync(process.execPath, ["-e", `require("node:net").createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, "SIGKILL"))`])
+    expect(dead.signal).toBe("SIGKILL")
+    fs.chmodSync(socket, 0o600)
+    fs.writeFileSync(pidFile, `${dead.pid}\n`)
+    const replaced = s.run(definition)
+    expect(replaced.status, replaced.stderr).toBe(0)
+    expect(replaced.stdout).toMatch(expected)
+    const [fresh] = s.status()
+    expect(fresh?.status?.pid).toBeGreaterThan(0)
+    expect(fs.readFileSync(pidFile, "utf8").trim()).toBe(String(fresh?.status?.pid))
+
+    // The live broker's socket opened to everyone: not spoken to.
+    fs.chmodSync(socket, 0o666)
+    const open = s.run(definition)
+    expect(open.status, open.stderr).toBe(0)
+    expect(open.stdout).toMatch(expected)
+    expect(open.stderr).toContain(`the LSP broker socket ${socket} is open to other users (mode 666): refused; answering in-process`)
+    expect(s.status()[0]?.error).toContain("refused")
+
+    // Someone else's socket in its place.
+    fs.chmodSync(socket, 0o600)
+    fs.chownSync(socket, 65534, 65534)
+    const foreign = s.run(definition)
+    expect(foreign.status, foreign.stderr).toBe(0)
+    expect(foreign.stdout).toMatch(expected)
+    expect(foreign.stderr).toContain(`the LSP broker socket ${socket} is owned by uid 65534, not by you (uid 0): refused; answering in-process`)
+    fs.chownSync(socket, 0, 0)
+  }, 300_000)
+
+  it("two concurrent first calls start one broker, and both are answered", async () => {
+    const s = setup()
+    const call = () =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, ...definition, "--cwd", s.ws], { cwd: s.ws, env: s.env, stdio: ["ignore", "pipe", "ignore"] })
+        let stdout = ""
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")))
+        child.once("exit", (code) => resolve({ code, stdout }))
+      })
+    const [a, b] = await Promise.all([call(), call()])
+    expect(a.code).toBe(0)
+    expect(b.code).toBe(0)
+    expect(a.stdout).toMatch(expected)
+    expect(b.stdout).toBe(a.stdout)
+    // A second broker that lost the race leaves at once; one remains, the one in the pid file.
+    await until("one broker left", () => brokersOf(s.ws).length === 1)
+    const [row] = s.status()
+    expect(brokersOf(s.ws)).toEqual([row?.status?.pid])
+    expect(row?.status?.requests).toBe(2)
+  }, 200_000)
+})
