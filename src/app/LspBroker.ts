@@ -72,7 +72,7 @@ const start = (c: BrokerConfig, program: string, place: BrokerSocket.Place) =>
     if (bad !== undefined) return bad
     let log: number
     try {
-      log = fs.openSync(place.logFile, "w", 0o600)
+      log = fs.openSync(place.logFile, "a", 0o600)
     } catch (cause) {
       return `cannot open the LSP broker's log ${place.logFile}: ${String(cause)}`
     }

@@ -156,19 +156,19 @@ describe("the LSP broker", () => {
     const [row] = s.status()
     const socket = row?.socket ?? ""
     const pidFile = socket.replace(/\.sock$/, ".pid")
-    s.run(["lsp", "stop"])
-    await until("the broker exits", () => !fs.existsSync(socket) && brokersOf(s.ws).length === 0)
-
-    // A broker killed outright: its socket file and pid file stay behind, nobody listens.
-    const dead = spawnSync(process.execPath, ["-e", `require("node:net").createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, "SIGKILL"))`])
-    expect(dead.signal).toBe("SIGKILL")
-    fs.chmodSync(socket, 0o600)
-    fs.writeFileSync(pidFile, `${dead.pid}\n`)
+    // The broker killed outright: its socket file and pid file stay behind, nobody listens.
+    const killed = row?.status as Status
+    process.kill(killed.pid, "SIGKILL")
+    for (const c of killed.children) process.kill(c, "SIGKILL")
+    await until("the broker is gone", () => !alive(killed.pid))
+    expect(fs.existsSync(socket) && fs.existsSync(pidFile)).toBe(true)
+    expect(s.status()[0]?.error).toContain("stale")
     const replaced = s.run(definition)
     expect(replaced.status, replaced.stderr).toBe(0)
     expect(replaced.stdout).toMatch(expected)
     const [fresh] = s.status()
     expect(fresh?.status?.pid).toBeGreaterThan(0)
+    expect(fresh?.status?.pid).not.toBe(killed.pid)
     expect(fs.readFileSync(pidFile, "utf8").trim()).toBe(String(fresh?.status?.pid))
 
     // The live broker's socket opened to everyone: not spoken to.
