@@ -7,6 +7,7 @@
  */
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -131,6 +132,22 @@ describe("the LSP broker", () => {
     expect(shared?.status?.pid).toBe(broker.pid)
     expect(shared?.status?.children).toEqual(broker.children)
     expect(shared?.status?.requests).toBeGreaterThan(again?.status?.requests ?? 0)
+
+    // The jail holds in the broker too: only its own workspace, only documents inside it.
+    const raw = (request: unknown) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(row?.socket ?? "")
+        let text = ""
+        socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`))
+        socket.on("data", (d: Buffer) => (text += d.toString("utf8")))
+        socket.on("close", () => resolve(text))
+      })
+    const outside = await raw({ version: 1, root: s.ws, watched: false, operation: { op: "hover", doc: { path: "/etc/passwd", text: "x" }, at: { line: 0, character: 0 } } })
+    expect(outside).toContain(`/etc/passwd is outside the broker's workspace ${s.ws}`)
+    const other = await raw({ version: 1, root: "/etc", watched: false, operation: { op: "status" } })
+    expect(other).toContain(`this broker serves ${s.ws}, not /etc`)
+    const garbage = await raw({ version: 99, op: "status" })
+    expect(garbage).toContain("a request it does not understand")
 
     const stop = s.run(["lsp", "stop"])
     expect(stop.stdout).toContain("stopped 1 LSP broker")

@@ -34,7 +34,7 @@ import * as Lsp from "../../domain/lsp/Lsp.js"
 import * as Progress from "../../ports/Progress.js"
 import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../../ports/LspTransport.js"
 import { defaults, type Options } from "./JsonRpcLspOptions.js"
-import { answerServerRequests, capsOf, initializeParams, lastLines, messageOf, tail, WorkDoneProgress } from "./LspProtocol.js"
+import { answerServerRequests, capsOf, initializeParams, lastLines, messageOf, offerable, tail, WorkDoneProgress } from "./LspProtocol.js"
 import * as Settle from "./LspSettle.js"
 import { killGroup, signalGroup, spawnServer as spawnProcess, waitExit } from "./LspProcess.js"
 import type { Docs, Instance, Life, Published, RpcModule, Timeouts } from "./LspInstance.js"
@@ -118,7 +118,7 @@ export const build = (options: Options) =>
         const m = yield* rpc
         const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
         const opened = yield* Effect.gen(function* () {
-          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, ownPidNamespace: false, listeners: new Set(), progress: new Map(), progressListeners: new Set() }
+          const life: Life = { alive: true, initialised: false, reason: "", status: undefined, stderr: "", seq: 0, pendingBytes: 0, ownPidNamespace: false, listeners: new Set(), progress: new Map(), progressListeners: new Set(), registered: new Set() }
           const exited = yield* Deferred.make<string>()
           // Who started it hears when it dies on its own (not when minicode stops it): a client log message.
           const progress = yield* Progress.current
@@ -170,7 +170,7 @@ export const build = (options: Options) =>
           // The exit status says more than a closed pipe: give it a moment to arrive.
           conn.onClose(() => void setTimeout(() => die("its connection closed"), 200).unref())
           conn.onError(([error]) => void error)
-          answerServerRequests(m, conn, folders)
+          answerServerRequests(m, conn, folders, (method) => void life.registered.add(method))
           const decodePublish = Schema.decodeUnknownEither(Lsp.PublishDiagnostics)
           conn.onNotification("textDocument/publishDiagnostics", (params: unknown) => {
             const p = decodePublish(params)
@@ -227,7 +227,7 @@ export const build = (options: Options) =>
             docs: yield* SynchronizedRef.make<Docs>({ open: new Map(), last: new Map() }),
             scope,
             startedAt,
-            caps: { pull: false, tsserver: false }
+            caps: { pull: false, tsserver: false, offers: undefined }
           }
           instance.caps = capsOf(yield* send(instance, "initialize", initializeParams(root, rootUri, folders, life.ownPidNamespace ? null : process.pid), server.timeouts.initializeMs))
           life.initialised = true
@@ -407,11 +407,18 @@ export const build = (options: Options) =>
         Effect.mapError((e) => failed(instance.name, `unexpected reply to ${method}: ${e.message.slice(0, 300)}`))
       )
 
+    /** Fails plainly when the server does not offer `method` (neither in its initialize reply nor registered since). */
+    const offered = (instance: Instance, method: keyof typeof offerable) =>
+      instance.caps.offers === undefined || instance.caps.offers.has(method) || instance.life.registered.has(method)
+        ? Effect.void
+        : Effect.fail(failed(instance.name, `the server does not offer ${offerable[method].what} (${method})`))
+
     /** Asks once the project of `doc` has loaded (or the load deadline passed: then the answer says so). */
-    const ask = <A, I>(doc: LspDocument, method: string, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+    const ask = <A, I>(doc: LspDocument, method: keyof typeof offerable, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
       Effect.gen(function* () {
         const server = yield* serverFor(doc.path)
         const instance = yield* instanceOf(server)
+        yield* offered(instance, method)
         return yield* withDocument(instance, doc, (uri) =>
           Effect.gen(function* () {
             const loadingSeconds = yield* Settle.ready(channel, instance, doc)
@@ -422,9 +429,10 @@ export const build = (options: Options) =>
       })
 
     /** Asks at once: a question about one file's own text (its outline) needs no project. */
-    const askNow = <A, I>(doc: LspDocument, method: string, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+    const askNow = <A, I>(doc: LspDocument, method: keyof typeof offerable, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
       Effect.gen(function* () {
         const instance = yield* instanceOf(yield* serverFor(doc.path))
+        yield* offered(instance, method)
         return yield* withDocument(instance, doc, (uri) => send(instance, method, params(uri)).pipe(Effect.flatMap(decode(instance, method, schema))))
       })
 
@@ -476,6 +484,7 @@ export const build = (options: Options) =>
             Effect.either(
               Effect.gen(function* () {
                 const instance = yield* instanceOf(server)
+                yield* offered(instance, "workspace/symbol")
                 return yield* withDocument(instance, anchor, () =>
                   Effect.gen(function* () {
                     const loading = yield* Settle.ready(channel, instance, anchor)

@@ -33,6 +33,8 @@ export interface Life {
   readonly progress: Map<string | number, string>
   /** Called after every `$/progress` report. */
   readonly progressListeners: Set<() => void>
+  /** Methods the server registered dynamically (`client/registerCapability`). */
+  readonly registered: Set<string>
 }
 
 export interface OpenDoc {

@@ -30,13 +30,22 @@ export const lastLines = (stderr: string, n = 5) =>
     .slice(-600)
 
 /** Answers the requests servers send to clients (`workspace/configuration`, `workDoneProgress/create`, …). */
-export const answerServerRequests = (m: typeof Rpc, conn: Rpc.MessageConnection, folders: ReadonlyArray<Folder>) => {
+export const answerServerRequests = (
+  m: typeof Rpc,
+  conn: Rpc.MessageConnection,
+  folders: ReadonlyArray<Folder>,
+  /** Told each method a server registers dynamically (`client/registerCapability`). */
+  onRegister: (method: string) => void = () => undefined
+) => {
   conn.onRequest("workspace/configuration", (params: { readonly items?: ReadonlyArray<unknown> } | undefined) =>
     (params?.items ?? []).map(() => null)
   )
   conn.onRequest("workspace/workspaceFolders", () => folders)
   conn.onRequest("window/workDoneProgress/create", () => null)
-  conn.onRequest("client/registerCapability", () => null)
+  conn.onRequest("client/registerCapability", (params: { readonly registrations?: ReadonlyArray<{ readonly method?: unknown }> } | undefined) => {
+    for (const r of params?.registrations ?? []) if (typeof r.method === "string") onRegister(r.method)
+    return null
+  })
   conn.onRequest("client/unregisterCapability", () => null)
   conn.onRequest("window/showMessageRequest", () => null)
   conn.onRequest("window/showDocument", () => ({ success: false }))
@@ -92,26 +101,44 @@ const InitializeResult = Schema.Struct({
       )
     ),
     executeCommandProvider: Schema.optional(Schema.Struct({ commands: Schema.optional(Schema.Array(Schema.String)) })),
-    positionEncoding: Schema.optional(Schema.String)
+    positionEncoding: Schema.optional(Schema.String),
+    definitionProvider: Schema.optional(Schema.Unknown),
+    referencesProvider: Schema.optional(Schema.Unknown),
+    hoverProvider: Schema.optional(Schema.Unknown),
+    documentSymbolProvider: Schema.optional(Schema.Unknown),
+    workspaceSymbolProvider: Schema.optional(Schema.Unknown)
   })
 })
+
+/** The requests the tools send that a server must offer, by capability, with the words a refusal uses. */
+export const offerable = {
+  "textDocument/definition": { capability: "definitionProvider", what: "definitions" },
+  "textDocument/references": { capability: "referencesProvider", what: "references" },
+  "textDocument/hover": { capability: "hoverProvider", what: "hover" },
+  "textDocument/documentSymbol": { capability: "documentSymbolProvider", what: "document symbols" },
+  "workspace/symbol": { capability: "workspaceSymbolProvider", what: "workspace symbols" }
+} as const
 
 export interface ServerCaps {
   /** `textDocument/diagnostic` (pull diagnostics). */
   readonly pull: boolean
   /** typescript-language-server's `typescript.tsserverRequest`: tsserver's own diagnostics and project requests. */
   readonly tsserver: boolean
+  /** The `offerable` requests its initialize reply offers; undefined when the reply did not fit (then all are tried). */
+  readonly offers: ReadonlySet<string> | undefined
 }
 
 export const tsserverRequest = "typescript.tsserverRequest"
 
 export const capsOf = (reply: unknown): ServerCaps => {
   const r = Schema.decodeUnknownEither(InitializeResult)(reply)
-  if (Either.isLeft(r)) return { pull: false, tsserver: false }
+  if (Either.isLeft(r)) return { pull: false, tsserver: false, offers: undefined }
   const c = r.right.capabilities
+  const offered = (value: unknown) => value !== undefined && value !== null && value !== false
   return {
     pull: c.diagnosticProvider !== undefined && c.diagnosticProvider !== false,
-    tsserver: (c.executeCommandProvider?.commands ?? []).includes(tsserverRequest)
+    tsserver: (c.executeCommandProvider?.commands ?? []).includes(tsserverRequest),
+    offers: new Set(Object.entries(offerable).flatMap(([method, o]) => (offered(c[o.capability]) ? [method] : [])))
   }
 }
 
