@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { fakeServer, running } from "../support/LspFake.js"
 import { tempDir } from "../support/Workspace.js"
 import { ensureBuilt, textOf } from "../serve/support/McpServeHarness.js"
 
@@ -34,14 +35,7 @@ afterEach(() => {
 })
 beforeAll(() => ensureBuilt())
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+const alive = running
 
 /** The broker processes serving `ws` (their command line names it). */
 const brokersOf = (ws: string): ReadonlyArray<number> =>
@@ -77,6 +71,14 @@ const setup = (extraEnv: Record<string, string> = {}) => {
     spawnSync(process.execPath, [bin, ...args, "--cwd", ws], { encoding: "utf8", cwd: ws, env: { ...env, ...more }, timeout: 150_000 })
   const added = run(["config", "lsp", "add", ".ts", "--command", server, "--arg", "--stdio", "--no-sandbox", ...slowMachine])
   expect(added.status, added.stderr).toBe(0)
+  // A scripted server for failures (test/support/lsp-fake-server.mjs): a.fake dies at start, b.hung never answers hover.
+  fs.writeFileSync(path.join(ws, "a.fake"), "hello\n")
+  fs.writeFileSync(path.join(ws, "b.hung"), "hello\n")
+  const marker = path.join(home, "fake")
+  for (const [ext, modes, timeouts] of [[".fake", "exit-at-start", []], [".hung", "hang-hover", ["--timeout", "request=1200"]]] as const) {
+    const fake = run(["config", "lsp", "add", ext, "--command", process.execPath, "--arg", fakeServer, "--arg", modes, "--arg", `${marker}${ext}`, "--no-sandbox", ...timeouts])
+    expect(fake.status, fake.stderr).toBe(0)
+  }
   const folder = path.join(runtime, "minicode")
   const status = (): ReadonlyArray<{ readonly socket: string; readonly status?: Status; readonly error?: string }> => JSON.parse(run(["lsp", "status", "--json"]).stdout)
   cleanups.push(() => {
@@ -155,6 +157,27 @@ describe("the LSP broker", () => {
     expect(fs.existsSync(row?.socket ?? "")).toBe(false)
     expect(s.run(["lsp", "stop"]).stdout).toContain("no LSP broker running")
   }, 300_000)
+
+  it("a server's failures come back through the broker as they do in-process: same message, same exit code", () => {
+    const s = setup()
+    for (const call of [
+      ["tool", "lsp_hover", '{"path":"a.fake","line":1,"character":2}'],
+      ["tool", "lsp_hover", '{"path":"b.hung","line":1,"character":2}', "--json"]
+    ]) {
+      const brokered = s.run(call)
+      const direct = s.run(call, { MINICODE_LSP_BROKER: "off" })
+      expect(brokered.status).toBe(1)
+      expect(direct.status).toBe(1)
+      expect(brokered.stdout).toBe(direct.stdout)
+      expect(brokered.stderr).toBe(direct.stderr)
+    }
+    expect(s.run(["tool", "lsp_hover", '{"path":"a.fake","line":1,"character":2}']).stderr).toContain("the language server exited at start (code 7)")
+    expect(JSON.parse(s.run(["tool", "lsp_hover", '{"path":"b.hung","line":1,"character":2}', "--json"]).stdout)).toMatchObject({
+      ok: false,
+      error: { _tag: "ToolTimeout", message: "language server node (.hung) (textDocument/hover) timed out after 1200 ms" }
+    })
+    expect(s.status()[0]?.status?.pid).toBeGreaterThan(0)
+  }, 120_000)
 
   it("stops by itself after its idle period (MINICODE_LSP_IDLE_MS), with its servers, socket and pid file", async () => {
     const s = setup({ MINICODE_LSP_IDLE_MS: "1500" })
