@@ -227,7 +227,7 @@ export const build = (options: Options) =>
             docs: yield* SynchronizedRef.make<Docs>({ open: new Map(), last: new Map() }),
             scope,
             startedAt,
-            caps: { pull: false, tsserver: false, offers: undefined }
+            caps: { pull: false, workspacePull: false, tsserver: false, offers: undefined }
           }
           instance.caps = capsOf(yield* send(instance, "initialize", initializeParams(root, rootUri, folders, life.ownPidNamespace ? null : process.pid), server.timeouts.initializeMs))
           life.initialised = true

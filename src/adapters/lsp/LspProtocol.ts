@@ -122,6 +122,8 @@ export const offerable = {
 export interface ServerCaps {
   /** `textDocument/diagnostic` (pull diagnostics). */
   readonly pull: boolean
+  /** `workspace/diagnostic` too (asked after a write, for the files that depend on it). */
+  readonly workspacePull: boolean
   /** typescript-language-server's `typescript.tsserverRequest`: tsserver's own diagnostics and project requests. */
   readonly tsserver: boolean
   /** The `offerable` requests its initialize reply offers; undefined when the reply did not fit (then all are tried). */
@@ -132,11 +134,12 @@ export const tsserverRequest = "typescript.tsserverRequest"
 
 export const capsOf = (reply: unknown): ServerCaps => {
   const r = Schema.decodeUnknownEither(InitializeResult)(reply)
-  if (Either.isLeft(r)) return { pull: false, tsserver: false, offers: undefined }
+  if (Either.isLeft(r)) return { pull: false, workspacePull: false, tsserver: false, offers: undefined }
   const c = r.right.capabilities
   const offered = (value: unknown) => value !== undefined && value !== null && value !== false
   return {
     pull: c.diagnosticProvider !== undefined && c.diagnosticProvider !== false,
+    workspacePull: typeof c.diagnosticProvider === "object" && c.diagnosticProvider.workspaceDiagnostics === true,
     tsserver: (c.executeCommandProvider?.commands ?? []).includes(tsserverRequest),
     offers: new Set(Object.entries(offerable).flatMap(([method, o]) => (offered(c[o.capability]) ? [method] : [])))
   }
