@@ -24,7 +24,7 @@ export interface ClientOptions {
   readonly direct: Effect.Effect<LspTransportShape>
   /** Told once per reason why the broker is not used (stderr). */
   readonly notice: (sentence: string) => void
-  /** How long a started broker has to listen (default 15 s). */
+  /** How long a started broker has to listen (default 30 s: a loaded machine starts Node slowly). */
   readonly startTimeoutMs?: number
   /** After the broker could not be reached, how long calls go straight to `direct` (default 60 s). */
   readonly retryAfterMs?: number
@@ -66,7 +66,7 @@ const exchange = (socket: net.Socket, request: Protocol.Request) =>
 
 export const make = (o: ClientOptions): Effect.Effect<LspTransportShape> =>
   Effect.gen(function* () {
-    const startTimeoutMs = o.startTimeoutMs ?? 15_000
+    const startTimeoutMs = o.startTimeoutMs ?? 30_000
     const retryAfterMs = o.retryAfterMs ?? 60_000
     const told = new Set<string>()
     const notice = (sentence: string) => {
