@@ -3,11 +3,15 @@
  * - write_file → diagnostics on a 50-file TypeScript project, through the whole chain (minicode), against the same
  *   protocol sequence driven directly over vscode-jsonrpc (write the file, didOpen, tsserver's semantic and syntactic
  *   diagnostics requests, the importers' semantic diagnostics, didClose). Alternately breaks and fixes a type.
+ * - a second CLI lsp_definition (dist/bin.js, a fresh process) answered by the workspace's LSP broker, against the
+ *   same request on a direct vscode-jsonrpc client to a warm server (didOpen, definition, didClose), and against a
+ *   CLI call that starts no server (read_file: the process's own start-up); with the broker's memory and its servers'.
+ *   Needs dist/ (node scripts/build.mjs). Issue 23's goal: the second CLI lsp_definition under 500 ms.
  * - repo_map of this repository: cold (no cache) and warm (every outline cached).
  *
  *   npx tsx bench/lsp.bench.ts [iterations=10]
  */
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -113,6 +117,76 @@ const direct = async (root: string) => {
   return times
 }
 
+/** definition of f29 where src/m30.ts calls it (line 4): m29.ts. */
+const definitionArgs = { path: "src/m30.ts", symbol: "f29", line: 4 }
+
+const viaBroker = (root: string) => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "lspbench-home-"))
+  const runtime = path.join(home, "run")
+  fs.mkdirSync(runtime, { mode: 0o700 })
+  const env: Record<string, string | undefined> = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_RUNTIME_DIR: runtime, MINICODE_LSP_IDLE_MS: "300000" }
+  delete env["MINICODE_LSP_BROKER"]
+  const cli = (args: ReadonlyArray<string>) => {
+    const t0 = performance.now()
+    const r = spawnSync(process.execPath, [path.resolve("dist/bin.js"), ...args, "--cwd", root], { encoding: "utf8", env, cwd: root })
+    const ms = performance.now() - t0
+    if (r.status !== 0) throw new Error(`minicode ${args.join(" ")}: ${r.stderr}`)
+    return { ms, out: r.stdout }
+  }
+  cli(["config", "lsp", "add", ".ts", "--command", tsls, "--arg", "--stdio", "--no-sandbox"])
+  const call = ["tool", "lsp_definition", JSON.stringify(definitionArgs)]
+  const first = cli(call)
+  if (!first.out.includes("src/m29.ts:3:17")) throw new Error(`unexpected definition: ${first.out}`)
+  const warm: Array<number> = []
+  const startup: Array<number> = []
+  for (let i = 0; i < iterations; i++) {
+    const r = cli(call)
+    if (r.out !== first.out) throw new Error(`the broker answered differently: ${r.out}`)
+    warm.push(r.ms)
+    startup.push(cli(["tool", "read_file", JSON.stringify({ path: "src/m0.ts" })]).ms)
+  }
+  const status = JSON.parse(cli(["lsp", "status", "--json"]).out) as ReadonlyArray<{ status?: { rssBytes: number; serversRssBytes: number; children: ReadonlyArray<number> } }>
+  cli(["lsp", "stop"])
+  fs.rmSync(home, { recursive: true, force: true })
+  return { first: first.ms, warm, startup, status: status[0]?.status }
+}
+
+const directDefinition = async (root: string) => {
+  const child = spawn(tsls, ["--stdio"], { cwd: root, stdio: ["pipe", "pipe", "inherit"] })
+  const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin))
+  conn.onRequest(() => null)
+  conn.listen()
+  const rootUri = `file://${root}`
+  await conn.sendRequest("initialize", { processId: process.pid, rootUri, workspaceFolders: [{ uri: rootUri, name: "b" }], capabilities: {} })
+  await conn.sendNotification("initialized", {})
+  const file = path.join(root, "src", "m30.ts")
+  const uri = `file://${file}`
+  const text = fs.readFileSync(file, "utf8")
+  let version = 0
+  const once = async () => {
+    await conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: "typescript", version: ++version, text } })
+    const found = await conn.sendRequest<ReadonlyArray<{ uri?: string; targetUri?: string }> | null>("textDocument/definition", { textDocument: { uri }, position: { line: 3, character: 9 } })
+    await conn.sendNotification("textDocument/didClose", { textDocument: { uri } })
+    return found ?? []
+  }
+  // Warm: the project loaded.
+  const crossFile = (found: ReadonlyArray<{ uri?: string; targetUri?: string }>) => (found[0]?.uri ?? found[0]?.targetUri ?? "").endsWith("/m29.ts")
+  const until = Date.now() + 60_000
+  while (!crossFile(await once()) && Date.now() < until) await new Promise((r) => setTimeout(r, 200))
+  const times: Array<number> = []
+  for (let i = 0; i < iterations; i++) {
+    const t0 = performance.now()
+    const found = await once()
+    times.push(performance.now() - t0)
+    if (!crossFile(found)) throw new Error(`direct: unexpected definition ${JSON.stringify(found)}`)
+  }
+  await conn.sendRequest("shutdown").catch(() => undefined)
+  await conn.sendNotification("exit").catch(() => undefined)
+  conn.dispose()
+  child.kill()
+  return times
+}
+
 const repoMap = async () => {
   const root = fs.realpathSync(".")
   const cacheDir = NodeAdapters.userCacheDir()
@@ -139,5 +213,17 @@ const b = fixture()
 const raw = stats("direct vscode-jsonrpc", await direct(b))
 console.log(`ratio minicode / direct: ${(mine / raw).toFixed(2)}×`)
 for (const root of [a, b]) fs.rmSync(root, { recursive: true, force: true })
+
+console.log("\nsecond CLI lsp_definition through the LSP broker (50-file project, typescript-language-server)")
+const c = fixture()
+const brokered = viaBroker(c)
+console.log(`first CLI call (starts the broker and the server): ${brokered.first.toFixed(0)} ms`)
+const cliWarm = stats("CLI lsp_definition via the broker", brokered.warm)
+const cliStart = stats("CLI read_file (process start-up)", brokered.startup)
+const rawDefinition = stats("direct vscode-jsonrpc, warm server", await directDefinition(c))
+console.log(`ratio CLI via broker / direct: ${(cliWarm / rawDefinition).toFixed(1)}×; the broker's share over a CLI start-up: ${(cliWarm - cliStart).toFixed(0)} ms; goal < 500 ms: ${cliWarm < 500 ? "met" : "NOT met"}`)
+const mb = (n: number | undefined) => `${Math.round((n ?? 0) / (1024 * 1024))} MB`
+console.log(`memory: broker ${mb(brokered.status?.rssBytes)} resident, its server processes ${mb(brokered.status?.serversRssBytes)} (${brokered.status?.children.length ?? 0} processes)`)
+fs.rmSync(c, { recursive: true, force: true })
 const map = await repoMap()
 console.log(`repo_map of this repository: cold ${map.cold.ms.toFixed(0)} ms, warm (cached) ${map.warm.ms.toFixed(0)} ms — ${map.cold.head}`)

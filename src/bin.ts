@@ -43,7 +43,13 @@ const toStderr = <A, E extends { readonly message?: string }, R>(serve: Effect.E
 // A plainly well-formed `mcp serve` starts without loading the CLI (assistants spawn it at every session); anything
 // else, or anything unusual in it, goes through the full CLI.
 const serving = process.argv[2] === "mcp" && process.argv[3] === "serve"
-const program = serving
+// The LSP broker (started detached by a session's first language call): its own fast path, no CLI.
+const broker = process.argv[2] === "lsp" && process.argv[3] === "broker"
+const program = broker
+  ? Effect.flatMap(Effect.promise(() => import("./app/LspBroker.js")), (B) =>
+      B.main(process.argv.slice(4)).pipe(Effect.tapError((e) => Effect.sync(() => void process.stderr.write(`lsp broker: ${e.message}\n`))))
+    )
+  : serving
   ? Effect.flatMap(
       Effect.promise(() => import("./app/ServeLayers.js")),
       (serve) => {

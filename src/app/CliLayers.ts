@@ -44,6 +44,7 @@ export const sessionAdapters = (options: {
     sql: options.sql,
     lsp: options.lsp,
     sandbox: { mode: options.sandbox },
+    lspBroker: NodeAdapters.lspBrokerWanted(),
     // A long MCP call shows its progress on stderr (stdout stays the result).
     mcpClient: { onProgress: (p) => void process.stderr.write(`${McpFormat.progressLine(p)}\n`) }
   }),
@@ -93,3 +94,6 @@ export const mcpLogin = (
       })
     })
   )
+
+/** `minicode lsp status|stop`: the workspace's LSP brokers, loaded on demand. */
+export const lspBrokers = Effect.promise(() => import("./LspBroker.js"))

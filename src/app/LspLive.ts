@@ -1,18 +1,24 @@
 /**
  * The language tools on their real adapter: language servers over JSON-RPC, spawned on first use and shut down when
- * the caller's scope ends. Loaded on first use by `NodeLayers.extensions`.
+ * the caller's scope ends; or, with `broker`, held by the workspace's LSP broker (LspBroker.ts) so they stay warm
+ * between CLI calls and are shared with `mcp serve`, in-process when the broker cannot answer. Loaded on first use
+ * by `NodeLayers.extensions`.
  */
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Context, Effect, Layer, Scope } from "effect"
 import * as JsonRpcLspTransport from "../adapters/lsp/JsonRpcLspTransport.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
 import type { FileSystem } from "../ports/FileSystem.js"
+import { LspTransport } from "../ports/LspTransport.js"
 import { Session } from "../ports/Session.js"
 import { type Extension, Extensions } from "../kernel/Executor.js"
+import * as Lazy from "../kernel/Lazy.js"
 import * as LspTools from "../tools/LspTools.js"
 
 export interface LiveOptions extends Omit<JsonRpcLspTransport.Options, "servers" | "root"> {
   readonly servers: Readonly<Record<string, ServerEntry>>
+  /** Go through the workspace's broker (language servers in the sandbox unless `sandboxed` is false). */
+  readonly broker?: { readonly sandboxed: boolean }
 }
 
 /** The real client (servers spawned on first use, shut down when the caller's scope ends). */
@@ -21,8 +27,18 @@ export const live = (
 ): Effect.Effect<{ readonly extension: Extension; readonly diagnostics: typeof Diagnostics.Service }, never, Scope.Scope | Session | FileSystem> =>
   Effect.gen(function* () {
     const session = yield* Session
-    const context = yield* Layer.build(JsonRpcLspTransport.layer({ ...options, root: session.root }))
-    return yield* Effect.provide(LspTools.make, context)
+    const scope = yield* Effect.scope
+    const direct = Effect.map(Layer.build(JsonRpcLspTransport.layer({ ...options, root: session.root })), (c) => Context.get(c, LspTransport))
+    const broker = options.broker
+    const transport =
+      broker === undefined
+        ? yield* direct
+        : yield* Effect.flatMap(Effect.promise(() => import("./LspBroker.js")), (B) =>
+            Effect.flatMap(Lazy.onFirstUse(Scope.extend(direct, scope)), (lazyDirect) =>
+              B.client({ root: session.root, servers: options.servers, unrestricted: options.unrestricted === true, sandboxed: broker.sandboxed }, lazyDirect)
+            )
+          )
+    return yield* Effect.provideService(LspTools.make, LspTransport, transport)
   })
 
 /** The language tools alone as the `Extensions` layer, with the post-write hook beside it (tests, and `mcp serve`-like compositions). */

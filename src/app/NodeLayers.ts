@@ -214,6 +214,9 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
     : `sandbox: NONE: ${Unsandboxed.notice(status.reason)}`
 }
 
+/** Whether sessions use the workspace's LSP broker: yes unless MINICODE_LSP_BROKER=off. */
+export const lspBrokerWanted = (env: NodeJS.ProcessEnv = process.env) => env["MINICODE_LSP_BROKER"] !== "off"
+
 /** The user's cache folder for minicode: `$XDG_CACHE_HOME/minicode`, else `~/.cache/minicode` (undefined without either). */
 export const userCacheDir = (env: NodeJS.ProcessEnv = process.env): string | undefined => {
   const xdg = env["XDG_CACHE_HOME"]
@@ -260,6 +263,8 @@ export const extensions = (options: {
   readonly repoMap?: "auto" | "regex"
   /** The MCP client's hooks: who answers a server's elicitation, where call progress goes. */
   readonly mcpClient?: McpClientHooks
+  /** Language servers held by the workspace's LSP broker (warm between CLI calls, shared with `mcp serve`). */
+  readonly lspBroker?: boolean
 }) =>
   Layer.scopedContext(
     Effect.gen(function* () {
@@ -282,7 +287,13 @@ export const extensions = (options: {
       )
       const lsp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./LspLive.js")), (L) =>
-          L.live({ servers: options.lsp ?? {}, env: process.env, unrestricted: options.unrestricted, launch })
+          L.live({
+            servers: options.lsp ?? {},
+            env: process.env,
+            unrestricted: options.unrestricted,
+            launch,
+            ...(options.lspBroker === true ? { broker: { sandboxed: options.sandbox?.mode !== "none" } } : {})
+          })
         )
       )
       const repoMap = deferred((tool) => tool === "repo_map", yield* onFirstUse(repoMapExtension(options.repoMap)))
@@ -313,6 +324,7 @@ export const adapters = (options: {
   /** The config file's `lsp` entries. */
   readonly lsp?: Readonly<Record<string, ServerEntry>>
   readonly mcpClient?: McpClientHooks
+  readonly lspBroker?: boolean
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),

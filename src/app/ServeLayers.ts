@@ -48,7 +48,8 @@ export const kernelAdapters = (options: {
     mcpServers: options.mcpServers,
     lsp: options.lsp,
     sandbox: { mode: options.sandbox },
-    mcpClient: { elicit: options.elicit ?? decline }
+    mcpClient: { elicit: options.elicit ?? decline },
+    lspBroker: NodeAdapters.lspBrokerWanted()
   }),
   allowlist:
     options.allowlist === undefined ? MemoryAllowlist.layer([]) : JsonFileAllowlist.layer(options.allowlist.file, options.allowlist.configured),

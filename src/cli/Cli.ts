@@ -22,6 +22,7 @@ import * as Layout from "./Layout.js"
 import { tools } from "./ToolsCommand.js"
 import { journalCommands } from "./JournalCommands.js"
 import { mcp } from "./McpCommands.js"
+import { lspCommand } from "./LspBrokerCommands.js"
 import * as CliLayers from "../app/CliLayers.js"
 import * as NodeAdapters from "../app/NodeLayers.js"
 import * as Runner from "../kernel/Runner.js"
@@ -170,7 +171,7 @@ const policyCommand = Command.make("policy").pipe(
 
 export const root = Command.make("minicode").pipe(
   Command.withDescription("A tool kernel for AI coding agents: deterministic gates between the model and your machine"),
-  Command.withSubcommands([tool, tools, policyCommand, doctor, config, mcp, ...journalCommands])
+  Command.withSubcommands([tool, tools, policyCommand, doctor, config, mcp, lspCommand, ...journalCommands])
 )
 
 export const run = Command.run(root, { name: "minicode", version })

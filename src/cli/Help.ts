@@ -108,6 +108,9 @@ export const pages: ReadonlyArray<Page> = [
     purpose: "Print (or --write) what registers this installation's `minicode mcp serve` with an MCP client.",
     examples: ["minicode mcp config --for claude-code", "minicode mcp config --for cursor --write"]
   },
+  { path: ["lsp"], purpose: "The LSP broker that keeps the workspace's language servers warm between calls.", group: true, examples: ["minicode lsp status"] },
+  { path: ["lsp", "status"], purpose: "Show the workspace's LSP brokers: pid, uptime, memory, socket.", examples: ["minicode lsp status", "minicode lsp status --json"] },
+  { path: ["lsp", "stop"], purpose: "Stop the workspace's LSP brokers now (they also stop by themselves when idle).", examples: ["minicode lsp stop"] },
   { path: ["journal"], purpose: "List the journal's records of mutations, before and after their effect.", examples: ["minicode journal", "minicode journal --state unknown --json"] },
   {
     path: ["recover"],

@@ -16,6 +16,7 @@
 //   still-loading      like loading, but the progress never ends and the real report never comes
 //   pull               offers pull diagnostics: the first textDocument/diagnostic is cancelled for a retrigger, the
 //                      next answers with the warning and an error in a related document (dependent.fake)
+//   workspace-pull     pull diagnostics without related documents, and workspace/diagnostic: an error in other.fake
 // MARKER is a file prefix: `MARKER.pids` gets "server-pid child-pid" once started, `MARKER.answers` the client's
 // answers to the questions real servers ask. Otherwise it publishes one diagnostic per didOpen/didChange.
 import { spawn } from "node:child_process"
@@ -42,7 +43,11 @@ const never = () => new Promise(() => undefined)
 const conn = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout))
 conn.onRequest("initialize", async () => {
   if (has("silent") || has("hang-initialize")) return never()
-  const pull = has("pull") ? { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } } : {}
+  const pull = has("pull")
+    ? { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: false } }
+    : has("workspace-pull")
+      ? { diagnosticProvider: { interFileDependencies: true, workspaceDiagnostics: true } }
+      : {}
   return { capabilities: { textDocumentSync: 1, hoverProvider: true, definitionProvider: true, ...pull } }
 })
 let answered
@@ -81,14 +86,22 @@ const loading = async (uri) => {
   await conn.sendProgress({ method: "$/progress" }, token, { kind: "end" })
 }
 let pulls = 0
+let lastUri
+conn.onRequest("workspace/diagnostic", () => {
+  const other = (lastUri ?? "file:///x").replace(/[^/]*$/, "other.fake")
+  const error = { range: { start: { line: 0, character: 2 }, end: { line: 0, character: 3 } }, severity: 1, message: "fake error in other.fake" }
+  return { items: [{ kind: "full", uri: lastUri, version: null, items: [warning] }, { kind: "full", uri: other, version: null, items: [error] }] }
+})
 conn.onRequest("textDocument/diagnostic", (p) => {
+  lastUri = p.textDocument.uri
+  if (has("workspace-pull")) return { kind: "full", items: [warning] }
   if (++pulls === 1) return new ResponseError(-32802, "not yet", { retriggerRequest: true })
   const dependent = p.textDocument.uri.replace(/[^/]*$/, "dependent.fake")
   const error = { range: { start: { line: 2, character: 4 }, end: { line: 2, character: 5 } }, severity: 1, message: "fake error in a dependent" }
   return { kind: "full", items: [warning], relatedDocuments: { [dependent]: { kind: "full", items: [error] } } }
 })
 const publish = (uri, version) => {
-  if (has("hang-diagnostics") || has("pull")) return
+  if (has("hang-diagnostics") || has("pull") || has("workspace-pull")) return
   if (has("loading") || has("still-loading")) return void loading(uri)
   conn.sendNotification("textDocument/publishDiagnostics", {
     uri,

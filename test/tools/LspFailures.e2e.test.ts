@@ -22,7 +22,8 @@ const setup = (modes: string, timeouts: ReadonlyArray<string> = []) => {
   const ws = tempDir("minicode-lspfail-ws-")
   const marker = path.join(home, "fake")
   fs.writeFileSync(path.join(ws, "a.fake"), "hello\n")
-  const env = { ...process.env, XDG_CONFIG_HOME: home }
+  // The in-process path (the fallback when no broker answers); the broker has its own test (test/cli/LspBroker.e2e.test.ts).
+  const env = { ...process.env, XDG_CONFIG_HOME: home, MINICODE_LSP_BROKER: "off" }
   const run = (args: ReadonlyArray<string>) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: ws, env, timeout: 60_000 })
   const added = run(["config", "lsp", "add", ".fake", "--command", process.execPath, "--arg", fakeServer, "--arg", modes, "--arg", marker, ...timeouts.flatMap((t) => ["--timeout", t]), "--cwd", ws, "--no-sandbox"])
   expect(added.status, added.stderr).toBe(0)

@@ -34,7 +34,7 @@ import * as Lsp from "../../domain/lsp/Lsp.js"
 import * as Progress from "../../ports/Progress.js"
 import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../../ports/LspTransport.js"
 import { defaults, type Options } from "./JsonRpcLspOptions.js"
-import { answerServerRequests, capsOf, initializeParams, lastLines, messageOf, notOffered, tail, WorkDoneProgress } from "./LspProtocol.js"
+import { answerServerRequests, capsOf, initializeParams, lastLines, messageOf, offerable, tail, WorkDoneProgress } from "./LspProtocol.js"
 import * as Settle from "./LspSettle.js"
 import { killGroup, signalGroup, spawnServer as spawnProcess, waitExit } from "./LspProcess.js"
 import type { Docs, Instance, Life, Published, RpcModule, Timeouts } from "./LspInstance.js"
@@ -234,7 +234,7 @@ export const build = (options: Options) =>
             docs: yield* SynchronizedRef.make<Docs>({ open: new Map(), last: new Map() }),
             scope,
             startedAt,
-            caps: { pull: false, tsserver: false, lacks: new Set() }
+            caps: { pull: false, workspacePull: false, tsserver: false, offers: undefined }
           }
           instance.caps = capsOf(yield* send(instance, "initialize", initializeParams(root, rootUri, folders, life.ownPidNamespace ? null : process.pid), server.timeouts.initializeMs))
           life.initialised = true
@@ -277,11 +277,6 @@ export const build = (options: Options) =>
 
     /** One request, cancelled (`$/cancelRequest`) when interrupted; fails at once if the server dies. */
     const request = (instance: Instance, method: string, params: unknown) =>
-      instance.caps.lacks.has(method) && !instance.life.registered.has(method)
-        ? Effect.fail(failed(instance.name, notOffered(instance.name, method) ?? `${method} is not offered`))
-        : asked(instance, method, params)
-
-    const asked = (instance: Instance, method: string, params: unknown) =>
       Effect.raceFirst(
         Effect.tryPromise({
           try: (signal) => {
@@ -419,11 +414,18 @@ export const build = (options: Options) =>
         Effect.mapError((e) => failed(instance.name, `unexpected reply to ${method}: ${e.message.slice(0, 300)}`))
       )
 
+    /** Fails plainly when the server does not offer `method` (neither in its initialize reply nor registered since). */
+    const offered = (instance: Instance, method: keyof typeof offerable) =>
+      instance.caps.offers === undefined || instance.caps.offers.has(method) || instance.life.registered.has(method)
+        ? Effect.void
+        : Effect.fail(failed(instance.name, `the server does not offer ${offerable[method].what} (${method})`))
+
     /** Asks once the project of `doc` has loaded (or the load deadline passed: then the answer says so). */
-    const ask = <A, I>(doc: LspDocument, method: string, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+    const ask = <A, I>(doc: LspDocument, method: keyof typeof offerable, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
       Effect.gen(function* () {
         const server = yield* serverFor(doc.path)
         const instance = yield* instanceOf(server)
+        yield* offered(instance, method)
         return yield* withDocument(instance, doc, (uri) =>
           Effect.gen(function* () {
             const loadingSeconds = yield* Settle.ready(channel, instance, doc)
@@ -434,9 +436,10 @@ export const build = (options: Options) =>
       })
 
     /** Asks at once: a question about one file's own text (its outline) needs no project. */
-    const askNow = <A, I>(doc: LspDocument, method: string, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+    const askNow = <A, I>(doc: LspDocument, method: keyof typeof offerable, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
       Effect.gen(function* () {
         const instance = yield* instanceOf(yield* serverFor(doc.path))
+        yield* offered(instance, method)
         return yield* withDocument(instance, doc, (uri) => send(instance, method, params(uri)).pipe(Effect.flatMap(decode(instance, method, schema))))
       })
 
@@ -488,6 +491,7 @@ export const build = (options: Options) =>
             Effect.either(
               Effect.gen(function* () {
                 const instance = yield* instanceOf(server)
+                yield* offered(instance, "workspace/symbol")
                 return yield* withDocument(instance, anchor, () =>
                   Effect.gen(function* () {
                     const loading = yield* Settle.ready(channel, instance, anchor)

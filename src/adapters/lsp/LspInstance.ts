@@ -33,7 +33,7 @@ export interface Life {
   readonly progress: Map<string | number, string>
   /** Called after every `$/progress` report. */
   readonly progressListeners: Set<() => void>
-  /** Methods the server registered dynamically (`client/registerCapability`), though minicode asks for static ones. */
+  /** Methods the server registered dynamically (`client/registerCapability`). */
   readonly registered: Set<string>
 }
 

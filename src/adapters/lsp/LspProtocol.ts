@@ -34,6 +34,7 @@ export const answerServerRequests = (
   m: typeof Rpc,
   conn: Rpc.MessageConnection,
   folders: ReadonlyArray<Folder>,
+  /** Told each method a server registers dynamically (`client/registerCapability`). */
   onRegister: (method: string) => void = () => undefined
 ) => {
   conn.onRequest("workspace/configuration", (params: { readonly items?: ReadonlyArray<unknown> } | undefined) =>
@@ -109,45 +110,38 @@ const InitializeResult = Schema.Struct({
   })
 })
 
-/** The requests a tool sends, by the capability a server declares to offer them, and what a user calls them. */
-export const providers = {
-  "textDocument/definition": { capability: "definitionProvider", what: "go to definition" },
-  "textDocument/references": { capability: "referencesProvider", what: "find references" },
+/** The requests the tools send that a server must offer, by capability, with the words a refusal uses. */
+export const offerable = {
+  "textDocument/definition": { capability: "definitionProvider", what: "definitions" },
+  "textDocument/references": { capability: "referencesProvider", what: "references" },
   "textDocument/hover": { capability: "hoverProvider", what: "hover" },
   "textDocument/documentSymbol": { capability: "documentSymbolProvider", what: "document symbols" },
   "workspace/symbol": { capability: "workspaceSymbolProvider", what: "workspace symbols" }
 } as const
 
-export type ProvidedMethod = keyof typeof providers
-
 export interface ServerCaps {
   /** `textDocument/diagnostic` (pull diagnostics). */
   readonly pull: boolean
+  /** `workspace/diagnostic` too (asked after a write, for the files that depend on it). */
+  readonly workspacePull: boolean
   /** typescript-language-server's `typescript.tsserverRequest`: tsserver's own diagnostics and project requests. */
   readonly tsserver: boolean
-  /** The requests of `providers` the server did not declare (a provider absent or `false`): refused before sending. */
-  readonly lacks: ReadonlySet<string>
-}
-
-/** Why a request is not sent: the server said it does not offer it. */
-export const notOffered = (server: string, method: string): string | undefined => {
-  const p = (providers as Readonly<Record<string, { readonly capability: string; readonly what: string }>>)[method]
-  return p === undefined ? undefined : `${server} does not offer ${p.what} (${method}: its initialize reply has no ${p.capability})`
+  /** The `offerable` requests its initialize reply offers; undefined when the reply did not fit (then all are tried). */
+  readonly offers: ReadonlySet<string> | undefined
 }
 
 export const tsserverRequest = "typescript.tsserverRequest"
 
 export const capsOf = (reply: unknown): ServerCaps => {
   const r = Schema.decodeUnknownEither(InitializeResult)(reply)
-  if (Either.isLeft(r)) return { pull: false, tsserver: false, lacks: new Set() }
+  if (Either.isLeft(r)) return { pull: false, workspacePull: false, tsserver: false, offers: undefined }
   const c = r.right.capabilities
-  const declared = c as Readonly<Record<string, unknown>>
+  const offered = (value: unknown) => value !== undefined && value !== null && value !== false
   return {
     pull: c.diagnosticProvider !== undefined && c.diagnosticProvider !== false,
+    workspacePull: typeof c.diagnosticProvider === "object" && c.diagnosticProvider.workspaceDiagnostics === true,
     tsserver: (c.executeCommandProvider?.commands ?? []).includes(tsserverRequest),
-    lacks: new Set(
-      Object.entries(providers).flatMap(([method, p]) => (declared[p.capability] === undefined || declared[p.capability] === false ? [method] : []))
-    )
+    offers: new Set(Object.entries(offerable).flatMap(([method, o]) => (offered(c[o.capability]) ? [method] : [])))
   }
 }
 

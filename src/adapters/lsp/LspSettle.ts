@@ -117,7 +117,15 @@ const viaTsserver = (ch: Channel, instance: Instance, doc: LspDocument, changed:
     return { diagnostics: own.value, related } satisfies Reports.DiagnosticsReport
   })
 
-const viaPull = (ch: Channel, instance: Instance, uri: string) =>
+/** After a write, a server that offers `workspace/diagnostic`: the other documents it reports errors in. */
+const workspacePulled = (ch: Channel, instance: Instance, uri: string, ms: number) =>
+  Effect.map(ch.soft(instance, "workspace/diagnostic", { previousResultIds: [] }, ms), (r): ReadonlyArray<Reports.Related> => {
+    if (r._tag !== "Reply") return []
+    const report = Schema.decodeUnknownEither(Reports.WorkspacePullReport)(r.value)
+    return Either.isRight(report) ? Reports.workspaceErrors(report.right, uri, dependentsChecked) : []
+  })
+
+const viaPull = (ch: Channel, instance: Instance, uri: string, changed: boolean) =>
   Effect.gen(function* () {
     const clock = yield* deadlineClock(instance.timeouts.diagnosticsMs)
     for (;;) {
@@ -125,7 +133,11 @@ const viaPull = (ch: Channel, instance: Instance, uri: string) =>
       if (r._tag === "Reply") {
         const report = Schema.decodeUnknownEither(Reports.PullReport)(r.value)
         if (Either.isLeft(report)) return yield* ch.failed(instance.name, `unexpected reply to textDocument/diagnostic: ${report.left.message.slice(0, 300)}`)
-        return { diagnostics: report.right.items ?? [], related: Reports.relatedOf(report.right) } satisfies Reports.DiagnosticsReport
+        const related = Reports.relatedOf(report.right)
+        const left = yield* clock.remaining
+        const more = changed && instance.caps.workspacePull && left > 0 ? yield* workspacePulled(ch, instance, uri, left) : []
+        const known = new Set(related.map((x) => x.uri))
+        return { diagnostics: report.right.items ?? [], related: [...related, ...more.filter((x) => !known.has(x.uri))] } satisfies Reports.DiagnosticsReport
       }
       if (r._tag === "Late" || (yield* clock.remaining) === 0) {
         return { diagnostics: [], incompleteAfter: Reports.seconds(yield* clock.waited) } satisfies Reports.DiagnosticsReport
@@ -211,7 +223,7 @@ export const diagnostics = (ch: Channel, instance: Instance, doc: LspDocument, c
       const uri = Lsp.fileUri(doc.path)
       if (changed) yield* ch.notify(instance, "workspace/didChangeWatchedFiles", { changes: [{ uri, type: 2 }] }).pipe(Effect.ignore)
       if (instance.caps.tsserver) return yield* ch.withDocument(instance, doc, () => viaTsserver(ch, instance, doc, changed), { forceChange: true })
-      if (instance.caps.pull) return yield* ch.withDocument(instance, doc, () => viaPull(ch, instance, uri), { forceChange: true })
+      if (instance.caps.pull) return yield* ch.withDocument(instance, doc, () => viaPull(ch, instance, uri, changed), { forceChange: true })
       return yield* viaPublish(ch, instance, doc)
     })
   )

@@ -137,5 +137,18 @@ export const PullReport = Schema.Struct({
 })
 export type PullReport = typeof PullReport.Type
 
+/** A `workspace/diagnostic` reply: a report per document (unchanged ones carry no items). */
+export const WorkspacePullReport = Schema.Struct({
+  items: Schema.Array(Schema.Struct({ uri: Schema.String, kind: Schema.String, items: Schema.optional(Schema.Array(Lsp.Diagnostic)) }))
+})
+export type WorkspacePullReport = typeof WorkspacePullReport.Type
+
+/** The documents other than `uri` with errors in a workspace report, at most `max`. */
+export const workspaceErrors = (r: WorkspacePullReport, uri: string, max: number): ReadonlyArray<Related> =>
+  r.items
+    .filter((i) => i.uri !== uri && i.kind === "full" && (i.items ?? []).some((d) => d.severity === 1))
+    .slice(0, max)
+    .map((i) => ({ uri: i.uri, diagnostics: i.items ?? [] }))
+
 export const relatedOf = (r: PullReport): ReadonlyArray<Related> =>
   Object.entries(r.relatedDocuments ?? {}).flatMap(([uri, rep]) => (rep.kind === "full" ? [{ uri, diagnostics: rep.items ?? [] }] : []))

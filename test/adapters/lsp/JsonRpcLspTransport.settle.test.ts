@@ -65,4 +65,19 @@ describe("JsonRpcLspTransport settling", () => {
       })
     )
   )
+
+  it.live("workspace/diagnostic, when offered: after a write, the errors it reports in other files", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const lsp = yield* transport("workspace-pull")
+        const plain = yield* lsp.diagnostics(doc)
+        assert.deepStrictEqual(plain.related ?? [], [])
+        const report = yield* lsp.diagnostics(doc, { changed: true })
+        assert.strictEqual(
+          Reports.formatReport({ root }, "a.fake", report).text,
+          "a.fake: 1 warning\na.fake:1:1 warning: fake warning\nerrors in files that depend on it:\nother.fake: 1 error\nother.fake:1:3 error: fake error in other.fake"
+        )
+      })
+    )
+  )
 })
