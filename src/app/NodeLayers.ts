@@ -182,7 +182,7 @@ export const gitRunners = (options: { readonly unrestricted: boolean; readonly s
     const shell = (writable: boolean) =>
       Effect.cached(
         Effect.flatMap(probed, (s) =>
-          SandboxedShell.make({ mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, writable }).pipe(
+          SandboxedShell.make({ mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, writable, gitTool: true }).pipe(
             Effect.provideService(Sandbox, s),
             Effect.provideService(Session, session)
           )

@@ -19,6 +19,7 @@ import { Effect, Layer, type Scope } from "effect"
 import * as SanitizedConfig from "../../domain/git/SanitizedConfig.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
+import * as SecretObjects from "./SecretObjects.js"
 import * as WatchedScan from "./WatchedScan.js"
 import type * as WorkspaceScan from "./WorkspaceScan.js"
 
@@ -342,15 +343,17 @@ export const make = (options: Options = {}) =>
           return yield* new SandboxError({ reason: `${request.cwd} is outside the workspace, which is all the sandbox shows` })
         }
         const gitStat = lstat(path.join(workspace, ".git"))
+        const hits = yield* scanner.scan(workspace)
         const findings = [
-          ...(yield* findingsOf(workspace, yield* scanner.scan(workspace))),
+          ...(yield* findingsOf(workspace, hits)),
           ...Profile.fixedFindings(workspace, {
             writable: request.writable,
             stateExists: lstat(path.join(workspace, ".minicode")) !== undefined,
             gitDirectory: gitStat?.isDirectory() === true,
             hooksExist: lstat(path.join(workspace, ".git", "hooks"))?.isDirectory() === true
           }),
-          ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? []))
+          ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? [])),
+          ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, SecretObjects.toHide(workspace, hits)))
         ]
         const profile: Profile.Profile = {
           workspace,

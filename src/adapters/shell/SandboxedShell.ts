@@ -21,6 +21,8 @@ export interface Options {
   readonly limits?: Limits | undefined
   /** The workspace read-write (default, bash) or read-only (git's reads). */
   readonly writable?: boolean
+  /** The git tools' runner: object stores shown (`WrapRequest.gitTool`). */
+  readonly gitTool?: boolean
 }
 
 export const make = (options: Options) =>
@@ -43,6 +45,7 @@ export const make = (options: Options) =>
             workspace: session.root,
             cwd: spec.cwd,
             writable: options.writable ?? true,
+            ...(options.gitTool === true ? { gitTool: true } : {}),
             network: spec.network === true,
             ...(spec.readOnly === undefined ? {} : { readOnly: spec.readOnly }),
             ...(spec.hideGitObjects === undefined ? {} : { hideGitObjects: spec.hideGitObjects }),
