@@ -19,6 +19,7 @@ import { Effect, Layer, type Scope } from "effect"
 import * as SanitizedConfig from "../../domain/git/SanitizedConfig.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
+import * as GitControl from "./GitControl.js"
 import * as SecretObjects from "./SecretObjects.js"
 import * as WatchedScan from "./WatchedScan.js"
 import type * as WorkspaceScan from "./WorkspaceScan.js"
@@ -344,6 +345,11 @@ export const make = (options: Options = {}) =>
         }
         const gitStat = lstat(path.join(workspace, ".git"))
         const hits = yield* scanner.scan(workspace)
+        if (request.writable) {
+          // What a writable sandbox plants in a git folder's control files is undone when the call ends.
+          const gitDirs = hits.filter((h) => h.verdict === "pin").map((h) => h.path)
+          yield* Effect.acquireRelease(Effect.sync(() => GitControl.snapshot(gitDirs)), (snap) => Effect.sync(() => GitControl.restore(snap)))
+        }
         const findings = [
           ...(yield* findingsOf(workspace, hits)),
           ...Profile.fixedFindings(workspace, {
