@@ -348,7 +348,7 @@ export const make = (options: Options = {}) =>
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
           const gitDirs = hits.filter((h) => h.verdict === "pin").map((h) => h.path)
-          yield* Effect.acquireRelease(Effect.sync(() => GitControl.snapshot(gitDirs)), (snap) => Effect.sync(() => GitControl.restore(snap)))
+          yield* Effect.acquireRelease(Effect.sync(() => GitControl.enter(workspace, gitDirs)), () => Effect.sync(() => GitControl.leave(workspace)))
         }
         const findings = [
           ...(yield* findingsOf(workspace, hits)),
