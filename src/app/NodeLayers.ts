@@ -121,7 +121,13 @@ const onFirstUse = <A, R>(build: Effect.Effect<A, never, R | Scope.Scope>) =>
  * when no sandbox can be made. Language servers without a `sandbox` setting ask for "when-available": inside the
  * profile whenever bubblewrap is usable, else as configured. The probe runs when the first such server starts.
  */
-export const serverLauncher = (root: string, bwrap?: BwrapSandbox.Options, whenAvailable = true) =>
+export const serverLauncher = (
+  root: string,
+  bwrap?: BwrapSandbox.Options,
+  whenAvailable = true,
+  /** The git folders whose object stores a server must not see either (a history holding a protected file). */
+  hideObjects: Effect.Effect<GitTools.SecretHistory> = Effect.succeed(undefined)
+) =>
   Effect.map(
     Effect.cached(BwrapSandbox.make(bwrap)),
     (sandbox): Launcher =>
@@ -131,9 +137,20 @@ export const serverLauncher = (root: string, bwrap?: BwrapSandbox.Options, whenA
           : Effect.flatMap(sandbox, (s) =>
               request.sandbox === "when-available" && (!whenAvailable || s.status._tag !== "Available")
                 ? Effect.succeed({ argv: request.argv, env: request.env })
-                : Effect.map(
-                    s.wrap({ command: request.argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: request.network, env: request.env }),
-                    (wrapped) => ({ ...wrapped, ownPidNamespace: true })
+                : hideObjects.pipe(
+                    Effect.flatMap((hidden) =>
+                      s.wrap({
+                        command: request.argv,
+                        bindCommand: true,
+                        workspace: root,
+                        cwd: root,
+                        writable: false,
+                        network: request.network,
+                        env: request.env,
+                        ...(hidden === undefined ? {} : { hideGitObjects: hidden.gitDirs })
+                      })
+                    ),
+                    Effect.map((wrapped) => ({ ...wrapped, ownPidNamespace: true }))
                   )
             ).pipe(Effect.mapError((e) => new ToolFailed({ tool: "sandbox", reason: `cannot start the server in its sandbox: ${e.reason}` })))
   )
@@ -183,7 +200,7 @@ export const gitRunners = (options: { readonly unrestricted: boolean; readonly s
     const shell = (writable: boolean) =>
       Effect.cached(
         Effect.flatMap(probed, (s) =>
-          SandboxedShell.make({ mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, writable }).pipe(
+          SandboxedShell.make({ mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, writable, gitTool: true }).pipe(
             Effect.provideService(Sandbox, s),
             Effect.provideService(Session, session)
           )
@@ -279,7 +296,8 @@ export const extensions = (options: {
       const hideObjects = Effect.flatMap(status, (b) => (b?._tag === "Sandboxed" ? git.secretHistory : Effect.succeed(undefined)))
       const bash = yield* onFirstUse(Effect.provide(BashTool.makeWith(notice, hideObjects), bashShell(options)))
       const local = [deferred((tool) => tool === "bash", bash), git.extension, yield* SqlTool.make, yield* SqlSchemaTool.make]
-      const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none")
+      // A server runs repository code (a workspace tsserver.js, a build step) that could read a secret back from git.
+      const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none", git.secretHistory)
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
           M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch, authDir: NodeConfig.configHome(), ...options.mcpClient })

@@ -42,6 +42,11 @@ export interface WrapRequest {
    * masked: their history holds a protected file, which git or any zlib would otherwise read back.
    */
   readonly hideGitObjects?: ReadonlyArray<string>
+  /**
+   * The git tools' own runs (they filter what they print): the stores that are otherwise always hidden (nested
+   * repositories', and one holding a masked file's content) are shown.
+   */
+  readonly gitTool?: boolean
   /** Canonical workspace root. */
   readonly workspace: string
   readonly cwd: string

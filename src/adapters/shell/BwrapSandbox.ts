@@ -1,8 +1,8 @@
 /**
  * The Sandbox port on bubblewrap. The layer probes once: bwrap on the PATH (or /usr/bin), and a throwaway sandbox
  * with the namespaces every profile uses (user, pid, ipc, uts, net) actually starting. Each wrap scans the whole
- * workspace for what the jail protects (`WorkspaceScan`, cached and revalidated per folder), writes sanitized copies
- * of git's config files to a private folder outside the workspace, and builds the argv from the pure profile
+ * workspace for what the jail protects (`WatchedScan`: cached, kept fresh by inotify), shows sanitized copies
+ * of git's config files from a private folder outside the workspace (cached by content), and builds the argv from the pure profile
  * (`domain/sandbox/SandboxProfile.ts`).
  *
  * Resource limits: prlimit inside the sandbox (RLIMIT_CPU, _FSIZE, _NPROC, _AS; RLIMIT_NPROC counts per user
@@ -11,7 +11,7 @@
  * `pids.max`, removed afterwards.
  */
 import { execFile } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -19,7 +19,10 @@ import { Effect, Layer, type Scope } from "effect"
 import * as SanitizedConfig from "../../domain/git/SanitizedConfig.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
-import * as WorkspaceScan from "./WorkspaceScan.js"
+import * as GitControl from "./GitControl.js"
+import * as SecretObjects from "./SecretObjects.js"
+import * as WatchedScan from "./WatchedScan.js"
+import type * as WorkspaceScan from "./WorkspaceScan.js"
 
 export interface Options {
   /** Path of bwrap; found on PATH or in /usr/bin when absent. */
@@ -30,6 +33,8 @@ export interface Options {
   readonly extraReadOnly?: ReadonlyArray<string>
   /** Use a pids cgroup when one can be made (default: only when running as root, which RLIMIT_NPROC exempts). */
   readonly cgroups?: boolean
+  /** The workspace scan (default: the process's shared one, kept fresh by inotify). */
+  readonly scan?: WatchedScan.WatchedScan | undefined
 }
 
 const exec = (file: string, args: ReadonlyArray<string>, timeoutMs: number) =>
@@ -239,41 +244,55 @@ const pidsCgroup = (base: string, max: number, id: string) =>
 // ---------------------------------------------------------------------------------------------------------------
 // Findings: the scan's hits, git's config files replaced by sanitized copies in a private folder outside the workspace
 
-/** A private (0700) folder outside the workspace for this call's sanitized copies, removed when the call ends. */
-const privateDir = (workspace: string) =>
-  Effect.acquireRelease(
-    Effect.try({
-      try: () => {
-        const inside = (d: string) => d === workspace || d.startsWith(workspace + "/")
-        const base = [os.tmpdir(), "/tmp", "/var/tmp"].find((d) => path.isAbsolute(d) && !inside(d)) ?? os.tmpdir()
-        const dir = fs.mkdtempSync(path.join(base, "minicode-gitconfig-"))
-        if (inside(dir)) throw new Error(`${dir} is inside the workspace`)
-        return dir
-      },
-      catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
-    }),
-    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-  )
+/**
+ * A private (0700) folder outside the workspace for the sanitized copies, one per process (removed at exit). Each
+ * copy is named by the hash of its content and never changed (mode 0444), so a copy made for one call is reused by
+ * the next while git's config is unchanged, and a changed config gets a new copy.
+ */
+let copies: string | undefined
+const copiesDir = (workspace: string): string => {
+  const inside = (d: string) => d === workspace || d.startsWith(workspace + "/")
+  if (copies !== undefined && !inside(copies) && fs.existsSync(copies)) return copies
+  const base = [os.tmpdir(), "/tmp", "/var/tmp"].find((d) => path.isAbsolute(d) && !inside(d)) ?? os.tmpdir()
+  const dir = fs.mkdtempSync(path.join(base, "minicode-gitconfig-"))
+  if (inside(dir)) throw new Error(`${dir} is inside the workspace`)
+  if (copies === undefined) process.once("exit", () => copies !== undefined && fs.rmSync(copies, { recursive: true, force: true }))
+  copies = dir
+  return dir
+}
+
+const sanitizedCopy = (workspace: string, file: string): string => {
+  // An unreadable or vanished config is shown empty.
+  const text = SanitizedConfig.sanitize(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "")
+  const source = path.join(copiesDir(workspace), `config-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`)
+  if (!fs.existsSync(source)) {
+    const tmp = `${source}.${randomBytes(4).toString("hex")}`
+    fs.writeFileSync(tmp, text, { mode: 0o444 })
+    fs.renameSync(tmp, source)
+  }
+  return source
+}
 
 /** The profile's findings from the scan's hits: each git config file shown as a sanitized, read-only copy. */
 export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>) =>
-  Effect.gen(function* () {
-    const configs = hits.filter((h) => h.verdict === "sanitize")
-    const dir = configs.length === 0 ? undefined : yield* privateDir(workspace)
-    return yield* Effect.try({
-      try: () =>
-        hits.map((h, i): Profile.Finding => {
-          if (h.verdict === "pin") return { path: h.path, kind: h.kind, treatment: "pin" }
-          if (h.verdict === "mask" || dir === undefined) return { path: h.path, kind: h.kind, treatment: "mask" }
-          // An unreadable or vanished config is shown empty.
-          const text = fs.existsSync(h.path) ? fs.readFileSync(h.path, "utf8") : ""
-          const source = path.join(dir, `config-${i}`)
-          fs.writeFileSync(source, SanitizedConfig.sanitize(text), { mode: 0o444 })
-          return { path: h.path, kind: h.kind, treatment: "read-only", source }
-        }),
-      catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
-    })
+  Effect.try({
+    try: () =>
+      hits.map((h): Profile.Finding =>
+        h.verdict === "pin"
+          ? { path: h.path, kind: h.kind, treatment: "pin" }
+          : h.verdict === "mask"
+            ? { path: h.path, kind: h.kind, treatment: "mask" }
+            : { path: h.path, kind: h.kind, treatment: "read-only", source: sanitizedCopy(workspace, h.path) }
+      ),
+    catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
   })
+
+/** One probe per bwrap path and process: every sandbox of a session (bash, git's reads, servers) shares it. */
+const probes = new Map<string, { readonly status: SandboxStatus; readonly bwrap: string }>()
+const probeOnce = (bwrap: string | undefined) => {
+  const known = probes.get(bwrap ?? "")
+  return known !== undefined ? Effect.succeed(known) : Effect.tap(probe(bwrap), (found) => Effect.sync(() => probes.set(bwrap ?? "", found)))
+}
 
 const probe = (bwrap: string | undefined): Effect.Effect<{ readonly status: SandboxStatus; readonly bwrap: string }> =>
   Effect.gen(function* () {
@@ -297,7 +316,7 @@ const probe = (bwrap: string | undefined): Effect.Effect<{ readonly status: Sand
 
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
-    const found = yield* probe(options.bwrap ?? findOnPath("bwrap"))
+    const found = yield* probeOnce(options.bwrap ?? findOnPath("bwrap"))
     const host = hostFacts()
     // RLIMIT_NPROC (per user namespace) holds for everyone but host root, whom the kernel exempts: a pids cgroup
     // (a few ms per call) only where it is needed, unless asked explicitly.
@@ -315,8 +334,8 @@ export const make = (options: Options = {}) =>
           }
         : found.status
     const hostHome = options.hostHome ?? process.env["HOME"]
-    // The scan's cache lives as long as this sandbox (the layer); validated on every wrap.
-    const cache = WorkspaceScan.makeCache()
+    // The scan, its cache and its watchers are the process's, shared by every sandbox; validated on every wrap.
+    const scanner = options.scan ?? WatchedScan.shared
     const wrap = (request: WrapRequest): Effect.Effect<Wrapped, SandboxError, Scope.Scope> =>
       Effect.gen(function* () {
         if (status._tag === "Unavailable") return yield* new SandboxError({ reason: status.reason })
@@ -325,15 +344,22 @@ export const make = (options: Options = {}) =>
           return yield* new SandboxError({ reason: `${request.cwd} is outside the workspace, which is all the sandbox shows` })
         }
         const gitStat = lstat(path.join(workspace, ".git"))
+        const hits = yield* scanner.scan(workspace)
+        if (request.writable) {
+          // What a writable sandbox plants in a git folder's control files is undone when the call ends.
+          const gitDirs = hits.filter((h) => h.verdict === "pin").map((h) => h.path)
+          yield* Effect.acquireRelease(Effect.sync(() => GitControl.enter(workspace, gitDirs)), () => Effect.sync(() => GitControl.leave(workspace)))
+        }
         const findings = [
-          ...(yield* findingsOf(workspace, WorkspaceScan.scan(workspace, cache))),
+          ...(yield* findingsOf(workspace, hits)),
           ...Profile.fixedFindings(workspace, {
             writable: request.writable,
             stateExists: lstat(path.join(workspace, ".minicode")) !== undefined,
             gitDirectory: gitStat?.isDirectory() === true,
             hooksExist: lstat(path.join(workspace, ".git", "hooks"))?.isDirectory() === true
           }),
-          ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? []))
+          ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? [])),
+          ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, SecretObjects.toHide(workspace, hits)))
         ]
         const profile: Profile.Profile = {
           workspace,

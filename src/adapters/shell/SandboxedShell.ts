@@ -26,6 +26,8 @@ export interface Options {
    * (a warning log message; `mcp serve` sends it as notifications/message). Git's reads are not bash: they say nothing.
    */
   readonly warnUnsandboxed?: boolean
+  /** The git tools' runner: object stores shown (`WrapRequest.gitTool`). */
+  readonly gitTool?: boolean
 }
 
 /**
@@ -70,6 +72,7 @@ export const make = (options: Options) =>
             workspace: session.root,
             cwd: spec.cwd,
             writable: options.writable ?? true,
+            ...(options.gitTool === true ? { gitTool: true } : {}),
             network: spec.network === true,
             ...(spec.readOnly === undefined ? {} : { readOnly: spec.readOnly }),
             ...(spec.hideGitObjects === undefined ? {} : { hideGitObjects: spec.hideGitObjects }),

@@ -19,7 +19,7 @@ export interface Hit {
   readonly verdict: "mask" | "sanitize" | "pin"
 }
 
-interface Folder {
+export interface Folder {
   readonly ino: number
   readonly ctimeMs: number
   /** False when the ctime was too close to the read to rule out a later change in the same tick. */
@@ -28,7 +28,7 @@ interface Folder {
   readonly folders: ReadonlyArray<string>
 }
 
-/** The cache: per workspace root, per folder. Created by the adapter's layer, one per Sandbox. */
+/** The cache: per workspace root, per folder (`WatchedScan` keeps one per process). */
 export type Cache = Map<string, Map<string, Folder>>
 
 export const makeCache = (): Cache => new Map()
@@ -45,7 +45,7 @@ const kindOf = (dir: string, d: fs.Dirent): "file" | "directory" | "other" => {
   return st === undefined ? "other" : st.isDirectory() ? "directory" : st.isFile() ? "file" : "other"
 }
 
-const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
+export const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
   const readAt = Date.now()
   let list: Array<fs.Dirent>
   try {

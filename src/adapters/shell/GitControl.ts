@@ -1,0 +1,109 @@
+/**
+ * The files in a git folder that tell git where its configuration, hooks and objects are (`commondir`, `gitdir`,
+ * `config.worktree`, and `config` where there was none): a writable sandbox may not plant or change them.
+ *
+ * Was a hole (issue 19, red team): bash wrote `.git/commondir` → `../evil`, a folder holding a `config` with
+ * `core.fsmonitor` and `hooks/pre-commit`; the user's next `git status` on the host ran the program, outside any
+ * sandbox. bwrap can only protect a file that exists (a mount point), and an empty `commondir` breaks git, so the
+ * sandbox records these files before a call and puts them back afterwards (the sandbox has died by then: PID
+ * namespace, `--die-with-parent`): planted ones removed, changed ones restored.
+ *
+ * Calls may overlap (`mcp serve` runs them concurrently): the state kept is the one seen when no writable call was
+ * running in the workspace, and it is put back when the last of the overlapping calls ends, so a call that started
+ * after another planted a file never takes the planted file for the original. A control file first seen while calls
+ * run is taken to have been absent.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/** The control files of a git folder; `config` only in a linked worktree's, where git never writes one. */
+const namesIn = (dir: string): ReadonlyArray<string> =>
+  path.basename(path.dirname(dir)) === "worktrees" ? ["commondir", "gitdir", "config.worktree", "config"] : ["commondir", "gitdir", "config.worktree"]
+
+/** The git folders to watch: each `.git` folder, and its linked worktrees' and submodules' folders. */
+const foldersOf = (gitDirs: ReadonlyArray<string>): Array<string> => {
+  const out: Array<string> = []
+  for (const g of gitDirs) {
+    out.push(g)
+    for (const sub of ["worktrees", "modules"]) {
+      try {
+        for (const d of fs.readdirSync(path.join(g, sub), { withFileTypes: true })) out.push(path.join(g, sub, d.name))
+      } catch {
+        // none
+      }
+    }
+  }
+  return out
+}
+
+type State = { readonly kind: "none" } | { readonly kind: "file"; readonly content: Buffer } | { readonly kind: "other" }
+
+const stateOf = (file: string): State => {
+  const st = fs.lstatSync(file, { throwIfNoEntry: false })
+  if (st === undefined) return { kind: "none" }
+  if (!st.isFile()) return { kind: "other" }
+  try {
+    return { kind: "file", content: fs.readFileSync(file) }
+  } catch {
+    return { kind: "other" }
+  }
+}
+
+export interface Snapshot {
+  readonly gitDirs: ReadonlyArray<string>
+  readonly files: ReadonlyMap<string, State>
+}
+
+export const snapshot = (gitDirs: ReadonlyArray<string>): Snapshot => {
+  const files = new Map<string, State>()
+  for (const dir of foldersOf(gitDirs)) for (const n of namesIn(dir)) files.set(path.join(dir, n), stateOf(path.join(dir, n)))
+  return { gitDirs, files }
+}
+
+/** Puts the control files back as the snapshot saw them; the paths it had to fix. */
+export const restore = (snap: Snapshot): ReadonlyArray<string> => {
+  const fixed: Array<string> = []
+  const after = foldersOf(snap.gitDirs).flatMap((dir) => namesIn(dir).map((n) => path.join(dir, n)))
+  for (const file of new Set([...snap.files.keys(), ...after])) {
+    const before = snap.files.get(file) ?? { kind: "none" as const }
+    const now = stateOf(file)
+    if (before.kind === "other") continue
+    if (before.kind === "none" && now.kind === "none") continue
+    if (before.kind === "file" && now.kind === "file" && now.content.equals(before.content)) continue
+    try {
+      if (now.kind !== "none") fs.rmSync(file, { recursive: true, force: true })
+      if (before.kind === "file") {
+        const tmp = `${file}.minicode-restore`
+        fs.writeFileSync(tmp, before.content)
+        fs.renameSync(tmp, file)
+      }
+      fixed.push(file)
+    } catch {
+      // The folder itself went away: nothing left for git to read there.
+    }
+  }
+  return fixed
+}
+
+const sessions = new Map<string, { active: number; gitDirs: Set<string>; files: Map<string, State> }>()
+
+/** A writable call in `workspace` begins: its git folders' control files are recorded unless a call already runs. */
+export const enter = (workspace: string, gitDirs: ReadonlyArray<string>): void => {
+  const known = sessions.get(workspace)
+  if (known === undefined) {
+    const snap = snapshot(gitDirs)
+    sessions.set(workspace, { active: 1, gitDirs: new Set(gitDirs), files: new Map(snap.files) })
+    return
+  }
+  known.active++
+  for (const g of gitDirs) known.gitDirs.add(g)
+}
+
+/** A writable call ends: the last one puts the recorded state back; the paths fixed. */
+export const leave = (workspace: string): ReadonlyArray<string> => {
+  const known = sessions.get(workspace)
+  if (known === undefined) return []
+  if (--known.active > 0) return []
+  sessions.delete(workspace)
+  return restore({ gitDirs: [...known.gitDirs], files: known.files })
+}

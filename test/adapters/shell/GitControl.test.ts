@@ -1,0 +1,61 @@
+/**
+ * The control files of git folders put back after writable sandboxed calls, including when calls overlap (`mcp
+ * serve`): a call that begins after another planted `.git/commondir` must not take it for the original.
+ */
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import * as GitControl from "../../../src/adapters/shell/GitControl.js"
+
+const cleanups: Array<() => void> = []
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c()
+})
+
+const repo = () => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-gitctl-")))
+  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }))
+  execFileSync("git", ["init", "-q", root])
+  return { root, git: path.join(root, ".git"), commondir: path.join(root, ".git", "commondir") }
+}
+
+describe("GitControl", () => {
+  it("a planted commondir is removed and a changed one restored when the call ends", () => {
+    const { root, git, commondir } = repo()
+    GitControl.enter(root, [git])
+    fs.writeFileSync(commondir, "../evil\n")
+    expect(GitControl.leave(root)).toEqual([commondir])
+    expect(fs.existsSync(commondir)).toBe(false)
+    fs.mkdirSync(path.join(git, "worktrees", "w"), { recursive: true })
+    const wt = path.join(git, "worktrees", "w", "commondir")
+    fs.writeFileSync(wt, "../..\n")
+    GitControl.enter(root, [git])
+    fs.writeFileSync(wt, "/tmp/evil\n")
+    fs.writeFileSync(path.join(git, "worktrees", "w", "config"), "[core]\n\tfsmonitor = x\n")
+    GitControl.leave(root)
+    expect(fs.readFileSync(wt, "utf8")).toBe("../..\n")
+    expect(fs.existsSync(path.join(git, "worktrees", "w", "config"))).toBe(false)
+  })
+
+  it("overlapping calls: the state before the first is put back when the last ends, whatever the order", () => {
+    const { root, git, commondir } = repo()
+    GitControl.enter(root, [git])
+    fs.writeFileSync(commondir, "../evil\n")
+    // A second call begins after the plant and outlives the first.
+    GitControl.enter(root, [git])
+    expect(GitControl.leave(root)).toEqual([])
+    expect(GitControl.leave(root)).toEqual([commondir])
+    expect(fs.existsSync(commondir)).toBe(false)
+  })
+
+  it("a new submodule's own config (git submodule add from bash) is kept", () => {
+    const { root, git } = repo()
+    GitControl.enter(root, [git])
+    fs.mkdirSync(path.join(git, "modules", "m"), { recursive: true })
+    fs.writeFileSync(path.join(git, "modules", "m", "config"), "[core]\n\tbare = false\n")
+    GitControl.leave(root)
+    expect(fs.existsSync(path.join(git, "modules", "m", "config"))).toBe(true)
+  })
+})

@@ -1,0 +1,128 @@
+/**
+ * The inotify-kept scan must find exactly what a fresh full scan finds after any change made between two calls:
+ * a secret created deep in an ignored folder, a folder renamed or replaced, a subtree created at once, a flood of
+ * events (the overflow net). Each case checks it was answered by the watchers (`lastMode`), and against a fresh
+ * `WorkspaceScan.scan`. Then end to end: sandboxed `cat` of a secret created between two calls.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import * as BwrapSandbox from "../../../src/adapters/shell/BwrapSandbox.js"
+import * as SandboxedShell from "../../../src/adapters/shell/SandboxedShell.js"
+import * as WatchedScan from "../../../src/adapters/shell/WatchedScan.js"
+import * as WorkspaceScan from "../../../src/adapters/shell/WorkspaceScan.js"
+import { Session } from "../../../src/ports/Session.js"
+import { Shell } from "../../../src/ports/Shell.js"
+import { title, unavailable } from "../../support/Sandbox.js"
+
+const cleanups: Array<() => void> = []
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c()
+})
+
+const tree = (files: ReadonlyArray<string>) => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-wscan-")))
+  for (const f of files) {
+    fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true })
+    if (!f.endsWith("/")) fs.writeFileSync(path.join(root, f), "x")
+  }
+  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }))
+  return root
+}
+
+const rel = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>) => hits.map((h) => `${h.verdict} ${path.relative(root, h.path)}`).sort()
+
+const deep = "node_modules/p/q/r/s/t/u/v/w"
+
+/** A scanner watching from the first folder, warmed up to the watched mode. */
+const warmed = async (root: string, options: WatchedScan.Options = {}) => {
+  const scanner = WatchedScan.make({ minFolders: 1, ...options })
+  cleanups.push(scanner.close)
+  const scan = () => Effect.runPromise(scanner.scan(root)).then((hits) => rel(root, hits))
+  await scan()
+  await scan()
+  await scan()
+  expect(scanner.lastMode(root)).toBe("watch")
+  /** Scans, and checks the answer is the full scan's. */
+  const check = async (mode: "watch" | "full" = "watch") => {
+    const got = await scan()
+    expect(scanner.lastMode(root)).toBe(mode)
+    expect(got).toEqual(rel(root, WorkspaceScan.scan(root)))
+    return got
+  }
+  return { scan, check }
+}
+
+describe("WatchedScan", () => {
+  it("a secret created in a deep ignored folder between two calls is found by the next one", async () => {
+    const root = tree([`${deep}/index.js`, "src/a.ts", ".gitignore"])
+    const { check } = await warmed(root)
+    expect(await check()).toEqual([])
+    fs.writeFileSync(path.join(root, deep, ".env"), "K=1")
+    expect(await check()).toEqual([`mask ${deep}/.env`])
+    // A hard link under a secret's name, a secret folder, a key made by rename: all entries of a watched folder.
+    fs.linkSync(path.join(root, "src/a.ts"), path.join(root, deep, "id_rsa"))
+    fs.mkdirSync(path.join(root, "src/.ssh"))
+    fs.writeFileSync(path.join(root, "src/tmp"), "x")
+    fs.renameSync(path.join(root, "src/tmp"), path.join(root, "src/server.pem"))
+    expect(await check()).toEqual([`mask ${deep}/.env`, `mask ${deep}/id_rsa`, "mask src/.ssh", "mask src/server.pem"])
+  })
+
+  it("a folder renamed between calls: its secrets are found where they went, a folder replaced by another is read anew", async () => {
+    const root = tree([`${deep}/.env`, "a/b/c/keep.txt", "other/x.txt"])
+    const { check } = await warmed(root)
+    expect(await check()).toEqual([`mask ${deep}/.env`])
+    fs.renameSync(path.join(root, "node_modules/p/q"), path.join(root, "a/b/c/moved"))
+    expect(await check()).toEqual(["mask a/b/c/moved/r/s/t/u/v/w/.env"])
+    // Same name, another folder (a new inode renamed over it): the old one's content is forgotten.
+    fs.mkdirSync(path.join(root, "new/d/e"), { recursive: true })
+    fs.writeFileSync(path.join(root, "new/d/e/credentials.json"), "x")
+    fs.rmSync(path.join(root, "a/b/c"), { recursive: true })
+    fs.renameSync(path.join(root, "new"), path.join(root, "a/b/c"))
+    expect(await check()).toEqual(["mask a/b/c/d/e/credentials.json"])
+    // A folder swapped for a symlink: never followed.
+    fs.renameSync(path.join(root, "a/b/c"), path.join(root, "c2"))
+    fs.symlinkSync(path.join(root, "c2"), path.join(root, "a/b/c"))
+    expect(await check()).toEqual(["mask c2/d/e/credentials.json"])
+  })
+
+  it("a whole subtree made at once (mkdir -p, then a secret at its bottom) is walked", async () => {
+    const root = tree(["x.txt"])
+    const { check } = await warmed(root)
+    fs.mkdirSync(path.join(root, "dist/a/b/c/d/e/f/g/h"), { recursive: true })
+    fs.writeFileSync(path.join(root, "dist/a/b/c/d/e/f/g/h/.npmrc"), "x")
+    expect(await check()).toEqual(["mask dist/a/b/c/d/e/f/g/h/.npmrc"])
+    fs.rmSync(path.join(root, "dist"), { recursive: true })
+    expect(await check()).toEqual([])
+  })
+
+  it("more events between two calls than the overflow margin: the per-folder validation answers", async () => {
+    const root = tree([`${deep}/index.js`])
+    const { check } = await warmed(root, { eventLimit: 50 })
+    for (let i = 0; i < 100; i++) fs.writeFileSync(path.join(root, `f${i}.txt`), "x")
+    fs.writeFileSync(path.join(root, deep, "prod.tfvars"), "x")
+    expect(await check("full")).toEqual([`mask ${deep}/prod.tfvars`])
+    expect(await check("watch")).toEqual([`mask ${deep}/prod.tfvars`])
+  })
+})
+
+describe.skipIf(unavailable !== undefined)(title("the watched scan behind the sandbox"), () => {
+  it("sandboxed cat of a secret created deep in an ignored folder between two calls shows nothing", async () => {
+    const root = tree([`${deep}/index.js`])
+    const scanner = WatchedScan.make({ minFolders: 1 })
+    cleanups.push(scanner.close)
+    const session = Layer.succeed(Session, Session.of({ id: "t", turn: 1, root, workMode: "BUILD", permissionMode: "AUTO", maxOutputBytes: 1 << 16 }))
+    const layer = SandboxedShell.layer({ mode: "bwrap", unrestricted: false }).pipe(Layer.provide(BwrapSandbox.layer({ scan: scanner })), Layer.provide(session))
+    const run = (command: string) =>
+      Effect.runPromise(Effect.flatMap(Shell, (sh) => sh.run({ command, cwd: root, env: {}, timeoutMs: 10_000, maxOutputBytes: 1 << 16 })).pipe(Effect.provide(layer)))
+    for (let i = 0; i < 3; i++) await run("true")
+    expect(scanner.lastMode(root)).toBe("watch")
+    fs.writeFileSync(path.join(root, deep, ".env"), "TOKEN=WATCHCANARY")
+    const r = await run(`cat ${deep}/.env; echo done`)
+    expect(scanner.lastMode(root)).toBe("watch")
+    expect(r.stdout).toContain("done")
+    expect(r.stdout).not.toContain("WATCHCANARY")
+  })
+})

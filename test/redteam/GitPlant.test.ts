@@ -1,0 +1,86 @@
+/**
+ * Red team (issue 19), planted git control files: sandboxed bash may write inside `.git` (git needs to), but not the
+ * files that redirect git's configuration and hooks for the user's next git on the host. Through the built binary
+ * (default sandbox, policy allow-all), the script written by write_file.
+ *
+ * Was a hole: `.git/commondir` → `../evil` (a `config` with `core.fsmonitor`, a `hooks/pre-commit`) planted from bash;
+ * the user's next `git status` on the host ran the program outside any sandbox. Likewise a `config.worktree` planted
+ * where `extensions.worktreeConfig` is on, and a linked worktree's `commondir` rewritten. Now the sandbox puts these
+ * files back when the call ends (adapters/shell/GitControl.ts, from BwrapSandbox.wrap).
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { bin, ensureBuilt, makeGitWorkspace } from "../serve/support/McpServeHarness.js"
+import { title, unavailable } from "../support/Sandbox.js"
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c()
+})
+beforeAll(() => ensureBuilt())
+
+const setup = () => {
+  const ws = makeGitWorkspace()
+  cleanups.push(ws.cleanup)
+  const { root, git } = ws
+  fs.writeFileSync(path.join(root, "a.txt"), "a\n")
+  git("add", "a.txt")
+  git("commit", "-q", "-m", "first")
+  const marker = path.join(ws.parent, "PWNED")
+  const tool = (name: string, args: unknown) =>
+    spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], { encoding: "utf8" })
+  const script = (body: string) => {
+    expect(tool("write_file", { path: "s.sh", content: `${body}\n` }).status).toBe(0)
+    const r = tool("bash", { command: "sh s.sh" })
+    return r.stdout + r.stderr
+  }
+  /** The user's own git on the host, later, with no global configuration. */
+  const hostGit = (cwd = root) =>
+    spawnSync("git", ["status", "--short"], { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+  const evil = `mkdir -p evil/hooks && cp -r .git/objects .git/refs .git/HEAD evil/ 2>&1
+printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n' > evil/config
+printf '#!/bin/sh\\ntouch ${marker}\\n' > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit`
+  return { root, git, marker, tool, script, hostGit, evil }
+}
+
+describe.skipIf(unavailable !== undefined)(title("git control files planted from bash"), () => {
+  it("a planted .git/commondir is gone after the call: the user's git never runs the planted fsmonitor or hook", () => {
+    const { root, git, marker, script, hostGit, evil } = setup()
+    const out = script(`${evil}\necho ../evil > .git/commondir && echo planted`)
+    expect(out).toContain("planted")
+    expect(fs.existsSync(path.join(root, ".git/commondir"))).toBe(false)
+    expect(hostGit().status).toBe(0)
+    git("commit", "-q", "--allow-empty", "-m", "user commit")
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
+  it("a config.worktree planted where worktree config is on is removed", () => {
+    const { root, git, marker, script, hostGit } = setup()
+    git("config", "extensions.worktreeConfig", "true")
+    script(`printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' > .git/config.worktree; echo done`)
+    expect(fs.existsSync(path.join(root, ".git/config.worktree"))).toBe(false)
+    hostGit()
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
+  it("a linked worktree's commondir rewritten from bash is restored", () => {
+    const { root, git, marker, script, hostGit, evil } = setup()
+    const wt = path.join(path.dirname(root), "wt2")
+    git("worktree", "add", "-q", wt)
+    const file = path.join(root, ".git/worktrees/wt2/commondir")
+    const before = fs.readFileSync(file, "utf8")
+    script(`${evil}\necho ${path.join(root, "evil")} > .git/worktrees/wt2/commondir; echo done`)
+    expect(fs.readFileSync(file, "utf8")).toBe(before)
+    hostGit(wt)
+    execFileSync("git", ["-C", wt, "log", "--oneline"])
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
+  it("honest git from bash still works (commit, status)", () => {
+    const { script } = setup()
+    const out = script("echo b > b.txt && git add b.txt && git commit -qm second && git log --oneline | cat && git status --short")
+    expect(out).toContain("second")
+  })
+})
