@@ -16,7 +16,7 @@ import type { ServerEntry } from "../domain/core/Config.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Protocol from "../domain/lsp/BrokerProtocol.js"
 import type { LspTransportShape } from "../ports/LspTransport.js"
-import { serverLauncher } from "./NodeLayers.js"
+import { serverHistoryCheck, serverLauncher } from "./NodeLayers.js"
 
 /** A broker stops after this long without a request (MINICODE_LSP_IDLE_MS overrides it). */
 export const defaultIdleMs = 10 * 60_000
@@ -127,7 +127,9 @@ export const main = (argv: ReadonlyArray<string>) =>
     const program = thisProgram()
     const place = program === undefined ? undefined : placeOf(c, program, process.env)
     if (program === undefined || place === undefined) return yield* brokerFailed("no folder for its socket (set XDG_RUNTIME_DIR or HOME)")
-    const launch = yield* serverLauncher(c.root, undefined, c.sandboxed)
+    // The servers' sandbox hides the object stores bash's does (a history holding a protected file), as in a session.
+    const history = yield* serverHistoryCheck(c.root, { unrestricted: c.unrestricted, sandboxed: c.sandboxed })
+    const launch = yield* serverLauncher(c.root, undefined, c.sandboxed, history)
     const transport = yield* JsonRpcLspTransport.make({ servers: c.servers, root: c.root, env: process.env, unrestricted: c.unrestricted, launch })
     const idleMs = idleOf(process.env)
     process.stderr.write(`lsp broker ${process.pid}: serving ${c.root} on ${place.socket} (idle stop after ${idleMs} ms)\n`)

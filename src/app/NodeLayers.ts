@@ -34,6 +34,7 @@ import { type Extension, Extensions } from "../kernel/Executor.js"
 import * as GitTools from "../tools/GitTools.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as RepoMap from "../tools/RepoMapTool.js"
+import * as Kernel from "../kernel/Kernel.js"
 import type { Adapters } from "../kernel/Kernel.js"
 import * as SqlSchemaTool from "../tools/SqlSchemaTool.js"
 import * as SqlTool from "../tools/SqlTool.js"
@@ -153,6 +154,23 @@ export const serverLauncher = (
                     Effect.map((wrapped) => ({ ...wrapped, ownPidNamespace: true }))
                   )
             ).pipe(Effect.mapError((e) => new ToolFailed({ tool: "sandbox", reason: `cannot start the server in its sandbox: ${e.reason}` })))
+  )
+
+/**
+ * The history check the servers' sandbox needs, for a process that runs language servers outside a session (the
+ * LSP broker): the git tools' own check (`secretHistory`), on the workspace `root`, through the same runners.
+ */
+export const serverHistoryCheck = (root: string, options: { readonly unrestricted: boolean; readonly sandboxed: boolean }) =>
+  Effect.map(
+    Effect.flatMap(gitRunners({ unrestricted: options.unrestricted, sandbox: { mode: options.sandboxed ? "auto" : "none" } }), GitTools.makeTools),
+    (git) => git.secretHistory
+  ).pipe(
+    Effect.provide(
+      Layer.provideMerge(
+        Kernel.sessionLayer({ workspace: root }),
+        Layer.merge(NodeFileSystem.layer, NodeShell.layer({ unrestricted: options.unrestricted }))
+      )
+    )
   )
 
 const mcpToolNames = new Set(["mcp_list", "mcp_call", "mcp_read", "mcp_prompt", "mcp_dynamic", "web_fetch"])
