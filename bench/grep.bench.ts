@@ -6,7 +6,7 @@
  * rounds (the peers and ours take turns), each ratio ours / peer. Also: the server's peak RSS during the greps
  * (VmHWM, reset before each call) against rg's, and its RSS at rest before and after (issue 22: within 50 MB).
  *
- *   npm run build && npx tsx bench/grep.bench.ts          (BENCH_TREE_FILES=6000 for a quick run)
+ *   npm run build && npx tsx bench/grep.bench.ts          (BENCH_TREE_FILES=6000 for a quick run; BENCH_BIN=another dist/bin.js)
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -92,7 +92,7 @@ const peerPeakMb = (cmd: string, args: ReadonlyArray<string>) => {
 }
 
 const main = async () => {
-  const transport = new StdioClientTransport({ command: path.join(repo, "dist/bin.js"), args: ["mcp", "serve", "--cwd", root], cwd: root, stderr: "ignore" })
+  const transport = new StdioClientTransport({ command: process.env["BENCH_BIN"] ?? path.join(repo, "dist/bin.js"), args: ["mcp", "serve", "--cwd", root], cwd: root, stderr: "ignore" })
   const client = new Client({ name: "bench", version: "1" })
   await client.connect(transport)
   await client.listTools()

@@ -1,0 +1,82 @@
+/**
+ * What grep found, gathered the same way whichever engine searched (its own walk in Grep.ts, or ripgrep in
+ * GrepRipgrep.ts): the first `grepLimits.matches` hits by path then line (at most four caps' worth held at once),
+ * a count of the rest, the binary files that match, long lines, unreadable files; then the one text both show.
+ */
+import type { ToolOutput } from "../ports/ToolExecutor.js"
+import * as LineSearch from "./LineSearch.js"
+
+export const grepLimits = {
+  matches: 500,
+  lineChars: 500,
+  walkEntries: 200_000,
+  /** Names read per `scan` call, and how much is read between two turns of the event loop. */
+  batch: 256,
+  /** How long a search runs before it lets the event loop turn (a cancellation lands within about that). */
+  turnMs: 20,
+  bytesPerTurn: 32 * 1024 * 1024,
+  listedBinaries: 20
+}
+
+interface Hit {
+  readonly file: string
+  readonly line: number
+  readonly text: string
+}
+
+const compare = (a: Hit, b: Hit) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1)
+
+/** A copy of `s` that shares no memory with the string it was cut from (V8 keeps a slice's parent alive). */
+const detach = (s: string): string => (" " + s).slice(1)
+
+const out = (text: string, truncated: boolean): ToolOutput => ({ text, truncated })
+
+export const collector = () => {
+  let kept: Array<Hit> = []
+  let total = 0
+  const binaries: Array<string> = []
+  const longLines: Array<string> = []
+  const unreadable: Array<string> = []
+  const notes: Array<string> = []
+  return {
+    /** One matching line; `cut` when the engine already cut it (it is then long, shown cut either way). */
+    hit: (file: string, line: number, text: string, cut = false) => {
+      total++
+      // Cut now (a minified file's line can be megabytes, and up to four caps' worth are held), and copied: a line
+      // split out of a decoded chunk is a view that would keep the whole chunk alive.
+      kept.push({ file, line, text: detach(cut || text.length > grepLimits.lineChars ? `${text.slice(0, grepLimits.lineChars)} [truncated]` : text) })
+      if (kept.length >= grepLimits.matches * 4) kept = kept.sort(compare).slice(0, grepLimits.matches)
+    },
+    /** Takes back the `count` hits of `file` (a path found unsafe after the search). */
+    drop: (file: string, count: number) => {
+      kept = kept.filter((h) => h.file !== file)
+      total -= count
+    },
+    binary: (file: string) => binaries.push(file),
+    longLine: (file: string) => longLines.push(file),
+    unreadable: (file: string) => unreadable.push(file),
+    /** A note of its own (shown after the others). */
+    note: (text: string) => notes.push(text),
+    finish: (pattern: string, walkIncomplete: boolean): ToolOutput => {
+      const shownHits = kept.sort(compare).slice(0, grepLimits.matches)
+      const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text}`)
+      binaries.sort()
+      unreadable.sort()
+      const all = [
+        total > shownHits.length ? `[truncated: ${total - shownHits.length} more matches]` : "",
+        ...binaries.slice(0, grepLimits.listedBinaries).map((f) => `[binary file ${f} matches]`),
+        binaries.length > grepLimits.listedBinaries ? `[${binaries.length - grepLimits.listedBinaries} more binary files match]` : "",
+        ...longLines.map((f) => `[${f} has a line over ${LineSearch.maxCarry} bytes: searched in its first ${LineSearch.maxCarry} bytes]`),
+        unreadable.length > 0 ? `[${unreadable.length} unreadable file${unreadable.length === 1 ? "" : "s"} not searched: ${unreadable.slice(0, 5).join(", ")}${unreadable.length > 5 ? ", …" : ""}]` : "",
+        walkIncomplete ? `[truncated: stopped after ${grepLimits.walkEntries} entries]` : "",
+        ...notes
+      ].filter((n) => n !== "")
+      const truncated = total > shownHits.length || walkIncomplete || longLines.length > 0
+      if (total === 0 && all.length === 0) return out(`no matches for /${pattern}/`, false)
+      if (total === 0) return out([`no text matches for /${pattern}/`, ...all].join("\n"), truncated)
+      return out([...lines, ...all].join("\n"), truncated)
+    }
+  }
+}
+
+export type Collector = ReturnType<typeof collector>
