@@ -52,6 +52,11 @@ export const collector = () => {
       kept = kept.filter((h) => h.file !== file)
       total -= count
     },
+    /** The files whose lines `finish` would show now. */
+    shownFiles: (): ReadonlySet<string> => {
+      kept = kept.sort(compare).slice(0, grepLimits.matches)
+      return new Set(kept.map((h) => h.file))
+    },
     binary: (file: string) => binaries.push(file),
     longLine: (file: string) => longLines.push(file),
     unreadable: (file: string) => unreadable.push(file),

@@ -1,10 +1,11 @@
 /**
  * grep through ripgrep (the TextSearch port): rg walks and reads with every core, grep keeps the judging. Each path
- * rg returns is checked before anything from it is shown or counted: workspace-relative with no `..`, not below a
- * `.git` or `.minicode` folder, not a name the jail protects (secrets, minicode state; rg was also told to leave
- * those out), matching the glob as grep's own walk matches it, and, by `lstat`, a regular file whose every folder
- * below the root is a real folder, not a symlink. Results are gathered exactly as the own walk gathers them
- * (GrepResults.ts), so both show the same text.
+ * rg returns is checked before anything from it is counted: workspace-relative with no `..`, not below a `.git` or
+ * `.minicode` folder, not a name the jail protects (secrets, minicode state; rg was also told to leave those out),
+ * matching the glob as grep's own walk matches it; and each file whose lines or name are shown, by `lstat`, is a
+ * regular file whose every folder below the root is a real folder, not a symlink (a file that fails is taken back
+ * whole). The files only counted in "[truncated: N more matches]" get the first checks, not the lstat. Results are
+ * gathered exactly as the own walk gathers them (GrepResults.ts), so both show the same text.
  *
  * Residual race, accepted: rg opens files itself, by path. It follows no symlink it meets while walking, but if a
  * folder on a file's path is swapped for a symlink out of the workspace after rg listed it and before it opened the
@@ -90,7 +91,16 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     const found = GrepResults.collector()
     const counts = new Map<string, number>()
     const binaries = new Set<string>()
-    const admit = (file: string) => judge.lexical(file) && (filter === undefined || filter(file))
+    // A file's lines come together: its verdict is kept for the next event.
+    let lastFile: string | undefined
+    let lastVerdict = false
+    const admit = (file: string) => {
+      if (file !== lastFile) {
+        lastFile = file
+        lastVerdict = judge.lexical(file) && (filter === undefined || filter(file))
+      }
+      return lastVerdict
+    }
     const ran = yield* Effect.either(
       engine.search(
         {
@@ -114,11 +124,19 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     )
     // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
     if (ran._tag === "Left") return undefined
+    // The lstat check for every file whose content is shown (a failing one is taken back, and the next in line
+    // checked in turn); the others' lines are only counted, and passed the lexical and name checks.
     let unsafe = 0
-    for (const [file, count] of counts) {
-      if (yield* judge.real(file)) continue
-      unsafe++
-      found.drop(file, count)
+    const checked = new Set<string>()
+    for (;;) {
+      const pending = [...found.shownFiles()].filter((f) => !checked.has(f))
+      if (pending.length === 0) break
+      for (const file of pending) {
+        checked.add(file)
+        if (yield* judge.real(file)) continue
+        unsafe++
+        found.drop(file, counts.get(file) ?? 0)
+      }
     }
     for (const file of binaries) {
       if (yield* judge.real(file)) found.binary(file)

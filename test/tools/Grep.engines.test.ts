@@ -99,6 +99,24 @@ describe.skipIf(!hasRg)("grep: ripgrep and the own walk give the same results", 
     expect(big.filter((k) => k.startsWith("third_party/sqlite/"))).toHaveLength(markers.bigCHits)
   }, 60_000)
 
+  it("judges every path the engine returns: a secret, a climb out, a path through a symlinked folder never show", async () => {
+    const lying = Layer.succeed(
+      TextSearch,
+      TextSearch.of({
+        engine: "lying",
+        files: () => Effect.void,
+        search: (_spec, onEvent) =>
+          Effect.sync(() => {
+            for (const file of [".env", "../outside.txt", "outside-dir/leak.txt", "misc/crlf.ts"]) onEvent({ _tag: "Match", file, line: 1, text: `from ${file}`, cut: false })
+            onEvent({ _tag: "Binary", file: "outside-dir/leak.bin" })
+          })
+      })
+    )
+    const r = await runTool({ workspace: root, tool: "grep", args: { pattern: "x" }, adapters: { fileSystem: Layer.merge(NodeFileSystem.layer, lying) } })
+    const text = r.ok ? r.text : ""
+    expect(text.split("\n")).toEqual(["misc/crlf.ts:1:from misc/crlf.ts", "[2 files left out: not a regular file beneath real folders of the workspace when checked]"])
+  })
+
   it("refuses a path rg returns through a folder that is now a symlink, a secret, or a climb out", async () => {
     const judge = pathJudge(await Effect.runPromise(NodeFileSystem.make), root)
     // outside-dir is a symlink to a folder outside the tree holding leak.txt.
