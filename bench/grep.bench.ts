@@ -65,6 +65,10 @@ const cases: ReadonlyArray<Case> = [
   }
 ]
 
+/** BENCH_ONLY=grep (a prefix of the case names) runs only those cases. */
+const only = process.env["BENCH_ONLY"]
+const chosen = only === undefined ? cases : cases.filter((c) => c.name.startsWith(only))
+
 const median = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)] ?? NaN
@@ -110,7 +114,7 @@ const main = async () => {
     return { ms, lines: text.split("\n").length }
   }
   // Warm-up: the JIT, and the page cache for everyone.
-  for (const c of cases) {
+  for (const c of chosen) {
     await call(c)
     for (const p of c.peers) if (have(p.cmd)) timePeer(p.cmd, p.args)
   }
@@ -119,7 +123,7 @@ const main = async () => {
   const peaks: Array<number> = []
   const counts = new Map<string, number>()
   for (let round = 0; round < rounds; round++) {
-    for (const c of cases) {
+    for (const c of chosen) {
       const order = round % 2 === 0 ? ["ours", ...c.peers.map((p) => p.name)] : [...c.peers.map((p) => p.name), "ours"]
       for (const who of order) {
         if (who === "ours") {
@@ -141,7 +145,7 @@ const main = async () => {
   await new Promise((r) => setTimeout(r, 2000))
   const afterRss = status(pid, "VmRSS")
   console.log(`tree: ${root} (${files} files requested), ${rounds} rounds, medians in ms`)
-  for (const c of cases) {
+  for (const c of chosen) {
     const ours = median(samples.get(`${c.name}|ours`) ?? [])
     const parts = c.peers
       .filter((p) => samples.has(`${c.name}|${p.name}`))

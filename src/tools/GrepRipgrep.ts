@@ -13,6 +13,11 @@
  * see. The swap needs write access inside the workspace at the exact moment; grep's own walk (MINICODE_GREP=node)
  * has no such window, since it opens each file beneath a held directory descriptor with O_NOFOLLOW.
  *
+ * Known differences from the own walk, outside what the test tree holds: a file is binary for rg when a NUL byte is in
+ * what it has read so far (its own walk looks at the first 8 KiB only), so a file with a NUL far in may be named as a
+ * binary instead of having its lines shown; with a sub-folder `path`, a .gitignore above the workspace root counts
+ * for rg (at the root it is told not to look above); a folder named like a secret file (`x.pem/`) is left out whole.
+ *
  * What rg cannot take (a pattern with no faithful Rust rewrite, rg missing): undefined, and grep's own walk runs.
  */
 import { Effect, Option } from "effect"
