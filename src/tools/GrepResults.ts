@@ -40,11 +40,13 @@ export const collector = () => {
   const notes: Array<string> = []
   return {
     /** One matching line; `cut` when the engine already cut it (it is then long, shown cut either way). */
-    hit: (file: string, line: number, text: string, cut = false) => {
+    hit: (file: string, line: number, text: string, cut = false, owned = false) => {
       total++
-      // Cut now (a minified file's line can be megabytes, and up to four caps' worth are held), and copied: a line
-      // split out of a decoded chunk is a view that would keep the whole chunk alive.
-      kept.push({ file, line, text: detach(cut || text.length > grepLimits.lineChars ? `${text.slice(0, grepLimits.lineChars)} [truncated]` : text) })
+      // Cut now (a minified file's line can be megabytes, and up to four caps' worth are held), and copied unless
+      // `owned` (decoded on its own): a line split out of a decoded chunk is a view that would keep the chunk alive.
+      const long = cut || text.length > grepLimits.lineChars
+      const shown = long ? `${text.slice(0, grepLimits.lineChars)} [truncated]` : text
+      kept.push({ file, line, text: owned && !long ? shown : detach(shown) })
       if (kept.length >= grepLimits.matches * 4) kept = kept.sort(compare).slice(0, grepLimits.matches)
     },
     /** Takes back the `count` hits of `file` (a path found unsafe after the search). */

@@ -121,7 +121,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
           if (!admit(e.file)) return
           if (e._tag === "Match") {
             counts.set(e.file, (counts.get(e.file) ?? 0) + 1)
-            found.hit(e.file, e.line, e.text, e.cut)
+            found.hit(e.file, e.line, e.text, e.cut, true)
           } else if (e._tag === "Binary") binaries.add(e.file)
           else found.unreadable(e.file)
         }

@@ -144,6 +144,17 @@ export const make = Effect.gen(function* () {
       spec.pattern,
       ...(spec.path === "" ? [] : ["--", spec.path])
     ]
+    // A file's lines come one after another: its path is decoded once.
+    let lastPath = Buffer.alloc(0)
+    let lastFile = ""
+    const pathOf = (line: Buffer, z: number) => {
+      const bytes = line.subarray(0, z)
+      if (!bytes.equals(lastPath)) {
+        lastPath = Buffer.from(bytes)
+        lastFile = bytes.toString("utf8")
+      }
+      return lastFile
+    }
     const onStdout = (line: Buffer) => {
       const z = line.indexOf(0)
       if (z === -1) {
@@ -158,7 +169,7 @@ export const make = Effect.gen(function* () {
       let body = line.subarray(colon + 1)
       const cut = body.byteLength >= omitted.byteLength && body.subarray(body.byteLength - omitted.byteLength).equals(omitted)
       if (cut) body = body.subarray(0, body.byteLength - omitted.byteLength)
-      onEvent({ _tag: "Match", file: line.toString("utf8", 0, z), line: n, text: body.toString("utf8"), cut })
+      onEvent({ _tag: "Match", file: pathOf(line, z), line: n, text: body.toString("utf8"), cut })
     }
     return Effect.flatMap(run({ args, cwd: spec.root, sep: 10, onStdout }), (r) =>
       judged(r.code, r.stderr, (file) => onEvent({ _tag: "Unreadable", file }))
