@@ -25,7 +25,8 @@ export interface SearchSpec {
 }
 
 export type SearchEvent =
-  | { readonly _tag: "Match"; readonly file: string; readonly line: number; readonly text: string; readonly cut: boolean }
+  /** `text` decodes the line when called, during the callback only (a line that cannot be shown is never decoded). */
+  | { readonly _tag: "Match"; readonly file: string; readonly line: number; readonly text: () => string; readonly cut: boolean }
   /** A binary file (a NUL byte) that holds a match: only its name is given. */
   | { readonly _tag: "Binary"; readonly file: string }
   | { readonly _tag: "Unreadable"; readonly file: string }

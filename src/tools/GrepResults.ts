@@ -38,6 +38,12 @@ export const collector = () => {
   const longLines: Array<string> = []
   const unreadable: Array<string> = []
   const notes: Array<string> = []
+  /** The last hit held after the latest trim, once `matches` are held: anything after it is never shown. */
+  let bound: Hit | undefined
+  const trim = () => {
+    kept = kept.sort(compare).slice(0, grepLimits.matches)
+    bound = kept.length >= grepLimits.matches ? kept[kept.length - 1] : undefined
+  }
   return {
     /** One matching line; `cut` when the engine already cut it (it is then long, shown cut either way). */
     hit: (file: string, line: number, text: string, cut = false, owned = false) => {
@@ -47,16 +53,26 @@ export const collector = () => {
       const long = cut || text.length > grepLimits.lineChars
       const shown = long ? `${text.slice(0, grepLimits.lineChars)} [truncated]` : text
       kept.push({ file, line, text: owned && !long ? shown : detach(shown) })
-      if (kept.length >= grepLimits.matches * 4) kept = kept.sort(compare).slice(0, grepLimits.matches)
+      if (kept.length >= grepLimits.matches * 4) trim()
+    },
+    /**
+     * Whether a hit at (file, line) can no longer be shown: `matches` hits that sort before it are already held.
+     * Such a hit is only counted (`counted`), its text never made.
+     */
+    beyond: (file: string, line: number) => bound !== undefined && compare({ file, line, text: "" }, bound) > 0,
+    counted: () => {
+      total++
     },
     /** Takes back the `count` hits of `file` (a path found unsafe after the search). */
     drop: (file: string, count: number) => {
       kept = kept.filter((h) => h.file !== file)
       total -= count
+      // Hits past the old bound were only counted: with fewer held, the bound no longer holds.
+      bound = undefined
     },
     /** The files whose lines `finish` would show now. */
     shownFiles: (): ReadonlySet<string> => {
-      kept = kept.sort(compare).slice(0, grepLimits.matches)
+      trim()
       return new Set(kept.map((h) => h.file))
     },
     binary: (file: string) => binaries.push(file),

@@ -121,7 +121,8 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
           if (!admit(e.file)) return
           if (e._tag === "Match") {
             counts.set(e.file, (counts.get(e.file) ?? 0) + 1)
-            found.hit(e.file, e.line, e.text, e.cut, true)
+            if (found.beyond(e.file, e.line)) found.counted()
+            else found.hit(e.file, e.line, e.text(), e.cut, true)
           } else if (e._tag === "Binary") binaries.add(e.file)
           else found.unreadable(e.file)
         }

@@ -107,7 +107,7 @@ describe.skipIf(!hasRg)("grep: ripgrep and the own walk give the same results", 
         files: () => Effect.void,
         search: (_spec, onEvent) =>
           Effect.sync(() => {
-            for (const file of [".env", "../outside.txt", "outside-dir/leak.txt", "misc/crlf.ts"]) onEvent({ _tag: "Match", file, line: 1, text: `from ${file}`, cut: false })
+            for (const file of [".env", "../outside.txt", "outside-dir/leak.txt", "misc/crlf.ts"]) onEvent({ _tag: "Match", file, line: 1, text: () => `from ${file}`, cut: false })
             onEvent({ _tag: "Binary", file: "outside-dir/leak.bin" })
           })
       })

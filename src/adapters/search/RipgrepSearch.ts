@@ -169,7 +169,8 @@ export const make = Effect.gen(function* () {
       let body = line.subarray(colon + 1)
       const cut = body.byteLength >= omitted.byteLength && body.subarray(body.byteLength - omitted.byteLength).equals(omitted)
       if (cut) body = body.subarray(0, body.byteLength - omitted.byteLength)
-      onEvent({ _tag: "Match", file: pathOf(line, z), line: n, text: body.toString("utf8"), cut })
+      const text = body
+      onEvent({ _tag: "Match", file: pathOf(line, z), line: n, text: () => text.toString("utf8"), cut })
     }
     return Effect.flatMap(run({ args, cwd: spec.root, sep: 10, onStdout }), (r) =>
       judged(r.code, r.stderr, (file) => onEvent({ _tag: "Unreadable", file }))
