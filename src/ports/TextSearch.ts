@@ -1,8 +1,7 @@
 import { Context, type Effect, Schema } from "effect"
 
 /**
- * A fast external search engine over a directory tree (ripgrep), which grep and glob may hand the walk and the
- * reading to. It is given workspace-relative paths and returns workspace-relative paths: the caller judges every
+ * A fast external search engine over a directory tree (ripgrep), which grep may hand the walk and the reading to. It is given workspace-relative paths and returns workspace-relative paths: the caller judges every
  * one of them with the jail before it shows anything, and keeps its own walk as the fallback.
  *
  * The engine honours `.gitignore` files (nested ones, negations) in the workspace whether or not it is a git
@@ -31,6 +30,7 @@ export type SearchEvent =
   | { readonly _tag: "Binary"; readonly file: string }
   | { readonly _tag: "Unreadable"; readonly file: string }
 
+/** Where to search and what to leave out: the part of a search that is not the pattern. */
 export interface FilesSpec {
   readonly root: string
   readonly path: string
@@ -48,8 +48,6 @@ export interface TextSearchShape {
   readonly engine: string
   /** Streams what the engine finds to `onEvent`, in no particular order; interruption stops the engine. */
   readonly search: (spec: SearchSpec, onEvent: (event: SearchEvent) => void) => Effect.Effect<void, TextSearchError>
-  /** The files (not symlinks) under `path`, by the same rules, to `onPath`. */
-  readonly files: (spec: FilesSpec, onPath: (file: string) => void) => Effect.Effect<void, TextSearchError>
 }
 
 export class TextSearch extends Context.Tag("minicode/TextSearch")<TextSearch, TextSearchShape>() {}

@@ -46,7 +46,7 @@ export interface Env {
   readonly fs: FileSystemShape
   /** Optional: without it every read builds its listing (same answers, slower re-reads). */
   readonly listings?: ListingMemo | undefined
-  /** Optional: ripgrep, which grep and glob then hand the walk to (every path it returns still judged here). */
+  /** Optional: ripgrep, which grep then hands its walk to (every path it returns still judged). */
   readonly textSearch?: TextSearchShape | undefined
 }
 

@@ -104,7 +104,6 @@ describe.skipIf(!hasRg)("grep: ripgrep and the own walk give the same results", 
       TextSearch,
       TextSearch.of({
         engine: "lying",
-        files: () => Effect.void,
         search: (_spec, onEvent) =>
           Effect.sync(() => {
             for (const file of [".env", "../outside.txt", "outside-dir/leak.txt", "misc/crlf.ts"]) onEvent({ _tag: "Match", file, line: 1, text: () => `from ${file}`, cut: false })

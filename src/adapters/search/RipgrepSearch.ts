@@ -177,16 +177,7 @@ export const make = Effect.gen(function* () {
     )
   }
 
-  const files = (spec: FilesSpec, onPath: (file: string) => void) => {
-    const args = [...common(spec), "--files", "--null", ...(spec.path === "" ? [] : ["--", spec.path])]
-    // --null ends each path with a NUL and no newline: records end with NUL.
-    const onStdout = (file: Buffer) => {
-      if (file.byteLength > 0) onPath(file.toString("utf8"))
-    }
-    return Effect.flatMap(run({ args, cwd: spec.root, sep: 0, onStdout }), (r) => judged(r.code, r.stderr, () => undefined))
-  }
-
-  return TextSearch.of({ engine: "ripgrep", search, files })
+  return TextSearch.of({ engine: "ripgrep", search })
 })
 
 export const layer = Layer.effect(TextSearch, make)
