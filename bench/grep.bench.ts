@@ -6,7 +6,7 @@
  * rounds (the peers and ours take turns), each ratio ours / peer. Also: the server's peak RSS during the greps
  * (VmHWM, reset before each call) against rg's, and its RSS at rest before and after (issue 22: within 50 MB).
  *
- *   npm run build && npx tsx bench/grep.bench.ts          (BENCH_TREE_FILES=6000 for a quick run)
+ *   npm run build && npx tsx bench/grep.bench.ts          (BENCH_TREE_FILES=6000 for a quick run; BENCH_BIN=another dist/bin.js)
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -65,6 +65,10 @@ const cases: ReadonlyArray<Case> = [
   }
 ]
 
+/** BENCH_ONLY=grep (a prefix of the case names) runs only those cases. */
+const only = process.env["BENCH_ONLY"]
+const chosen = only === undefined ? cases : cases.filter((c) => c.name.startsWith(only))
+
 const median = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)] ?? NaN
@@ -92,7 +96,7 @@ const peerPeakMb = (cmd: string, args: ReadonlyArray<string>) => {
 }
 
 const main = async () => {
-  const transport = new StdioClientTransport({ command: path.join(repo, "dist/bin.js"), args: ["mcp", "serve", "--cwd", root], cwd: root, stderr: "ignore" })
+  const transport = new StdioClientTransport({ command: process.env["BENCH_BIN"] ?? path.join(repo, "dist/bin.js"), args: ["mcp", "serve", "--cwd", root], cwd: root, stderr: "ignore" })
   const client = new Client({ name: "bench", version: "1" })
   await client.connect(transport)
   await client.listTools()
@@ -110,7 +114,7 @@ const main = async () => {
     return { ms, lines: text.split("\n").length }
   }
   // Warm-up: the JIT, and the page cache for everyone.
-  for (const c of cases) {
+  for (const c of chosen) {
     await call(c)
     for (const p of c.peers) if (have(p.cmd)) timePeer(p.cmd, p.args)
   }
@@ -119,7 +123,7 @@ const main = async () => {
   const peaks: Array<number> = []
   const counts = new Map<string, number>()
   for (let round = 0; round < rounds; round++) {
-    for (const c of cases) {
+    for (const c of chosen) {
       const order = round % 2 === 0 ? ["ours", ...c.peers.map((p) => p.name)] : [...c.peers.map((p) => p.name), "ours"]
       for (const who of order) {
         if (who === "ours") {
@@ -141,7 +145,7 @@ const main = async () => {
   await new Promise((r) => setTimeout(r, 2000))
   const afterRss = status(pid, "VmRSS")
   console.log(`tree: ${root} (${files} files requested), ${rounds} rounds, medians in ms`)
-  for (const c of cases) {
+  for (const c of chosen) {
     const ours = median(samples.get(`${c.name}|ours`) ?? [])
     const parts = c.peers
       .filter((p) => samples.has(`${c.name}|${p.name}`))

@@ -15,7 +15,7 @@ import * as path from "node:path"
 import * as RepoMap from "../src/domain/repomap/RepoMap.js"
 
 const rounds = Number(process.argv[2] ?? 3)
-const bin = path.resolve("dist/bin.js")
+const bin = process.env["BENCH_BIN"] ?? path.resolve("dist/bin.js")
 const cacheHome = process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache")
 
 /** Source files of node_modules, copied under vendor/ (8,000 of them, at most 1 MB each), built once. */

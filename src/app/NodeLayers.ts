@@ -10,6 +10,7 @@ import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
+import * as RipgrepSearch from "../adapters/search/RipgrepSearch.js"
 import * as NodeNetGuard from "../adapters/net/NetGuard.js"
 import * as LibpgQueryParser from "../adapters/sql/LibpgQueryParser.js"
 import * as NodeShell from "../adapters/shell/NodeShell.js"
@@ -348,6 +349,13 @@ export const extensions = (options: {
     Layer.provide(Layer.mergeAll(NodeShell.layer(options), NodeSqlEngine.layer, Layer.succeed(SqlConnections, options.sql ?? {}), LibpgQueryParser.layer))
   )
 
+/**
+ * The file system, with ripgrep for grep and glob to hand their walk to (it goes unused when `rg` is not on PATH),
+ * unless `MINICODE_GREP` is "node": then their own walk always runs.
+ */
+const fileSystem = (mode = process.env["MINICODE_GREP"]) =>
+  mode === "node" ? NodeFileSystem.layer : Layer.merge(NodeFileSystem.layer, RipgrepSearch.layer)
+
 export const adapters = (options: {
   readonly unrestricted: boolean
   readonly allowlist?: ReadonlyArray<AllowEntry>
@@ -362,7 +370,7 @@ export const adapters = (options: {
   readonly mcpClient?: McpClientHooks
   readonly lspBroker?: boolean
 }): Adapters<ToolFailed> => ({
-  fileSystem: NodeFileSystem.layer,
+  fileSystem: fileSystem(),
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashParser: treeSitterParser,

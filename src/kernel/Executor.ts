@@ -14,6 +14,7 @@ import type { ToolError } from "../domain/core/Errors.js"
 import * as FileTools from "../tools/FileTools.js"
 import * as Grep from "../tools/Grep.js"
 import { FileSystem } from "../ports/FileSystem.js"
+import { TextSearch } from "../ports/TextSearch.js"
 
 const maxConcurrentWrites = 8
 
@@ -74,7 +75,8 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
         )
       )
     }
-    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo }
+    const textSearch = yield* Effect.serviceOption(TextSearch)
+    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch: Option.getOrUndefined(textSearch) }
     const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
       const call = inv.facts.call
       switch (call.tool) {

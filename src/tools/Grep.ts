@@ -5,7 +5,8 @@
  * 1 MiB, so a big file is streamed, never skipped) and searched as bytes (LineSearch.ts). A binary file that
  * matches is named as such; an unreadable one is counted. Matches come sorted by path, then line, capped at
  * `grepLimits.matches` with a visible count of the rest. Every `turnMs` it ends a scan after the current file and
- * lets the event loop turn, so a cancellation or a deadline lands between two files.
+ * lets the event loop turn, so a cancellation or a deadline lands between two files. When ripgrep is installed it
+ * does the walk and the reading instead (GrepRipgrep.ts), and every path it returns is judged here as well.
  */
 import { Effect } from "effect"
 import picomatch from "picomatch"
@@ -13,35 +14,29 @@ import { ToolFailed } from "../domain/core/Errors.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
-import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import * as Progress from "../ports/Progress.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
+import * as GrepResults from "./GrepResults.js"
+import { grepLimits } from "./GrepResults.js"
+import * as GrepRipgrep from "./GrepRipgrep.js"
 import * as LineSearch from "./LineSearch.js"
 import { breathe, walk, type WalkedDir } from "./Walk.js"
 
-export const grepLimits = {
-  matches: 500,
-  lineChars: 500,
-  walkEntries: 200_000,
-  /** Names read per `scan` call, and how much is read between two turns of the event loop. */
-  batch: 256,
-  /** How long a search runs before it lets the event loop turn (a cancellation lands within about that). */
-  turnMs: 20,
-  bytesPerTurn: 32 * 1024 * 1024,
-  listedBinaries: 20
+export { grepLimits } from "./GrepResults.js"
+
+/**
+ * ripgrep searches when the composition provides it (`env.textSearch`) and it can take the pattern; otherwise, or
+ * when it is not installed after all, grep's own walk does (the same results: test/tools/Grep.engines.test.ts).
+ */
+export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput, ToolFailed> => {
+  const engine = env.textSearch
+  if (engine === undefined) return grepOwn(env, inv, call)
+  return Effect.flatMap(GrepRipgrep.grep(env, engine, inv, call), (done) => (done === undefined ? grepOwn(env, inv, call) : Effect.succeed(done)))
 }
 
-interface Hit {
-  readonly file: string
-  readonly line: number
-  readonly text: string
-}
-
-const compare = (a: Hit, b: Hit) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1)
-
-export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
+const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
   Effect.gen(function* () {
     const { fs, session } = env
     const facts = inv.resolved["path"]
@@ -62,15 +57,7 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
           }).pipe(Effect.provideService(FileSystem, fs))
         : { dirs: [{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }], incomplete: false }
 
-    let kept: Array<Hit> = []
-    let total = 0
-    const binaries: Array<string> = []
-    const longLines: Array<string> = []
-    const unreadable: Array<string> = []
-    const keep = (hit: Hit) => {
-      kept.push(hit)
-      if (kept.length >= grepLimits.matches * 4) kept = kept.sort(compare).slice(0, grepLimits.matches)
-    }
+    const found = GrepResults.collector()
     let bytesSinceTurn = 0
     let turnStarted = performance.now()
     /** Hands control back (a cancellation, another request) and starts a new turn. */
@@ -98,10 +85,7 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
               if (first) {
                 const file = prefix + (batch[i] ?? "")
                 search = LineSearch.fileSearch(m, (line, text) => {
-                  total++
-                  // Cut now (a minified file's line can be megabytes, and up to four caps' worth are held), and
-                  // copied: a line split out of a decoded chunk is a view that would keep the whole chunk alive.
-                  keep({ file, line, text: detach(text.length > grepLimits.lineChars ? `${text.slice(0, grepLimits.lineChars)} [truncated]` : text) })
+                  found.hit(file, line, text)
                   return true
                 })
               }
@@ -110,8 +94,8 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
               const more = s.feed(bytes, first, last)
               if (more && !last) return true
               const file = prefix + (batch[i] ?? "")
-              if (s.binaryMatch()) binaries.push(file)
-              if (s.longLine()) longLines.push(file)
+              if (s.binaryMatch()) found.binary(file)
+              if (s.longLine()) found.longLine(file)
               // Past the turn's time: end the scan after this file, let the event loop run, go on with the rest.
               if (performance.now() - turnStarted > grepLimits.turnMs || bytesSinceTurn >= grepLimits.bytesPerTurn) {
                 next = i + 1
@@ -120,7 +104,7 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
               return false
             })
             .pipe(Effect.orElseSucceed(() => batch))
-          for (const name of missed) unreadable.push(prefix + name)
+          for (const name of missed) found.unreadable(prefix + name)
           from += next
           if (next < batch.length || performance.now() - turnStarted > grepLimits.turnMs) yield* turn
         }
@@ -130,27 +114,7 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     for (const dir of walked.dirs) {
       yield* searchDir(dir)
       searched += dir.files.length
-      if (progress.watched) progress.note(`grep: ${searched} of ${files} files searched, ${total} matches`)
+      if (progress.watched) progress.note(`grep: ${searched} of ${files} files searched, ${found.total()} matches`)
     }
-    const shownHits = kept.sort(compare).slice(0, grepLimits.matches)
-    const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text}`)
-    binaries.sort()
-    const notes = [
-      total > shownHits.length ? `[truncated: ${total - shownHits.length} more matches]` : "",
-      ...binaries.slice(0, grepLimits.listedBinaries).map((f) => `[binary file ${f} matches]`),
-      binaries.length > grepLimits.listedBinaries ? `[${binaries.length - grepLimits.listedBinaries} more binary files match]` : "",
-      ...longLines.map((f) => `[${f} has a line over ${LineSearch.maxCarry} bytes: searched in its first ${LineSearch.maxCarry} bytes]`),
-      unreadable.length > 0 ? `[${unreadable.length} unreadable file${unreadable.length === 1 ? "" : "s"} not searched: ${unreadable.slice(0, 5).join(", ")}${unreadable.length > 5 ? ", …" : ""}]` : "",
-      walked.incomplete ? `[truncated: stopped after ${grepLimits.walkEntries} entries]` : ""
-    ].filter((n) => n !== "")
-    const truncated = total > shownHits.length || walked.incomplete || longLines.length > 0
-    const structured = OutputSchemas.grepContent(shownHits, total, binaries, truncated || unreadable.length > 0)
-    if (total === 0 && notes.length === 0) return { ...out(`no matches for /${call.args.pattern}/`, false), structured }
-    if (total === 0) return { ...out([`no text matches for /${call.args.pattern}/`, ...notes].join("\n"), truncated), structured }
-    return { ...out([...lines, ...notes].join("\n"), truncated), structured }
+    return found.finish(call.args.pattern, walked.incomplete)
   })
-
-/** A copy of `s` that shares no memory with the string it was cut from (V8 keeps a slice's parent alive). */
-const detach = (s: string): string => (" " + s).slice(1)
-
-const out = (text: string, truncated: boolean): ToolOutput => ({ text, truncated })

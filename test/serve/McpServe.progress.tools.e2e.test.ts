@@ -53,8 +53,8 @@ const increasing = (seen: ReadonlyArray<Progress>) => {
 }
 
 describe("mcp serve: progress from grep, repo_map and language servers", () => {
-  it("grep over 5000 files: notes of how many files were searched, then every match", async () => {
-    const s = await start()
+  it("grep over 5000 files (its own walk): notes of how many files were searched, then every match", async () => {
+    const s = await start({ MINICODE_GREP: "node" })
     tree(s.root, 50, 100)
     const { result, seen, messages } = await withProgress(s.client, "grep", { pattern: "needle" })
     expect(isErrorResult(result), textOf(result)).toBe(false)
@@ -63,6 +63,18 @@ describe("mcp serve: progress from grep, repo_map and language servers", () => {
     increasing(seen)
     expect(messages.some((m) => /^grep: \d+ of 5000 files searched, \d+ matches$/.test(m)), messages.join("\n")).toBe(true)
     for (const m of messages) expect(m).toMatch(/^(grep: \d+ of 5000 files searched, \d+ matches|grep: listing files \(\d+ entries so far\)|running \(\d+ s\))$/)
+  }, 120_000)
+
+  it("grep over 5000 files through ripgrep: notes of the matches so far, then every match", async () => {
+    const s = await start()
+    tree(s.root, 50, 100)
+    // A big file of matches keeps rg streaming long enough for a tick at 10 ms.
+    fs.writeFileSync(path.join(s.root, "big.txt"), "needle here\n".repeat(400_000))
+    const { result, seen, messages } = await withProgress(s.client, "grep", { pattern: "needle" })
+    expect(isErrorResult(result), textOf(result)).toBe(false)
+    expect(result.structuredContent).toMatchObject({ total: 400_050, truncated: true })
+    increasing(seen)
+    for (const m of messages) expect(m).toMatch(/^(grep: \d+ matches so far \(ripgrep, now in [^)]+\)|grep: \d+ of \d+ files searched, \d+ matches|grep: listing files \(\d+ entries so far\)|running \(\d+ s\))$/)
   }, 120_000)
 
   it("repo_map over 3000 source files: notes of the scan, then the map", async () => {

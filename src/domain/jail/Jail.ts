@@ -99,6 +99,18 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   [".m2", "settings-security.xml"],
   [".gradle", "gradle.properties"]
 ]
+/**
+ * Globs (gitignore syntax, matched case-insensitively) for names that are secret wherever they are, for a search
+ * engine to leave out before it reads anything (ripgrep's exclusions). Not the rule: every path it returns is still
+ * judged by `protectedName`. A folder named like one of these files is left out by such an engine too.
+ */
+export const alwaysSecretGlobs: ReadonlyArray<string> = [
+  ...[...secretDirs].map((d) => `${d}/`),
+  ...secretNames,
+  ".env",
+  ...[...keyExtensions, ...stateExtensions].map((e) => `*${e}`)
+]
+
 /** `secretPairs` by folder. */
 const secretPairFiles: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   [...new Set(secretPairs.map(([dir]) => dir))].map((dir) => [dir, new Set(secretPairs.filter(([d]) => d === dir).map(([, f]) => f))])

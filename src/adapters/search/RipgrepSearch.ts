@@ -1,0 +1,183 @@
+/**
+ * The TextSearch port over ripgrep (`rg` on PATH): one `rg` process per call, its output streamed and parsed as it
+ * comes (`--null` separates the path, long lines come cut by `-M`), so memory stays flat whatever the tree holds.
+ * The flags pin the semantics the port promises, whatever the user's ripgrep configuration says: `--no-config`,
+ * `.gitignore` only (`--no-ignore-dot`, `--no-ignore-exclude`, `--no-ignore-global`, `--no-require-git`), hidden
+ * files searched, symlinks not followed (ripgrep's default: no `-L`), `.git/` and `.minicode/` left out, no BOM
+ * transcoding (`-E none`: a UTF-16 file is binary, as grep's own search sees it), binary files searched up to their
+ * first match and named (`--binary`), one thread a core.
+ *
+ * Not on PATH: "unavailable", remembered, so the next call goes straight to the caller's own walk. A pattern rg
+ * rejects: "unsupported" (the caller searches itself).
+ */
+import { spawn } from "node:child_process"
+import * as os from "node:os"
+import { Effect, Layer, Ref } from "effect"
+import { type FilesSpec, type SearchEvent, type SearchSpec, TextSearch, TextSearchError } from "../../ports/TextSearch.js"
+
+const omitted = Buffer.from(" [... omitted end of long line]")
+const binaryLine = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/s
+/** rg's message for a file it could not read: `PATH: reason (os error N)`. */
+const errorLine = /^(?:rg: )?(.+?): [^:]*\(os error \d+\)$/
+
+const threads = () => Math.max(1, typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length)
+
+const common = (spec: FilesSpec): ReadonlyArray<string> => [
+  "--no-config",
+  "--hidden",
+  "--no-ignore-dot",
+  "--no-ignore-exclude",
+  "--no-ignore-global",
+  "--no-require-git",
+  // At the root, no .gitignore above the workspace counts; below it, the ones between the root and `path` must.
+  ...(spec.path === "" ? ["--no-ignore-parent"] : []),
+  "-j",
+  String(threads()),
+  "-g",
+  "!.git/",
+  "-g",
+  "!.minicode/",
+  ...spec.exclude.flatMap((g) => ["--iglob", `!${g}`]),
+  ...(spec.nameGlob === undefined ? [] : ["--type-add", `minicodeglob:${spec.nameGlob}`, "-t", "minicodeglob"])
+]
+
+/** Splits a byte stream into records ended by `sep` (without it), carrying a partial one over. */
+const records = (sep: number, onLine: (line: Buffer) => void) => {
+  let carry: Buffer | undefined
+  return {
+    push: (chunk: Buffer) => {
+      let from = 0
+      let buf = chunk
+      if (carry !== undefined) {
+        buf = Buffer.concat([carry, chunk])
+        carry = undefined
+      }
+      for (let nl = buf.indexOf(sep, from); nl !== -1; nl = buf.indexOf(sep, from)) {
+        onLine(buf.subarray(from, nl))
+        from = nl + 1
+      }
+      if (from < buf.byteLength) carry = Buffer.from(buf.subarray(from))
+    },
+    end: () => {
+      if (carry !== undefined) onLine(carry)
+      carry = undefined
+    }
+  }
+}
+
+interface Run {
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+  /** The byte that ends a record of the output (a newline, or NUL for --files --null). */
+  readonly sep: number
+  readonly onStdout: (line: Buffer) => void
+}
+
+export const make = Effect.gen(function* () {
+  const missing = yield* Ref.make(false)
+  const run = (r: Run) =>
+    Effect.flatMap(Ref.get(missing), (gone) =>
+      gone
+        ? Effect.fail(new TextSearchError({ kind: "unavailable", reason: "rg is not on PATH" }))
+        : Effect.async<{ readonly code: number | null; readonly stderr: string }, TextSearchError>((resume) => {
+            const child = spawn("rg", [...r.args], { cwd: r.cwd, stdio: ["ignore", "pipe", "pipe"] })
+            const out = records(r.sep, r.onStdout)
+            const err: Array<Buffer> = []
+            let errBytes = 0
+            child.stdout.on("data", (chunk: Buffer) => out.push(chunk))
+            child.stderr.on("data", (chunk: Buffer) => {
+              // Keep the first 64 KiB of messages: enough to name unreadable files and a pattern error.
+              if (errBytes < 65536) err.push(chunk)
+              errBytes += chunk.byteLength
+            })
+            child.on("error", (e: NodeJS.ErrnoException) =>
+              resume(
+                e.code === "ENOENT"
+                  ? Effect.zipRight(Ref.set(missing, true), Effect.fail(new TextSearchError({ kind: "unavailable", reason: "rg is not on PATH" })))
+                  : Effect.fail(new TextSearchError({ kind: "failed", reason: e.message }))
+              )
+            )
+            child.on("close", (code) => {
+              out.end()
+              resume(Effect.succeed({ code, stderr: Buffer.concat(err).toString("utf8") }))
+            })
+            return Effect.sync(() => {
+              child.kill("SIGKILL")
+            })
+          })
+    )
+
+  const judged = (code: number | null, stderr: string, onError: (file: string) => void) => {
+    if (code === 0 || code === 1) return Effect.void
+    if (code === 2 && /regex parse error|error parsing regex|look-around|backreferences/i.test(stderr)) {
+      return Effect.fail(new TextSearchError({ kind: "unsupported", reason: stderr.split("\n").slice(0, 6).join("\n") }))
+    }
+    // Exit 2 with per-file errors: the search went on, the files it could not read are named.
+    const files = stderr.split("\n").flatMap((l) => {
+      const m = errorLine.exec(l)
+      return m?.[1] === undefined ? [] : [m[1]]
+    })
+    if (code === 2 && files.length > 0) {
+      for (const f of files) onError(f)
+      return Effect.void
+    }
+    return Effect.fail(new TextSearchError({ kind: "failed", reason: `rg exited with ${code}: ${stderr.slice(0, 500)}` }))
+  }
+
+  const search = (spec: SearchSpec, onEvent: (event: SearchEvent) => void) => {
+    const args = [
+      ...common(spec),
+      "--binary",
+      "-E",
+      "none",
+      "--null",
+      "-n",
+      "--no-heading",
+      "--with-filename",
+      "--color",
+      "never",
+      "-M",
+      String(spec.lineBytes),
+      "--max-columns-preview",
+      ...(spec.ignoreCase ? ["-i"] : ["-s"]),
+      "-e",
+      spec.pattern,
+      ...(spec.path === "" ? [] : ["--", spec.path])
+    ]
+    // A file's lines come one after another: its path is decoded once.
+    let lastPath = Buffer.alloc(0)
+    let lastFile = ""
+    const pathOf = (line: Buffer, z: number) => {
+      const bytes = line.subarray(0, z)
+      if (!bytes.equals(lastPath)) {
+        lastPath = Buffer.from(bytes)
+        lastFile = bytes.toString("utf8")
+      }
+      return lastFile
+    }
+    const onStdout = (line: Buffer) => {
+      const z = line.indexOf(0)
+      if (z === -1) {
+        const m = binaryLine.exec(line.toString("utf8"))
+        if (m?.[1] !== undefined) onEvent({ _tag: "Binary", file: m[1] })
+        return
+      }
+      const colon = line.indexOf(58, z + 1)
+      if (colon === -1) return
+      const n = Number(line.toString("latin1", z + 1, colon))
+      if (!Number.isInteger(n)) return
+      let body = line.subarray(colon + 1)
+      const cut = body.byteLength >= omitted.byteLength && body.subarray(body.byteLength - omitted.byteLength).equals(omitted)
+      if (cut) body = body.subarray(0, body.byteLength - omitted.byteLength)
+      const text = body
+      onEvent({ _tag: "Match", file: pathOf(line, z), line: n, text: () => text.toString("utf8"), cut })
+    }
+    return Effect.flatMap(run({ args, cwd: spec.root, sep: 10, onStdout }), (r) =>
+      judged(r.code, r.stderr, (file) => onEvent({ _tag: "Unreadable", file }))
+    )
+  }
+
+  return TextSearch.of({ engine: "ripgrep", search })
+})
+
+export const layer = Layer.effect(TextSearch, make)

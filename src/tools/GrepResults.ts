@@ -1,0 +1,110 @@
+/**
+ * What grep found, gathered the same way whichever engine searched (its own walk in Grep.ts, or ripgrep in
+ * GrepRipgrep.ts): the first `grepLimits.matches` hits by path then line (at most four caps' worth held at once),
+ * a count of the rest, the binary files that match, long lines, unreadable files; then the one text both show.
+ */
+import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
+import type { ToolOutput } from "../ports/ToolExecutor.js"
+import * as LineSearch from "./LineSearch.js"
+
+export const grepLimits = {
+  matches: 500,
+  lineChars: 500,
+  walkEntries: 200_000,
+  /** Names read per `scan` call, and how much is read between two turns of the event loop. */
+  batch: 256,
+  /** How long a search runs before it lets the event loop turn (a cancellation lands within about that). */
+  turnMs: 20,
+  bytesPerTurn: 32 * 1024 * 1024,
+  listedBinaries: 20
+}
+
+interface Hit {
+  readonly file: string
+  readonly line: number
+  readonly text: string
+}
+
+const compare = (a: Hit, b: Hit) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1)
+
+/** A copy of `s` that shares no memory with the string it was cut from (V8 keeps a slice's parent alive). */
+const detach = (s: string): string => (" " + s).slice(1)
+
+const out = (text: string, truncated: boolean): ToolOutput => ({ text, truncated })
+
+export const collector = () => {
+  let kept: Array<Hit> = []
+  let total = 0
+  const binaries: Array<string> = []
+  const longLines: Array<string> = []
+  const unreadable: Array<string> = []
+  const notes: Array<string> = []
+  /** The last hit held after the latest trim, once `matches` are held: anything after it is never shown. */
+  let bound: Hit | undefined
+  const trim = () => {
+    kept = kept.sort(compare).slice(0, grepLimits.matches)
+    bound = kept.length >= grepLimits.matches ? kept[kept.length - 1] : undefined
+  }
+  return {
+    /** One matching line; `cut` when the engine already cut it (it is then long, shown cut either way). */
+    hit: (file: string, line: number, text: string, cut = false, owned = false) => {
+      total++
+      // Cut now (a minified file's line can be megabytes, and up to four caps' worth are held), and copied unless
+      // `owned` (decoded on its own): a line split out of a decoded chunk is a view that would keep the chunk alive.
+      const long = cut || text.length > grepLimits.lineChars
+      const shown = long ? `${text.slice(0, grepLimits.lineChars)} [truncated]` : text
+      kept.push({ file, line, text: owned && !long ? shown : detach(shown) })
+      if (kept.length >= grepLimits.matches * 4) trim()
+    },
+    /**
+     * Whether a hit at (file, line) can no longer be shown: `matches` hits that sort before it are already held.
+     * Such a hit is only counted (`counted`), its text never made.
+     */
+    beyond: (file: string, line: number) => bound !== undefined && compare({ file, line, text: "" }, bound) > 0,
+    counted: () => {
+      total++
+    },
+    /** Takes back the `count` hits of `file` (a path found unsafe after the search). */
+    drop: (file: string, count: number) => {
+      kept = kept.filter((h) => h.file !== file)
+      total -= count
+      // Hits past the old bound were only counted: with fewer held, the bound no longer holds.
+      bound = undefined
+    },
+    /** The files whose lines `finish` would show now. */
+    shownFiles: (): ReadonlySet<string> => {
+      trim()
+      return new Set(kept.map((h) => h.file))
+    },
+    binary: (file: string) => binaries.push(file),
+    longLine: (file: string) => longLines.push(file),
+    unreadable: (file: string) => unreadable.push(file),
+    /** Matches so far (for progress notes). */
+    total: () => total,
+    /** A note of its own (shown after the others). */
+    note: (text: string) => notes.push(text),
+    finish: (pattern: string, walkIncomplete: boolean): ToolOutput => {
+      const shownHits = kept.sort(compare).slice(0, grepLimits.matches)
+      const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text}`)
+      binaries.sort()
+      unreadable.sort()
+      const all = [
+        total > shownHits.length ? `[truncated: ${total - shownHits.length} more matches]` : "",
+        ...binaries.slice(0, grepLimits.listedBinaries).map((f) => `[binary file ${f} matches]`),
+        binaries.length > grepLimits.listedBinaries ? `[${binaries.length - grepLimits.listedBinaries} more binary files match]` : "",
+        ...longLines.map((f) => `[${f} has a line over ${LineSearch.maxCarry} bytes: searched in its first ${LineSearch.maxCarry} bytes]`),
+        unreadable.length > 0 ? `[${unreadable.length} unreadable file${unreadable.length === 1 ? "" : "s"} not searched: ${unreadable.slice(0, 5).join(", ")}${unreadable.length > 5 ? ", …" : ""}]` : "",
+        walkIncomplete ? `[truncated: stopped after ${grepLimits.walkEntries} entries]` : "",
+        ...notes
+      ].filter((n) => n !== "")
+      const truncated = total > shownHits.length || walkIncomplete || longLines.length > 0
+      // The same hits as data (mcp serve's structuredContent); cut too when files could not be searched.
+      const structured = OutputSchemas.grepContent(shownHits, total, binaries, truncated || unreadable.length > 0)
+      if (total === 0 && all.length === 0) return { ...out(`no matches for /${pattern}/`, false), structured }
+      if (total === 0) return { ...out([`no text matches for /${pattern}/`, ...all].join("\n"), truncated), structured }
+      return { ...out([...lines, ...all].join("\n"), truncated), structured }
+    }
+  }
+}
+
+export type Collector = ReturnType<typeof collector>

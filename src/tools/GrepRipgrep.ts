@@ -1,0 +1,160 @@
+/**
+ * grep through ripgrep (the TextSearch port): rg walks and reads with every core, grep keeps the judging. Each path
+ * rg returns is checked before anything from it is counted: workspace-relative with no `..`, not below a `.git` or
+ * `.minicode` folder, not a name the jail protects (secrets, minicode state; rg was also told to leave those out),
+ * matching the glob as grep's own walk matches it; and each file whose lines or name are shown, by `lstat`, is a
+ * regular file whose every folder below the root is a real folder, not a symlink (a file that fails is taken back
+ * whole). The files only counted in "[truncated: N more matches]" get the first checks, not the lstat. Results are
+ * gathered exactly as the own walk gathers them (GrepResults.ts), so both show the same text.
+ *
+ * Residual race, accepted: rg opens files itself, by path. It follows no symlink it meets while walking, but if a
+ * folder on a file's path is swapped for a symlink out of the workspace after rg listed it and before it opened the
+ * file, and swapped back before the `lstat` check here, rg could have read outside content that this check cannot
+ * see. The swap needs write access inside the workspace at the exact moment; grep's own walk (MINICODE_GREP=node)
+ * has no such window, since it opens each file beneath a held directory descriptor with O_NOFOLLOW.
+ *
+ * Known differences from the own walk, outside what the test tree holds: a file is binary for rg when a NUL byte is in
+ * what it has read so far (its own walk looks at the first 8 KiB only), so a file with a NUL far in may be named as a
+ * binary instead of having its lines shown; with a sub-folder `path`, a .gitignore above the workspace root counts
+ * for rg (at the root it is told not to look above); a folder named like a secret file (`x.pem/`) is left out whole.
+ *
+ * What rg cannot take (a pattern with no faithful Rust rewrite, rg missing): undefined, and grep's own walk runs.
+ */
+import { Effect, Option } from "effect"
+import picomatch from "picomatch"
+import type { CallOf } from "../domain/core/Tools.js"
+import * as RustRegex from "../domain/files/RustRegex.js"
+import * as Jail from "../domain/jail/Jail.js"
+import * as P from "../domain/jail/PosixPath.js"
+import type { FileSystemShape } from "../ports/FileSystem.js"
+import * as Progress from "../ports/Progress.js"
+import type { TextSearchShape } from "../ports/TextSearch.js"
+import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
+import type { Env } from "./FileTools.js"
+import * as GrepResults from "./GrepResults.js"
+
+/** Lines longer than this come cut from rg (enough bytes for `grepLimits.lineChars` characters of any UTF-8). */
+const lineBytes = 4 * GrepResults.grepLimits.lineChars + 16
+
+/** A glob rg can take as a file-name type (no `/`, no class): a prefilter; grep's own glob test still decides. */
+const simpleNameGlob = (glob: string | undefined) => (glob !== undefined && /^[\w.*?{},@+-]+$/.test(glob) ? glob : undefined)
+
+/** The folder of a workspace-relative path ("" at the root). */
+const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf("/")))
+
+/**
+ * The checks of every path an engine returns (see the header), memoising the folders already seen real. Lexical and
+ * name checks are synchronous; `real` runs the `lstat`s.
+ */
+export const pathJudge = (fs: FileSystemShape, root: string) => {
+  const folders = new Map<string, boolean>()
+  const lexical = (rel: string): boolean => {
+    if (rel === "" || rel.startsWith("/")) return false
+    const segs = rel.split("/")
+    for (let i = 0; i < segs.length; i++) {
+      const s = segs[i]
+      if (s === "" || s === "." || s === "..") return false
+      if (i < segs.length - 1 && (s === ".git" || s === ".minicode")) return false
+    }
+    return Jail.protectedName(P.join(root, rel), root) === undefined
+  }
+  const isKind = (abs: string, kind: "file" | "directory") =>
+    Effect.map(Effect.orElseSucceed(fs.lstat(abs), () => Option.none()), (st) => Option.isSome(st) && st.value.kind === kind)
+  const folder = (rel: string): Effect.Effect<boolean> => {
+    if (rel === "") return Effect.succeed(true)
+    const known = folders.get(rel)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.flatMap(folder(parentOf(rel)), (up) =>
+      up
+        ? Effect.map(isKind(P.join(root, rel), "directory"), (ok) => {
+            folders.set(rel, ok)
+            return ok
+          })
+        : Effect.succeed(false)
+    )
+  }
+  const real = (rel: string): Effect.Effect<boolean> => {
+    return Effect.flatMap(folder(parentOf(rel)), (up) => (up ? isKind(P.join(root, rel), "file") : Effect.succeed(false)))
+  }
+  return { lexical, real }
+}
+
+export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined> =>
+  Effect.gen(function* () {
+    const { fs, session } = env
+    const facts = inv.resolved["path"]
+    if (facts === undefined || !facts.exists) return undefined
+    const pattern = RustRegex.fromJs(call.args.pattern)
+    if (pattern === undefined) return undefined
+    const root = session.root
+    const start = P.relative(root, facts.real)
+    if (start.startsWith("..")) return undefined
+    const glob = call.args.glob
+    const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
+    const judge = pathJudge(fs, root)
+    // Streamed into the results as rg finds them (at most four caps' worth kept); each file's count kept to take
+    // its hits back should the file fail the check that runs (with the lstats) once the search is over.
+    const found = GrepResults.collector()
+    const progress = yield* Progress.current
+    const counts = new Map<string, number>()
+    const binaries = new Set<string>()
+    // A file's lines come together: its verdict is kept for the next event.
+    let lastFile: string | undefined
+    let lastVerdict = false
+    let lastNoted: string | undefined
+    const admit = (file: string) => {
+      if (file !== lastFile) {
+        lastFile = file
+        lastVerdict = judge.lexical(file) && (filter === undefined || filter(file))
+      }
+      return lastVerdict
+    }
+    const ran = yield* Effect.either(
+      engine.search(
+        {
+          root,
+          path: start,
+          pattern,
+          ignoreCase: call.args.ignore_case === true,
+          nameGlob: simpleNameGlob(glob),
+          exclude: Jail.alwaysSecretGlobs,
+          lineBytes
+        },
+        (e) => {
+          if (!admit(e.file)) return
+          if (progress.watched && e.file !== lastNoted) {
+            lastNoted = e.file
+            progress.note(`grep: ${found.total()} matches so far (ripgrep, now in ${e.file})`)
+          }
+          if (e._tag === "Match") {
+            counts.set(e.file, (counts.get(e.file) ?? 0) + 1)
+            if (found.beyond(e.file, e.line)) found.counted()
+            else found.hit(e.file, e.line, e.text(), e.cut, true)
+          } else if (e._tag === "Binary") binaries.add(e.file)
+          else found.unreadable(e.file)
+        }
+      )
+    )
+    // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
+    if (ran._tag === "Left") return undefined
+    // The lstat check for every file whose content is shown (a failing one is taken back, and the next in line
+    // checked in turn); the others' lines are only counted, and passed the lexical and name checks.
+    let unsafe = 0
+    const checked = new Set<string>()
+    for (;;) {
+      const pending = [...found.shownFiles()].filter((f) => !checked.has(f))
+      if (pending.length === 0) break
+      for (const file of pending) {
+        checked.add(file)
+        if (yield* judge.real(file)) continue
+        unsafe++
+        found.drop(file, counts.get(file) ?? 0)
+      }
+    }
+    for (const file of binaries) {
+      if (yield* judge.real(file)) found.binary(file)
+      else unsafe++
+    }
+    if (unsafe > 0) found.note(`[${unsafe} file${unsafe === 1 ? "" : "s"} left out: not a regular file beneath real folders of the workspace when checked]`)
+    return found.finish(call.args.pattern, false)
+  })
