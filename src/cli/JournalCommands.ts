@@ -35,7 +35,7 @@ const stamp = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice
 const recordLine = (r: JournalRecord) =>
   `#${r.seq} ${stamp(r.createdAt)} ${r.session}/${r.turn} ${r.tool} ${r.state}${r.remote ? " (remote)" : ""}${
     r.paths.length > 0 ? ` ${r.paths.join(" ")}` : ""
-  }${r.note === null ? "" : ` — ${r.note}`}${r.finalized ? "" : " [open turn]"}`
+  }${r.summary === undefined ? "" : ` $ ${r.summary.replace(/\s*\n\s*/g, " ⏎ ")}`}${r.note === null ? "" : ` — ${r.note}`}${r.finalized ? "" : " [open turn]"}`
 
 const states: ReadonlyArray<JournalState> = ["pending", "committed", "failed", "unknown"]
 
@@ -127,18 +127,13 @@ const restore = (action: "undo" | "redo") =>
             : yield* (action === "undo" ? Undo.latestUndoable : Undo.latestRedoable).pipe(Effect.mapError(toFailure))
           if (Option.isNone(target)) return yield* new UsageError({ reason: `nothing to ${action}: ${action === "undo" ? "no turn changed files (see `minicode checkpoints`)" : "no turn was undone"}` })
           const options = { root: workspace, session: target.value.session, turn: target.value.turn }
-          return yield* (action === "undo" ? Undo.undo(options) : Undo.redo(options)).pipe(Effect.mapError(toFailure))
+          return yield* (action === "undo" ? Undo.undo(options) : Undo.redo(options)).pipe(
+            Effect.mapError((e) => (e._tag === "NothingToRestore" ? new UsageError({ reason: e.message }) : toFailure(e)))
+          )
         })
       )
       if (flags.json) return yield* Console.log(JSON.stringify(report, null, 2))
-      const lines = [
-        `${action} ${report.session}/${report.turn}: ${report.restored.length} restored`,
-        ...report.restored.map((p) => `  restored ${p}`),
-        ...report.skipped.map((s) => `  skipped ${s.path}: ${s.reason}`),
-        ...report.refused.map((s) => `  REFUSED ${s.path}: ${s.reason}`),
-        ...report.notRestorable.map((n) => `  not restorable: #${n.seq} ${n.tool} (no file snapshots)`)
-      ]
-      yield* Console.log(lines.join("\n"))
+      yield* Console.log(restoreLines(report).join("\n"))
       if (report.refused.length > 0) process.exitCode = ExitCode.ExitCode.denied
     })
   ).pipe(
@@ -148,5 +143,26 @@ const restore = (action: "undo" | "redo") =>
         : "Re-apply a turn that was undone"
     )
   )
+
+const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`
+
+/** The report of `undo`/`redo` as sentences: what was done (or why nothing was), then one line per file. */
+const restoreLines = (report: Undo.RestoreReport): ReadonlyArray<string> => {
+  const turn = `turn ${report.session}/${report.turn}`
+  const again = `\`minicode ${report.action} --session ${report.session} --turn ${report.turn}\``
+  const head =
+    report.refused.length > 0
+      ? `${report.action === "undo" ? "Undo" : "Redo"} of ${turn} refused: nothing was changed, and the turn can still be ${report.action === "undo" ? "undone" : "redone"}. Put the ${report.refused.length === 1 ? "file" : "files"} below back as the turn left ${report.refused.length === 1 ? "it" : "them"} (or move ${report.refused.length === 1 ? "it" : "them"} aside), then run ${again}.`
+      : report.restored.length === 0
+        ? `Nothing to restore in ${turn}: every file it changed is already as it ${report.action === "undo" ? "was before the turn" : "was after it"}.`
+        : `${report.action === "undo" ? "Undid" : "Redid"} ${turn}: ${files(report.restored.length)} restored.`
+  return [
+    head,
+    ...report.refused.map((s) => `  refused ${s.path}: ${s.reason}.`),
+    ...(report.refused.length > 0 ? [] : report.restored.map((p) => `  restored ${p}`)),
+    ...report.skipped.map((s) => `  skipped ${s.path}: ${s.reason}.`),
+    ...report.notRestorable.map((n) => `  #${n.seq} (${n.tool}) is not undone: it keeps no file snapshots, so its effects stay; \`minicode journal --turn ${report.turn}\` shows it.`)
+  ]
+}
 
 export const journalCommands = [journal, recover, checkpoints, restore("undo"), restore("redo")] as const

@@ -12,7 +12,7 @@ export const gitignore = "*\n"
 export const prepare = (dir: string): void => {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   try {
-    fs.writeFileSync(path.join(dir, ".gitignore"), gitignore, { flag: "wx", mode: 0o644 })
+    fs.writeFileSync(path.join(dir, ".gitignore"), gitignore, { flag: "wx", mode: 0o600 })
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
   }
