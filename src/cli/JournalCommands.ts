@@ -8,7 +8,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import * as CliLayers from "../app/CliLayers.js"
 import { ToolFailed, UsageError } from "../domain/core/Errors.js"
-import * as Recovery from "../domain/journal/Recovery.js"
+import * as RecoveryText from "../domain/journal/RecoveryText.js"
 import { Checkpoints } from "../ports/Checkpoints.js"
 import { Journal, type JournalError, type JournalRecord, type JournalState } from "../ports/Journal.js"
 import * as Undo from "../tools/UndoTool.js"
@@ -83,15 +83,20 @@ const recover = Command.make("recover", { cwd, json }, (flags) =>
     Effect.gen(function* () {
       const j = yield* Journal
       const plan = yield* j.recover.pipe(Effect.mapError(toFailure))
-      if (flags.json) return yield* Console.log(JSON.stringify(plan, null, 2))
+      // Exit 4 while an outcome is unknown; failed and resolved items are told, not waited for.
+      const waiting = plan.items.filter(RecoveryText.open).length
+      if (waiting > 0) process.exitCode = ExitCode.ExitCode.needsRecovery
+      const records = plan.items.length === 0 ? new Map() : new Map((yield* j.list().pipe(Effect.mapError(toFailure))).map((r) => [r.seq, r] as const))
+      // Each item with the sentence that explains it: what it was, why its outcome is unknown, what settles it.
+      const explained = plan.items.map((item) => ({ ...item, explanation: RecoveryText.explain(item, item.seq === null ? undefined : records.get(item.seq)) }))
+      if (flags.json) return yield* Console.log(JSON.stringify({ ...plan, items: explained }, null, 2))
       if (plan.items.length === 0) return yield* Console.log("nothing to recover: every turn was finalised")
-      yield* Console.log(plan.items.map(Recovery.describe).join("\n"))
+      yield* Console.log(explained.map((item) => `- ${item.explanation}`).join("\n"))
       yield* Console.log(
-        plan.clean
-          ? "every open call is done: nothing needs a human (nothing will be repeated)"
-          : "nothing was re-executed: verify the items above, then `minicode recover resolve SEQ applied|absent`"
+        waiting === 0
+          ? "Nothing waits for a human: every outcome above is known (nothing is ever repeated by itself)."
+          : `Nothing was re-executed. ${waiting === 1 ? "One call waits" : `${waiting} calls wait`} for a human: settle ${waiting === 1 ? "it" : "each"} with the command on ${waiting === 1 ? "its" : "their"} line.`
       )
-      if (!plan.clean) process.exitCode = ExitCode.ExitCode.needsRecovery
     })
   )
 ).pipe(
