@@ -14,6 +14,7 @@ import type { CallOf } from "../domain/core/Tools.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import { FileSystem } from "../ports/FileSystem.js"
+import * as Progress from "../ports/Progress.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
 import * as LineSearch from "./LineSearch.js"
@@ -54,6 +55,11 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
         ? yield* walk({ root: session.root, start: facts.real, maxEntries: grepLimits.walkEntries }).pipe(Effect.provideService(FileSystem, fs))
         : { dirs: [{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }], incomplete: false }
 
+    // Progress for whoever watches (a terminal, a client with a progress token): files searched of how many.
+    const progress = yield* Progress.current
+    const files = progress.watched ? walked.dirs.reduce((n, d) => n + d.files.length, 0) : 0
+    let searched = 0
+    if (progress.watched) progress.note(`grep: searching ${files} files`)
     let kept: Array<Hit> = []
     let total = 0
     const binaries: Array<string> = []
@@ -114,6 +120,8 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
             .pipe(Effect.orElseSucceed(() => batch))
           for (const name of missed) unreadable.push(prefix + name)
           from += next
+          searched += next
+          if (progress.watched) progress.note(`grep: searched ${searched} of ${files} files, ${total} matches so far`)
           if (next < batch.length || performance.now() - turnStarted > grepLimits.turnMs) yield* turn
         }
       })

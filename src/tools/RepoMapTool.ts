@@ -17,6 +17,7 @@ import * as Render from "../domain/repomap/Render.js"
 import * as RepoMap from "../domain/repomap/RepoMap.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { FileSystem } from "../ports/FileSystem.js"
+import * as Progress from "../ports/Progress.js"
 import { Session } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Extension } from "../kernel/Executor.js"
@@ -84,7 +85,10 @@ export const make = (options: Options = {}) =>
         if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
         const shown = Jail.display(session, facts.lexical)
         if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
+        const progress = yield* Progress.current
+        if (progress.watched) progress.note("repo_map: listing files")
         const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries })
+        if (progress.watched) progress.note(`repo_map: scanning ${walked.files.length} files`)
         const cache = yield* Cache.load(cacheFile, session.root)
         const excluded = new Map<Reason, Array<string>>()
         const exclude = (reason: Reason, file: string) => {
@@ -105,7 +109,10 @@ export const make = (options: Options = {}) =>
         for (const file of walked.files) {
           if (RepoMap.languageOf(file) === undefined) continue
           sources++
-          if (sources % 256 === 0) yield* breathe
+          if (sources % 256 === 0) {
+            if (progress.watched) progress.note(`repo_map: scanned ${sources} source files`)
+            yield* breathe
+          }
           if (!Jail.checkLexical(jail, session.root, file, "read").ok) {
             exclude("denied by the jail", file)
             continue
@@ -154,7 +161,9 @@ export const make = (options: Options = {}) =>
         const root = P.relative(session.root, facts.real)
         const focusPaths = (call.args.focus ?? []).map((f) => P.relative(session.root, P.resolve(session.root, f)))
         const focus = new Set([...scans.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
+        if (progress.watched) progress.note(`repo_map: ranking ${scans.size} source files`)
         const ranking = Rank.rank(scans, focus)
+        if (progress.watched) progress.note("repo_map: outlining the top-ranked files")
         const maxChars = call.args.max_chars ?? Render.defaultMaxChars
 
         // Outline the files in rank order until their outlines hold well more than the budget: only what can be shown.
