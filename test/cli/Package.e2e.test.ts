@@ -8,7 +8,7 @@
  * not always the registry's metadata a non-lockfile install resolves with: then the install is repeated with
  * `--prefer-offline` (tarballs from the cache, metadata fetched once) and the test says so.
  */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -24,25 +24,32 @@ const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".con
 const installed = path.join(prefix, "bin", "minicode")
 let entries: ReadonlyArray<string> = []
 
-const npm = (args: ReadonlyArray<string>, cwd: string) => spawnSync("npm", [...args], { cwd, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false" }, timeout: 1_500_000 })
+/** npm, asynchronously: a pack and an install take minutes, and the test worker must keep answering vitest meanwhile. */
+const npm = (args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<{ readonly status: number | null; readonly stderr: string }>((resolve) => {
+    const child = spawn("npm", [...args], { cwd, env: { ...process.env, npm_config_update_notifier: "false" }, stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+    child.on("close", (status) => resolve({ status, stderr }))
+  })
 
-beforeAll(() => {
+beforeAll(async () => {
   // A copy of the sources to pack (npm pack runs the build, which must not replace the dist/ other tests run).
   const source = path.join(root, "source")
   fs.mkdirSync(source)
   for (const f of ["package.json", "package-lock.json", "README.md", "LICENSE", "tsconfig.json", "tsconfig.build.json"]) fs.copyFileSync(path.join(repo, f), path.join(source, f))
   for (const d of ["src", "scripts"]) fs.cpSync(path.join(repo, d), path.join(source, d), { recursive: true })
   fs.symlinkSync(path.join(repo, "node_modules"), path.join(source, "node_modules"))
-  const packed = npm(["pack", "--pack-destination", root], source)
+  const packed = await npm(["pack", "--pack-destination", root], source)
   expect(packed.status, packed.stderr).toBe(0)
   const tarball = path.join(root, "minicode-0.1.0.tgz")
   entries = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.trim().split("\n")
   fs.mkdirSync(home)
   const install = (cacheMode: string) => npm(["install", "-g", "--prefix", prefix, tarball, cacheMode, "--no-audit", "--no-fund"], root)
-  let result = install("--offline")
+  let result = await install("--offline")
   if (result.status !== 0 && result.stderr.includes("ENOTCACHED")) {
     console.warn("npm cache lacks registry metadata for an offline install: repeating with --prefer-offline")
-    result = install("--prefer-offline")
+    result = await install("--prefer-offline")
   }
   expect(result.status, result.stderr).toBe(0)
 }, 1_800_000)
