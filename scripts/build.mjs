@@ -1,7 +1,9 @@
 // Bundles the program and the library with esbuild, so start-up does not walk thousands of modules.
 // Native and heavy optional adapters stay external and load lazily.
 import { build } from "esbuild"
+import { execFileSync } from "node:child_process"
 import { chmodSync, readFileSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 
 // The MCP SDK is bundled, not external: one minified bundle loads in a third of the time of the SDK's ~80 ESM files.
@@ -48,3 +50,11 @@ if (/\bimport\(|\bimport\.meta\b/.test(readFileSync(bundle, "utf8"))) throw new 
 // The executable: the launcher, told the bundle's (content-hashed) name, which keys the code cache.
 await build({ ...common, format: "esm", entryPoints: { bin: "src/launcher.ts" }, outdir: "dist", define: { MINICODE_MAIN: JSON.stringify(path.basename(bundle)) } })
 chmodSync("dist/bin.js", 0o755)
+
+// The library's type declarations (dist/types, what package.json's `types` names), emitted by tsc from
+// src/index.ts: for `npm pack`/`npm publish` (npm sets npm_command for the prepare script) or `--types`. Plain
+// builds skip them (a minute of tsc; the bundles and the tests do not need them).
+if (process.argv.includes("--types") || ["pack", "publish"].includes(process.env["npm_command"] ?? "")) {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "inherit" })
+}

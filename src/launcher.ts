@@ -4,7 +4,9 @@
  * Compiling the bundle was most of `minicode mcp serve`'s start-up, and Node 20 has no module compile cache
  * (`module.enableCompileCache` is Node 22). The cache is written once per bundle, Node version and flags, a
  * moment after start or at exit, so it holds the functions that run (not only the top level); `mcp serve` and the
- * other commands each have their own. It lives in the user's cache folder ($XDG_CACHE_HOME/minicode, else
+ * other commands each have their own. The bundle's path is part of the key: V8 keeps the file name a cache was made
+ * for, so two installs of one bundle (two checkouts, a global and a local install) sharing a cache would print
+ * each other's paths in stack traces. It lives in the user's cache folder ($XDG_CACHE_HOME/minicode, else
  * ~/.cache/minicode, else a private folder in the temp directory), never in the workspace; a missing, unwritable
  * or rejected cache only means compiling as before. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
  *
@@ -126,7 +128,7 @@ const dir = process.env["NODE_DISABLE_COMPILE_CACHE"] === "1" ? undefined : cach
 const cacheFile =
   dir === undefined
     ? undefined
-    : path.join(dir, `${path.basename(MINICODE_MAIN, ".cjs")}-${mode}-${digest(`${process.version} ${process.arch} ${process.execArgv.join(" ")}`)}.cache`)
+    : path.join(dir, `${path.basename(MINICODE_MAIN, ".cjs")}-${mode}-${digest(`${process.version} ${process.arch} ${process.execArgv.join(" ")} ${file}`)}.cache`)
 
 /**
  * The bundle compiled (through the cache when there is one). The file's text and the cache's bytes are locals: only

@@ -17,6 +17,7 @@ import * as Approvers from "../adapters/approval/Approvers.js"
 import * as JsonFileAllowlist from "../adapters/approval/JsonFileAllowlist.js"
 import * as NodeConfig from "../adapters/config/NodeConfig.js"
 import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
+import * as StateDir from "../adapters/fs/StateDir.js"
 import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
 import * as NetGuard from "../adapters/net/NetGuard.js"
 import * as NodeAdapters from "./NodeLayers.js"
@@ -66,6 +67,9 @@ export const workspaceJournal = (workspace: string) =>
     ),
     NodeFileSystem.layer
   )
+
+/** Makes the workspace's `.minicode/` folder, private, with its `.gitignore` (`*`). */
+export const prepareStateDir = StateDir.prepare
 
 /** The language-server probe of `doctor`, loaded on demand. */
 export const lspProbe = Effect.promise(() => import("../adapters/lsp/LspProbe.js"))

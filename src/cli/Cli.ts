@@ -20,6 +20,7 @@ import * as Failure from "./Failure.js"
 import * as Help from "./Help.js"
 import * as Layout from "./Layout.js"
 import { tools } from "./ToolsCommand.js"
+import * as CliProgress from "./CliProgress.js"
 import { journalCommands } from "./JournalCommands.js"
 import { mcp } from "./McpCommands.js"
 import { lspCommand } from "./LspBrokerCommands.js"
@@ -62,10 +63,12 @@ const tool = Command.make(
       const request = { tool: flags.name, args }
       const prepared = Runner.prepare(request)
       const mutates = Either.isRight(prepared) && prepared.right.facts.mutates
+      const listened = <A, E, R>(call: Effect.Effect<A, E, R>) =>
+        CliProgress.around(call, { stream: !flags.json, maxBytes: session.maxOutputBytes ?? Kernel.defaultMaxOutputBytes })
       // A read needs no journal (SQLite stays unloaded); a mutation runs in its own turn, numbered after this
       // session's last one and finalised when the call ends, so `minicode undo` can restore it.
       const outcome = yield* !mutates
-        ? Runner.invoke(request).pipe(Effect.provide(Kernel.layer(session, { ...adapters, journal: CliLayers.memoryJournal() })), Effect.either)
+        ? Runner.invoke(request).pipe(Effect.provide(Kernel.layer(session, { ...adapters, journal: CliLayers.memoryJournal() })), listened, Effect.either)
         : Effect.scoped(
             Effect.gen(function* () {
               const sessionLayer = Kernel.sessionLayer(session).pipe(Layer.provide(adapters.fileSystem))
@@ -74,6 +77,7 @@ const tool = Command.make(
               const turn = (yield* journal.lastTurn("cli").pipe(Effect.orElseSucceed(() => 0))) + 1
               const result = yield* Runner.invoke(request).pipe(
                 Effect.provide(Kernel.layer({ ...session, turn }, { ...adapters, journal: Layer.succeedContext(journalContext) })),
+                listened,
                 Effect.either
               )
               yield* journal.finalizeTurn("cli", turn).pipe(Effect.ignore)

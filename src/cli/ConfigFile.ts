@@ -45,7 +45,9 @@ export const writeRaw = (file: string, raw: Record<string, unknown>) =>
     yield* Schema.decodeUnknown(ConfigFile)(raw).pipe(Effect.mapError((e) => usage(`the result would not be a valid config: ${e.message}`)))
     yield* Effect.try({
       try: () => {
-        fs.mkdirSync(path.dirname(file), { recursive: true })
+        // The workspace's .minicode/ gets its .gitignore; the global config folder is only made.
+        if (path.basename(path.dirname(file)) === ".minicode") CliLayers.prepareStateDir(path.dirname(file))
+        else fs.mkdirSync(path.dirname(file), { recursive: true })
         const temp = `${file}.${process.pid}.tmp`
         fs.writeFileSync(temp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 })
         fs.renameSync(temp, file)

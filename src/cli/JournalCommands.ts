@@ -8,7 +8,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import * as CliLayers from "../app/CliLayers.js"
 import { ToolFailed, UsageError } from "../domain/core/Errors.js"
-import * as Recovery from "../domain/journal/Recovery.js"
+import * as RecoveryText from "../domain/journal/RecoveryText.js"
 import { Checkpoints } from "../ports/Checkpoints.js"
 import { Journal, type JournalError, type JournalRecord, type JournalState } from "../ports/Journal.js"
 import * as Undo from "../tools/UndoTool.js"
@@ -35,7 +35,7 @@ const stamp = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice
 const recordLine = (r: JournalRecord) =>
   `#${r.seq} ${stamp(r.createdAt)} ${r.session}/${r.turn} ${r.tool} ${r.state}${r.remote ? " (remote)" : ""}${
     r.paths.length > 0 ? ` ${r.paths.join(" ")}` : ""
-  }${r.note === null ? "" : ` — ${r.note}`}${r.finalized ? "" : " [open turn]"}`
+  }${r.summary === undefined ? "" : ` $ ${r.summary.replace(/\s*\n\s*/g, " ⏎ ")}`}${r.note === null ? "" : ` — ${r.note}`}${r.finalized ? "" : " [open turn]"}`
 
 const states: ReadonlyArray<JournalState> = ["pending", "committed", "failed", "unknown"]
 
@@ -83,15 +83,20 @@ const recover = Command.make("recover", { cwd, json }, (flags) =>
     Effect.gen(function* () {
       const j = yield* Journal
       const plan = yield* j.recover.pipe(Effect.mapError(toFailure))
-      if (flags.json) return yield* Console.log(JSON.stringify(plan, null, 2))
+      // Exit 4 while an outcome is unknown; failed and resolved items are told, not waited for.
+      const waiting = plan.items.filter(RecoveryText.open).length
+      if (waiting > 0) process.exitCode = ExitCode.ExitCode.needsRecovery
+      const records = plan.items.length === 0 ? new Map() : new Map((yield* j.list().pipe(Effect.mapError(toFailure))).map((r) => [r.seq, r] as const))
+      // Each item with the sentence that explains it: what it was, why its outcome is unknown, what settles it.
+      const explained = plan.items.map((item) => ({ ...item, explanation: RecoveryText.explain(item, item.seq === null ? undefined : records.get(item.seq)) }))
+      if (flags.json) return yield* Console.log(JSON.stringify({ ...plan, items: explained }, null, 2))
       if (plan.items.length === 0) return yield* Console.log("nothing to recover: every turn was finalised")
-      yield* Console.log(plan.items.map(Recovery.describe).join("\n"))
+      yield* Console.log(explained.map((item) => `- ${item.explanation}`).join("\n"))
       yield* Console.log(
-        plan.clean
-          ? "every open call is done: nothing needs a human (nothing will be repeated)"
-          : "nothing was re-executed: verify the items above, then `minicode recover resolve SEQ applied|absent`"
+        waiting === 0
+          ? "Nothing waits for a human: every outcome above is known (nothing is ever repeated by itself)."
+          : `Nothing was re-executed. ${waiting === 1 ? "One call waits" : `${waiting} calls wait`} for a human: settle ${waiting === 1 ? "it" : "each"} with the command on ${waiting === 1 ? "its" : "their"} line.`
       )
-      if (!plan.clean) process.exitCode = ExitCode.ExitCode.needsRecovery
     })
   )
 ).pipe(
@@ -127,18 +132,13 @@ const restore = (action: "undo" | "redo") =>
             : yield* (action === "undo" ? Undo.latestUndoable : Undo.latestRedoable).pipe(Effect.mapError(toFailure))
           if (Option.isNone(target)) return yield* new UsageError({ reason: `nothing to ${action}: ${action === "undo" ? "no turn changed files (see `minicode checkpoints`)" : "no turn was undone"}` })
           const options = { root: workspace, session: target.value.session, turn: target.value.turn }
-          return yield* (action === "undo" ? Undo.undo(options) : Undo.redo(options)).pipe(Effect.mapError(toFailure))
+          return yield* (action === "undo" ? Undo.undo(options) : Undo.redo(options)).pipe(
+            Effect.mapError((e) => (e._tag === "NothingToRestore" ? new UsageError({ reason: e.message }) : toFailure(e)))
+          )
         })
       )
       if (flags.json) return yield* Console.log(JSON.stringify(report, null, 2))
-      const lines = [
-        `${action} ${report.session}/${report.turn}: ${report.restored.length} restored`,
-        ...report.restored.map((p) => `  restored ${p}`),
-        ...report.skipped.map((s) => `  skipped ${s.path}: ${s.reason}`),
-        ...report.refused.map((s) => `  REFUSED ${s.path}: ${s.reason}`),
-        ...report.notRestorable.map((n) => `  not restorable: #${n.seq} ${n.tool} (no file snapshots)`)
-      ]
-      yield* Console.log(lines.join("\n"))
+      yield* Console.log(restoreLines(report).join("\n"))
       if (report.refused.length > 0) process.exitCode = ExitCode.ExitCode.denied
     })
   ).pipe(
@@ -148,5 +148,26 @@ const restore = (action: "undo" | "redo") =>
         : "Re-apply a turn that was undone"
     )
   )
+
+const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`
+
+/** The report of `undo`/`redo` as sentences: what was done (or why nothing was), then one line per file. */
+const restoreLines = (report: Undo.RestoreReport): ReadonlyArray<string> => {
+  const turn = `turn ${report.session}/${report.turn}`
+  const again = `\`minicode ${report.action} --session ${report.session} --turn ${report.turn}\``
+  const head =
+    report.refused.length > 0
+      ? `${report.action === "undo" ? "Undo" : "Redo"} of ${turn} refused: nothing was changed, and the turn can still be ${report.action === "undo" ? "undone" : "redone"}. Put the ${report.refused.length === 1 ? "file" : "files"} below back as the turn left ${report.refused.length === 1 ? "it" : "them"} (or move ${report.refused.length === 1 ? "it" : "them"} aside), then run ${again}.`
+      : report.restored.length === 0
+        ? `Nothing to restore in ${turn}: every file it changed is already as it ${report.action === "undo" ? "was before the turn" : "was after it"}.`
+        : `${report.action === "undo" ? "Undid" : "Redid"} ${turn}: ${files(report.restored.length)} restored.`
+  return [
+    head,
+    ...report.refused.map((s) => `  refused ${s.path}: ${s.reason}.`),
+    ...(report.refused.length > 0 ? [] : report.restored.map((p) => `  restored ${p}`)),
+    ...report.skipped.map((s) => `  skipped ${s.path}: ${s.reason}.`),
+    ...report.notRestorable.map((n) => `  #${n.seq} (${n.tool}) is not undone: it keeps no file snapshots, so its effects stay; \`minicode journal --turn ${report.turn}\` shows it.`)
+  ]
+}
 
 export const journalCommands = [journal, recover, checkpoints, restore("undo"), restore("redo")] as const

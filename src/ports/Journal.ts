@@ -27,6 +27,8 @@ export interface Intent {
   readonly remote: boolean
   /** Only for undo/redo records written by the Undo program. */
   readonly restores?: RestoreTarget | undefined
+  /** What the call did in words, already redacted and short (bash: its command), for `minicode journal`. */
+  readonly summary?: string | undefined
 }
 
 export interface JournalRecord {
@@ -53,6 +55,8 @@ export interface JournalRecord {
   /** Set when a human or client resolved a non-committed record (`recover resolve SEQ applied|absent`). */
   readonly resolution: Resolution | null
   readonly restores: RestoreTarget | null
+  /** The intent's summary (bash: the redacted command), when it had one. */
+  readonly summary?: string
 }
 
 /**

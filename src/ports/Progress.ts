@@ -14,6 +14,11 @@ export interface ProgressShape {
   readonly watched: boolean
   readonly note: (message: string) => void
   readonly log: (level: LogLevel, message: string) => void
+  /**
+   * A command's raw output, chunk by chunk as it arrives (stdout and stderr interleaved), for a front end that
+   * shows it as it comes (the CLI's `tool bash`, on stderr); absent when nobody streams it. The listener redacts.
+   */
+  readonly output?: (chunk: string) => void
 }
 
 /** Provided per call by a front end that listens; absent otherwise (see `current`). */

@@ -60,11 +60,13 @@ export const makeWith = (
     const timeoutMs = call.args.timeout_ms ?? defaultTimeoutMs
     return Effect.gen(function* () {
       const hidden = yield* hideGitObjects
-      // Only a call someone listens to pays for reading its output as it comes.
+      // Only a call someone listens to pays for reading its output as it comes: streamed whole when the front end
+      // shows it (the CLI), else its last line as the call's note (mcp serve's progress).
       const progress = yield* Progress.current
+      const onOutput = progress.output ?? (progress.watched ? lastLine(progress.note) : undefined)
       const result = yield* shell
         .run({
-          ...(progress.watched ? { onOutput: lastLine(progress.note) } : {}),
+          ...(onOutput === undefined ? {} : { onOutput }),
           command: call.args.command,
           cwd: inv.resolved["cwd"]?.real ?? session.root,
           env: {},

@@ -167,6 +167,7 @@ export const make = (options: Options = {}) =>
         const focus = new Set([...scans.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
         note?.(`repo_map: ranking the symbols of ${scans.size} files`)
         const ranking = Rank.rank(scans, focus)
+        if (progress.watched) progress.note("repo_map: outlining the top-ranked files")
         const maxChars = call.args.max_chars ?? Render.defaultMaxChars
 
         // Outline the files in rank order until their outlines hold well more than the budget: only what can be shown.

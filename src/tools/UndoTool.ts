@@ -34,8 +34,8 @@ export interface RestoreReport {
   readonly action: "undo" | "redo"
   readonly session: string
   readonly turn: number
-  /** The seq of the undo/redo record itself. */
-  readonly seq: number
+  /** The seq of the undo/redo record itself; null when a refused path stopped it before anything was done. */
+  readonly seq: number | null
   readonly restored: ReadonlyArray<string>
   readonly skipped: ReadonlyArray<{ readonly path: string; readonly reason: string }>
   readonly refused: ReadonlyArray<{ readonly path: string; readonly reason: string }>
@@ -97,10 +97,9 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
   Effect.gen(function* () {
     const journal = yield* Journal
     const checkpoints = yield* Checkpoints
-    const changes = yield* checkpoints.changes(options.session, options.turn)
-    if (changes.length === 0) {
-      return yield* new Undo.UndoError({ action, reason: `no checkpoint for turn ${options.turn} of ${options.session}` })
-    }
+    // Calls that cannot have changed their path (failed, or wrote what was there) are left out.
+    const changes = (yield* checkpoints.changes(options.session, options.turn)).filter(Undo.effective)
+    if (changes.length === 0) return yield* new Undo.NothingToRestore({ action, session: options.session, turn: options.turn })
     // The root as the kernel sees it (no symlink on the way), so descriptors can walk to every path below it.
     const root = (yield* PathResolver.resolve("/", options.root)).real
     const located = new Map<string, Jail.PathFacts>()
@@ -119,6 +118,25 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
       ...outOfJail.map((r) => ({ _tag: "Refuse" as const, ...r }))
     ]
     const restores = steps.flatMap((s) => (s._tag === "Restore" ? [s] : []))
+    const refused = steps.flatMap((s) => (s._tag === "Refuse" ? [{ path: s.path, reason: s.reason }] : []))
+    const skipped = steps.flatMap((s) => (s._tag === "Skip" ? [{ path: s.path, reason: s.reason }] : []))
+    const withSnapshots = new Set(changes.map((c) => c.seq))
+    const report = (seq: number | null, restored: ReadonlyArray<string>) =>
+      Effect.map(journal.list({ session: options.session, turn: options.turn }), (records): RestoreReport => ({
+        action,
+        session: options.session,
+        turn: options.turn,
+        seq,
+        restored,
+        skipped,
+        refused,
+        notRestorable: records
+          .filter((r) => r.capability !== "read" && r.restores === null && r.tool !== "recover.resolve" && !withSnapshots.has(r.seq))
+          .map((r) => ({ seq: r.seq, tool: r.tool }))
+      }))
+    // A turn is restored whole or not at all: one refused path and nothing is touched, nothing journaled, and the
+    // turn stays where it was (still undoable, or still redoable) for a second try once the path is sorted out.
+    if (refused.length > 0) return yield* report(null, [])
 
     const snapshots = restores.flatMap((s): ReadonlyArray<Snapshot> => {
       const now = current.get(s.path)
@@ -144,38 +162,18 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
     const applied = yield* Effect.forEach(restores, (step) => Effect.flatMap(factsOf(step.path), (facts) => apply(action, facts, step)), { discard: true }).pipe(
       Effect.exit
     )
-    const refused = steps.flatMap((s) => (s._tag === "Refuse" ? [{ path: s.path, reason: s.reason }] : []))
     if (applied._tag === "Failure") {
       // Some files may already be restored: `unknown`, and a re-run will finish it.
       yield* journal.complete(record.id, "unknown", `${action} interrupted: run it again to finish`)
       return yield* Effect.failCause(applied.cause)
     }
-    yield* journal.complete(
-      record.id,
-      "committed",
-      refused.length === 0 ? `${action} of turn ${options.turn}` : `refused: ${refused.map((r) => r.path).join(", ")}`
-    )
+    yield* journal.complete(record.id, "committed", `${action} of turn ${options.turn}`)
     yield* journal.finalizeTurn(actor.session, actor.turn)
-
-    const withSnapshots = new Set(changes.map((c) => c.seq))
-    const records = yield* journal.list({ session: options.session, turn: options.turn })
-    const report: RestoreReport = {
-      action,
-      session: options.session,
-      turn: options.turn,
-      seq: record.seq,
-      restored: restores.map((s) => s.path),
-      skipped: steps.flatMap((s) => (s._tag === "Skip" ? [{ path: s.path, reason: s.reason }] : [])),
-      refused,
-      notRestorable: records
-        .filter((r) => r.capability !== "read" && r.restores === null && r.tool !== "recover.resolve" && !withSnapshots.has(r.seq))
-        .map((r) => ({ seq: r.seq, tool: r.tool }))
-    }
-    return report
+    return yield* report(record.seq, restores.map((s) => s.path))
   })
 
 type Requirements = Journal | Checkpoints | FileSystem
-type Failure = JournalError | FsError | Undo.UndoError
+type Failure = JournalError | FsError | Undo.UndoError | Undo.NothingToRestore
 
 /** Restores the files of a turn to their state before it. */
 export const undo = (options: RestoreOptions): Effect.Effect<RestoreReport, Failure, Requirements> =>
@@ -185,10 +183,22 @@ export const undo = (options: RestoreOptions): Effect.Effect<RestoreReport, Fail
 export const redo = (options: RestoreOptions): Effect.Effect<RestoreReport, Failure, Requirements> =>
   restore("redo", options).pipe(Effect.withSpan("Undo.redo"))
 
-/** `minicode checkpoints`: newest first. */
-export const checkpoints: Effect.Effect<ReadonlyArray<Checkpoint>, JournalError, Checkpoints> = Effect.flatMap(
-  Checkpoints,
-  (c) => c.list
+/**
+ * `minicode checkpoints`: newest first, only turns that may have changed a file (a turn of failed calls, or of
+ * writes that left each file as it was, is none), each with the paths it changed.
+ */
+export const checkpoints: Effect.Effect<ReadonlyArray<Checkpoint>, JournalError, Checkpoints> = Effect.flatMap(Checkpoints, (c) =>
+  Effect.flatMap(c.list, (list) =>
+    Effect.map(
+      Effect.forEach(list, (checkpoint) =>
+        Effect.map(c.changes(checkpoint.session, checkpoint.turn), (changes): ReadonlyArray<Checkpoint> => {
+          const paths = [...new Set(changes.filter(Undo.effective).map((change) => change.path))]
+          return paths.length === 0 ? [] : [{ ...checkpoint, paths }]
+        })
+      ),
+      (kept) => kept.flat()
+    )
+  )
 )
 
 /** The checkpoint `undo` without `--turn` means: the newest one not undone (or an undo left half-way). */

@@ -122,7 +122,8 @@ describe("minicode CLI", () => {
     // Someone else changes the file: undo refuses that path and says why.
     fs.writeFileSync(path.join(dir, "a.txt"), "theirs\n")
     const refused = minicode(["undo", "--cwd", dir])
-    expect(refused.stdout).toContain("REFUSED a.txt")
+    expect(refused.status).toBe(3)
+    expect(refused.stdout).toContain("refused a.txt: a.txt changed after the turn")
     expect(fs.readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("theirs\n")
   })
 })

@@ -87,4 +87,33 @@ describe("minicode executable", () => {
     }
     expect(fs.readdirSync(ws)).toEqual(["not-a-folder"])
   })
+
+  it("keys the cache by install path too: two installs of one bundle never print each other's paths in a trace", () => {
+    const xdg = temp("minicode-launch-cache-")
+    const installs = ["a", "b"].map((name) => {
+      const root = path.join(temp(`minicode-install-${name}-`), "minicode")
+      fs.mkdirSync(root)
+      fs.cpSync(path.resolve("dist"), path.join(root, "dist"), { recursive: true })
+      fs.copyFileSync(path.resolve("package.json"), path.join(root, "package.json"))
+      fs.symlinkSync(path.resolve("node_modules"), path.join(root, "node_modules"))
+      return root
+    })
+    // A usage error with --debug prints the stack trace, which names the bundle's file.
+    const trace = (root: string) =>
+      spawnSync(process.execPath, [path.join(root, "dist", "bin.js"), "--debug", "tool", "read_file", "{path:1}"], {
+        encoding: "utf8",
+        env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", XDG_CACHE_HOME: xdg },
+        timeout: 30_000
+      })
+    const [a, b] = installs as [string, string]
+    for (const round of [1, 2]) {
+      for (const [own, other] of [[a, b], [b, a]] as const) {
+        const r = trace(own)
+        expect(r.status, `round ${round}: ${r.stderr}`).toBe(2)
+        expect(r.stderr).toContain(path.join(own, "dist"))
+        expect(r.stderr).not.toContain(other)
+      }
+    }
+    expect(caches(path.join(xdg, "minicode")).length).toBe(2)
+  })
 })

@@ -244,7 +244,7 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
       }))
     })
 
-    it.live("undo refuses a path someone else changed after the turn, and restores the rest", () => {
+    it.live("undo refuses a whole turn when someone changed one of its paths since; the turn stays undoable", () => {
       const root = tempDir()
       write(root, "a.txt", "a0")
       write(root, "b.txt", "b0")
@@ -253,11 +253,52 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
         yield* chainWrite({ root, session: "s1", turn: 1, path: "b.txt", content: "b1" })
         write(root, "b.txt", "edited by a human")
         const report = yield* Undo.undo({ root, session: "s1", turn: 1 })
-        assert.deepStrictEqual(report.restored, ["a.txt"])
+        assert.deepStrictEqual(report.restored, [])
+        assert.isNull(report.seq)
         assert.strictEqual(report.refused[0]?.path, "b.txt")
         assert.include(report.refused[0]?.reason ?? "", "changed after the turn")
         assert.strictEqual(NodeFs.readFileSync(NodePath.join(root, "b.txt"), "utf8"), "edited by a human")
+        assert.strictEqual(NodeFs.readFileSync(NodePath.join(root, "a.txt"), "utf8"), "a1")
+        assert.strictEqual((yield* Undo.checkpoints)[0]?.status, "applied")
+        // Once the file is back as the turn left it, the same undo restores both.
+        write(root, "b.txt", "b1")
+        const again = yield* Undo.undo({ root, session: "s1", turn: 1 })
+        assert.deepStrictEqual([...again.restored].sort(), ["a.txt", "b.txt"])
         assert.strictEqual(NodeFs.readFileSync(NodePath.join(root, "a.txt"), "utf8"), "a0")
+        assert.strictEqual((yield* Undo.checkpoints)[0]?.status, "undone")
+      }))
+    })
+
+    it.live("keeps an intent's summary (bash: the redacted command) and lists it with the record", () =>
+      provide(Effect.gen(function* () {
+        const journal = yield* Journal
+        const bash = yield* journal.begin(intent({ tool: "bash", capability: "exec", paths: [], summary: "make test" }), [])
+        yield* journal.complete(bash.id, "committed")
+        const plain = yield* journal.begin(intent(), [])
+        const [first, second] = yield* journal.list()
+        assert.strictEqual(first?.summary, "make test")
+        assert.strictEqual(first?.seq, bash.seq)
+        assert.isUndefined(second?.summary)
+        assert.strictEqual(second?.seq, plain.seq)
+        assert.isTrue((yield* journal.recover).items.every((i) => i.classification !== "ambiguous"))
+      })))
+
+    it.live("a turn whose calls changed nothing (a failed call, a write of what was there) is no checkpoint", () => {
+      const root = tempDir()
+      write(root, "a.txt", "a0")
+      return provide(Effect.gen(function* () {
+        const journal = yield* Journal
+        yield* chainWrite({ root, session: "s1", turn: 1, path: "a.txt", content: "a0" })
+        const failed = yield* journal.begin(
+          intent({ tool: "edit_file", paths: ["a.txt"], turn: 2 }),
+          [{ path: "a.txt", content: new TextEncoder().encode("a0"), mode: 0o644 }]
+        )
+        yield* journal.complete(failed.id, "failed", "old_string was not found")
+        yield* chainWrite({ root, session: "s1", turn: 3, path: "a.txt", content: "a3" })
+        const list = yield* Undo.checkpoints
+        assert.deepStrictEqual(list.map((c) => c.turn), [3])
+        const nothing = yield* Effect.flip(Undo.undo({ root, session: "s1", turn: 1 }))
+        assert.strictEqual(nothing._tag, "NothingToRestore")
       }))
     })
 

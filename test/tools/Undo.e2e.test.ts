@@ -52,7 +52,7 @@ describe("undo and redo through the jail", () => {
     fs.symlinkSync(outside, path.join(ws, "d"))
     const undo = minicode(["undo", "--cwd", ws])
     expect(undo.status, undo.stderr).toBe(3) // denied: the exit-code table
-    expect(undo.stdout).toContain("REFUSED d/e/a.txt")
+    expect(undo.stdout).toContain("refused d/e/a.txt")
     expect(undo.stdout).toContain("leads outside the workspace through a symlink")
     expect(listing(outside)).toEqual(["keep.txt"])
     // Once d is a folder of the workspace again, undoing that turn restores the file.
@@ -87,7 +87,7 @@ describe("undo and redo through the jail", () => {
         const r = minicode([action, "--cwd", ws, "--session", c.session, "--turn", String(c.turn)])
         if (action === "undo") {
           expect(r.status, r.stdout + r.stderr).toBe(3) // denied: the exit-code table
-          expect(r.stdout).toMatch(/REFUSED .*: ".*" is not a plain workspace-relative path/)
+          expect(r.stdout).toMatch(/refused .*: ".*" is not a plain workspace-relative path/)
         }
       }
     }

@@ -92,7 +92,8 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
             finalized: false,
             answered: false,
             resolution: null,
-            restores: intent.restores ?? null
+            restores: intent.restores ?? null,
+            ...(intent.summary === undefined ? {} : { summary: intent.summary })
           }
           const changes = snapshots.map((snap): StoredChange => {
             const after = intended.find((i) => i.path === snap.path)

@@ -183,7 +183,8 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         requestId: intent.requestId ?? null,
         remote: intent.remote,
         restores: intent.restores ?? null,
-        createdAt: now
+        createdAt: now,
+        ...(intent.summary === undefined ? {} : { summary: intent.summary })
       }
       const row = {
         id,
@@ -205,7 +206,8 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         restore_session: base.restores?.session ?? null,
         restore_turn: base.restores?.turn ?? null,
         sum: immutableSum(base),
-        state_sum: stateSum(id, "pending", null)
+        state_sum: stateSum(id, "pending", null),
+        summary: intent.summary ?? null
       }
       // One synchronous transaction on the hot-path connection: the record, the content-addressed blobs and the
       // snapshot rows land together or not at all.

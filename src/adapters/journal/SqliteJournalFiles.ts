@@ -4,6 +4,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Effect } from "effect"
 import { JournalError } from "../../ports/Journal.js"
+import * as StateDir from "../fs/StateDir.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Files: the directory 700, the database 600 (SQLite gives -wal and -shm the database's mode).
@@ -12,7 +13,7 @@ export const prepareFiles = (dbPath: string) =>
   Effect.try({
     try: () => {
       const dir = NodePath.dirname(dbPath)
-      NodeFs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+      StateDir.prepare(dir)
       NodeFs.chmodSync(dir, 0o700)
       NodeFs.closeSync(NodeFs.openSync(dbPath, NodeFs.constants.O_CREAT | NodeFs.constants.O_RDWR, 0o600))
       NodeFs.chmodSync(dbPath, 0o600)

@@ -67,10 +67,15 @@ export const migrations = Migrator.fromRecord({
   "3_answered": Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql`ALTER TABLE records ADD COLUMN answered INTEGER NOT NULL DEFAULT 1`
+  }),
+  // What a call did in words (bash: its command, redacted), for `minicode journal`; null for older rows.
+  "4_summary": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE records ADD COLUMN summary TEXT`
   })
 })
 
-export const latestMigration = 3
+export const latestMigration = 4
 
 export const Capability = Schema.Literal("read", "write", "exec", "network", "external")
 export const State = Schema.Literal("pending", "committed", "failed", "unknown")
@@ -99,7 +104,8 @@ export const RecordRow = Schema.Struct({
   restore_turn: Schema.NullOr(Schema.Number),
   sum: Schema.String,
   state_sum: Schema.String,
-  resolution_sum: Schema.NullOr(Schema.String)
+  resolution_sum: Schema.NullOr(Schema.String),
+  summary: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 export type RecordRow = typeof RecordRow.Type
 export const decodeRecordRow = Schema.decodeUnknownEither(RecordRow)
@@ -156,8 +162,10 @@ export interface Immutable {
   readonly remote: boolean
   readonly restores: { readonly action: string; readonly session: string; readonly turn: number } | null
   readonly createdAt: number
+  readonly summary?: string | undefined
 }
 
+/** The summary joins the checksum only when there is one, so rows from before it keep theirs. */
 export const immutableSum = (r: Immutable): string =>
   sha256(JSON.stringify([
     r.id,
@@ -170,7 +178,8 @@ export const immutableSum = (r: Immutable): string =>
     r.requestId,
     r.remote,
     r.restores === null ? null : [r.restores.action, r.restores.session, r.restores.turn],
-    r.createdAt
+    r.createdAt,
+    ...(r.summary === undefined ? [] : [r.summary])
   ]))
 export const stateSum = (id: string, state: JournalState, note: string | null): string => sha256(JSON.stringify([id, state, note]))
 export const resolutionSum = (id: string, resolution: string): string => sha256(JSON.stringify([id, resolution]))
@@ -195,7 +204,8 @@ export const toRecord = (row: RecordRow): JournalRecord => ({
   resolution: row.resolution,
   restores: row.restore_action === null || row.restore_session === null || row.restore_turn === null
     ? null
-    : { action: row.restore_action, session: row.restore_session, turn: row.restore_turn }
+    : { action: row.restore_action, session: row.restore_session, turn: row.restore_turn },
+  ...(row.summary === null ? {} : { summary: row.summary })
 })
 
 /** A decoded row whose checksums do not match: the reason, or null when it is intact. */

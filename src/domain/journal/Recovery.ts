@@ -145,11 +145,7 @@ export const plan = (records: ReadonlyArray<RecoveryInput>, damage: ReadonlyArra
   return { items, clean: items.every((item) => item.classification === "done"), counts }
 }
 
-/** A one-line human rendering of an item, for `minicode recover`. */
-export const describe = (item: RecoveryItem): string =>
-  `${item.seq === null ? "-" : `#${item.seq}`} ${item.tool ?? "journal"} [${item.classification}]${
-    item.paths.length > 0 ? ` ${item.paths.join(" ")}` : ""
-  }: ${item.advice}`
+/** `minicode recover` says each item in one sentence: see RecoveryText.ts. */
 
 /** What `recover resolve` needs to know of the record it resolves. */
 export interface ResolveTarget {

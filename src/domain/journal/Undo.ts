@@ -36,8 +36,25 @@ export const sameState = (a: FileState, b: FileState): boolean =>
   a.hash === b.hash &&
   (a.hash === null || a.mode === null || b.mode === null || permissions(a.mode) === permissions(b.mode))
 
-const show = (s: FileState): string =>
-  s.hash === null ? "absent" : `sha256 ${s.hash.slice(0, 12)}${s.mode === null ? "" : ` mode ${permissions(s.mode).toString(8)}`}`
+/**
+ * A state as words: "absent", "a directory" (a hash of the form `kind:` marks something that is not a regular
+ * file), or "a file (sha256 2d711642b726, mode 644)".
+ */
+export const describe = (s: FileState): string => {
+  if (s.hash === null) return "absent"
+  if (s.hash.endsWith(":")) return `a ${s.hash.slice(0, -1)}`
+  return `a file (sha256 ${s.hash.slice(0, 12)}${s.mode === null ? "" : `, mode ${permissions(s.mode).toString(8)}`})`
+}
+
+/** Several states as words, each once: "absent", "absent or a file (…)". */
+const describeAll = (states: ReadonlyArray<FileState>): string => [...new Set(states.map(describe))].join(" or ")
+
+/**
+ * Whether a change may have changed its path: not a call that failed (a file tool that fails has left nothing),
+ * nor one that meant to leave the path as it found it. A turn of such changes only is no checkpoint.
+ */
+export const effective = (change: PathChange): boolean =>
+  change.state !== "failed" && !(change.after !== null && sameState(change.before, change.after))
 
 /** Each path the changes touched, in path order, with its first and last change (by sequence). */
 const byPath = (
@@ -74,14 +91,14 @@ export const planUndo = (
   byPath(changes).flatMap(({ path, first, last }): ReadonlyArray<Step> => {
     const target = first.before
     const now = current(path)
-    if (sameState(now, target)) return [{ _tag: "Skip", path, reason: "already as before the turn" }]
+    if (sameState(now, target)) return [{ _tag: "Skip", path, reason: "it is already as it was before the turn" }]
     const left = leftBy(last)
-    if (typeof left === "string") return [{ _tag: "Refuse", path, reason: `${left}: cannot tell whether ${path} changed since` }]
+    if (typeof left === "string") return [{ _tag: "Refuse", path, reason: `${left}, so there is no telling whether ${path} changed since` }]
     if (!oneOf(now, left)) {
       return [{
         _tag: "Refuse",
         path,
-        reason: `${path} changed after the turn (now ${show(now)}, the turn left ${left.map(show).join(" or ")}): not overwriting it`
+        reason: `${path} changed after the turn: it is now ${describe(now)}, but the turn left it ${describeAll(left)}`
       }]
     }
     return [{ _tag: "Restore", path, to: target }]
@@ -97,16 +114,16 @@ export const planRedo = (
 ): ReadonlyArray<Step> =>
   byPath(changes).flatMap(({ path, first, last }): ReadonlyArray<Step> => {
     if (last.state !== "committed" || last.after === null) {
-      return [{ _tag: "Refuse", path, reason: `#${last.seq} on ${path} was never confirmed (${last.state}): not re-applying it` }]
+      return [{ _tag: "Refuse", path, reason: `the last change of ${path} in the turn (#${last.seq}) was never confirmed (it is ${last.state}), and redo never repeats an unconfirmed call` }]
     }
     const target = last.after
     const now = current(path)
-    if (sameState(now, target)) return [{ _tag: "Skip", path, reason: "already as the turn left it" }]
+    if (sameState(now, target)) return [{ _tag: "Skip", path, reason: "it is already as the turn left it" }]
     if (!sameState(now, first.before)) {
       return [{
         _tag: "Refuse",
         path,
-        reason: `${path} changed since the undo (now ${show(now)}, expected ${show(first.before)}): not overwriting it`
+        reason: `${path} changed since the undo: it is now ${describe(now)}, but the undo left it ${describe(first.before)}`
       }]
     }
     return [{ _tag: "Restore", path, to: target }]
@@ -118,5 +135,16 @@ export class UndoError extends Schema.TaggedError<UndoError>()("UndoError", {
 }) {
   override get message() {
     return `${this.action}: ${this.reason}`
+  }
+}
+
+/** `undo`/`redo` of a turn that changed no file (or is unknown): there is nothing to restore. */
+export class NothingToRestore extends Schema.TaggedError<NothingToRestore>()("NothingToRestore", {
+  action: Schema.Literal("undo", "redo"),
+  session: Schema.String,
+  turn: Schema.Number
+}) {
+  override get message() {
+    return `nothing to ${this.action}: turn ${this.session}/${this.turn} changed no file; \`minicode checkpoints\` lists the turns that did`
   }
 }

@@ -9,6 +9,7 @@ import { Session } from "../../ports/Session.js"
 import { ToolExecutor } from "../../ports/ToolExecutor.js"
 import { wrap } from "./Stage.js"
 import { canonicalArgs } from "../../domain/core/Canonical.js"
+import * as Summary from "../../domain/journal/Summary.js"
 import { intendedOf } from "../../domain/journal/Intended.js"
 
 /** Journal: a mutating call is recorded pending before its effect and committed / failed / unknown after it. */
@@ -57,6 +58,7 @@ export const JournalStage = wrap((next) =>
                     paths: snapshots.map((s) => s.path),
                     canonicalArgs: inv.canonicalArgs ?? canonicalArgs(inv.facts.call),
                     requestId: inv.requestId,
+                    summary: Summary.of(inv.facts.call),
                     remote: inv.facts.capability === "external"
                   },
                   snapshots,

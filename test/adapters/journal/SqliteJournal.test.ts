@@ -236,7 +236,8 @@ describe("SqliteJournal", () => {
       yield* Effect.gen(function* () {
         const sql = yield* SqliteClient.SqliteClient
         yield* sql`ALTER TABLE records DROP COLUMN answered`
-        yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id = 3`
+        yield* sql`ALTER TABLE records DROP COLUMN summary`
+        yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id >= 3`
         yield* sql`INSERT INTO records (id, session, turn, tool, capability, paths, args_hash, request_id, remote, state,
           created_at, updated_at, sum, state_sum) SELECT 'older', session, turn, tool, capability, paths, args_hash, 'older',
           remote, state, created_at, updated_at, sum, state_sum FROM records`

@@ -1,0 +1,63 @@
+/**
+ * What `minicode recover` says of each open item, one sentence: what the call was, why its outcome is not known
+ * (or what is known), and the command that settles it. Pure; the plan itself (`Recovery.plan`) decides nothing
+ * here.
+ */
+import type { RecoveryItem } from "./Recovery.js"
+
+/** What the journal record adds: its note (why it ended as it did) and its summary (bash: the command). */
+export interface RecordDetail {
+  readonly note: string | null
+  readonly summary?: string | undefined
+}
+
+const list = (paths: ReadonlyArray<string>) => paths.join(", ")
+
+const what = (item: RecoveryItem, detail: RecordDetail | undefined): string => {
+  const tool = item.tool ?? "a call"
+  const command = detail?.summary === undefined ? "" : ` \`${detail.summary}\``
+  const on = item.paths.length > 0 && command === "" ? ` on ${list(item.paths)}` : ""
+  const where = item.session === null ? "" : ` (turn ${item.session}/${item.turn})`
+  return `${item.seq === null ? "" : `#${item.seq} `}${tool}${command}${on}${where}`
+}
+
+/** Why a pending or unknown record has no outcome. */
+const why = (item: RecoveryItem, detail: RecordDetail | undefined): string => {
+  const note = detail?.note ?? null
+  if (item.state === "pending") return "never recorded an outcome: the process running it stopped first (killed, crashed, or the machine went down)"
+  if (note !== null && note.startsWith("interrupted")) return "was interrupted while it ran (Ctrl-C, SIGTERM or a cancelled request), so it may have done part of its work"
+  return `ended without a clear outcome${note === null ? "" : ` (${note})`}`
+}
+
+const resolveBoth = (seq: number) => `\`minicode recover resolve ${seq} applied\` if it happened, \`minicode recover resolve ${seq} absent\` if not`
+
+/** One sentence for one item of the plan. */
+export const explain = (item: RecoveryItem, detail?: RecordDetail): string => {
+  const subject = what(item, detail)
+  const look = item.paths.length > 0 ? `look at ${list(item.paths)}` : detail?.summary !== undefined ? "look at what that command changes" : "look at what it would have changed"
+  if (item.resolution === "applied") return `${subject} was resolved by a human as applied: nothing to do, and it is not to be repeated.`
+  if (item.resolution === "absent") return `${subject} was resolved by a human as absent: it did not happen, and it may be retried after a look.`
+  switch (item.classification) {
+    case "done":
+      return `${subject} finished and was recorded: nothing to do.`
+    case "failed":
+      return `${subject} failed${detail?.note === null || detail?.note === undefined ? "" : ` (${detail.note})`} and left nothing behind: it may be retried after a look; \`minicode recover resolve ${item.seq} absent\` records that you checked.`
+    case "read-back":
+      return item.state === "committed"
+        ? `${subject} ran on an MCP server, which said it succeeded, but only the server knows what it did: read its state back, then run \`minicode recover resolve ${item.seq} applied\` (or \`absent\` if it did not happen).`
+        : `${subject} ran on an MCP server and ${why(item, detail)}; only the server knows whether it acted: ask it, then run ${resolveBoth(item.seq ?? 0)}.`
+    case "verify":
+      return `${subject} ${why(item, detail)}: ${look}, then run ${resolveBoth(item.seq ?? 0)}.`
+    case "ambiguous":
+      return item.seq === null
+        ? `${item.advice.replace(/^the journal/, "The journal")}; there is no single record to resolve: \`minicode journal\` lists the recent calls.`
+        : `${subject}: ${item.advice}; once you know, run ${resolveBoth(item.seq)}.`
+  }
+}
+
+/**
+ * Whether an item still waits for a person: its outcome is unknown (verify, read-back, a damaged journal) and
+ * nobody resolved it. A failed call's outcome is known (it left nothing), and so is a resolved one's.
+ */
+export const open = (item: RecoveryItem): boolean =>
+  item.resolution === null && (item.classification === "verify" || item.classification === "read-back" || item.classification === "ambiguous")
