@@ -47,6 +47,7 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     const progress = yield* Progress.current
     const glob = call.args.glob
     const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
+    if (progress.watched) progress.note("grep: listing files")
     const walked =
       facts.kind === "directory"
         ? yield* walk({

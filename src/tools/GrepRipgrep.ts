@@ -96,6 +96,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     // its hits back should the file fail the check that runs (with the lstats) once the search is over.
     const found = GrepResults.collector()
     const progress = yield* Progress.current
+    if (progress.watched) progress.note("grep: searching with ripgrep")
     const counts = new Map<string, number>()
     const binaries = new Set<string>()
     // A file's lines come together: its verdict is kept for the next event.

@@ -87,6 +87,7 @@ export const make = (options: Options = {}) =>
         if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
         const progress = yield* Progress.current
         const note = progress.watched ? progress.note : undefined
+        note?.("repo_map: listing files")
         const walked = yield* walk({
           root: session.root,
           start: facts.real,

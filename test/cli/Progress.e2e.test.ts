@@ -113,7 +113,8 @@ describe("progress on a terminal", () => {
     expect(map.stdout).not.toContain("\x1b")
     const grep = onTerminal(["tool", "grep", '{"pattern":"x \\\\+ 3"}'], ws)
     expect(grep.status, grep.stderr).toBe(0)
-    expect(grep.stderr).toMatch(/^\r\x1b\[Kgrep: searching 40 files/)
+    // Either engine: its own walk ("grep: listing files") or ripgrep ("grep: searching with ripgrep").
+    expect(grep.stderr).toMatch(/^\r\x1b\[Kgrep: (listing files|searching with ripgrep)/)
     expect(grep.stdout).toContain("m3.ts:1:")
   })
 
