@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Decision } from "../domain/core/Decision.js"
+import type { Outcome as EditOutcome } from "../domain/files/Edit.js"
 import type { ToolError } from "../domain/core/Errors.js"
 import type { PathFacts } from "../domain/jail/Jail.js"
 import type { Facts } from "../domain/core/Tools.js"
@@ -17,6 +18,11 @@ export interface Invocation {
   readonly requestId?: string | undefined
   /** The call's canonical form (tool and arguments), when whoever sent it down already made it. */
   readonly canonicalArgs?: string | undefined
+  /**
+   * For `edit_file`, the edit's outcome on the bytes the Journal stage snapshot (and recorded as intended): the file
+   * tool writes it instead of reading and applying the edit a second time. Absent when no journal ran.
+   */
+  readonly edited?: EditOutcome | undefined
 }
 
 export interface ToolOutput {

@@ -9,7 +9,7 @@ import { Session } from "../../ports/Session.js"
 import { ToolExecutor } from "../../ports/ToolExecutor.js"
 import { wrap } from "./Stage.js"
 import { canonicalArgs } from "../../domain/core/Canonical.js"
-import { intendedOf } from "../../domain/journal/Intended.js"
+import { planOf } from "../../domain/journal/Intended.js"
 
 /** Journal: a mutating call is recorded pending before its effect and committed / failed / unknown after it. */
 export const JournalStage = wrap((next) =>
@@ -47,6 +47,7 @@ export const JournalStage = wrap((next) =>
                 const facts = inv.resolved[field]
                 return facts === undefined ? undefined : Jail.display(session, facts.entry)
               }
+              const plan = planOf(inv.facts.call, byPath, shown)
               const record = yield* journal
                 .begin(
                   {
@@ -60,7 +61,7 @@ export const JournalStage = wrap((next) =>
                     remote: inv.facts.capability === "external"
                   },
                   snapshots,
-                  intendedOf(inv.facts.call, byPath, shown)
+                  plan.intended
                 )
                 .pipe(Effect.mapError(journalError))
               // Settled once: early by the executor (MutationDone) when the mutation is done before the call ends.
@@ -69,7 +70,7 @@ export const JournalStage = wrap((next) =>
               const done = MutationDone.of({
                 done: ({ isError }) => once(journal.complete(record.id, isError ? "failed" : "committed").pipe(Effect.ignore))
               })
-              return yield* next(inv).pipe(
+              return yield* next(plan.edited === undefined ? inv : { ...inv, edited: plan.edited }).pipe(
                 Effect.provideService(MutationDone, done),
                 Effect.onExit((exit) => {
                   if (exit._tag === "Success") {
