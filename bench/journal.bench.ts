@@ -32,7 +32,7 @@ const adapters = (journal: Kernel.Adapters["journal"]): Kernel.Adapters => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer([]),
   approver: Approvers.constant("no"),
-  bashParser: Unavailable.bashParser, sql: Unavailable.sql,
+  bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState,
   netGuard: MemoryNetGuard.layer(),
   journal
 })

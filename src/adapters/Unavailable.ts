@@ -8,6 +8,7 @@ import { BashParseError, BashParser } from "../ports/BashParser.js"
 import { LspTransport } from "../ports/LspTransport.js"
 import { McpTransport } from "../ports/McpTransport.js"
 import { PostgresParser, PostgresParserUnavailable } from "../ports/PostgresParser.js"
+import { SandboxState } from "../ports/SandboxState.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { Shell, ShellError } from "../ports/Shell.js"
 
@@ -52,3 +53,13 @@ export const sql = Layer.merge(
   Layer.succeed(SqlConnections, {}),
   Layer.succeed(PostgresParser, PostgresParser.of({ parse: () => Effect.fail(new PostgresParserUnavailable()) }))
 )
+
+/**
+ * No OS sandbox for bash: the guard then takes the stricter reading of `Unsandboxed` (bash asks before workspace
+ * code and dynamic words), and says why in its question.
+ */
+export const sandboxState = Layer.succeed(
+  SandboxState,
+  SandboxState.of({ bash: Effect.succeed({ _tag: "Unsandboxed", reason: "this session was given no sandbox" }) })
+)
+

@@ -30,7 +30,7 @@ import type { Launcher } from "../ports/Launcher.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import * as BashTool from "../tools/BashTool.js"
-import { type Extension, Extensions } from "../kernel/Executor.js"
+import { type Extension, Extensions, noDiagnostics } from "../kernel/Executor.js"
 import * as GitTools from "../tools/GitTools.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as RepoMap from "../tools/RepoMapTool.js"
@@ -265,8 +265,7 @@ export const extensions = (options: {
       const session = yield* Session
       // The sandbox is probed when bash is first called, not when the session starts.
       // Without a sandbox the session's first bash result says so (the guard then asks before workspace code).
-      const state = yield* Effect.serviceOption(SandboxState)
-      const status = Option.match(state, { onNone: () => Effect.succeed(undefined), onSome: (s) => Effect.map(s.bash, (b) => b) })
+      const status: Effect.Effect<BashSandboxing | undefined> = (yield* SandboxState).bash
       const notice = Effect.map(status, (b) => (b?._tag === "Unsandboxed" ? Unsandboxed.notice(b.reason) : undefined))
       const git = yield* Effect.flatMap(gitRunners(options), GitTools.makeTools)
       // Sandboxed bash never sees an object store whose history holds a protected file (git or zlib would read it).
@@ -293,7 +292,7 @@ export const extensions = (options: {
       ])
       // Diagnostics after writes only when a language server is configured (else nothing to start, nothing to add).
       return Object.keys(options.lsp ?? {}).length === 0
-        ? extensions
+        ? Context.add(extensions, Diagnostics, noDiagnostics)
         : Context.add(extensions, Diagnostics, { afterWrite: (path: string) => Effect.flatMap(lsp, (l) => l.diagnostics.afterWrite(path)) })
     })
   ).pipe(

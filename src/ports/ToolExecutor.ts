@@ -23,6 +23,17 @@ export interface Invocation {
    * tool writes it instead of reading and applying the edit a second time. Absent when no journal ran.
    */
   readonly edited?: EditOutcome | undefined
+  /**
+   * Given by the Journal stage to a mutating call: the executor reports when the mutation itself is done, before
+   * what only follows it (the diagnostics appended to a write_file/edit_file result). The journal record is then
+   * settled at once, so a hung language server or an interrupted diagnostics wait never leaves a write that happened
+   * `pending` or `unknown`. Absent when no journal runs (nothing to settle).
+   */
+  readonly mutationDone?: MutationDoneShape | undefined
+}
+
+export interface MutationDoneShape {
+  readonly done: (outcome: { readonly isError: boolean }) => Effect.Effect<void>
 }
 
 export interface ToolOutput {

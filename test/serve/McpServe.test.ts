@@ -23,6 +23,7 @@ import { admitAll } from "../support/AdmitBash.js"
 import { Journal, type JournalError, type JournalShape } from "../../src/ports/Journal.js"
 import { type Invocation, ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Executor from "../../src/kernel/Executor.js"
+import type { Diagnostics } from "../../src/ports/Diagnostics.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as McpServe from "../../src/serve/Server.js"
 import * as StdioLineTransport from "../../src/adapters/mcp/StdioLineTransport.js"
@@ -466,7 +467,7 @@ describe("mcp serve start-up", () => {
     return { stdio: { input, output }, answers, send }
   }
 
-  const kernelAdapters = (extensions: Layer.Layer<Executor.Extensions, ToolFailed>): Kernel.Adapters<ToolFailed> => ({
+  const kernelAdapters = (extensions: Layer.Layer<Executor.Extensions | Diagnostics, ToolFailed>): Kernel.Adapters<ToolFailed> => ({
     fileSystem: NodeFileSystem.layer,
     allowlist: MemoryAllowlist.layer([]),
     approver: Approvers.constant("no"),
@@ -490,7 +491,7 @@ describe("mcp serve start-up", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       const built = yield* Ref.make(0)
-      const failing = Layer.effect(Executor.Extensions, Effect.zipRight(Ref.update(built, (n) => n + 1), Effect.fail(new ToolFailed({ tool: "test", reason: "no chain here" }))))
+      const failing = Kernel.withoutDiagnostics(Layer.effect(Executor.Extensions, Effect.zipRight(Ref.update(built, (n) => n + 1), Effect.fail(new ToolFailed({ tool: "test", reason: "no chain here" })))))
       const io = stdio()
       const server = yield* Effect.fork(serve({ workspace: root, settings: settings(), version: "0" }, over(kernelAdapters(failing), io.stdio)))
       io.send(initialize)

@@ -39,7 +39,7 @@ export const chainWrite = (options: {
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
+      bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState,
       netGuard: MemoryNetGuard.layer(),
       journal: Layer.succeed(Journal, at === undefined ? journal : phases(journal, at))
     }

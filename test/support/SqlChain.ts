@@ -20,7 +20,7 @@ export const invoke = (root: string, input: Request, sql: Connections) =>
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("yes"),
-      bashParser: Unavailable.bashParser,
+      bashParser: Unavailable.bashParser, sandboxState: Unavailable.sandboxState,
       netGuard: NodeNetGuard.layer,
       journal: Layer.succeed(Journal, journal),
       extensions: NodeAdapters.extensions({ unrestricted: false, sql }),

@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import * as NodeShell from "../../src/adapters/shell/NodeShell.js"
 import { createKernel } from "../../src/index.js"
+import * as Kernel from "../../src/kernel/Kernel.js"
 import { Extensions } from "../../src/kernel/Executor.js"
 import { Shell } from "../../src/ports/Shell.js"
 import * as GitTools from "../../src/tools/GitTools.js"
@@ -42,7 +43,7 @@ const session = () => {
       })
     )
   )
-  const extensions = Layer.effect(Extensions, Effect.map(GitTools.make(), (e) => [e])).pipe(Layer.provide(recording))
+  const extensions = Kernel.withoutDiagnostics(Layer.effect(Extensions, Effect.map(GitTools.make(), (e) => [e])).pipe(Layer.provide(recording)))
   const kernel = createKernel({ workspace: ws, workMode: "BUILD", policy: "allow-all", sandbox: "none", adapters: { extensions } })
   return { kernel, walks }
 }

@@ -27,7 +27,7 @@ const adapters = (over: Partial<Kernel.Adapters> = {}, answer: Answer = "no"): K
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer(),
   approver: Approvers.constant(answer),
-  bashParser: Unavailable.bashParser, sql: Unavailable.sql,
+  bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState,
   journal: MemoryJournal.layer(),
   netGuard: NetGuard.layerWith(noDns),
   ...over

@@ -66,10 +66,10 @@ const chain = (root: string, repoMap: ExtensionEffect = RepoMap.make({ mode: "re
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
+      bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
-      extensions: Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))
+      extensions: Kernel.withoutDiagnostics(Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e])))
     }
   )
 

@@ -53,7 +53,7 @@ const call = (
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant(options.answer ?? "no"),
-      bashParser: Unavailable.bashParser,
+      bashParser: Unavailable.bashParser, sandboxState: Unavailable.sandboxState,
       netGuard: NodeNetGuard.layer,
       journal: Layer.succeed(Journal, journal),
       extensions: NodeAdapters.extensions({ unrestricted: false, ...(options.sql === undefined ? {} : { sql: options.sql }) }),

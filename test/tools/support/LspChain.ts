@@ -39,7 +39,7 @@ export const lspChain = (root: string, extension: string | ReadonlyArray<string>
       fileSystem: NodeFileSystem.layer,
       allowlist: MemoryAllowlist.layer([]),
       approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
+      bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState,
       netGuard: NodeNetGuard.layer,
       journal: MemoryJournal.layer(),
       extensions: LspLive.layer({ servers: Object.fromEntries((typeof extension === "string" ? [extension] : extension).map((e) => [e, { command, ...entry }])), env: process.env })
