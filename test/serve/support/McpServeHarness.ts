@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { afterEach, beforeAll } from "vitest"
 
 export const repo = fileURLToPath(new URL("../../../", import.meta.url))
 export const bin = path.join(repo, "dist/bin.js")
@@ -45,6 +46,24 @@ export const makeGitWorkspace = () => {
   git("config", "user.email", "dev@example.com")
   git("config", "user.name", "Dev")
   return { ...ws, git }
+}
+
+/**
+ * For a test file that runs the built bundle in git workspaces: the bundle built once, and after each test every
+ * workspace made by `workspace()` (and whatever else was pushed on `cleanups`) removed.
+ */
+export const gitWorkspaces = () => {
+  const cleanups: Array<() => unknown> = []
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c()
+  })
+  beforeAll(() => ensureBuilt())
+  const workspace = () => {
+    const ws = makeGitWorkspace()
+    cleanups.push(ws.cleanup)
+    return ws
+  }
+  return { cleanups, workspace }
 }
 
 /** Every file under `dir` with its content (for before/after comparisons), except under `skip` (the workspace). */
