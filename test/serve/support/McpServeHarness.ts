@@ -53,13 +53,18 @@ export const makeGitWorkspace = () => {
  * workspace made by `workspace()` (and whatever else was pushed on `cleanups`) removed.
  */
 export const gitWorkspaces = () => {
+  beforeAll(() => ensureBuilt())
+  return workspaces(makeGitWorkspace)
+}
+
+/** For a test file: `workspace()` makes one with `make`; after each test, it and what `cleanups` holds go, newest first. */
+export const workspaces = <W extends { readonly cleanup: () => unknown }>(make: () => W) => {
   const cleanups: Array<() => unknown> = []
   afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c()
+    for (const c of cleanups.splice(0).reverse()) await c()
   })
-  beforeAll(() => ensureBuilt())
   const workspace = () => {
-    const ws = makeGitWorkspace()
+    const ws = make()
     cleanups.push(ws.cleanup)
     return ws
   }
