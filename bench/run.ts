@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: every benchmark, one after the other, each against its peer in the same run.
- * A single one: `npx tsx bench/NAME.bench.ts`.
+ * Some: `npm run bench -- NAME…` (the files whose name starts with one of them: `npm run bench -- journal`).
+ * A single one without the build: `npx tsx bench/NAME.bench.ts` (journal: `npx tsx bench/journal.bench.ts 1000
+ * connections` runs only the one-against-two-connections comparison).
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"

@@ -7,6 +7,7 @@
  * every source file.
  */
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 
@@ -16,10 +17,13 @@ const files = (dir: string): ReadonlyArray<string> =>
     return e.isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : []
   })
 
+/** Static imports and re-exports (one line or several), side-effect imports, and dynamic `import("…")`. */
 const imports = (file: string): ReadonlyArray<string> =>
-  [...fs.readFileSync(file, "utf8").matchAll(/(?:^|\n)\s*(?:import|export)[^"'\n]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map(
-    (m) => m[1] ?? m[2] ?? ""
-  )
+  [
+    ...fs
+      .readFileSync(file, "utf8")
+      .matchAll(/(?:^|\n)\s*(?:import|export)\b[^"';]*?\bfrom\s+["']([^"']+)["']|(?:^|\n)\s*import\s+["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g)
+  ].map((m) => m[1] ?? m[2] ?? m[3] ?? "")
 
 /** Where a relative import lands, as a path under the repository ("src/domain/core/Tools.ts"). */
 const target = (file: string, specifier: string) => path.normalize(path.join(path.dirname(file), specifier))
@@ -63,6 +67,27 @@ describe("architecture", () => {
 
   it("the domain reads no process state", () => {
     expect(files("src/domain").filter((f) => /\bprocess\.(env|cwd|argv|exit|pid|platform|stdin|stdout)\b|\bDate\.now\(|Math\.random\(/.test(fs.readFileSync(f, "utf8")))).toEqual([])
+  })
+
+  it("no source file is over 600 lines", () => {
+    const long = files("src")
+      .map((f) => ({ f, lines: fs.readFileSync(f, "utf8").split("\n").length - 1 }))
+      .filter((x) => x.lines > 600)
+      .map((x) => `${x.f}: ${x.lines} lines`)
+    expect(long).toEqual([])
+  })
+
+  it("no optional service lookup turns a missing layer into a quiet default (only the per-call Progress listener)", () => {
+    const optional = files("src")
+      .filter((f) => f !== path.join("src", "ports", "Progress.ts"))
+      .filter((f) => /\bserviceOption\b/.test(fs.readFileSync(f, "utf8")))
+    expect(optional).toEqual([])
+  })
+
+  it("the import scan sees multi-line, side-effect and dynamic imports", () => {
+    const probe = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "arch-")), "Probe.ts")
+    fs.writeFileSync(probe, 'import {\n  a,\n  b\n} from "../adapters/fs/NodeFileSystem.js"\nimport "./side.js"\nconst m = () => import("../adapters/x.js")\nexport * from "./re.js"\n')
+    expect(imports(probe)).toEqual(["../adapters/fs/NodeFileSystem.js", "./side.js", "../adapters/x.js", "./re.js"])
   })
 
   it("the old flat folders are gone: src/programs holds nothing", () => {

@@ -8,13 +8,21 @@ import { BashParseError, BashParser } from "../ports/BashParser.js"
 import { LspTransport } from "../ports/LspTransport.js"
 import { McpTransport } from "../ports/McpTransport.js"
 import { PostgresParser, PostgresParserUnavailable } from "../ports/PostgresParser.js"
+import { SandboxState } from "../ports/SandboxState.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { Shell, ShellError } from "../ports/Shell.js"
+import { TextSearch, TextSearchError } from "../ports/TextSearch.js"
 
 /** No bash parser: every parse fails `unavailable`, and the Guard stage denies bash with that reason. */
 export const bashParser = Layer.succeed(
   BashParser,
   BashParser.of({ parse: () => Effect.fail(new BashParseError({ reason: "unavailable" })) })
+)
+
+/** No external search engine: grep and glob always walk the tree themselves. */
+export const textSearch = Layer.succeed(
+  TextSearch,
+  TextSearch.of({ engine: "none", search: () => Effect.fail(new TextSearchError({ kind: "unavailable", reason: "no search engine is installed" })) })
 )
 
 export const shell = Layer.succeed(
@@ -52,3 +60,13 @@ export const sql = Layer.merge(
   Layer.succeed(SqlConnections, {}),
   Layer.succeed(PostgresParser, PostgresParser.of({ parse: () => Effect.fail(new PostgresParserUnavailable()) }))
 )
+
+/**
+ * No OS sandbox for bash: the guard then takes the stricter reading of `Unsandboxed` (bash asks before workspace
+ * code and dynamic words), and says why in its question.
+ */
+export const sandboxState = Layer.succeed(
+  SandboxState,
+  SandboxState.of({ bash: Effect.succeed({ _tag: "Unsandboxed", reason: "this session was given no sandbox" }) })
+)
+

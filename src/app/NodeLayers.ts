@@ -19,6 +19,7 @@ import * as SandboxedShell from "../adapters/shell/SandboxedShell.js"
 import type { AllowEntry } from "../domain/core/Allowlist.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import { ToolFailed, Unavailable } from "../domain/core/Errors.js"
+import * as UnavailableAdapters from "../adapters/Unavailable.js"
 import { defaultLimits, type Limits } from "../domain/sandbox/SandboxProfile.js"
 import type { Connections } from "../domain/sql/SqlConnection.js"
 import { Sandbox, type SandboxMode, type SandboxStatus } from "../ports/Sandbox.js"
@@ -31,7 +32,7 @@ import type { Launcher } from "../ports/Launcher.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import * as BashTool from "../tools/BashTool.js"
-import { type Extension, Extensions } from "../kernel/Executor.js"
+import { type Extension, Extensions, noDiagnostics } from "../kernel/Executor.js"
 import * as GitTools from "../tools/GitTools.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as RepoMap from "../tools/RepoMapTool.js"
@@ -307,8 +308,7 @@ export const extensions = (options: {
       const session = yield* Session
       // The sandbox is probed when bash is first called, not when the session starts.
       // Without a sandbox the session's first bash result says so (the guard then asks before workspace code).
-      const state = yield* Effect.serviceOption(SandboxState)
-      const status = Option.match(state, { onNone: () => Effect.succeed(undefined), onSome: (s) => Effect.map(s.bash, (b) => b) })
+      const status: Effect.Effect<BashSandboxing | undefined> = (yield* SandboxState).bash
       const notice = Effect.map(status, (b) => (b?._tag === "Unsandboxed" ? Unsandboxed.notice(b.reason) : undefined))
       const git = yield* Effect.flatMap(gitRunners(options), GitTools.makeTools)
       // Sandboxed bash never sees an object store whose history holds a protected file (git or zlib would read it).
@@ -342,7 +342,7 @@ export const extensions = (options: {
       ])
       // Diagnostics after writes only when a language server is configured (else nothing to start, nothing to add).
       return Object.keys(options.lsp ?? {}).length === 0
-        ? extensions
+        ? Context.add(extensions, Diagnostics, noDiagnostics)
         : Context.add(extensions, Diagnostics, { afterWrite: (path: string) => Effect.flatMap(lsp, (l) => l.diagnostics.afterWrite(path)) })
     })
   ).pipe(
@@ -350,11 +350,10 @@ export const extensions = (options: {
   )
 
 /**
- * The file system, with ripgrep for grep and glob to hand their walk to (it goes unused when `rg` is not on PATH),
- * unless `MINICODE_GREP` is "node": then their own walk always runs.
+ * ripgrep for grep to hand its walk to (it goes unused when `rg` is not on PATH), unless `MINICODE_GREP` is "node":
+ * then its own walk always runs.
  */
-const fileSystem = (mode = process.env["MINICODE_GREP"]) =>
-  mode === "node" ? NodeFileSystem.layer : Layer.merge(NodeFileSystem.layer, RipgrepSearch.layer)
+export const textSearch = (mode = process.env["MINICODE_GREP"]) => (mode === "node" ? UnavailableAdapters.textSearch : RipgrepSearch.layer)
 
 export const adapters = (options: {
   readonly unrestricted: boolean
@@ -370,7 +369,8 @@ export const adapters = (options: {
   readonly mcpClient?: McpClientHooks
   readonly lspBroker?: boolean
 }): Adapters<ToolFailed> => ({
-  fileSystem: fileSystem(),
+  fileSystem: NodeFileSystem.layer,
+  textSearch: textSearch(),
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashParser: treeSitterParser,

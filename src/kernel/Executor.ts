@@ -6,8 +6,7 @@ import { Context, Effect, Layer, Option, Ref } from "effect"
 import * as Deadline from "../domain/core/Deadline.js"
 import { DeadlineExceeded, Unavailable } from "../domain/core/Errors.js"
 import { nameOf } from "../domain/core/Tools.js"
-import { Diagnostics } from "../ports/Diagnostics.js"
-import { MutationDone } from "../ports/MutationDone.js"
+import { Diagnostics, type DiagnosticsShape } from "../ports/Diagnostics.js"
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
 import type { ToolError } from "../domain/core/Errors.js"
@@ -22,16 +21,28 @@ const maxConcurrentWrites = 8
 export type Extension = (inv: Invocation) => Effect.Effect<ToolOutput, ToolError> | undefined
 
 /**
- * Executors for tools beyond the file tools (bash, git, MCP, LSP, SQL…), provided by the composition. The layer that
- * provides them may also provide `Diagnostics` (the post-write hook): the executor picks it up when present.
+ * Executors for tools beyond the file tools (bash, git, MCP, LSP, SQL…), provided by the composition together with
+ * `Diagnostics`, the post-write hook (`noDiagnostics` when no language server is configured): both are required by
+ * `layerWith`, nothing is looked up optionally.
  */
 export class Extensions extends Context.Tag("minicode/Extensions")<Extensions, ReadonlyArray<Extension>>() {}
 
-export const make = (given: ReadonlyArray<Extension> = []) =>
+/** The post-write hook of a composition without a language server: nothing is appended to a write's result. */
+export const noDiagnostics: DiagnosticsShape = { afterWrite: () => Effect.succeed(undefined) }
+
+/** The executor over the file tools, `given`, and the composition's extensions and post-write hook. */
+export const makeWith = (given: ReadonlyArray<Extension> = []) =>
   Effect.gen(function* () {
-    const provided = yield* Effect.serviceOption(Extensions)
-    const extensions = [...given, ...Option.getOrElse(provided, () => [])]
-    const diagnostics = yield* Effect.serviceOption(Diagnostics)
+    const provided = yield* Extensions
+    const diagnostics = yield* Diagnostics
+    return yield* build([...given, ...provided], Option.some(diagnostics))
+  })
+
+/** The executor over the file tools and `given` alone: no other extension, no post-write hook. */
+export const make = (given: ReadonlyArray<Extension> = []) => build(given, Option.none())
+
+const build = (extensions: ReadonlyArray<Extension>, diagnostics: Option.Option<DiagnosticsShape>) =>
+  Effect.gen(function* () {
     const session = yield* Session
     const fs = yield* FileSystem
     const writes = yield* Effect.makeSemaphore(maxConcurrentWrites)
@@ -70,13 +81,13 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
       return Effect.flatMap(effect, (output) =>
         Effect.zipRight(
           // The write is done: its journal record is settled before the wait for diagnostics begins.
-          Effect.flatMap(Effect.serviceOption(MutationDone), (d) => (Option.isSome(d) ? d.value.done({ isError: output.isError === true }) : Effect.void)),
+          inv.mutationDone === undefined ? Effect.void : inv.mutationDone.done({ isError: output.isError === true }),
           Effect.map(hook.afterWrite(path), (note) => (note === undefined ? output : { ...output, text: `${output.text}\n${note}` }))
         )
       )
     }
-    const textSearch = yield* Effect.serviceOption(TextSearch)
-    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch: Option.getOrUndefined(textSearch) }
+    const textSearch = yield* TextSearch
+    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch }
     const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
       const call = inv.facts.call
       switch (call.tool) {
@@ -119,3 +130,6 @@ export const make = (given: ReadonlyArray<Extension> = []) =>
   })
 
 export const layer = (extensions: ReadonlyArray<Extension> = []) => Layer.effect(ToolExecutor, make(extensions))
+
+/** The executor over the composition's `Extensions` and `Diagnostics` (see `makeWith`). */
+export const layerWith = (extensions: ReadonlyArray<Extension> = []) => Layer.effect(ToolExecutor, makeWith(extensions))

@@ -7,6 +7,7 @@ import { ToolFailed } from "../domain/core/Errors.js"
 import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/core/Modes.js"
 import * as P from "../domain/jail/PosixPath.js"
 import type { Allowlist } from "../ports/Allowlist.js"
+import { Diagnostics } from "../ports/Diagnostics.js"
 import type { Approver } from "../ports/Approver.js"
 import type { BashParser } from "../ports/BashParser.js"
 import type { FileSystem } from "../ports/FileSystem.js"
@@ -17,6 +18,7 @@ import type { PostgresParser } from "../ports/PostgresParser.js"
 import type { SandboxState } from "../ports/SandboxState.js"
 import { Session } from "../ports/Session.js"
 import type { SqlConnections } from "../ports/SqlConnections.js"
+import type { TextSearch } from "../ports/TextSearch.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
 import * as Executor from "./Executor.js"
 import * as PathResolver from "./PathResolver.js"
@@ -79,15 +81,23 @@ export interface Adapters<E = never> {
   readonly journal: Layer.Layer<Journal, E, Session>
   /** The SSRF guard for web_fetch (the app chooses it: the Node resolver in `NodeLayers.adapters`). */
   readonly netGuard: Layer.Layer<NetGuard, E>
-  /** Executors for bash, git, MCP, LSP, SQL…: a layer built over the session and the other adapters. */
-  readonly extensions?: Layer.Layer<Executor.Extensions, E, Session | FileSystem>
+  /**
+   * Executors for bash, git, MCP, LSP, SQL…, and the post-write hook: a layer built over the session and the other
+   * adapters (`extensionsOf` gives a fixed set without a hook). Absent: the file tools alone.
+   */
+  readonly extensions?: Layer.Layer<Executor.Extensions | Diagnostics, E, Session | FileSystem | SandboxState>
   /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
   readonly sql: Layer.Layer<SqlConnections | PostgresParser, E>
   /**
-   * Whether bash runs in an OS sandbox. Without it the kernel assumes no sandbox (bash then asks before workspace
-   * code and dynamic words).
+   * Whether bash runs in an OS sandbox. Required: a composition without one gives `Unavailable.sandboxState` (bash
+   * then asks before workspace code and dynamic words).
    */
-  readonly sandboxState?: Layer.Layer<SandboxState, E>
+  readonly sandboxState: Layer.Layer<SandboxState, E>
+  /**
+   * The external engine grep may hand its walk to (ripgrep). Required: a composition without one gives
+   * `Unavailable.textSearch` (grep then always walks the tree itself, with the same results).
+   */
+  readonly textSearch: Layer.Layer<TextSearch, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
@@ -97,19 +107,24 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
     adapters.approver,
     adapters.bashParser,
     adapters.journal,
-    adapters.netGuard
+    adapters.netGuard,
+    adapters.sandboxState,
+    adapters.sql
   )
-  const withState = adapters.sandboxState === undefined ? core : Layer.merge(core, adapters.sandboxState)
-  return Layer.provideMerge(Layer.merge(withState, adapters.sql), session)
+  return Layer.provideMerge(core, session)
 }
 
-/** A fixed set of executor extensions, as the layer `Adapters.extensions` takes. */
-export const extensionsOf = (extensions: ReadonlyArray<Executor.Extension>): Layer.Layer<Executor.Extensions> =>
-  Layer.succeed(Executor.Extensions, extensions)
+/** A fixed set of executor extensions, without a post-write hook, as the layer `Adapters.extensions` takes. */
+export const extensionsOf = (extensions: ReadonlyArray<Executor.Extension>): Layer.Layer<Executor.Extensions | Diagnostics> =>
+  withoutDiagnostics(Layer.succeed(Executor.Extensions, extensions))
+
+/** An `Extensions` layer with `noDiagnostics` beside it (no post-write hook), as `Adapters.extensions` takes. */
+export const withoutDiagnostics = <E, R>(extensions: Layer.Layer<Executor.Extensions, E, R>): Layer.Layer<Executor.Extensions | Diagnostics, E, R> =>
+  Layer.merge(extensions, Layer.succeed(Diagnostics, Executor.noDiagnostics))
 
 /** The executor at the end of the chain, with the session's extensions (bash, git, MCP, LSP, SQL…). */
-export const executorOf = <E>(adapters: Adapters<E>): Layer.Layer<ToolExecutor, E, Session | FileSystem | Journal> =>
-  adapters.extensions === undefined ? Executor.layer() : Executor.layer().pipe(Layer.provide(adapters.extensions))
+export const executorOf = <E>(adapters: Adapters<E>): Layer.Layer<ToolExecutor, E, Session | FileSystem | Journal | SandboxState> =>
+  (adapters.extensions === undefined ? Executor.layer() : Executor.layerWith().pipe(Layer.provide(adapters.extensions))).pipe(Layer.provide(adapters.textSearch))
 
 /** The runtime chain for one session, or the given list of stages (default: the shipped `stages`) over its executor. */
 export const layer = <E>(options: SessionOptions, adapters: Adapters<E>): Layer.Layer<ToolExecutor, E | ToolFailed> =>

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Decision } from "../domain/core/Decision.js"
+import type { Outcome as EditOutcome } from "../domain/files/Edit.js"
 import type { ToolError } from "../domain/core/Errors.js"
 import type { PathFacts } from "../domain/jail/Jail.js"
 import type { Facts } from "../domain/core/Tools.js"
@@ -17,6 +18,22 @@ export interface Invocation {
   readonly requestId?: string | undefined
   /** The call's canonical form (tool and arguments), when whoever sent it down already made it. */
   readonly canonicalArgs?: string | undefined
+  /**
+   * For `edit_file`, the edit's outcome on the bytes the Journal stage snapshot (and recorded as intended): the file
+   * tool writes it instead of reading and applying the edit a second time. Absent when no journal ran.
+   */
+  readonly edited?: EditOutcome | undefined
+  /**
+   * Given by the Journal stage to a mutating call: the executor reports when the mutation itself is done, before
+   * what only follows it (the diagnostics appended to a write_file/edit_file result). The journal record is then
+   * settled at once, so a hung language server or an interrupted diagnostics wait never leaves a write that happened
+   * `pending` or `unknown`. Absent when no journal runs (nothing to settle).
+   */
+  readonly mutationDone?: MutationDoneShape | undefined
+}
+
+export interface MutationDoneShape {
+  readonly done: (outcome: { readonly isError: boolean }) => Effect.Effect<void>
 }
 
 export interface ToolOutput {

@@ -183,8 +183,9 @@ export const editFile = (env: Env, inv: Invocation, call: CallOf<"edit_file">) =
     const fs = env.fs
     const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind !== "file") return yield* new ToolFailed({ tool: "edit_file", reason: `${shown} ${facts.exists ? "is not a file" : "does not exist"}` })
-    const before = decoder.decode(yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("edit_file"))))
-    const edited = Edit.apply(before, call.args.old_string, call.args.new_string, call.args.replace_all === true)
+    // Applied once: the outcome the Journal stage computed on its snapshot (the write below still checks that the
+    // file is unchanged since the jail saw it), or, with no journal in the chain, on the bytes read here.
+    const edited = inv.edited ?? Edit.applyTo(yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("edit_file"))), call.args)
     if (Either.isLeft(edited)) {
       const e = edited.left
       return yield* new ToolFailed({
@@ -196,7 +197,7 @@ export const editFile = (env: Env, inv: Invocation, call: CallOf<"edit_file">) =
       })
     }
     const { after, replacements: n } = edited.right
-    yield* fs.writeFile(facts.real, encoder.encode(after), replacing(facts)).pipe(Effect.mapError(failed("edit_file")))
+    yield* fs.writeFile(facts.real, after, replacing(facts)).pipe(Effect.mapError(failed("edit_file")))
     return out(`edited ${shown}: ${n} replacement${n === 1 ? "" : "s"}`)
   })
 

@@ -4,7 +4,7 @@
  * read-only (layer 2 holds for them as for any read); `sql_connections` lists names, engines and modes without
  * touching a database and never prints a password.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import { ToolDenied } from "../domain/core/Errors.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
 import * as SqlSchema from "../domain/sql/SqlSchema.js"
@@ -25,7 +25,7 @@ export const listing = (connections: SqlConnection.Connections): string => {
 export const make = Effect.gen(function* () {
   const engine = yield* SqlEngine
   const session = yield* Session
-  const connections = Option.getOrElse(yield* Effect.serviceOption(SqlConnections), () => ({}))
+  const connections = yield* SqlConnections
   const extension: Extension = (inv) => {
     const call = inv.facts.call
     if (call.tool === "sql_connections") return Effect.succeed({ text: listing(connections), truncated: false })

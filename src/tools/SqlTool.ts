@@ -5,7 +5,7 @@
  * functions (so what runs is exactly what was judged, one statement per prepare) and re-checks the write
  * permission. The engine then enforces read-only on its own (layer 2); its refusals come back as denials.
  */
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import { ToolDenied, ToolFailed, ToolTimeout, Unavailable } from "../domain/core/Errors.js"
 import { redact } from "../domain/core/Redact.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
@@ -71,13 +71,13 @@ export { fromEngine }
 export const make = Effect.gen(function* () {
   const engine = yield* SqlEngine
   const session = yield* Session
-  const connections = Option.getOrElse(yield* Effect.serviceOption(SqlConnections), () => ({}))
-  const parser = yield* Effect.serviceOption(PostgresParser)
+  const connections = yield* SqlConnections
+  const parser = yield* PostgresParser
   /** The functions the guard left to the connection (the same parse and walk the guard stage did). */
   const deferredFunctions = (admitted: SqlPolicy.Admitted, sql: string, write: boolean) =>
-    !SqlPolicy.defersFunctions(admitted) || Option.isNone(parser)
+    !SqlPolicy.defersFunctions(admitted)
       ? Effect.succeed(undefined)
-      : parser.value.parse(sql).pipe(
+      : parser.parse(sql).pipe(
         Effect.map((tree) => {
           const verdict = PgTreePolicy.judge(tree, { write, deferFunctions: true })
           return verdict._tag === "Allow" ? verdict.deferred : undefined

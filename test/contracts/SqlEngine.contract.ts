@@ -17,7 +17,8 @@ export interface Fixture {
   readonly slow: string
 }
 
-const request = (statements: ReadonlyArray<string>, over: Partial<SqlRequest> = {}): SqlRequest => ({
+/** A read request with the defaults every engine test uses (200 rows, 5 s), `over` changing any of them. */
+export const request = (statements: ReadonlyArray<string>, over: Partial<SqlRequest> = {}): SqlRequest => ({
   statements,
   params: [],
   maxRows: 200,

@@ -13,6 +13,7 @@ import { FastCheck as fc } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createKernel } from "../../src/index.js"
 import { snapshot } from "../serve/support/McpServeHarness.js"
+import { callsOf, checkSequences, type FolderRun, runFolders, writeFiles } from "../support/Sequences.js"
 
 const canary = "CANARY-"
 const protectedFiles: Readonly<Record<string, string>> = {
@@ -48,30 +49,18 @@ const template = (() => {
   execFileSync("git", ["config", "minicode.canary", `${canary}GITCONFIG`], { cwd: dir, env })
   fs.writeFileSync(path.join(dir, ".git/hooks/pre-commit"), `#!/bin/sh\n# ${canary}HOOK\n`, { mode: 0o755 })
   fs.writeFileSync(path.join(dir, "plain.txt"), "plain\n")
-  for (const [rel, content] of Object.entries(protectedFiles)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true })
-    fs.writeFileSync(path.join(dir, rel), content)
-  }
+  writeFiles(dir, protectedFiles)
   return dir
 })()
 
-interface Real {
-  readonly root: string
-  readonly parent: string
-  readonly kernel: ReturnType<typeof createKernel>
+interface Real extends FolderRun {
   readonly git: Record<string, string>
-  readonly outside: Record<string, string>
   readonly protectedPaths: ReadonlyArray<string>
 }
-type Model = Record<string, never>
 
-let runs = 0
+const folders = runFolders(scratch, template, canary)
 const setup = (): Real => {
-  const parent = path.join(scratch, `run-${++runs}`)
-  const root = path.join(parent, "ws")
-  fs.mkdirSync(parent)
-  fs.writeFileSync(path.join(parent, "outside.txt"), `${canary}OUTSIDE\n`)
-  fs.cpSync(template, root, { recursive: true })
+  const { parent, root } = folders()
   const kernel = createKernel({ workspace: root, workMode: "BUILD", policy: "allow-all", sandbox: "none" })
   return { root, parent, kernel, git: snapshot(path.join(root, ".git")), outside: snapshot(parent, root), protectedPaths: protectedSet(root) }
 }
@@ -83,20 +72,7 @@ const verify = (real: Real, what: string) => {
   expect(protectedSet(real.root), `${what}: protected paths`).toEqual(real.protectedPaths)
 }
 
-class Call implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly tool: string,
-    readonly args: Record<string, unknown>
-  ) {}
-  check = () => true
-  async run(_model: Model, real: Real) {
-    const result = await real.kernel.run(this.tool, this.args)
-    const what = this.toString()
-    expect(JSON.stringify(result), what).not.toContain(canary)
-    verify(real, what)
-  }
-  toString = () => `${this.tool} ${JSON.stringify(this.args)}`
-}
+const Call = callsOf<Real>(canary, verify)
 
 const name = fc.constantFrom(".git", "gitbak", ".ssh", ".env", "a", "a/b", "config", "hooks", "id_rsa", ".GIT", "x", ".docker", "config.json")
 const pathArb = fc.array(name, { minLength: 1, maxLength: 3 }).map((segs) => segs.join("/"))
@@ -114,17 +90,7 @@ const commands = [
 
 describe("protected paths under generated sequences of file calls", () => {
   it("no canary in any output, nothing protected moved or changed, nothing outside changed", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 14 }), async (cmds) => {
-        const real = setup()
-        try {
-          await fc.asyncModelRun(() => ({ model: {}, real }), cmds)
-        } finally {
-          await real.kernel.close()
-        }
-      }),
-      { numRuns: 100 }
-    )
+    await checkSequences(commands, setup, { maxCommands: 14, numRuns: 100 })
   }, 300_000)
 
   it("the alphabet reaches the attacks: a chain of these calls moves folders, and honest ones still work", async () => {

@@ -6,19 +6,14 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, ensureBuilt, makeGitWorkspace, snapshot } from "../serve/support/McpServeHarness.js"
+import { describe, expect, it } from "vitest"
+import { bin, gitWorkspaces, snapshot } from "../serve/support/McpServeHarness.js"
 
 const canary = "RTCANARY"
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c()
-})
-beforeAll(() => ensureBuilt())
+const { workspace } = gitWorkspaces()
 
 const setup = () => {
-  const ws = makeGitWorkspace()
-  cleanups.push(ws.cleanup)
+  const ws = workspace()
   const { root, git } = ws
   fs.writeFileSync(path.join(root, ".env"), `TOKEN=${canary}-ENV\n`)
   fs.writeFileSync(path.join(root, "a.txt"), "a\n")

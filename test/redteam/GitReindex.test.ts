@@ -5,19 +5,14 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, ensureBuilt, makeGitWorkspace } from "../serve/support/McpServeHarness.js"
+import { describe, expect, it } from "vitest"
+import { bin, gitWorkspaces } from "../serve/support/McpServeHarness.js"
 
 const canary = "RTGITCANARY"
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c()
-})
-beforeAll(() => ensureBuilt())
+const { workspace } = gitWorkspaces()
 
 const setup = () => {
-  const ws = makeGitWorkspace()
-  cleanups.push(ws.cleanup)
+  const ws = workspace()
   const { root, git } = ws
   fs.writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`)
   fs.writeFileSync(path.join(root, "a.txt"), "a\n")

@@ -14,6 +14,7 @@ import { FastCheck as fc } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { createKernel } from "../../src/index.js"
 import { snapshot } from "../serve/support/McpServeHarness.js"
+import { callsOf, checkSequences, type FolderRun, runFolders, writeFiles } from "../support/Sequences.js"
 
 const canary = "SEQCANARY"
 const protectedFiles: Readonly<Record<string, string>> = {
@@ -39,46 +40,22 @@ const template = (() => {
   fs.writeFileSync(path.join(dir, "x.txt"), "x\n")
   git("add", "-A")
   git("commit", "-q", "-m", "first")
-  for (const [rel, content] of Object.entries(protectedFiles)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true })
-    fs.writeFileSync(path.join(dir, rel), content)
-  }
+  writeFiles(dir, protectedFiles)
   return dir
 })()
 
-interface Real {
-  readonly root: string
-  readonly parent: string
-  readonly kernel: ReturnType<typeof createKernel>
-  readonly outside: Record<string, string>
-}
-type Model = Record<string, never>
+type Real = FolderRun
 
-let runs = 0
+const folders = runFolders(scratch, template, canary)
 const setup = (): Real => {
-  const parent = path.join(scratch, `run-${++runs}`)
-  const root = path.join(parent, "ws")
-  fs.mkdirSync(parent)
-  fs.writeFileSync(path.join(parent, "outside.txt"), `${canary}OUTSIDE\n`)
-  fs.cpSync(template, root, { recursive: true })
+  const { parent, root } = folders()
   const kernel = createKernel({ workspace: root, workMode: "BUILD", policy: "allow-all", sandbox: "auto" })
   return { root, parent, kernel, outside: snapshot(parent, root) }
 }
 
-class Call implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly tool: string,
-    readonly args: Record<string, unknown>
-  ) {}
-  check = () => true
-  async run(_model: Model, real: Real) {
-    const result = await real.kernel.run(this.tool, this.args)
-    const what = this.toString()
-    expect(JSON.stringify(result), what).not.toContain(canary)
-    expect(snapshot(real.parent, real.root), `${what}: outside`).toEqual(real.outside)
-  }
-  toString = () => `${this.tool} ${JSON.stringify(this.args)}`
-}
+const Call = callsOf<Real>(canary, (real, what) => {
+  expect(snapshot(real.parent, real.root), `${what}: outside`).toEqual(real.outside)
+})
 
 const name = fc.constantFrom("a", "a/b", "l", "h", "s", "x.txt", "a/plain.txt", ".env", ".ssh", "id_rsa", "up")
 const pathArb = fc.array(name, { minLength: 1, maxLength: 2 }).map((segs) => segs.join("/"))
@@ -126,17 +103,7 @@ const commands = [
 
 describe("mixed sequences of file, git and bash calls", () => {
   it("no canary in any output, nothing outside the workspace changed", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 8 }), async (cmds) => {
-        const real = setup()
-        try {
-          await fc.asyncModelRun(() => ({ model: {}, real }), cmds)
-        } finally {
-          await real.kernel.close()
-        }
-      }),
-      { numRuns: 50 }
-    )
+    await checkSequences(commands, setup, { maxCommands: 8, numRuns: 50 })
   }, 180_000)
 
   it("the check has teeth: the same script calls without the sandbox leak a canary, with it bash really runs", async () => {

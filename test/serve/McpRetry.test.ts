@@ -4,15 +4,11 @@
  */
 import { sandboxed } from "../support/Fakes.js"
 import * as fs from "node:fs"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer, Option } from "effect"
-import * as Approvers from "../../src/adapters/approval/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
-import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as SqliteJournal from "../../src/adapters/journal/SqliteJournal.js"
 import { ErrorCodes } from "../../src/domain/mcp/JsonRpcFraming.js"
 import * as Scopes from "../../src/domain/mcp/McpScopes.js"
@@ -23,7 +19,7 @@ import * as Kernel from "../../src/kernel/Kernel.js"
 import * as McpRetry from "../../src/serve/McpRetry.js"
 import * as McpServe from "../../src/serve/Server.js"
 import { sha256 } from "../../src/adapters/crypto/Sha256.js"
-import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
+import { nodeAdapters } from "../support/Adapters.js"
 
 const hour = 60 * 60 * 1000
 
@@ -129,15 +125,7 @@ const coreOver = (root: string, journal: JournalShape, retryWindowMs?: number) =
     const chain = yield* Layer.build(
       Kernel.layer(
         { workspace: root, workMode: "BUILD", permissionMode: "AUTO", sessionId: McpServe.sessionId },
-        {
-          fileSystem: NodeFileSystem.layer,
-          allowlist: MemoryAllowlist.layer([]),
-          approver: Approvers.constant("no"),
-          bashParser: admitBash, sql: Unavailable.sql, sandboxState: sandboxed,
-          netGuard: NodeNetGuard.layer,
-          journal: Layer.succeed(Journal, journal),
-          extensions: Kernel.extensionsOf([])
-        }
+        nodeAdapters({ bashParser: admitBash, sandboxState: sandboxed, journal: Layer.succeed(Journal, journal), extensions: Kernel.extensionsOf([]) })
       )
     )
     return yield* McpServe.makeCore({ settings, root, hash: (text) => sha256(text, "base64"), ...(retryWindowMs === undefined ? {} : { retryWindowMs }) }).pipe(

@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import * as Tools from "../../src/domain/core/Tools.js"
 import {
   connect,
@@ -16,19 +16,11 @@ import {
   sleep,
   slowGrepFixture,
   snapshot,
-  textOf
+  textOf,
+  workspaces
 } from "./support/McpServeHarness.js"
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-const workspace = () => {
-  const ws = makeWorkspace()
-  cleanups.push(ws.cleanup)
-  return ws
-}
+const { cleanups, workspace } = workspaces(makeWorkspace)
 
 const server = async (root: string, flags: ReadonlyArray<string> = [], roots?: ReadonlyArray<string>) => {
   const s = await connect(root, flags, roots)

@@ -7,20 +7,12 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { LoggingMessageNotificationSchema, type Progress } from "@modelcontextprotocol/sdk/types.js"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { connect, ensureBuilt, isErrorResult, makeWorkspace, Raw, sleep, textOf } from "./support/McpServeHarness.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { connect, ensureBuilt, isErrorResult, makeWorkspace, Raw, sleep, textOf, workspaces } from "./support/McpServeHarness.js"
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const { cleanups, workspace } = workspaces(makeWorkspace)
 beforeAll(() => ensureBuilt(), 120_000)
 
-const workspace = () => {
-  const ws = makeWorkspace()
-  cleanups.push(ws.cleanup)
-  return ws
-}
 const server = async (root: string, flags: ReadonlyArray<string> = []) => {
   const s = await connect(root, ["--sandbox", "none", ...flags])
   cleanups.push(() => s.close().catch(() => undefined))

@@ -5,19 +5,10 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { connect, ensureBuilt, isErrorResult, makeWorkspace, sleep, textOf } from "./support/McpServeHarness.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { connect, ensureBuilt, isErrorResult, makeWorkspace, sleep, textOf, workspaces } from "./support/McpServeHarness.js"
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
-
-const workspace = () => {
-  const ws = makeWorkspace()
-  cleanups.push(ws.cleanup)
-  return ws
-}
+const { cleanups, workspace } = workspaces(makeWorkspace)
 
 /** One session: a fresh server and a fresh SDK client (whose ids start again: initialize is 0, the first call 1). */
 const session = async (root: string) => {

@@ -6,24 +6,15 @@
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, connect, ensureBuilt, isErrorResult, makeWorkspace, sleep, slowGrepFixture, textOf } from "./support/McpServeHarness.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { bin, connect, ensureBuilt, isErrorResult, makeWorkspace, sleep, slowGrepFixture, textOf, workspaces } from "./support/McpServeHarness.js"
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const { cleanups, workspace } = workspaces(makeWorkspace)
 
 beforeAll(() => ensureBuilt(), 120_000)
 
 /** mcp serve's drain deadline (McpServe.limits.drainMs). */
 const drainMs = 5_000
-
-const workspace = () => {
-  const ws = makeWorkspace()
-  cleanups.push(ws.cleanup)
-  return ws
-}
 
 /** A configuration home with this config.json, for XDG_CONFIG_HOME. */
 const configHome = (parent: string, config: object) => {

@@ -5,16 +5,12 @@
  */
 import { sandboxed } from "../support/Fakes.js"
 import * as fs from "node:fs"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as os from "node:os"
 import * as path from "node:path"
 import { PassThrough } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Deferred, Effect, Either, Exit, Fiber, Layer, Ref } from "effect"
-import * as Approvers from "../../src/adapters/approval/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
-import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as SqliteJournal from "../../src/adapters/journal/SqliteJournal.js"
 import { ToolFailed } from "../../src/domain/core/Errors.js"
 import { ErrorCodes } from "../../src/domain/mcp/JsonRpcFraming.js"
@@ -23,13 +19,14 @@ import { admitAll } from "../support/AdmitBash.js"
 import { Journal, type JournalError, type JournalShape } from "../../src/ports/Journal.js"
 import { type Invocation, ToolExecutor } from "../../src/ports/ToolExecutor.js"
 import * as Executor from "../../src/kernel/Executor.js"
+import type { Diagnostics } from "../../src/ports/Diagnostics.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as McpServe from "../../src/serve/Server.js"
 import * as StdioLineTransport from "../../src/adapters/mcp/StdioLineTransport.js"
 import { sha256 } from "../../src/adapters/crypto/Sha256.js"
 import { EffectRunner } from "../../src/ports/EffectRunner.js"
 import { runner } from "./support/EffectRunner.js"
-import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
+import { nodeAdapters } from "../support/Adapters.js"
 
 const hash = (text: string) => sha256(text, "base64")
 
@@ -78,15 +75,7 @@ const coreOver = (
     const chain = yield* Layer.build(
       Kernel.layer(
         { workspace: root, workMode: "BUILD", permissionMode: "AUTO", sessionId: McpServe.sessionId },
-        {
-          fileSystem: NodeFileSystem.layer,
-          allowlist: MemoryAllowlist.layer([]),
-          approver: Approvers.constant("no"),
-          bashParser: admitBash, sql: Unavailable.sql, sandboxState: sandboxed,
-          netGuard: NodeNetGuard.layer,
-          journal: Layer.succeed(Journal, journal),
-          extensions: Kernel.extensionsOf([slowBash(probe)])
-        }
+        nodeAdapters({ bashParser: admitBash, sandboxState: sandboxed, journal: Layer.succeed(Journal, journal), extensions: Kernel.extensionsOf([slowBash(probe)]) })
       )
     )
     return yield* McpServe.makeCore({
@@ -436,7 +425,7 @@ describe("mcp serve core", () => {
         const chain = yield* Layer.build(
           Kernel.layer(
             { workspace: root, workMode: "BUILD", sessionId: McpServe.sessionId, maxOutputBytes: 100 },
-            { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer([]), approver: Approvers.constant("no"), bashParser: admitBash, sql: Unavailable.sql, netGuard: NodeNetGuard.layer, journal: Layer.succeed(Journal, journal), sandboxState: sandboxed }
+            nodeAdapters({ bashParser: admitBash, journal: Layer.succeed(Journal, journal), sandboxState: sandboxed })
           )
         )
         return yield* McpServe.makeCore({ settings: settings(), root, hash, maxOutputBytes: 100 }).pipe(
@@ -466,15 +455,8 @@ describe("mcp serve start-up", () => {
     return { stdio: { input, output }, answers, send }
   }
 
-  const kernelAdapters = (extensions: Layer.Layer<Executor.Extensions, ToolFailed>): Kernel.Adapters<ToolFailed> => ({
-    fileSystem: NodeFileSystem.layer,
-    allowlist: MemoryAllowlist.layer([]),
-    approver: Approvers.constant("no"),
-    bashParser: admitBash, sql: Unavailable.sql, sandboxState: sandboxed,
-    netGuard: NodeNetGuard.layer,
-    journal: MemoryJournal.layer(),
-    extensions
-  })
+  const kernelAdapters = (extensions: Layer.Layer<Executor.Extensions | Diagnostics, ToolFailed>): Kernel.Adapters<ToolFailed> =>
+    nodeAdapters<ToolFailed>({ bashParser: admitBash, sandboxState: sandboxed, extensions })
   /** The server's adapters as the app wires them, over in-memory stdio. */
   const over = <E>(kernel: Kernel.Adapters<E>, io: { readonly input: PassThrough; readonly output: PassThrough }): McpServe.ServeAdapters<E> => ({
     kernel,
@@ -490,7 +472,7 @@ describe("mcp serve start-up", () => {
     Effect.gen(function* () {
       const root = yield* workspace
       const built = yield* Ref.make(0)
-      const failing = Layer.effect(Executor.Extensions, Effect.zipRight(Ref.update(built, (n) => n + 1), Effect.fail(new ToolFailed({ tool: "test", reason: "no chain here" }))))
+      const failing = Kernel.withoutDiagnostics(Layer.effect(Executor.Extensions, Effect.zipRight(Ref.update(built, (n) => n + 1), Effect.fail(new ToolFailed({ tool: "test", reason: "no chain here" })))))
       const io = stdio()
       const server = yield* Effect.fork(serve({ workspace: root, settings: settings(), version: "0" }, over(kernelAdapters(failing), io.stdio)))
       io.send(initialize)

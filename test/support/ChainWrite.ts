@@ -5,14 +5,11 @@
  * (a crash test kills the process there).
  */
 import { Effect, Layer } from "effect"
-import * as Approvers from "../../src/adapters/approval/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
-import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as MemoryNetGuard from "../../src/adapters/net/MemoryNetGuard.js"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as Runner from "../../src/kernel/Runner.js"
 import { Journal, type JournalRecord, type JournalShape } from "../../src/ports/Journal.js"
+import { nodeAdapters } from "./Adapters.js"
 
 export type Phase = "before-intent" | "after-intent" | "after-effect" | "after-terminal"
 
@@ -35,14 +32,10 @@ export const chainWrite = (options: {
   Effect.gen(function* () {
     const journal = yield* Journal
     const at = options.at
-    const adapters: Kernel.Adapters = {
-      fileSystem: NodeFileSystem.layer,
-      allowlist: MemoryAllowlist.layer([]),
-      approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
+    const adapters = nodeAdapters({
       netGuard: MemoryNetGuard.layer(),
       journal: Layer.succeed(Journal, at === undefined ? journal : phases(journal, at))
-    }
+    })
     const session = { workspace: options.root, workMode: "BUILD" as const, sessionId: options.session, turn: options.turn }
     yield* Runner.invoke({ tool: "write_file", args: { path: options.path, content: options.content } }).pipe(Effect.provide(Kernel.layer(session, adapters)))
     const mine = yield* journal.list({ session: options.session })

@@ -3,6 +3,8 @@
  * an Effect-valued member such as `Allowlist.entries`) lands in one ordered log as `Port.method`, before it runs.
  * The bash guard is the REAL tree-sitter adapter, recorded; nothing here always allows.
  */
+import { TextSearch } from "../../src/ports/TextSearch.js"
+import * as Unavailable from "../../src/adapters/Unavailable.js"
 import { sandboxed } from "./Fakes.js"
 import { type Context, Effect, Layer, Ref } from "effect"
 import * as Approvers from "../../src/adapters/approval/Approvers.js"
@@ -108,7 +110,10 @@ export const recordingServices = (
     "PostgresParser",
     Layer.succeed(PostgresParser, PostgresParser.of({ parse: () => Effect.fail(new PostgresSyntaxError({ reason: "not installed" })) }))
   )
+  // grep's external engine: recorded, and not installed (grep then walks the recorded file system itself).
+  const textSearch = recordLayer(log, TextSearch, "TextSearch", Unavailable.textSearch)
   const ports = Layer.mergeAll(
+    textSearch,
     recordLayer(log, Allowlist, "Allowlist", MemoryAllowlist.layer(allowlist)),
     recordLayer(log, Approver, "Approver", Approvers.constant(answer)),
     recordLayer(log, Journal, "Journal", MemoryJournal.layer()),

@@ -1,31 +1,24 @@
 /** sql_query (and the other SQL tools) through the whole chain, on real adapters, with the given connections. */
 import { Effect, Either, Layer } from "effect"
 import * as Approvers from "../../src/adapters/approval/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
-import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
-import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as NodeAdapters from "../../src/app/NodeLayers.js"
 import type { Request } from "../../src/kernel/Runner.js"
 import type { Connections } from "../../src/domain/sql/SqlConnection.js"
 import { Journal } from "../../src/ports/Journal.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as Runner from "../../src/kernel/Runner.js"
+import { nodeAdapters } from "./Adapters.js"
 
 export const invoke = (root: string, input: Request, sql: Connections) =>
   Effect.gen(function* () {
     const { journal } = yield* MemoryJournal.make()
-    const adapters: Kernel.Adapters = {
-      fileSystem: NodeFileSystem.layer,
-      allowlist: MemoryAllowlist.layer([]),
+    const adapters = nodeAdapters({
       approver: Approvers.constant("yes"),
-      bashParser: Unavailable.bashParser,
-      netGuard: NodeNetGuard.layer,
       journal: Layer.succeed(Journal, journal),
       extensions: NodeAdapters.extensions({ unrestricted: false, sql }),
       sql: NodeAdapters.sqlGuard(sql)
-    }
+    })
     const session = { workspace: root, workMode: "BUILD" as const, permissionMode: "AUTO" as const }
     return yield* Effect.either(Runner.invoke(input).pipe(Effect.provide(Kernel.layer(session, adapters))))
   })

@@ -1,4 +1,5 @@
 /** Temporary workspaces for tests: real directories, removed by the OS's tmp cleaning (tests are short). */
+import { execFileSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -30,3 +31,16 @@ export const tree = (root: string): Record<string, string> => {
 }
 
 export const encode = (text: string): Uint8Array => new TextEncoder().encode(text)
+
+/** A fresh git repository (branch main, a committer set) with one commit of `a.txt` ("one\n"), and git run in it. */
+export const committedRepo = (prefix: string) => {
+  const root = tempDir(prefix)
+  const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, encoding: "utf8" })
+  git("init", "-q", "-b", "main")
+  git("config", "user.email", "dev@example.com")
+  git("config", "user.name", "Dev")
+  NodeFs.writeFileSync(NodePath.join(root, "a.txt"), "one\n")
+  git("add", "a.txt")
+  git("commit", "-q", "-m", "first")
+  return { root, git }
+}

@@ -6,18 +6,13 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, connect, ensureBuilt, isErrorResult, makeGitWorkspace, textOf } from "../serve/support/McpServeHarness.js"
+import { describe, expect, it } from "vitest"
+import { bin, connect, gitWorkspaces, isErrorResult, textOf } from "../serve/support/McpServeHarness.js"
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c()
-})
-beforeAll(() => ensureBuilt())
+const { cleanups, workspace } = gitWorkspaces()
 
 const setup = () => {
-  const ws = makeGitWorkspace()
-  cleanups.push(ws.cleanup)
+  const ws = workspace()
   const { root, git } = ws
   const marker = path.join(ws.parent, "ran")
   const canary = path.join(ws.parent, "canary.sh")

@@ -3,28 +3,22 @@
  * tips (HEAD, packed-refs, refs/, reflogs, the index) and happens again only when one of them changes. Counted on a
  * recording shell over real git; a new commit that adds a secret (also under an innocent name) stays hidden.
  */
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import * as NodeShell from "../../src/adapters/shell/NodeShell.js"
 import { createKernel } from "../../src/index.js"
+import * as Kernel from "../../src/kernel/Kernel.js"
 import { Extensions } from "../../src/kernel/Executor.js"
 import { Shell } from "../../src/ports/Shell.js"
 import * as GitTools from "../../src/tools/GitTools.js"
+import { committedRepo } from "../support/Workspace.js"
 
 let ws: string
-const git = (...args: Array<string>) => execFileSync("git", args, { cwd: ws, encoding: "utf8" })
+let git: (...args: Array<string>) => string
 beforeEach(() => {
-  ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-gitcache-")))
-  git("init", "-q", "-b", "main")
-  git("config", "user.email", "dev@example.com")
-  git("config", "user.name", "Dev")
-  fs.writeFileSync(path.join(ws, "a.txt"), "one\n")
-  git("add", "a.txt")
-  git("commit", "-q", "-m", "first")
+  ;({ root: ws, git } = committedRepo("minicode-gitcache-"))
 })
 afterEach(() => fs.rmSync(ws, { recursive: true, force: true }))
 
@@ -42,7 +36,7 @@ const session = () => {
       })
     )
   )
-  const extensions = Layer.effect(Extensions, Effect.map(GitTools.make(), (e) => [e])).pipe(Layer.provide(recording))
+  const extensions = Kernel.withoutDiagnostics(Layer.effect(Extensions, Effect.map(GitTools.make(), (e) => [e])).pipe(Layer.provide(recording)))
   const kernel = createKernel({ workspace: ws, workMode: "BUILD", policy: "allow-all", sandbox: "none", adapters: { extensions } })
   return { kernel, walks }
 }

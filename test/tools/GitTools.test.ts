@@ -1,21 +1,13 @@
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { runTool } from "../../src/index.js"
+import { committedRepo } from "../support/Workspace.js"
 
 let ws: string
-const git = (...args: Array<string>) => execFileSync("git", args, { cwd: ws, encoding: "utf8" })
-
+let git: (...args: Array<string>) => string
 beforeEach(() => {
-  ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-git-")))
-  git("init", "-q", "-b", "main")
-  git("config", "user.email", "dev@example.com")
-  git("config", "user.name", "Dev")
-  fs.writeFileSync(path.join(ws, "a.txt"), "one\n")
-  git("add", "a.txt")
-  git("commit", "-q", "-m", "first")
+  ;({ root: ws, git } = committedRepo("minicode-git-"))
 })
 afterEach(() => fs.rmSync(ws, { recursive: true, force: true }))
 

@@ -8,8 +8,6 @@ import * as Approvers from "../../src/adapters/approval/Approvers.js"
 import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
 import * as NetGuard from "../../src/adapters/net/NetGuard.js"
-import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
 import type { AccessPolicy, PermissionMode } from "../../src/domain/core/Modes.js"
 import { Allowlist } from "../../src/ports/Allowlist.js"
 import type { Answer } from "../../src/ports/Approver.js"
@@ -17,21 +15,15 @@ import { Journal } from "../../src/ports/Journal.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as McpLive from "../../src/app/McpLive.js"
 import * as Runner from "../../src/kernel/Runner.js"
+import { nodeAdapters } from "../support/Adapters.js"
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), "mcptools-"))
 const tiny = path.resolve(import.meta.dirname, "../support/stdio-server.mjs")
 const noDns: NetGuard.Resolver = () => Promise.reject(new Error("ENOTFOUND"))
 const publicDns: NetGuard.Resolver = () => Promise.resolve([{ address: "93.184.215.14", family: 4 }])
 
-const adapters = (over: Partial<Kernel.Adapters> = {}, answer: Answer = "no"): Kernel.Adapters => ({
-  fileSystem: NodeFileSystem.layer,
-  allowlist: MemoryAllowlist.layer(),
-  approver: Approvers.constant(answer),
-  bashParser: Unavailable.bashParser, sql: Unavailable.sql,
-  journal: MemoryJournal.layer(),
-  netGuard: NetGuard.layerWith(noDns),
-  ...over
-})
+const adapters = (over: Partial<Kernel.Adapters> = {}, answer: Answer = "no"): Kernel.Adapters =>
+  nodeAdapters({ approver: Approvers.constant(answer), netGuard: NetGuard.layerWith(noDns), ...over })
 
 const explain = (tool: string, args: unknown, opts: { policy?: AccessPolicy; permissionMode?: PermissionMode; resolve?: NetGuard.Resolver; allow?: ReadonlyArray<{ tool: string }> } = {}) =>
   Runner.explain(

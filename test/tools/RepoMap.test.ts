@@ -5,11 +5,6 @@
 import * as fs from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as Approvers from "../../src/adapters/approval/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
-import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
-import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as Imports from "../../src/domain/repomap/Imports.js"
 import { type Extension, Extensions } from "../../src/kernel/Executor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
@@ -18,7 +13,7 @@ import * as RepoMap from "../../src/tools/RepoMapTool.js"
 import * as RepoMapCache from "../../src/tools/RepoMapCache.js"
 import * as Runner from "../../src/kernel/Runner.js"
 import { tempDir, write } from "../support/Workspace.js"
-import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
+import { nodeAdapters } from "../support/Adapters.js"
 
 const fixture = () => {
   const root = tempDir("minicode-repomap-")
@@ -62,15 +57,7 @@ const regexMap = (dir: string) => RepoMap.make({ mode: "regex", cacheDir: dir })
 const chain = (root: string, repoMap: ExtensionEffect = RepoMap.make({ mode: "regex" })) =>
   Kernel.layer(
     { workspace: root },
-    {
-      fileSystem: NodeFileSystem.layer,
-      allowlist: MemoryAllowlist.layer([]),
-      approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
-      netGuard: NodeNetGuard.layer,
-      journal: MemoryJournal.layer(),
-      extensions: Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))
-    }
+    nodeAdapters({ extensions: Kernel.withoutDiagnostics(Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))) })
   )
 
 describe("repo_map", () => {

@@ -8,13 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
-import * as Approvers from "../../src/adapters/approval/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
-import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
-import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
-import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
 import * as TreeSitterOutliner from "../../src/adapters/treesitter/TreeSitterOutliner.js"
-import * as Unavailable from "../../src/adapters/Unavailable.js"
 import type { WorkMode } from "../../src/domain/core/Modes.js"
 import { type Extension, Extensions } from "../../src/kernel/Executor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
@@ -22,19 +16,12 @@ import * as Runner from "../../src/kernel/Runner.js"
 import * as RepoMap from "../../src/tools/RepoMapTool.js"
 import * as RepoMapCache from "../../src/tools/RepoMapCache.js"
 import { tempDir, write } from "../support/Workspace.js"
+import { nodeAdapters } from "../support/Adapters.js"
 
 const chain = (root: string, repoMap: ReturnType<typeof RepoMap.make>, workMode: WorkMode = "DISCUSS") =>
   Kernel.layer(
     { workspace: root, workMode },
-    {
-      fileSystem: NodeFileSystem.layer,
-      allowlist: MemoryAllowlist.layer([]),
-      approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
-      netGuard: NodeNetGuard.layer,
-      journal: MemoryJournal.layer(),
-      extensions: Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))
-    }
+    nodeAdapters({ extensions: Kernel.withoutDiagnostics(Layer.effect(Extensions, Effect.map(repoMap, (e): ReadonlyArray<Extension> => [e]))) })
   )
 
 const treeSitter = (cacheDir: string | undefined, onStats?: (s: RepoMap.Stats) => Effect.Effect<void>) =>

@@ -7,9 +7,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { Effect, Either, Layer } from "effect"
 import * as Approvers from "../../src/adapters/approval/Approvers.js"
-import * as MemoryAllowlist from "../../src/adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../../src/adapters/journal/MemoryJournal.js"
-import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as Unavailable from "../../src/adapters/Unavailable.js"
 import type { Answer } from "../../src/ports/Approver.js"
 import type { Connections } from "../../src/domain/sql/SqlConnection.js"
@@ -19,7 +17,7 @@ import * as Kernel from "../../src/kernel/Kernel.js"
 import * as NodeAdapters from "../../src/app/NodeLayers.js"
 import * as Runner from "../../src/kernel/Runner.js"
 import { tempDir } from "../support/Workspace.js"
-import * as NodeNetGuard from "../../src/adapters/net/NetGuard.js"
+import { nodeAdapters } from "../support/Adapters.js"
 
 interface Db {
   exec(sql: string): unknown
@@ -49,16 +47,12 @@ const call = (
 ) =>
   Effect.gen(function* () {
     const { journal } = yield* MemoryJournal.make()
-    const adapters: Kernel.Adapters = {
-      fileSystem: NodeFileSystem.layer,
-      allowlist: MemoryAllowlist.layer([]),
+    const adapters = nodeAdapters({
       approver: Approvers.constant(options.answer ?? "no"),
-      bashParser: Unavailable.bashParser,
-      netGuard: NodeNetGuard.layer,
       journal: Layer.succeed(Journal, journal),
       extensions: NodeAdapters.extensions({ unrestricted: false, ...(options.sql === undefined ? {} : { sql: options.sql }) }),
       sql: NodeAdapters.sqlGuard(options.sql)
-    }
+    })
     const session = { workspace: root, workMode: options.workMode, permissionMode: options.permissionMode }
     const outcome = yield* Effect.either(Runner.invoke({ tool: "sql_query", args }).pipe(Effect.provide(Kernel.layer(session, adapters))))
     const records = yield* Effect.orDie(journal.list())

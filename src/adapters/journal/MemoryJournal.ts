@@ -8,16 +8,7 @@ import { sha256 } from "../crypto/Sha256.js"
 import * as Recovery from "../../domain/journal/Recovery.js"
 import type { PathChange } from "../../domain/journal/Undo.js"
 import { type Checkpoint, Checkpoints, type CheckpointStatus, type CheckpointsShape } from "../../ports/Checkpoints.js"
-import {
-  type Intent,
-  Journal,
-  JournalError,
-  type JournalRecord,
-  type JournalShape,
-  type JournalState,
-  type Snapshot,
-  type Terminal
-} from "../../ports/Journal.js"
+import { type Intent, Journal, JournalError, type JournalRecord, type JournalShape, type JournalState, type Snapshot, type Terminal } from "../../ports/Journal.js"
 
 interface StoredChange {
   readonly seq: number

@@ -1,4 +1,7 @@
-/** The exact-match edit, pure: the file tool applies it, and the journal records its result before it happens. */
+/**
+ * The exact-match edit, pure. It is applied once per call: by the Journal stage on the bytes it snapshots (the result
+ * is recorded as intended and handed down on the invocation as `edited`), or by the file tool when no journal ran.
+ */
 import { Either } from "effect"
 
 export const count = (haystack: string, needle: string): number => {
@@ -24,3 +27,18 @@ export const apply = (
   const after = replaceAll ? before.split(oldText).join(newText) : before.replace(oldText, () => newText)
   return Either.right({ after, replacements: n })
 }
+
+/** An edit's outcome on a file's bytes (as `edit_file` decodes them: UTF-8, lenient), the new bytes on success. */
+export type Outcome = Either.Either<{ readonly after: Uint8Array; readonly replacements: number }, EditError>
+
+const decoder = new TextDecoder("utf-8")
+const encoder = new TextEncoder()
+
+export const applyTo = (
+  before: Uint8Array,
+  args: { readonly old_string: string; readonly new_string: string; readonly replace_all?: boolean | undefined }
+): Outcome =>
+  Either.map(apply(decoder.decode(before), args.old_string, args.new_string, args.replace_all === true), (e) => ({
+    after: encoder.encode(e.after),
+    replacements: e.replacements
+  }))

@@ -14,14 +14,29 @@ export interface State {
 }
 
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
+const none: Plan = { intended: [] }
+
+/**
+ * What a call will leave, and for `edit_file` the edit's outcome on the bytes in `before` (success or the reason it
+ * fails): the edit is applied here, once; the file tool writes `edited` rather than applying it again.
+ */
+export interface Plan {
+  readonly intended: ReadonlyArray<State>
+  readonly edited?: Edit.Outcome | undefined
+}
 
 /** `before` maps a shown path to its state before the call; `shown(field)` is the shown path of an argument. */
 export const intendedOf = (
   call: ToolCall,
   before: ReadonlyMap<string, State>,
   shown: (field: string) => string | undefined
-): ReadonlyArray<State> => {
+): ReadonlyArray<State> => planOf(call, before, shown).intended
+
+export const planOf = (
+  call: ToolCall,
+  before: ReadonlyMap<string, State>,
+  shown: (field: string) => string | undefined
+): Plan => {
   const at = (field: string) => {
     const path = shown(field)
     return path === undefined ? undefined : { path, before: before.get(path) }
@@ -29,29 +44,31 @@ export const intendedOf = (
   switch (call.tool) {
     case "write_file": {
       const p = at("path")
-      return p === undefined ? [] : [{ path: p.path, content: encoder.encode(call.args.content), mode: p.before?.mode ?? 0o644 }]
+      return { intended: p === undefined ? [] : [{ path: p.path, content: encoder.encode(call.args.content), mode: p.before?.mode ?? 0o644 }] }
     }
     case "delete_file": {
       const p = at("path")
-      return p === undefined ? [] : [{ path: p.path, content: null, mode: null }]
+      return { intended: p === undefined ? [] : [{ path: p.path, content: null, mode: null }] }
     }
     case "edit_file": {
       const p = at("path")
       const content = p?.before?.content
-      if (p === undefined || content === null || content === undefined) return []
-      const edited = Edit.apply(decoder.decode(content), call.args.old_string, call.args.new_string, call.args.replace_all === true)
-      return Either.isRight(edited) ? [{ path: p.path, content: encoder.encode(edited.right.after), mode: p.before?.mode ?? null }] : []
+      if (p === undefined || content === null || content === undefined) return none
+      const edited = Edit.applyTo(content, call.args)
+      return { intended: Either.isRight(edited) ? [{ path: p.path, content: edited.right.after, mode: p.before?.mode ?? null }] : [], edited }
     }
     case "move_file": {
       const from = at("from")
       const to = at("to")
-      if (from === undefined || to === undefined || from.before?.content == null) return []
-      return [
-        { path: from.path, content: null, mode: null },
-        { path: to.path, content: from.before.content, mode: from.before.mode }
-      ]
+      if (from === undefined || to === undefined || from.before?.content == null) return none
+      return {
+        intended: [
+          { path: from.path, content: null, mode: null },
+          { path: to.path, content: from.before.content, mode: from.before.mode }
+        ]
+      }
     }
     default:
-      return []
+      return none
   }
 }

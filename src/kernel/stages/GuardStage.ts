@@ -40,8 +40,6 @@ const judgeSql = (
     return Either.isLeft(combined) ? combined.left : combined.right.decision
   })
 
-const noSandbox = SandboxState.of({ bash: Effect.succeed({ _tag: "Unsandboxed", reason: "this session was given no sandbox" }) })
-
 /** Without an active sandbox, the stricter reading of `Unsandboxed` (an unparsable command asks too). */
 const unsandboxedAsk = (
   state: typeof SandboxState.Service,
@@ -88,8 +86,8 @@ export const GuardStage = wrap((next) =>
     const store = yield* AllowlistStore
     const connections = yield* SqlConnections
     const parser = yield* PostgresParser
-    // A composition that says nothing about a sandbox gets none assumed (fail closed).
-    const sandboxState = Option.getOrElse(yield* Effect.serviceOption(SandboxState), () => noSandbox)
+    // Required: a composition without an OS sandbox provides `Unavailable.sandboxState` (it says so, fail closed).
+    const sandboxState = yield* SandboxState
     const ctx = jailContext(session)
     return ToolExecutor.of({
       run: (inv) =>

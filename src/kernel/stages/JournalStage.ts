@@ -4,13 +4,12 @@ import * as Jail from "../../domain/jail/Jail.js"
 import { nameOf } from "../../domain/core/Tools.js"
 import { FileSystem } from "../../ports/FileSystem.js"
 import { Journal, type Snapshot as JournalSnapshot } from "../../ports/Journal.js"
-import { MutationDone } from "../../ports/MutationDone.js"
 import { Session } from "../../ports/Session.js"
-import { ToolExecutor } from "../../ports/ToolExecutor.js"
+import { type MutationDoneShape, ToolExecutor } from "../../ports/ToolExecutor.js"
 import { wrap } from "./Stage.js"
 import { canonicalArgs } from "../../domain/core/Canonical.js"
 import * as Summary from "../../domain/journal/Summary.js"
-import { intendedOf } from "../../domain/journal/Intended.js"
+import { planOf } from "../../domain/journal/Intended.js"
 
 /** Journal: a mutating call is recorded pending before its effect and committed / failed / unknown after it. */
 export const JournalStage = wrap((next) =>
@@ -48,6 +47,7 @@ export const JournalStage = wrap((next) =>
                 const facts = inv.resolved[field]
                 return facts === undefined ? undefined : Jail.display(session, facts.entry)
               }
+              const plan = planOf(inv.facts.call, byPath, shown)
               const record = yield* journal
                 .begin(
                   {
@@ -62,17 +62,16 @@ export const JournalStage = wrap((next) =>
                     remote: inv.facts.capability === "external"
                   },
                   snapshots,
-                  intendedOf(inv.facts.call, byPath, shown)
+                  plan.intended
                 )
                 .pipe(Effect.mapError(journalError))
-              // Settled once: early by the executor (MutationDone) when the mutation is done before the call ends.
+              // Settled once: early by the executor (`mutationDone`) when the mutation is done before the call ends.
               const settled = yield* Ref.make(false)
               const once = (settle: Effect.Effect<void>) => Effect.flatMap(Ref.getAndSet(settled, true), (was) => (was ? Effect.void : settle))
-              const done = MutationDone.of({
+              const mutationDone: MutationDoneShape = {
                 done: ({ isError }) => once(journal.complete(record.id, isError ? "failed" : "committed").pipe(Effect.ignore))
-              })
-              return yield* next(inv).pipe(
-                Effect.provideService(MutationDone, done),
+              }
+              return yield* next(plan.edited === undefined ? { ...inv, mutationDone } : { ...inv, edited: plan.edited, mutationDone }).pipe(
                 Effect.onExit((exit) => {
                   if (exit._tag === "Success") {
                     return once(journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore))

@@ -8,22 +8,13 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as MysqlEngine from "../../../src/adapters/sql/MysqlEngine.js"
 import { SqlEngine, type SqlRequest } from "../../../src/ports/SqlEngine.js"
-import { contract } from "../../contracts/SqlEngine.contract.js"
+import { contract, request } from "../../contracts/SqlEngine.contract.js"
 import * as Mariadb from "../../support/Mariadb.js"
 
 describe("MariaDB availability", () => {
   it("CI has MariaDB binaries (apt-get install -y mariadb-server)", () => {
     if (process.env["CI"] === "true") assert.isTrue(Mariadb.hasMariadb, "mariadbd missing: the MySQL tests cannot run")
   })
-})
-
-const request = (statements: ReadonlyArray<string>, over: Partial<SqlRequest> = {}): SqlRequest => ({
-  statements,
-  params: [],
-  maxRows: 200,
-  write: false,
-  timeoutMs: 5_000,
-  ...over
 })
 
 describe.runIf(Mariadb.hasMariadb)("mariadb server", () => {

@@ -8,20 +8,12 @@ import { Effect, Either, Fiber, Option } from "effect"
 import * as PostgresEngine from "../../../src/adapters/sql/PostgresEngine.js"
 import { SqlEngine, type SqlRequest } from "../../../src/ports/SqlEngine.js"
 import * as Postgres from "../../support/Postgres.js"
+import { request } from "../../contracts/SqlEngine.contract.js"
 
 describe("PostgreSQL availability", () => {
   it("CI has PostgreSQL binaries (apt-get install -y postgresql)", () => {
     if (process.env["CI"] === "true") assert.isTrue(Postgres.hasPostgres, "PostgreSQL binaries missing under /usr/lib/postgresql/*/bin: the PostgreSQL tests cannot run")
   })
-})
-
-const request = (statements: ReadonlyArray<string>, over: Partial<SqlRequest> = {}): SqlRequest => ({
-  statements,
-  params: [],
-  maxRows: 200,
-  write: false,
-  timeoutMs: 5_000,
-  ...over
 })
 
 describe.runIf(Postgres.hasPostgres)("PostgresEngine", () => {

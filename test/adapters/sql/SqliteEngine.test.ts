@@ -9,6 +9,7 @@ import * as SqliteEngine from "../../../src/adapters/sql/SqliteEngine.js"
 import { SqlEngine, type SqlRequest } from "../../../src/ports/SqlEngine.js"
 import * as QueryProcesses from "../../support/QueryProcesses.js"
 import { tempDir } from "../../support/Workspace.js"
+import { request } from "../../contracts/SqlEngine.contract.js"
 
 interface Db {
   exec(sql: string): unknown
@@ -32,15 +33,6 @@ const count = (file: string): number => {
   db.close()
   return n
 }
-
-const request = (statements: ReadonlyArray<string>, over: Partial<SqlRequest> = {}): SqlRequest => ({
-  statements,
-  params: [],
-  maxRows: 200,
-  write: false,
-  timeoutMs: 5_000,
-  ...over
-})
 
 const run = (file: string, req: SqlRequest) =>
   Effect.flatMap(SqlEngine, (engine) => engine.run({ dialect: "sqlite", file }, req)).pipe(Effect.provide(SqliteEngine.layer))

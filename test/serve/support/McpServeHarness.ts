@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { afterEach, beforeAll } from "vitest"
 
 export const repo = fileURLToPath(new URL("../../../", import.meta.url))
 export const bin = path.join(repo, "dist/bin.js")
@@ -45,6 +46,29 @@ export const makeGitWorkspace = () => {
   git("config", "user.email", "dev@example.com")
   git("config", "user.name", "Dev")
   return { ...ws, git }
+}
+
+/**
+ * For a test file that runs the built bundle in git workspaces: the bundle built once, and after each test every
+ * workspace made by `workspace()` (and whatever else was pushed on `cleanups`) removed.
+ */
+export const gitWorkspaces = () => {
+  beforeAll(() => ensureBuilt())
+  return workspaces(makeGitWorkspace)
+}
+
+/** For a test file: `workspace()` makes one with `make`; after each test, it and what `cleanups` holds go, newest first. */
+export const workspaces = <W extends { readonly cleanup: () => unknown }>(make: () => W) => {
+  const cleanups: Array<() => unknown> = []
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c()
+  })
+  const workspace = () => {
+    const ws = make()
+    cleanups.push(ws.cleanup)
+    return ws
+  }
+  return { cleanups, workspace }
 }
 
 /** Every file under `dir` with its content (for before/after comparisons), except under `skip` (the workspace). */

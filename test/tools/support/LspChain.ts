@@ -6,15 +6,10 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { ServerEntry } from "../../../src/domain/core/Config.js"
-import * as Approvers from "../../../src/adapters/approval/Approvers.js"
-import * as MemoryAllowlist from "../../../src/adapters/approval/MemoryAllowlist.js"
-import * as MemoryJournal from "../../../src/adapters/journal/MemoryJournal.js"
-import * as NodeFileSystem from "../../../src/adapters/fs/NodeFileSystem.js"
-import * as Unavailable from "../../../src/adapters/Unavailable.js"
 import * as Kernel from "../../../src/kernel/Kernel.js"
 import * as LspLive from "../../../src/app/LspLive.js"
 import * as Runner from "../../../src/kernel/Runner.js"
-import * as NodeNetGuard from "../../../src/adapters/net/NetGuard.js"
+import { nodeAdapters } from "../../support/Adapters.js"
 
 /** A dev dependency's executable; never skip silently: it must be installed. */
 export const devBin = (name: string): string => {
@@ -35,15 +30,9 @@ export const cacheWorkspace = (prefix: string): { readonly root: string; readonl
 export const lspChain = (root: string, extension: string | ReadonlyArray<string>, command: string, entry: Omit<ServerEntry, "command"> = { args: ["--stdio"] }) =>
   Kernel.layer(
     { workspace: root, workMode: "BUILD" },
-    {
-      fileSystem: NodeFileSystem.layer,
-      allowlist: MemoryAllowlist.layer([]),
-      approver: Approvers.constant("no"),
-      bashParser: Unavailable.bashParser, sql: Unavailable.sql,
-      netGuard: NodeNetGuard.layer,
-      journal: MemoryJournal.layer(),
+    nodeAdapters({
       extensions: LspLive.layer({ servers: Object.fromEntries((typeof extension === "string" ? [extension] : extension).map((e) => [e, { command, ...entry }])), env: process.env })
-    }
+    })
   )
 
 export const run = (tool: string, args: Record<string, unknown>) => Runner.invoke({ tool, args })
