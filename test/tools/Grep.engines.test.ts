@@ -14,6 +14,7 @@ import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generate, markers } from "../../bench/tree/generate.js"
 import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
+import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as RipgrepSearch from "../../src/adapters/search/RipgrepSearch.js"
 import { runTool } from "../../src/index.js"
 import { TextSearch } from "../../src/ports/TextSearch.js"
@@ -45,8 +46,8 @@ const counted = Layer.effect(
 )
 
 const run = async (engine: "rg" | "node", args: Record<string, unknown>) => {
-  const fileSystem = engine === "rg" ? Layer.merge(NodeFileSystem.layer, counted) : NodeFileSystem.layer
-  const r = await runTool({ workspace: root, tool: "grep", args, maxOutputBytes: 64 * 1024 * 1024, adapters: { fileSystem } })
+  const textSearch = engine === "rg" ? counted : Unavailable.textSearch
+  const r = await runTool({ workspace: root, tool: "grep", args, maxOutputBytes: 64 * 1024 * 1024, adapters: { textSearch } })
   expect(r.ok, JSON.stringify(r)).toBe(true)
   return r.ok ? r.text : ""
 }
@@ -111,7 +112,7 @@ describe.skipIf(!hasRg)("grep: ripgrep and the own walk give the same results", 
           })
       })
     )
-    const r = await runTool({ workspace: root, tool: "grep", args: { pattern: "x" }, adapters: { fileSystem: Layer.merge(NodeFileSystem.layer, lying) } })
+    const r = await runTool({ workspace: root, tool: "grep", args: { pattern: "x" }, adapters: { textSearch: lying } })
     const text = r.ok ? r.text : ""
     expect(text.split("\n")).toEqual(["misc/crlf.ts:1:from misc/crlf.ts", "[2 files left out: not a regular file beneath real folders of the workspace when checked]"])
   })
