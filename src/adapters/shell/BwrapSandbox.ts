@@ -348,7 +348,10 @@ export const make = (options: Options = {}) =>
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
           const gitDirs = hits.filter((h) => h.verdict === "pin").map((h) => h.path)
-          yield* Effect.acquireRelease(Effect.sync(() => GitControl.enter(workspace, gitDirs)), () => Effect.sync(() => GitControl.leave(workspace)))
+          // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run.
+          yield* Effect.acquireRelease(Effect.sync(() => GitControl.enter(workspace, gitDirs)), () =>
+            Effect.flatMap(scanner.scan(workspace), (now) => Effect.sync(() => GitControl.leave(workspace, now.filter((h) => h.verdict === "pin").map((h) => h.path))))
+          )
         }
         const findings = [
           ...(yield* findingsOf(workspace, hits)),
