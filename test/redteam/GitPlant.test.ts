@@ -110,6 +110,27 @@ cd .. && git add sub 2>/dev/null; echo planted`)
     expect(fs.readFileSync(path.join(root, "n/.git/config"), "utf8")).toContain("Honest")
   })
 
+  it("putting a control file back never writes through a planted symlink (the temp file, or the folder)", () => {
+    const { root, git, script, evil } = setup()
+    const wt = path.join(path.dirname(root), "wt2")
+    git("worktree", "add", "-q", wt)
+    const outside = path.join(path.dirname(root), "OUTSIDE-WRITTEN")
+    const outDir = path.join(path.dirname(root), "outdir")
+    fs.mkdirSync(outDir)
+    fs.writeFileSync(path.join(outDir, "commondir"), "outside\n")
+    const file = path.join(root, ".git/worktrees/wt2/commondir")
+    const before = fs.readFileSync(file, "utf8")
+    script(`${evil}
+ln -s ${outside} .git/worktrees/wt2/commondir.minicode-restore; echo ../../evil > .git/worktrees/wt2/commondir; echo done`)
+    expect(fs.existsSync(outside)).toBe(false)
+    expect(fs.lstatSync(file).isFile()).toBe(true)
+    expect(fs.readFileSync(file, "utf8")).toBe(before)
+    script(`mv .git/worktrees/wt2 .git/worktrees/old && ln -s ${outDir} .git/worktrees/wt2; echo done`)
+    expect(fs.readFileSync(path.join(outDir, "commondir"), "utf8")).toBe("outside\n")
+    expect(fs.readdirSync(outDir)).toEqual(["commondir"])
+    expect(fs.lstatSync(path.join(root, ".git/worktrees/wt2"), { throwIfNoEntry: false })?.isSymbolicLink() ?? false).toBe(false)
+  })
+
   it("honest git from bash still works (commit, status)", () => {
     const { script } = setup()
     const out = script("echo b > b.txt && git add b.txt && git commit -qm second && git log --oneline | cat && git status --short")

@@ -37,6 +37,15 @@ const foldersOf = (gitDirs: ReadonlyArray<string>): Array<string> => {
   return out
 }
 
+/** Whether `dir` is a folder reached without a symlink (the scan's paths are real). */
+const realFolder = (dir: string): boolean => {
+  try {
+    return fs.realpathSync(dir) === dir
+  } catch {
+    return true
+  }
+}
+
 type State = { readonly kind: "none" } | { readonly kind: "file"; readonly content: Buffer } | { readonly kind: "other" }
 
 const stateOf = (file: string): State => {
@@ -95,6 +104,15 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
   const controls = new Set(folders.flatMap((dir) => namesIn(dir).map((n) => path.join(dir, n))))
   const guarded = folders.flatMap(guardedIn)
   for (const file of new Set([...snap.files.keys(), ...controls, ...guarded])) {
+    // A folder on the way replaced by a symlink (`.git/worktrees/wt2` -> elsewhere): never written through, removed.
+    const dir = path.dirname(file)
+    if (!realFolder(dir)) {
+      if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
+        fs.rmSync(dir, { force: true })
+        fixed.push(dir)
+      }
+      continue
+    }
     const before = snap.files.get(file) ?? { kind: "none" as const }
     const now = stateOf(file)
     if (before.kind === "other") continue
@@ -105,8 +123,10 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
     try {
       if (now.kind !== "none") fs.rmSync(file, { recursive: true, force: true })
       if (before.kind === "file") {
+        // Created afresh (O_EXCL): a planted `config.minicode-restore` symlink is never written through.
         const tmp = `${file}.minicode-restore`
-        fs.writeFileSync(tmp, before.content)
+        fs.rmSync(tmp, { recursive: true, force: true })
+        fs.writeFileSync(tmp, before.content, { flag: "wx" })
         fs.renameSync(tmp, file)
       }
       fixed.push(file)
