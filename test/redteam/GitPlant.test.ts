@@ -94,6 +94,15 @@ cd .. && git add sub 2>/dev/null; echo planted`)
     expect(fs.existsSync(marker)).toBe(false)
   })
 
+  it("a .git file (gitdir: …) made from bash, naming a git folder whose config runs a program: the user's git runs nothing", () => {
+    const { root, marker, script } = setup()
+    script(`mkdir sub && cd sub && git init -q --separate-git-dir=../evilgit . && printf '[core]\\n\\tfsmonitor = touch ${marker}; false\\n' >> ../evilgit/config; echo done`)
+    spawnSync("git", ["-C", path.join(root, "sub"), "status"], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+    expect(fs.existsSync(marker)).toBe(false)
+    // The .git file is a mount point in the sandbox, like a .git folder.
+    expect(script("mv sub/.git sub/moved 2>&1; echo end")).toContain("busy")
+  })
+
   it("an existing nested repository's config changed from bash to name a program is put back", () => {
     const { root, marker, script, hostGit } = setup()
     execFileSync("git", ["init", "-q", path.join(root, "sub")])

@@ -137,10 +137,30 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
   return fixed
 }
 
+/**
+ * The git folders, a `.git` file (`gitdir: …`, a submodule's or one bash wrote) standing for the folder it names
+ * when that is a real folder inside the workspace (else dropped: nothing outside is touched).
+ */
+const expand = (workspace: string, gitDirs: ReadonlyArray<string>): ReadonlyArray<string> =>
+  gitDirs.flatMap((g) => {
+    const st = fs.lstatSync(g, { throwIfNoEntry: false })
+    if (st === undefined || st.isDirectory()) return [g]
+    if (!st.isFile()) return []
+    try {
+      const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(g, "utf8").slice(0, 4096))
+      if (m === null || m[1] === undefined) return []
+      const target = fs.realpathSync(path.resolve(path.dirname(g), m[1]))
+      return fs.statSync(target).isDirectory() && target.startsWith(`${workspace}/`) ? [target] : []
+    } catch {
+      return []
+    }
+  })
+
 const sessions = new Map<string, { active: number; gitDirs: Set<string>; files: Map<string, State> }>()
 
 /** A writable call in `workspace` begins: its git folders' control files are recorded unless a call already runs. */
-export const enter = (workspace: string, gitDirs: ReadonlyArray<string>): void => {
+export const enter = (workspace: string, pins: ReadonlyArray<string>): void => {
+  const gitDirs = expand(workspace, pins)
   const known = sessions.get(workspace)
   if (known === undefined) {
     const snap = snapshot(gitDirs)
@@ -158,7 +178,7 @@ export const enter = (workspace: string, gitDirs: ReadonlyArray<string>): void =
 export const leave = (workspace: string, gitDirsNow: ReadonlyArray<string> = []): ReadonlyArray<string> => {
   const known = sessions.get(workspace)
   if (known === undefined) return []
-  for (const g of gitDirsNow) known.gitDirs.add(g)
+  for (const g of expand(workspace, gitDirsNow)) known.gitDirs.add(g)
   if (--known.active > 0) return []
   sessions.delete(workspace)
   return restore({ gitDirs: [...known.gitDirs], files: known.files })
