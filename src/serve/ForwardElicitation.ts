@@ -11,14 +11,11 @@
  * rendered as minicode's prompt, the prefix erased or pushed out of sight by newlines.
  */
 import type { ElicitationAnswer, Elicit, FieldValue } from "../domain/mcp/McpElicitation.js"
-import { visible } from "../domain/mcp/McpText.js"
+import { oneLine } from "../domain/mcp/McpText.js"
 import type { ElicitationChannel } from "../ports/Approver.js"
 
 const isField = (v: unknown): v is FieldValue =>
   typeof v === "string" || typeof v === "number" || typeof v === "boolean" || (Array.isArray(v) && v.every((x) => typeof x === "string"))
-
-/** One line, every control character and line break spelled out. */
-export const oneLine = (text: string): string => visible(text).replace(/\r\n|\n|\u2028|\u2029/g, (c) => (c === "\n" ? "\\n" : c === "\r\n" ? "\\r\\n" : `\\u${c.charCodeAt(0).toString(16)}`)).replace(/\t/g, "\\t")
 
 const shown = new Set(["title", "description"])
 
