@@ -78,6 +78,68 @@ describe.skipIf(unavailable !== undefined)(title("git control files planted from
     expect(fs.existsSync(marker)).toBe(false)
   })
 
+  it("a nested repository made from bash, its config naming an fsmonitor, added as a gitlink: the user's git status runs nothing", () => {
+    const { root, marker, script, hostGit } = setup()
+    const out = script(`mkdir sub && cd sub && git init -q && git -c user.name=x -c user.email=y commit -q --allow-empty -m s
+printf '[core]\\n\\tfsmonitor = touch ${marker}; false\\n' >> .git/config
+mkdir -p .git/hooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout
+cd .. && git add sub 2>/dev/null; echo planted`)
+    expect(out).toContain("planted")
+    // Made by the call and naming a program: removed (git reads a missing config as empty).
+    const config = path.join(root, "sub/.git/config")
+    expect(fs.existsSync(config) && fs.readFileSync(config, "utf8").includes("fsmonitor")).toBe(false)
+    expect(fs.existsSync(path.join(root, "sub/.git/hooks/post-checkout"))).toBe(false)
+    expect(hostGit().status).toBe(0)
+    spawnSync("git", ["-C", path.join(root, "sub"), "status"], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
+  it("a .git file (gitdir: …) made from bash, naming a git folder whose config runs a program: the user's git runs nothing", () => {
+    const { root, marker, script } = setup()
+    script(`mkdir sub && cd sub && git init -q --separate-git-dir=../evilgit . && printf '[core]\\n\\tfsmonitor = touch ${marker}; false\\n' >> ../evilgit/config; echo done`)
+    spawnSync("git", ["-C", path.join(root, "sub"), "status"], { encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+    expect(fs.existsSync(marker)).toBe(false)
+    // The .git file is a mount point in the sandbox, like a .git folder.
+    expect(script("mv sub/.git sub/moved 2>&1; echo end")).toContain("busy")
+  })
+
+  it("an existing nested repository's config changed from bash to name a program is put back", () => {
+    const { root, marker, script, hostGit } = setup()
+    execFileSync("git", ["init", "-q", path.join(root, "sub")])
+    const before = fs.readFileSync(path.join(root, "sub/.git/config"), "utf8")
+    script(`printf '[core]\\n\\tfsmonitor = touch ${marker}; false\\n' >> sub/.git/config; echo done`)
+    expect(fs.readFileSync(path.join(root, "sub/.git/config"), "utf8")).toBe(before)
+    hostGit(path.join(root, "sub"))
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
+  it("honest nested git from bash keeps its config (git init, git config user.name)", () => {
+    const { root, script } = setup()
+    script("mkdir n && cd n && git init -q && git config user.name Honest && echo ok")
+    expect(fs.readFileSync(path.join(root, "n/.git/config"), "utf8")).toContain("Honest")
+  })
+
+  it("putting a control file back never writes through a planted symlink (the temp file, or the folder)", () => {
+    const { root, git, script, evil } = setup()
+    const wt = path.join(path.dirname(root), "wt2")
+    git("worktree", "add", "-q", wt)
+    const outside = path.join(path.dirname(root), "OUTSIDE-WRITTEN")
+    const outDir = path.join(path.dirname(root), "outdir")
+    fs.mkdirSync(outDir)
+    fs.writeFileSync(path.join(outDir, "commondir"), "outside\n")
+    const file = path.join(root, ".git/worktrees/wt2/commondir")
+    const before = fs.readFileSync(file, "utf8")
+    script(`${evil}
+ln -s ${outside} .git/worktrees/wt2/commondir.minicode-restore; echo ../../evil > .git/worktrees/wt2/commondir; echo done`)
+    expect(fs.existsSync(outside)).toBe(false)
+    expect(fs.lstatSync(file).isFile()).toBe(true)
+    expect(fs.readFileSync(file, "utf8")).toBe(before)
+    script(`mv .git/worktrees/wt2 .git/worktrees/old && ln -s ${outDir} .git/worktrees/wt2; echo done`)
+    expect(fs.readFileSync(path.join(outDir, "commondir"), "utf8")).toBe("outside\n")
+    expect(fs.readdirSync(outDir)).toEqual(["commondir"])
+    expect(fs.lstatSync(path.join(root, ".git/worktrees/wt2"), { throwIfNoEntry: false })?.isSymbolicLink() ?? false).toBe(false)
+  })
+
   it("honest git from bash still works (commit, status)", () => {
     const { script } = setup()
     const out = script("echo b > b.txt && git add b.txt && git commit -qm second && git log --oneline | cat && git status --short")

@@ -56,7 +56,7 @@ describe("mcp serve: an upstream server's asks and progress reach the client", (
     expect(textOf(result)).toContain('"action":"accept"')
     expect(textOf(result)).toContain('"name":"Ada"')
     expect(asked).toHaveLength(1)
-    expect(asked[0]?.message).toBe('The MCP server "up" asks: Your name?')
+    expect(asked[0]?.message).toBe('The MCP server "up" asks (not a minicode approval; your answer goes to that server): Your name?')
     expect(JSON.stringify(asked[0])).toContain('"name"')
   })
 

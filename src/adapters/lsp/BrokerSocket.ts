@@ -31,6 +31,29 @@ export const folder = (env: Readonly<Record<string, string | undefined>>): strin
   return home !== undefined && home.startsWith("/") ? path.join(home, ".cache", "minicode", "lsp") : undefined
 }
 
+/**
+ * Whether `dir` is (or would be, once made) inside `root`, symlinks resolved as far as the path exists: a socket
+ * folder the workspace holds (`HOME` in or at the workspace, no runtime folder) would let sandboxed bash reach the
+ * broker, which runs outside the sandbox, and plant its socket, pid file or log (red team).
+ */
+export const inWorkspace = (dir: string, root: string): boolean => {
+  let head = path.resolve(dir)
+  const rest: Array<string> = []
+  for (;;) {
+    try {
+      head = fs.realpathSync(head)
+      break
+    } catch {
+      const up = path.dirname(head)
+      if (up === head) break
+      rest.unshift(path.basename(head))
+      head = up
+    }
+  }
+  const real = path.join(head, ...rest)
+  return real === root || real.startsWith(root.endsWith("/") ? root : `${root}/`)
+}
+
 export const workspaceHash = (root: string) => sha256(root).slice(0, 16)
 
 export const place = (dir: string, root: string, configuration: string): Place => {

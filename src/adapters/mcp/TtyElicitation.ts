@@ -7,7 +7,7 @@ import * as readline from "node:readline/promises"
 import type { Readable, Writable } from "node:stream"
 import { Either } from "effect"
 import * as McpElicitation from "../../domain/mcp/McpElicitation.js"
-import { visible } from "../../domain/mcp/McpText.js"
+import { oneLine } from "../../domain/mcp/McpText.js"
 
 export interface Terminal {
   readonly input: Readable
@@ -24,9 +24,9 @@ export const make = (terminal: Terminal | undefined): McpElicitation.Elicit => {
     const rl = readline.createInterface({ input: terminal.input, output: terminal.output, terminal: false })
     const ask = (q: string) => rl.question(q, { signal })
     try {
-      terminal.output.write(`\nMCP server ${request.server} asks: ${visible(request.message)}\n`)
+      terminal.output.write(`\nMCP server ${oneLine(request.server)} asks (not a minicode approval): ${oneLine(request.message)}\n`)
       if (request.mode === "url") {
-        terminal.output.write(`  open this page: ${visible(request.url ?? "")}\n`)
+        terminal.output.write(`  open this page: ${oneLine(request.url ?? "")}\n`)
         const go = (await ask("  Did you (or will you) open it? [y]es / [n]o / [c]ancel: ")).trim().toLowerCase()
         return go.startsWith("y") ? { action: "accept" } : go.startsWith("c") ? { action: "cancel" } : { action: "decline" }
       }
@@ -34,7 +34,7 @@ export const make = (terminal: Terminal | undefined): McpElicitation.Elicit => {
       for (const field of McpElicitation.fields(request.schema)) {
         const hint = [field.type, ...(field.choices.length > 0 ? [`one of ${field.choices.join("|")}`] : []), ...(field.default === undefined ? [] : [`default ${JSON.stringify(field.default)}`]), ...(field.required ? ["required"] : [])]
         for (;;) {
-          const text = await ask(`  ${visible(field.name)}${field.description === "" ? "" : ` (${visible(field.description)})`} [${hint.join(", ")}]: `)
+          const text = await ask(`  ${oneLine(field.name)}${field.description === "" ? "" : ` (${oneLine(field.description)})`} [${hint.join(", ")}]: `)
           const value = McpElicitation.parse(field, text)
           if (Either.isLeft(value)) {
             terminal.output.write(`  ${value.left}\n`)

@@ -140,6 +140,42 @@ export const objectFoldersOf = (gitDirs: ReadonlyArray<string>): ReadonlyArray<s
   return [...out]
 }
 
+/**
+ * The files and folders under `/etc` that other users may not read (`ssh_host_*_key`, `mysql/debian.cnf`, a
+ * service's token): private to their owner, so a secret. Was a hole (red team): minicode running as root (a
+ * container) let sandboxed bash read `/etc/mysql/debian.cnf` and would have shown the host's ssh keys, since the
+ * sandbox's root keeps the owner's rights with every capability dropped. Bounded walk, symlinks not followed.
+ */
+export const privateSystemEntries = (top = "/etc", limit = 20_000): { readonly files: Array<string>; readonly dirs: Array<string> } => {
+  const files: Array<string> = []
+  const dirs: Array<string> = []
+  const stack = [top]
+  let seen = 0
+  for (let dir = stack.pop(); dir !== undefined && seen < limit; dir = stack.pop()) {
+    let names: Array<string> = []
+    try {
+      names = fs.readdirSync(dir)
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      if (++seen > limit) break
+      const p = path.join(dir, name)
+      const st = lstat(p)
+      if (st === undefined) continue
+      const open = (st.mode & 0o004) !== 0
+      if (st.isDirectory()) {
+        if (!open) dirs.push(p)
+        else stack.push(p)
+      } else if (st.isFile() && !open) files.push(p)
+    }
+  }
+  return { files, dirs }
+}
+
+/** One walk of `/etc` per process (about 8 ms on a stock system): every sandbox of a session shares it. */
+const privateOnce = new Map<string, { readonly files: Array<string>; readonly dirs: Array<string> }>()
+
 /** The host facts the profile needs: which system folders exist (and which are merged-/usr symlinks). */
 export const hostFacts = (): Profile.HostFacts => {
   const system: Array<Profile.SystemEntry> = []
@@ -149,8 +185,10 @@ export const hostFacts = (): Profile.HostFacts => {
     if (st.isSymbolicLink()) system.push({ path: p, kind: "symlink", target: fs.readlinkSync(p) })
     else if (st.isDirectory()) system.push({ path: p, kind: "directory" })
   }
-  const secretFiles = Profile.systemSecretFiles.filter((p) => lstat(p)?.isFile() === true)
-  const secretDirs = Profile.systemSecretDirs.filter((p) => lstat(p)?.isDirectory() === true)
+  const own = privateOnce.get("/etc") ?? privateSystemEntries()
+  privateOnce.set("/etc", own)
+  const secretFiles = [...new Set([...Profile.systemSecretFiles.filter((p) => lstat(p)?.isFile() === true), ...own.files])]
+  const secretDirs = [...new Set([...Profile.systemSecretDirs.filter((p) => lstat(p)?.isDirectory() === true), ...own.dirs])]
   const prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => lstat(p) !== undefined)
   return { system, secretFiles, secretDirs, prlimit }
 }
@@ -348,7 +386,10 @@ export const make = (options: Options = {}) =>
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
           const gitDirs = hits.filter((h) => h.verdict === "pin").map((h) => h.path)
-          yield* Effect.acquireRelease(Effect.sync(() => GitControl.enter(workspace, gitDirs)), () => Effect.sync(() => GitControl.leave(workspace)))
+          // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run.
+          yield* Effect.acquireRelease(Effect.sync(() => GitControl.enter(workspace, gitDirs)), () =>
+            Effect.flatMap(scanner.scan(workspace), (now) => Effect.sync(() => GitControl.leave(workspace, now.filter((h) => h.verdict === "pin").map((h) => h.path))))
+          )
         }
         const findings = [
           ...(yield* findingsOf(workspace, hits)),

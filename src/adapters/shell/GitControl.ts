@@ -15,6 +15,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as GitConfig from "../../domain/git/GitConfig.js"
 
 /** The control files of a git folder; `config` only in a linked worktree's, where git never writes one. */
 const namesIn = (dir: string): ReadonlyArray<string> =>
@@ -36,6 +37,15 @@ const foldersOf = (gitDirs: ReadonlyArray<string>): Array<string> => {
   return out
 }
 
+/** Whether `dir` is a folder reached without a symlink (the scan's paths are real). */
+const realFolder = (dir: string): boolean => {
+  try {
+    return fs.realpathSync(dir) === dir
+  } catch {
+    return true
+  }
+}
+
 type State = { readonly kind: "none" } | { readonly kind: "file"; readonly content: Buffer } | { readonly kind: "other" }
 
 const stateOf = (file: string): State => {
@@ -54,27 +64,69 @@ export interface Snapshot {
   readonly files: ReadonlyMap<string, State>
 }
 
+/**
+ * Files a call may leave only if they run nothing: a git folder's `config` (outside linked worktrees, where any is
+ * put back) and its hooks. Was a hole (red team): bash made `sub/` a repository with `core.fsmonitor` in
+ * `sub/.git/config` and `git add sub` (a gitlink); the user's next `git status` in the workspace ran the program on
+ * the host, as git checks a submodule's status inside it. The workspace's own `.git/config` and `.git/hooks` are
+ * read-only in the sandbox; a nested repository's, a submodule's (`.git/modules/*`) and one made by the call are not.
+ */
+const guardedIn = (dir: string): ReadonlyArray<string> => {
+  const out = [path.join(dir, "config")]
+  try {
+    for (const d of fs.readdirSync(path.join(dir, "hooks"), { withFileTypes: true })) if (!d.name.endsWith(".sample")) out.push(path.join(dir, "hooks", d.name))
+  } catch {
+    // no hooks folder
+  }
+  return out
+}
+
+/** Whether this file, as it is now, could make git run a program: a hook, or a config naming one (or an include). */
+const runsSomething = (file: string, state: State): boolean => {
+  if (state.kind === "none") return false
+  if (path.basename(path.dirname(file)) === "hooks") return true
+  if (state.kind !== "file") return true
+  const parsed = GitConfig.parse(state.content.toString("utf8"))
+  return !parsed.ok || parsed.entries.some((e) => GitConfig.programReason(e) !== undefined || GitConfig.includePath(e) !== undefined)
+}
+
 export const snapshot = (gitDirs: ReadonlyArray<string>): Snapshot => {
   const files = new Map<string, State>()
   for (const dir of foldersOf(gitDirs)) for (const n of namesIn(dir)) files.set(path.join(dir, n), stateOf(path.join(dir, n)))
+  for (const dir of foldersOf(gitDirs)) for (const f of guardedIn(dir)) if (!files.has(f)) files.set(f, stateOf(f))
   return { gitDirs, files }
 }
 
 /** Puts the control files back as the snapshot saw them; the paths it had to fix. */
 export const restore = (snap: Snapshot): ReadonlyArray<string> => {
   const fixed: Array<string> = []
-  const after = foldersOf(snap.gitDirs).flatMap((dir) => namesIn(dir).map((n) => path.join(dir, n)))
-  for (const file of new Set([...snap.files.keys(), ...after])) {
+  const folders = foldersOf(snap.gitDirs)
+  const controls = new Set(folders.flatMap((dir) => namesIn(dir).map((n) => path.join(dir, n))))
+  const guarded = folders.flatMap(guardedIn)
+  for (const file of new Set([...snap.files.keys(), ...controls, ...guarded])) {
+    // A folder on the way replaced by a symlink (`.git/worktrees/wt2` -> elsewhere): never written through, removed.
+    const dir = path.dirname(file)
+    if (!realFolder(dir)) {
+      if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
+        fs.rmSync(dir, { force: true })
+        fixed.push(dir)
+      }
+      continue
+    }
     const before = snap.files.get(file) ?? { kind: "none" as const }
     const now = stateOf(file)
     if (before.kind === "other") continue
     if (before.kind === "none" && now.kind === "none") continue
     if (before.kind === "file" && now.kind === "file" && now.content.equals(before.content)) continue
+    // A config or hook changed by the call stays when it runs nothing (git init, git submodule add, git config user.name).
+    if (!controls.has(file) && !runsSomething(file, now)) continue
     try {
       if (now.kind !== "none") fs.rmSync(file, { recursive: true, force: true })
       if (before.kind === "file") {
+        // Created afresh (O_EXCL): a planted `config.minicode-restore` symlink is never written through.
         const tmp = `${file}.minicode-restore`
-        fs.writeFileSync(tmp, before.content)
+        fs.rmSync(tmp, { recursive: true, force: true })
+        fs.writeFileSync(tmp, before.content, { flag: "wx" })
         fs.renameSync(tmp, file)
       }
       fixed.push(file)
@@ -85,10 +137,30 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
   return fixed
 }
 
+/**
+ * The git folders, a `.git` file (`gitdir: …`, a submodule's or one bash wrote) standing for the folder it names
+ * when that is a real folder inside the workspace (else dropped: nothing outside is touched).
+ */
+const expand = (workspace: string, gitDirs: ReadonlyArray<string>): ReadonlyArray<string> =>
+  gitDirs.flatMap((g) => {
+    const st = fs.lstatSync(g, { throwIfNoEntry: false })
+    if (st === undefined || st.isDirectory()) return [g]
+    if (!st.isFile()) return []
+    try {
+      const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(g, "utf8").slice(0, 4096))
+      if (m === null || m[1] === undefined) return []
+      const target = fs.realpathSync(path.resolve(path.dirname(g), m[1]))
+      return fs.statSync(target).isDirectory() && target.startsWith(`${workspace}/`) ? [target] : []
+    } catch {
+      return []
+    }
+  })
+
 const sessions = new Map<string, { active: number; gitDirs: Set<string>; files: Map<string, State> }>()
 
 /** A writable call in `workspace` begins: its git folders' control files are recorded unless a call already runs. */
-export const enter = (workspace: string, gitDirs: ReadonlyArray<string>): void => {
+export const enter = (workspace: string, pins: ReadonlyArray<string>): void => {
+  const gitDirs = expand(workspace, pins)
   const known = sessions.get(workspace)
   if (known === undefined) {
     const snap = snapshot(gitDirs)
@@ -99,10 +171,14 @@ export const enter = (workspace: string, gitDirs: ReadonlyArray<string>): void =
   for (const g of gitDirs) known.gitDirs.add(g)
 }
 
-/** A writable call ends: the last one puts the recorded state back; the paths fixed. */
-export const leave = (workspace: string): ReadonlyArray<string> => {
+/**
+ * A writable call ends: the last one puts the recorded state back; the paths fixed. `gitDirsNow`: the git folders
+ * the workspace holds now (a repository the call made is looked at too).
+ */
+export const leave = (workspace: string, gitDirsNow: ReadonlyArray<string> = []): ReadonlyArray<string> => {
   const known = sessions.get(workspace)
   if (known === undefined) return []
+  for (const g of expand(workspace, gitDirsNow)) known.gitDirs.add(g)
   if (--known.active > 0) return []
   sessions.delete(workspace)
   return restore({ gitDirs: [...known.gitDirs], files: known.files })

@@ -129,7 +129,7 @@ export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>
   const rootGit = path.join(workspace, ".git")
   const hide: Array<string> = []
   for (const h of hits) {
-    if (h.verdict !== "pin" || h.path === rootGit) continue
+    if (h.verdict !== "pin" || h.kind !== "directory" || h.path === rootGit) continue
     for (const name of Profile.objectFolders) if (lstat(path.join(h.path, name))?.isDirectory() === true) hide.push(path.join(h.path, name))
     moduleStores(h.path, hide)
   }

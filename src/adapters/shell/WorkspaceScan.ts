@@ -61,7 +61,7 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
     const kind = kindOf(dir, d)
     const verdict = Profile.classify(root, abs, kind)
     if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
-    if (verdict === "descend" || verdict === "pin") folders.push(abs)
+    if (kind === "directory" && (verdict === "descend" || verdict === "pin")) folders.push(abs)
   }
   return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
 }

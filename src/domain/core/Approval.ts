@@ -7,9 +7,15 @@ import type { AllowEntry } from "./Allowlist.js"
 import type { Decision } from "./Decision.js"
 import { approvalName, type Facts, nameOf } from "./Tools.js"
 
-const clip = (text: string, max = 200) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
-const oneLine = (text: string) => clip(text.replace(/\s+/g, " ").trim())
-const list = (items: ReadonlyArray<string>) => (items.length === 0 ? "nothing" : clip(items.join(", ")))
+// Was a hole (red team): a bash command of 200 harmless characters then `; curl … | sh` was shown cut after the
+// harmless part, so the person approved what they could not see; an ESC (`\u001b[8m`, concealed text) passed raw.
+// Now what is approved is shown whole up to 4,000 characters, and a cut says how much is not shown; controls spelled out.
+const clip = (text: string, max = 4_000) =>
+  text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters NOT shown: deny unless you know them]`
+const controls = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g
+const spelled = (text: string) => text.replace(controls, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+const oneLine = (text: string) => clip(spelled(text.replace(/[ \t\n\r\f\v\u2028\u2029]+/g, " ").trim()))
+const list = (items: ReadonlyArray<string>) => (items.length === 0 ? "nothing" : oneLine(items.join(", ")))
 
 /**
  * The entry "always" saves: the exact tool (an MCP call keeps its `server.tool`), never a wildcard nor a whole
@@ -28,13 +34,13 @@ const action = (facts: Facts): string => {
     case "git_commit":
       return `git_commit will commit ${list(call.args.paths)} with the message "${oneLine(call.args.message)}"`
     case "git_push":
-      return `git_push will push ${call.args.branch ?? "the current branch"} to ${call.args.remote ?? "origin"}`
+      return `git_push will push ${oneLine(call.args.branch ?? "the current branch")} to ${oneLine(call.args.remote ?? "origin")}`
     case "bash":
       return `bash will run \`${oneLine(call.args.command)}\`${call.args.network === true ? " with network access" : ""}`
     case "sql_query":
-      return `sql_query will run ${call.args.write === true ? "a writing " : ""}query \`${oneLine(call.args.sql)}\` on ${call.args.connection ?? "the default connection"}`
+      return `sql_query will run ${call.args.write === true ? "a writing " : ""}query \`${oneLine(call.args.sql)}\` on ${oneLine(call.args.connection ?? "the default connection")}`
     case "mcp_call":
-      return `the MCP server "${call.args.server}" will run its tool ${call.args.tool} with ${oneLine(JSON.stringify(call.args.arguments ?? {}))}`
+      return `the MCP server "${oneLine(call.args.server)}" will run its tool ${oneLine(call.args.tool)} with ${oneLine(JSON.stringify(call.args.arguments ?? {}))}`
     case "mcp_dynamic":
       return `the MCP tool ${call.name} will run with ${oneLine(JSON.stringify(call.args))}`
     default: {

@@ -11,6 +11,10 @@ const controls = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u2
 export const visible = (text: string): string =>
   text.replace(controls, (c) => (c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`))
 
+/** One line: `visible`, with line breaks and tabs spelled out too (a prompt's text cannot pass for a new line). */
+export const oneLine = (text: string): string =>
+  visible(text).replace(/\r\n|\n|\t|\u2028|\u2029/g, (c) => (c === "\n" ? "\\n" : c === "\r\n" ? "\\r\\n" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16)}`))
+
 /** At most `max` characters, the rest replaced by a marker that says how much was cut. */
 export const capped = (text: string, max: number, what = "text"): string =>
   text.length <= max ? text : `${text.slice(0, max)}… [${what} cut: ${text.length - max} more characters]`

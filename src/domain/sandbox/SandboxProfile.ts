@@ -112,7 +112,8 @@ export const classify = (root: string, absolute: string, kind: "file" | "directo
     if (verdict.kind === "secret" && kind === "file" && (name === "config" || name === "config.worktree") && inGitDir(root, absolute)) return "sanitize"
     return "mask"
   }
-  if (kind !== "directory") return "keep"
+  // A `.git` file (`gitdir: …`) is pinned too: it cannot be replaced, and the git folder it names is looked after.
+  if (kind !== "directory") return kind === "file" && name === ".git" ? "pin" : "keep"
   return name === ".git" ? "pin" : "descend"
 }
 

@@ -64,7 +64,7 @@ describe("server-to-client requests", () => {
     return Effect.gen(function* () {
       const mcp = yield* McpTransport
       assert.deepStrictEqual(JSON.parse(text(yield* mcp.call("bad", "elicit", {}))), { action: "accept", content: { name: "Grace" } })
-      assert.include(shown, "MCP server bad asks: Your name?")
+      assert.include(shown, "MCP server bad asks (not a minicode approval): Your name?")
       assert.include(shown, "name is required")
     }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root, elicit: TtyElicitation.make({ input, output }) })))
   })

@@ -40,7 +40,8 @@ describe("SandboxProfile.classify", () => {
     // Issue 19: `.git/config` and `.git/hooks` were shown read-only; the jail refuses both, so the sandbox now
     // shows config files as sanitized copies, masks hooks, and pins `.git` (a mount point: it cannot be moved).
     assert.strictEqual(SP.classify(root, `${root}/.git`, "directory"), "pin")
-    assert.strictEqual(SP.classify(root, `${root}/.git`, "file"), "keep")
+    // A `.git` file (`gitdir: …`) too: it cannot be replaced, and GitControl looks after the folder it names.
+    assert.strictEqual(SP.classify(root, `${root}/.git`, "file"), "pin")
     assert.strictEqual(SP.classify(root, `${root}/.git/config`, "file"), "sanitize")
     assert.strictEqual(SP.classify(root, `${root}/.git/config.worktree`, "file"), "sanitize")
     assert.strictEqual(SP.classify(root, `${root}/.git/hooks`, "directory"), "mask")
