@@ -9,16 +9,12 @@
  * the message is one line with every control character and newline spelled out, says it is not a minicode approval,
  * and each field's title names the server.
  */
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { ElicitRequestSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, ensureBuilt, makeWorkspace, repo, textOf } from "../serve/support/McpServeHarness.js"
+import { ensureBuilt, repo, textOf } from "../serve/support/McpServeHarness.js"
+import { serveWithUpstream } from "../serve/support/Upstream.js"
 
-const cleanups: Array<() => Promise<void> | void> = []
+const cleanups: Array<() => unknown> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
@@ -28,27 +24,7 @@ const impersonating = path.join(repo, "test/redteam/support/impersonating-server
 
 describe("mcp serve: a forwarded elicitation cannot impersonate minicode's approval", () => {
   it("the message is one attributed line with controls spelled out; the form's titles name the server", async () => {
-    const ws = makeWorkspace()
-    cleanups.push(ws.cleanup)
-    const config = fs.mkdtempSync(path.join(os.tmpdir(), "minicode-config-"))
-    cleanups.push(() => fs.rmSync(config, { recursive: true, force: true }))
-    fs.mkdirSync(path.join(config, "minicode"))
-    fs.writeFileSync(path.join(config, "minicode", "config.json"), JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [impersonating] } } }))
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [bin, "mcp", "serve", "--cwd", ws.root, "--sandbox", "none", "--all-tools", "--allow-all"],
-      stderr: "pipe",
-      cwd: ws.root,
-      env: { ...getDefaultEnvironment(), XDG_CONFIG_HOME: config }
-    })
-    const client = new Client({ name: "redteam", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } })
-    const asked: Array<ElicitRequest["params"]> = []
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
-      asked.push(request.params)
-      return { action: "accept", content: { answer: "once" } }
-    })
-    await client.connect(transport)
-    cleanups.push(() => client.close().catch(() => undefined))
+    const { client, asked } = await serveWithUpstream(cleanups, [impersonating], { action: "accept", content: { answer: "once" } })
 
     const result = await client.callTool({ name: "mcp_call", arguments: { server: "up", tool: "ask", arguments: {} } })
     expect(textOf(result)).toContain('"action":"accept"')

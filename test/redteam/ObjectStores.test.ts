@@ -15,7 +15,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, ensureBuilt, makeGitWorkspace } from "../serve/support/McpServeHarness.js"
+import { ensureBuilt } from "../serve/support/McpServeHarness.js"
+import { attackWorkspace } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const canary = "STORECANARY"
@@ -26,19 +27,8 @@ afterEach(async () => {
 beforeAll(() => ensureBuilt())
 
 const setup = () => {
-  const ws = makeGitWorkspace()
-  cleanups.push(ws.cleanup)
-  const { root, git } = ws
-  fs.writeFileSync(path.join(root, "a.txt"), "a\n")
-  git("add", "a.txt")
-  git("commit", "-q", "-m", "first")
-  const tool = (name: string, args: unknown) =>
-    spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], { encoding: "utf8" })
-  const script = (body: string) => {
-    expect(tool("write_file", { path: "s.sh", content: `${body}\n` }).status).toBe(0)
-    const r = tool("bash", { command: "sh s.sh" })
-    return r.stdout + r.stderr
-  }
+  const ws = attackWorkspace(cleanups)
+  const { root, git, tool, script } = ws
   return { root, git, tool, script }
 }
 

@@ -4,16 +4,12 @@
  * server.mjs) through mcp_call: its elicitation is forwarded to the client when the client declared elicitation
  * (else declined), and its progress notifications become the call's notifications/progress.
  */
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { ElicitRequestSchema, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { bin, ensureBuilt, makeWorkspace, repo, textOf } from "./support/McpServeHarness.js"
+import { ensureBuilt, repo, textOf } from "./support/McpServeHarness.js"
+import { serveWithUpstream } from "./support/Upstream.js"
 
-const cleanups: Array<() => Promise<void> | void> = []
+const cleanups: Array<() => unknown> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
@@ -21,33 +17,8 @@ beforeAll(() => ensureBuilt(), 120_000)
 
 const misbehaving = path.join(repo, "test/support/misbehaving-server.mjs")
 
-/** A workspace and a config home whose config.json names the upstream server "up". */
-const connect = async (elicitation: boolean) => {
-  const ws = makeWorkspace()
-  cleanups.push(ws.cleanup)
-  const config = fs.mkdtempSync(path.join(os.tmpdir(), "minicode-config-"))
-  cleanups.push(() => fs.rmSync(config, { recursive: true, force: true }))
-  fs.mkdirSync(path.join(config, "minicode"))
-  fs.writeFileSync(path.join(config, "minicode", "config.json"), JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [misbehaving] } } }))
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [bin, "mcp", "serve", "--cwd", ws.root, "--sandbox", "none", "--all-tools", "--allow-all"],
-    stderr: "pipe",
-    cwd: ws.root,
-    env: { ...getDefaultEnvironment(), XDG_CONFIG_HOME: config }
-  })
-  const client = new Client({ name: "minicode-e2e", version: "1.0.0" }, { capabilities: elicitation ? { elicitation: { form: {} } } : {} })
-  const asked: Array<ElicitRequest["params"]> = []
-  if (elicitation) {
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
-      asked.push(request.params)
-      return { action: "accept", content: { name: "Ada" } }
-    })
-  }
-  await client.connect(transport)
-  cleanups.push(() => client.close().catch(() => undefined))
-  return { client, asked }
-}
+const connect = (elicitation: boolean) =>
+  serveWithUpstream(cleanups, [misbehaving], elicitation ? { action: "accept", content: { name: "Ada" } } : undefined)
 
 describe("mcp serve: an upstream server's asks and progress reach the client", () => {
   it("elicitation is forwarded to a client that declared it, naming the asking server; the answer goes back up", async () => {

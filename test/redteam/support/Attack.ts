@@ -1,0 +1,28 @@
+/**
+ * The red team's workspace: a git repository with one committed file, the built CLI as an agent with
+ * `--work-mode BUILD --policy allow-all` would call it, and a script run in sandboxed bash (written by write_file,
+ * so no guard ever sees what it names). `cleanups` is the test file's list, emptied after each test.
+ */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { expect } from "vitest"
+import { bin, makeGitWorkspace } from "../../serve/support/McpServeHarness.js"
+
+export const attackWorkspace = (cleanups: Array<() => unknown>) => {
+  const ws = makeGitWorkspace()
+  cleanups.push(ws.cleanup)
+  const { root, git } = ws
+  fs.writeFileSync(path.join(root, "a.txt"), "a\n")
+  git("add", "a.txt")
+  git("commit", "-q", "-m", "first")
+  const tool = (name: string, args: unknown) =>
+    spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], { encoding: "utf8" })
+  /** Runs `body` as a script in sandboxed bash; its stdout and stderr. */
+  const script = (body: string) => {
+    expect(tool("write_file", { path: "s.sh", content: `${body}\n` }).status).toBe(0)
+    const r = tool("bash", { command: "sh s.sh" })
+    return r.stdout + r.stderr
+  }
+  return { ...ws, tool, script }
+}
