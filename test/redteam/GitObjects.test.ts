@@ -7,17 +7,12 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { ensureBuilt } from "../serve/support/McpServeHarness.js"
-import { attackWorkspace } from "./support/Attack.js"
+import { describe, expect, it } from "vitest"
+import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { mustRun, title, unavailable } from "../support/Sandbox.js"
 
 const canary = "OBJCANARY"
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c()
-})
-beforeAll(() => ensureBuilt())
+const cleanups = attackFile()
 
 /** Inflates every zlib stream at every offset of every file under .git and prints what comes out. */
 const inflateAll = `python3 - <<'PY'

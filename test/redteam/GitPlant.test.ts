@@ -11,16 +11,11 @@
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { ensureBuilt } from "../serve/support/McpServeHarness.js"
-import { attackWorkspace } from "./support/Attack.js"
+import { describe, expect, it } from "vitest"
+import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c()
-})
-beforeAll(() => ensureBuilt())
+const cleanups = attackFile()
 
 const setup = () => {
   const ws = attackWorkspace(cleanups)

@@ -1,7 +1,7 @@
 /**
  * Red team (issue 19), language servers and the object store: a server runs repository code (a workspace
  * tsserver.js, a build step), so what it can read can come back to the agent in a hover. The stand-in server
- * (support/lsp-store-reader.mjs) answers every hover with `git cat-file --batch-all-objects --batch`.
+ * (support/lsp-file-reader.mjs) answers every hover with the files it can read and `git cat-file --batch-all-objects --batch`.
  *
  * Was a hole: with a secret committed and then removed (and the file now holding other content), `lsp_hover` printed
  * the secret's blob: the servers' sandbox showed the object store that bash's hides. Now the launcher passes the same
@@ -15,7 +15,7 @@ import { bin, ensureBuilt, makeGitWorkspace } from "../serve/support/McpServeHar
 import { title, unavailable } from "../support/Sandbox.js"
 
 const canary = "LSPSTORECANARY"
-const reader = path.resolve(import.meta.dirname, "support/lsp-store-reader.mjs")
+const reader = path.resolve(import.meta.dirname, "support/lsp-file-reader.mjs")
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c()
@@ -46,6 +46,8 @@ describe.skipIf(unavailable !== undefined)(title("a language server reading the 
     fs.writeFileSync(path.join(root, "b.txt"), `${canary}-PLAIN\n`)
     git("add", "b.txt")
     git("commit", "-q", "-m", "plain")
+    // Only in the store now: what the hover shows of it comes from the objects.
+    fs.rmSync(path.join(root, "b.txt"))
     expect(hover().stdout).toContain(`${canary}-PLAIN`)
   }, 90_000)
 

@@ -6,8 +6,18 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { expect } from "vitest"
-import { bin, makeGitWorkspace } from "../../serve/support/McpServeHarness.js"
+import { afterEach, beforeAll, expect } from "vitest"
+import { bin, ensureBuilt, makeGitWorkspace } from "../../serve/support/McpServeHarness.js"
+
+/** A test file's cleanups, run after each test, and the built binary made before the first. */
+export const attackFile = () => {
+  const cleanups: Array<() => unknown> = []
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c()
+  })
+  beforeAll(() => ensureBuilt())
+  return cleanups
+}
 
 export const attackWorkspace = (cleanups: Array<() => unknown>) => {
   const ws = makeGitWorkspace()
