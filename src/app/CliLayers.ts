@@ -39,13 +39,8 @@ export const sessionAdapters = (options: {
   readonly allowlistFile: string
   readonly configured: ReadonlyArray<AllowEntry>
 }): Adapters<ToolFailed> => ({
-  ...NodeAdapters.adapters({
-    unrestricted: false,
-    mcpServers: options.mcpServers,
-    sql: options.sql,
-    lsp: options.lsp,
-    sandbox: { mode: options.sandbox },
-    lspBroker: NodeAdapters.lspBrokerWanted(),
+  ...NodeAdapters.frontEnd({
+    ...options,
     // A long MCP call shows its progress on stderr (stdout stays the result).
     mcpClient: { onProgress: (p) => void process.stderr.write(`${McpFormat.progressLine(p)}\n`) }
   }),

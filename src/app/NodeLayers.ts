@@ -355,6 +355,28 @@ export const extensions = (options: {
  */
 export const textSearch = (mode = process.env["MINICODE_GREP"]) => (mode === "node" ? UnavailableAdapters.textSearch : RipgrepSearch.layer)
 
+/**
+ * A front end's session (CLI, mcp serve): the Node adapters for the configured servers and connections, confined
+ * (not unrestricted), with the LSP broker unless MINICODE_LSP_BROKER is "off"; the front end adds its MCP client
+ * hooks, allowlist and approver.
+ */
+export const frontEnd = (options: {
+  readonly sql: Connections
+  readonly mcpServers: Readonly<Record<string, ServerEntry>>
+  readonly lsp: Readonly<Record<string, ServerEntry>>
+  readonly sandbox: SandboxMode
+  readonly mcpClient: McpClientHooks
+}): Adapters<ToolFailed> =>
+  adapters({
+    unrestricted: false,
+    sql: options.sql,
+    mcpServers: options.mcpServers,
+    lsp: options.lsp,
+    sandbox: { mode: options.sandbox },
+    mcpClient: options.mcpClient,
+    lspBroker: lspBrokerWanted()
+  })
+
 export const adapters = (options: {
   readonly unrestricted: boolean
   readonly allowlist?: ReadonlyArray<AllowEntry>

@@ -42,15 +42,7 @@ export const kernelAdapters = (options: {
   /** Who answers an upstream server's elicitation (default: declined). */
   readonly elicit?: Elicit
 }): Adapters<ToolFailed> => ({
-  ...NodeAdapters.adapters({
-    unrestricted: false,
-    sql: options.sql,
-    mcpServers: options.mcpServers,
-    lsp: options.lsp,
-    sandbox: { mode: options.sandbox },
-    mcpClient: { elicit: options.elicit ?? decline },
-    lspBroker: NodeAdapters.lspBrokerWanted()
-  }),
+  ...NodeAdapters.frontEnd({ ...options, mcpClient: { elicit: options.elicit ?? decline } }),
   allowlist:
     options.allowlist === undefined ? MemoryAllowlist.layer([]) : JsonFileAllowlist.layer(options.allowlist.file, options.allowlist.configured),
   approver: Approvers.constant("no")
