@@ -204,6 +204,18 @@ describe("the LSP broker", () => {
     expect(fs.readdirSync(s.folder).filter((n) => !n.endsWith(".log"))).toEqual([])
   }, 200_000)
 
+  it("stops soon after its workspace is deleted, long before its idle period", async () => {
+    const s = setup({ MINICODE_LSP_IDLE_MS: "600000" })
+    const r = s.run(definition)
+    expect(r.stdout, r.stderr).toMatch(expected)
+    const [pidFile] = fs.readdirSync(s.folder).filter((n) => n.endsWith(".pid"))
+    const pid = Number(fs.readFileSync(path.join(s.folder, pidFile ?? ""), "utf8"))
+    const children = childrenOf(pid)
+    expect(alive(pid)).toBe(true)
+    fs.rmSync(s.ws, { recursive: true, force: true })
+    await until("the broker of a deleted workspace exits", () => !alive(pid) && children.every((c) => !alive(c)))
+  }, 200_000)
+
   it("a stale socket and pid file are replaced; a socket open to others or not the user's own is refused with a sentence, the call answered in-process", async () => {
     const s = setup()
     expect(s.run(definition).stdout).toMatch(expected)

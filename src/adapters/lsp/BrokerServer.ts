@@ -228,6 +228,8 @@ export const serve = (o: ServeOptions): Effect.Effect<"served" | "another", Tool
       const idle = Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         if ((yield* Ref.get(inflight)) === 0 && now - (yield* Ref.get(lastActive)) >= o.idleMs) yield* Deferred.succeed(stop, undefined)
+        // A workspace that is gone (a deleted checkout, a test's temp folder) has nothing left to serve.
+        if (!fs.existsSync(o.root)) yield* Deferred.succeed(stop, undefined)
       }).pipe(Effect.zipRight(Effect.sleep(tick)), Effect.forever)
       yield* Effect.forkScoped(idle)
       yield* Deferred.await(stop)
