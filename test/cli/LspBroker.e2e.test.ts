@@ -102,6 +102,16 @@ const setup = (extraEnv: Record<string, string> = {}) => {
 const definition = ["tool", "lsp_definition", JSON.stringify({ path: "src/main.ts", symbol: "add", line: 3 })]
 const expected = /definition of src\/main\.ts:3:30: 1 location\nsrc\/math\.ts:2:17 {2}export function add/
 
+/** The first call, which starts the broker; its pid and server processes, read at once from the pid file (a CLI
+ * start-up on a loaded machine may outlast a short idle period). */
+const firstCall = (s: ReturnType<typeof setup>) => {
+  const r = s.run(definition)
+  expect(r.stdout, r.stderr).toMatch(expected)
+  const [pidFile] = fs.readdirSync(s.folder).filter((n) => n.endsWith(".pid"))
+  const pid = Number(fs.readFileSync(path.join(s.folder, pidFile ?? ""), "utf8"))
+  return { pid, children: childrenOf(pid) }
+}
+
 describe("the LSP broker", () => {
   it("the first call starts it, the second reuses it and its server, mcp serve shares it, answers equal the in-process path's", async () => {
     const s = setup()
@@ -192,12 +202,7 @@ describe("the LSP broker", () => {
 
   it("stops by itself after its idle period (MINICODE_LSP_IDLE_MS), with its servers, socket and pid file", async () => {
     const s = setup({ MINICODE_LSP_IDLE_MS: "4000" })
-    const r = s.run(definition)
-    expect(r.stdout, r.stderr).toMatch(expected)
-    // Read at once (a CLI start-up on a loaded machine may outlast the idle period).
-    const [pidFile] = fs.readdirSync(s.folder).filter((n) => n.endsWith(".pid"))
-    const pid = Number(fs.readFileSync(path.join(s.folder, pidFile ?? ""), "utf8"))
-    const children = childrenOf(pid)
+    const { pid, children } = firstCall(s)
     expect(brokersOf(s.ws)).toEqual([pid])
     expect(children.length).toBeGreaterThan(0)
     await until("the idle broker exits", () => !alive(pid) && children.every((c) => !alive(c)))
@@ -206,11 +211,7 @@ describe("the LSP broker", () => {
 
   it("stops soon after its workspace is deleted, long before its idle period", async () => {
     const s = setup({ MINICODE_LSP_IDLE_MS: "600000" })
-    const r = s.run(definition)
-    expect(r.stdout, r.stderr).toMatch(expected)
-    const [pidFile] = fs.readdirSync(s.folder).filter((n) => n.endsWith(".pid"))
-    const pid = Number(fs.readFileSync(path.join(s.folder, pidFile ?? ""), "utf8"))
-    const children = childrenOf(pid)
+    const { pid, children } = firstCall(s)
     expect(alive(pid)).toBe(true)
     fs.rmSync(s.ws, { recursive: true, force: true })
     await until("the broker of a deleted workspace exits", () => !alive(pid) && children.every((c) => !alive(c)))
