@@ -6,7 +6,8 @@
  * Was a hole: `.git/commondir` → `../evil` (a `config` with `core.fsmonitor`, a `hooks/pre-commit`) planted from bash;
  * the user's next `git status` on the host ran the program outside any sandbox. Likewise a `config.worktree` planted
  * where `extensions.worktreeConfig` is on, and a linked worktree's `commondir` rewritten. Now the sandbox puts these
- * files back when the call ends (adapters/shell/GitControl.ts, from BwrapSandbox.wrap).
+ * files back when the call ends (adapters/shell/GitControl.ts, from BwrapSandbox.wrap), except a linked worktree's own
+ * `commondir` and `gitdir` as `git worktree add` writes them.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -123,6 +124,17 @@ ln -s ${outside} .git/worktrees/wt2/commondir.minicode-restore; echo ../../evil 
     expect(fs.readFileSync(path.join(outDir, "commondir"), "utf8")).toBe("outside\n")
     expect(fs.readdirSync(outDir)).toEqual(["commondir"])
     expect(fs.lstatSync(path.join(root, ".git/worktrees/wt2"), { throwIfNoEntry: false })?.isSymbolicLink() ?? false).toBe(false)
+  })
+
+  it("honest git worktree add from bash: the worktree works on the host afterwards; a new worktree's commondir naming elsewhere does not stay", () => {
+    const { root, marker, script, hostGit, evil } = setup()
+    expect(script("git worktree add -q wt2 && echo added")).toContain("added")
+    expect(hostGit(path.join(root, "wt2")).status).toBe(0)
+    expect(execFileSync("git", ["-C", path.join(root, "wt2"), "log", "--oneline"], { encoding: "utf8" })).not.toBe("")
+    script(`${evil}\ngit worktree add -q wt3 && echo ${path.join(root, "evil")} > .git/worktrees/wt3/commondir; echo done`)
+    expect(fs.existsSync(path.join(root, ".git/worktrees/wt3/commondir"))).toBe(false)
+    hostGit(path.join(root, "wt3"))
+    expect(fs.existsSync(marker)).toBe(false)
   })
 
   it("honest git from bash still works (commit, status)", () => {

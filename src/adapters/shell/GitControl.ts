@@ -90,6 +90,28 @@ const runsSomething = (file: string, state: State): boolean => {
   return !parsed.ok || parsed.entries.some((e) => GitConfig.programReason(e) !== undefined || GitConfig.includePath(e) !== undefined)
 }
 
+/**
+ * A linked worktree's own control files as `git worktree add` (or `move`, `repair`) writes them, which point git at
+ * nothing new: its `commondir` naming the repository folder that holds it (`../..`), its `gitdir` naming a `.git`
+ * file that points back at it. Kept, so a worktree made from bash works on the host; any other content is put back.
+ */
+const ownWorktreeFile = (file: string, state: State): boolean => {
+  const dir = path.dirname(file)
+  if (state.kind !== "file" || path.basename(path.dirname(dir)) !== "worktrees") return false
+  const text = state.content.toString("utf8").trim()
+  if (text === "" || text.includes("\n")) return false
+  try {
+    if (path.basename(file) === "commondir") return fs.realpathSync(path.resolve(dir, text)) === fs.realpathSync(path.dirname(path.dirname(dir)))
+    if (path.basename(file) !== "gitdir") return false
+    const dotGit = path.resolve(dir, text)
+    if (path.basename(dotGit) !== ".git" || fs.lstatSync(dotGit, { throwIfNoEntry: false })?.isFile() !== true) return false
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dotGit, "utf8").slice(0, 4096))
+    return m !== null && m[1] !== undefined && fs.realpathSync(path.resolve(path.dirname(dotGit), m[1])) === fs.realpathSync(dir)
+  } catch {
+    return false
+  }
+}
+
 export const snapshot = (gitDirs: ReadonlyArray<string>): Snapshot => {
   const files = new Map<string, State>()
   for (const dir of foldersOf(gitDirs)) for (const n of namesIn(dir)) files.set(path.join(dir, n), stateOf(path.join(dir, n)))
@@ -120,6 +142,7 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
     if (before.kind === "file" && now.kind === "file" && now.content.equals(before.content)) continue
     // A config or hook changed by the call stays when it runs nothing (git init, git submodule add, git config user.name).
     if (!controls.has(file) && !runsSomething(file, now)) continue
+    if (controls.has(file) && ownWorktreeFile(file, now)) continue
     try {
       if (now.kind !== "none") fs.rmSync(file, { recursive: true, force: true })
       if (before.kind === "file") {

@@ -50,6 +50,24 @@ describe("GitControl", () => {
     expect(fs.existsSync(commondir)).toBe(false)
   })
 
+  it("a new linked worktree's own commondir and gitdir are kept; pointing anywhere else they are removed", () => {
+    const { root, git } = repo()
+    const add = (name: string, commondir: string, gitdir: string) => {
+      GitControl.enter(root, [git])
+      fs.mkdirSync(path.join(git, "worktrees", name), { recursive: true })
+      fs.mkdirSync(path.join(root, name))
+      fs.writeFileSync(path.join(root, name, ".git"), `gitdir: ${path.join(git, "worktrees", name)}\n`)
+      fs.writeFileSync(path.join(git, "worktrees", name, "commondir"), commondir)
+      fs.writeFileSync(path.join(git, "worktrees", name, "gitdir"), gitdir)
+      GitControl.leave(root)
+      return ["commondir", "gitdir"].filter((f) => fs.existsSync(path.join(git, "worktrees", name, f)))
+    }
+    expect(add("w1", "../..\n", `${path.join(root, "w1", ".git")}\n`)).toEqual(["commondir", "gitdir"])
+    fs.mkdirSync(path.join(root, "evil"))
+    expect(add("w2", `${path.join(root, "evil")}\n`, `${path.join(root, "w2", ".git")}\n`)).toEqual(["gitdir"])
+    expect(add("w3", "../../..\n", `${path.join(root, "w1", ".git")}\n`)).toEqual([])
+  })
+
   it("a new submodule's own config (git submodule add from bash) is kept", () => {
     const { root, git } = repo()
     GitControl.enter(root, [git])
