@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19), HOLE: the credential files that are secret only together with their folder (`.docker/
+ * Red team (issue 19), was a hole: the credential files that are secret only together with their folder (`.docker/
  * config.json`, `.cargo/credentials`, `.m2/settings.xml`, `gh/hosts.yml`, `.config/gcloud/…`, …: `secretPairs` in
  * domain/jail/Jail.ts) are masked in the sandbox as files, but their FOLDER is no mount point. Sandboxed bash renames
  * the folder (`mv .docker dock`; the masked file moves along inside the sandbox, but on the host the real file is now
@@ -9,8 +9,8 @@
  * move_file refuses the same move (checkContents); only bash can do it. Folders that are secret by themselves
  * (`.ssh`, `.aws`) and every `.git` are mount points and cannot be moved (EBUSY): that held.
  *
- * Suggested fix: adapters/shell/BwrapSandbox.ts / domain/sandbox/SandboxProfile.ts: bind each pair's folder onto
- * itself (a mount point cannot be renamed or removed: EBUSY), as is done for `.git`.
+ * Now the scan holds each such folder in place (SandboxProfile.restsOnFolderName, WorkspaceScan's `hold`): it is
+ * bound onto itself, and a mount point cannot be renamed or removed (EBUSY), as for `.git`.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -22,7 +22,7 @@ const canary = "PAIRCANARY"
 const cleanups = attackFile()
 const pairs = [".docker/config.json", ".cargo/credentials", ".m2/settings.xml", "gh/hosts.yml", ".config/gcloud/credentials.db", ".composer/auth.json", ".oci/config", ".gradle/gradle.properties"]
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: a credential pair's folder renamed from bash"), () => {
+describe.skipIf(unavailable !== undefined)(title("a credential pair's folder renamed from bash"), () => {
   it("after `mv <folder> <folder>_x` in bash, read_file of the moved credentials shows no canary", () => {
     const { root, tool, script } = attackWorkspace(cleanups)
     for (const p of pairs) {

@@ -12,11 +12,15 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 
-/** What the scan reports: a path and what to do with it (`sanitize`: show a sanitized copy of git's config). */
+/**
+ * What the scan reports: a path and what to do with it (`sanitize`: show a sanitized copy of git's config; `pin`: a
+ * git folder or `.git` file, made a mount point and looked after; `hold`: a folder made a mount point only, as a
+ * secret's protection rests on its name).
+ */
 export interface Hit {
   readonly path: string
   readonly kind: Profile.MaskKind
-  readonly verdict: "mask" | "sanitize" | "pin"
+  readonly verdict: "mask" | "sanitize" | "pin" | "hold"
 }
 
 export interface Folder {
@@ -56,13 +60,17 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
   }
   const hits: Array<Hit> = []
   const folders: Array<string> = []
+  let held = false
   for (const d of list) {
     const abs = path.join(dir, d.name)
     const kind = kindOf(dir, d)
     const verdict = Profile.classify(root, abs, kind)
     if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
     if (kind === "directory" && (verdict === "descend" || verdict === "pin")) folders.push(abs)
+    if (verdict === "mask" && kind !== "other" && !held && Profile.restsOnFolderName(root, abs)) held = true
   }
+  // A git folder is pinned already (by its parent's read).
+  if (held && Profile.classify(root, dir, "directory") !== "pin") hits.push({ path: dir, kind: "directory", verdict: "hold" })
   return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
 }
 

@@ -63,7 +63,8 @@ export type MaskKind = "file" | "directory"
 /**
  * What the scan found inside the workspace: `mask` hides it (an empty read-only file or folder), `read-only` shows
  * `source` (or the path itself) read-only in its place, `pin` binds a folder onto itself so it is a mount point
- * (a mount point cannot be renamed, removed or replaced: `mv .git x` fails with EBUSY).
+ * (a mount point cannot be renamed, removed or replaced: `mv .git x` fails with EBUSY): a `.git` folder, or a folder
+ * whose name a secret's protection rests on (`restsOnFolderName`).
  */
 export interface Finding {
   readonly path: string
@@ -115,6 +116,18 @@ export const classify = (root: string, absolute: string, kind: "file" | "directo
   // A `.git` file (`gitdir: …`) is pinned too: it cannot be replaced, and the git folder it names is looked after.
   if (kind !== "directory") return kind === "file" && name === ".git" ? "pin" : "keep"
   return name === ".git" ? "pin" : "descend"
+}
+
+/**
+ * Whether the protection of `absolute` (a path the jail refuses) rests on its folder's name: a credential pair
+ * (`.docker/config.json`, `.config/gcloud`, `.config/minicode`). Was a hole (red team): bash renamed `.docker` to
+ * `dock` (the masked file moves along inside the sandbox) and read_file then showed `dock/config.json` on the host.
+ * The scan holds such a folder in place (a mount point cannot be renamed: EBUSY).
+ */
+export const restsOnFolderName = (root: string, absolute: string): boolean => {
+  const dir = P.dirname(absolute)
+  if (dir === root || !P.isInside(root, dir)) return false
+  return Jail.protectedName(P.join(P.dirname(dir), "minicode-renamed", P.basename(absolute)), root) === undefined
 }
 
 const inGitDir = (root: string, absolute: string): boolean => {

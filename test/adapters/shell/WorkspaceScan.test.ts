@@ -47,6 +47,23 @@ describe("WorkspaceScan.scan", () => {
     }
   })
 
+  it("holds in place a folder a secret's protection rests on (a credential pair), not one holding a secret by name", () => {
+    const root = tree(["p/.docker/config.json", "q/.config/gcloud/creds.db", "r/.docker/other.txt", "s/.env", "t/.config/minicode/config.json"])
+    try {
+      assert.deepStrictEqual(rel(root, WorkspaceScan.scan(root)), [
+        "hold p/.docker",
+        "hold q/.config",
+        "hold t/.config",
+        "mask p/.docker/config.json",
+        "mask q/.config/gcloud",
+        "mask s/.env",
+        "mask t/.config/minicode"
+      ])
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it("the cache sees what changed between scans, and forgets what is gone", async () => {
     const root = tree(["src/a.ts", "deep/1/2/3/4/5/6/7/f.txt", "node_modules/p/index.js", "gone/x/.env"])
     try {
