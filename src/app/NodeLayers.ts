@@ -23,6 +23,7 @@ import * as UnavailableAdapters from "../adapters/Unavailable.js"
 import { defaultLimits, type Limits } from "../domain/sandbox/SandboxProfile.js"
 import type { Connections } from "../domain/sql/SqlConnection.js"
 import { Sandbox, type SandboxMode, type SandboxStatus } from "../ports/Sandbox.js"
+import { TextSearchError } from "../ports/TextSearch.js"
 import { BashParser } from "../ports/BashParser.js"
 import { type BashSandboxing, SandboxState } from "../ports/SandboxState.js"
 import * as Unsandboxed from "../domain/bash/Unsandboxed.js"
@@ -351,9 +352,29 @@ export const extensions = (options: {
 
 /**
  * ripgrep for grep to hand its walk to (it goes unused when `rg` is not on PATH), unless `MINICODE_GREP` is "node":
- * then its own walk always runs.
+ * then its own walk always runs. rg runs inside the read-only sandbox (workspace read-only, secrets masked, no
+ * network) whenever one is usable; with `sandbox: bwrap` and none usable, grep's own walk runs instead.
  */
-export const textSearch = (mode = process.env["MINICODE_GREP"]) => (mode === "node" ? UnavailableAdapters.textSearch : RipgrepSearch.layer)
+export const textSearch = (sandbox?: SandboxOptions, mode = process.env["MINICODE_GREP"]) => {
+  if (mode === "node") return UnavailableAdapters.textSearch
+  if (sandbox === undefined || sandbox.mode === "none") return RipgrepSearch.layer()
+  return Layer.unwrapEffect(
+    Effect.map(Effect.cached(BwrapSandbox.make(sandbox.bwrap)), (probed) =>
+      RipgrepSearch.layer({
+        wrap: (argv, root) =>
+          Effect.flatMap(probed, (s) =>
+            s.status._tag !== "Available"
+              ? sandbox.mode === "bwrap"
+                ? Effect.fail(new TextSearchError({ kind: "unavailable", reason: `no sandbox for rg: ${s.status.reason}` }))
+                : Effect.succeed(undefined)
+              : s
+                  .wrap({ command: argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: false, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } })
+                  .pipe(Effect.mapError((e) => new TextSearchError({ kind: "failed", reason: e.reason })))
+          )
+      })
+    )
+  )
+}
 
 /**
  * A front end's session (CLI, mcp serve): the Node adapters for the configured servers and connections, confined
@@ -392,7 +413,7 @@ export const adapters = (options: {
   readonly lspBroker?: boolean
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
-  textSearch: textSearch(),
+  textSearch: textSearch(options.sandbox),
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashParser: treeSitterParser,

@@ -7,11 +7,12 @@
  * whole). The files only counted in "[truncated: N more matches]" get the first checks, not the lstat. Results are
  * gathered exactly as the own walk gathers them (GrepResults.ts), so both show the same text.
  *
- * Residual race, accepted: rg opens files itself, by path. It follows no symlink it meets while walking, but if a
- * folder on a file's path is swapped for a symlink out of the workspace after rg listed it and before it opened the
- * file, and swapped back before the `lstat` check here, rg could have read outside content that this check cannot
- * see. The swap needs write access inside the workspace at the exact moment; grep's own walk (MINICODE_GREP=node)
- * has no such window, since it opens each file beneath a held directory descriptor with O_NOFOLLOW.
+ * A race this check cannot see: rg opens files itself, by path, so a folder on a file's path swapped for a symlink
+ * out of the workspace after rg listed it and before it opened the file (and swapped back before the `lstat` here)
+ * would have rg read outside content. The composition runs rg inside the read-only sandbox whenever one is usable
+ * (adapters/search/RipgrepSearch.ts, `wrap`), where such a link leads nowhere outside the workspace's own view;
+ * grep's own walk (MINICODE_GREP=node) has no such window, since it opens each file beneath a held directory
+ * descriptor with O_NOFOLLOW.
  *
  * Known differences from the own walk, outside what the test tree holds: a file is binary for rg when a NUL byte is in
  * what it has read so far (its own walk looks at the first 8 KiB only), so a file with a NUL far in may be named as a

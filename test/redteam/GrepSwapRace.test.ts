@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19), HOLE: grep (through ripgrep, the default engine) reads files outside the workspace when a
+ * Red team (issue 19), was a hole: grep (through ripgrep, the default engine) reads files outside the workspace when a
  * folder is swapped for a symlink to outside while it runs. Through the built binary (default sandbox, allow-all).
  *
  * Sandboxed bash runs a swapper (python3 ctypes `renameat2(RENAME_EXCHANGE)` in a loop) exchanging the real folder
@@ -9,13 +9,11 @@
  * opened by path while walking), and the `lstat` check afterwards sees the real folder again. Seen: about 1 call in 7
  * printed `d/f1.txt:1:OUTSIDECANARY…`, the outside file's line.
  *
- * GrepRipgrep.ts's header calls this an accepted residual race; it breaks invariant 2 (nothing outside the workspace
+ * GrepRipgrep.ts's header called this an accepted residual race; it broke invariant 2 (nothing outside the workspace
  * is read) and, with a symlink to a folder whose files are named innocently, invariant 1 for content outside.
  *
- * Suggested fix: src/tools/GrepRipgrep.ts: run rg inside the read-only sandbox (the same profile as git's reads: a
- * swap then points at a path that does not exist in the sandbox, or at a masked one), or give rg the folder as
- * `/proc/self/fd/<dirfd>` of a descriptor opened beneath the workspace with O_NOFOLLOW (and still check each file
- * by descriptor identity), or fall back to grep's own descriptor-based walk (MINICODE_GREP=node).
+ * Now rg runs inside the read-only sandbox whenever one is usable (adapters/search/RipgrepSearch.ts `wrap`, from
+ * app/NodeLayers.ts textSearch): a swapped-in link leads to a path the sandbox does not show, or masks.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -39,7 +37,7 @@ if os.path.islink("d"): libc.renameat2(-100, b"d", -100, b"l", 2)
 print("swapped")
 `
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: grep while bash swaps a folder for a symlink outside"), () => {
+describe.skipIf(unavailable !== undefined)(title("grep while bash swaps a folder for a symlink outside"), () => {
   it("no grep output shows the outside file's content", async () => {
     const { root, parent, tool } = attackWorkspace(cleanups)
     const outside = path.join(parent, "outdir")
@@ -50,14 +48,14 @@ describe.skipIf(unavailable !== undefined)(title("HOLE: grep while bash swaps a 
     // Honest first: grep finds the workspace line.
     expect(tool("grep", { pattern: "line", path: "d" }).stdout).toContain("inside line")
     expect(tool("write_file", { path: "swap.py", content: swapper }).status).toBe(0)
-    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 60`, timeout_ms: 90_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
+    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 280`, timeout_ms: 300_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
     const child = spawn(process.execPath, [bin, ...args], { stdio: "ignore" })
     const done = new Promise((resolve) => child.on("exit", resolve))
     cleanups.push(() => child.kill())
     // The swapper has started once its symlink exists.
     for (let i = 0; i < 200 && fs.lstatSync(path.join(root, "l"), { throwIfNoEntry: false }) === undefined; i++) await new Promise((r) => setTimeout(r, 50))
     const leaks: Array<string> = []
-    for (let i = 0; i < 40 && leaks.length === 0; i++) {
+    for (let i = 0; i < 20 && leaks.length === 0; i++) {
       for (const args of [{ pattern: "line", path: "d" }, { pattern: "line" }]) {
         const r = tool("grep", args)
         if ((r.stdout + r.stderr).includes(canary)) leaks.push(`${JSON.stringify(args)} → ${r.stdout}`)
@@ -66,5 +64,5 @@ describe.skipIf(unavailable !== undefined)(title("HOLE: grep while bash swaps a 
     fs.writeFileSync(path.join(root, "stop"), "")
     await done
     expect(leaks).toEqual([])
-  }, 120_000)
+  }, 320_000)
 })

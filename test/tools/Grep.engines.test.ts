@@ -37,7 +37,7 @@ const hasRg = spawnSync("rg", ["--version"], { stdio: "ignore" }).status === 0
 
 const counted = Layer.effect(
   TextSearch,
-  Effect.map(RipgrepSearch.make, (rg) =>
+  Effect.map(RipgrepSearch.make(), (rg) =>
     TextSearch.of({
       ...rg,
       search: (spec, onEvent) => Effect.zipRight(Effect.sync(() => searches++), rg.search(spec, onEvent))

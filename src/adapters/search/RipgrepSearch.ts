@@ -9,10 +9,18 @@
  *
  * Not on PATH: "unavailable", remembered, so the next call goes straight to the caller's own walk. A pattern rg
  * rejects: "unsupported" (the caller searches itself).
+ *
+ * With a sandbox (`Options.wrap`), rg runs inside it: the workspace read-only, what the jail refuses masked, nothing
+ * else of the host's files but the system folders. Was a hole (red team): rg opens files by path as it walks, so a
+ * folder that bash swapped for a symlink to outside (`renameat2(RENAME_EXCHANGE)` in a loop) between rg's listing
+ * and its open led rg outside the workspace, and the path it printed was inside; no check afterwards can tell which
+ * file rg read. Inside the sandbox such a link leads to a path that is not there, or is masked.
  */
 import { spawn } from "node:child_process"
+import * as fs from "node:fs"
 import * as os from "node:os"
-import { Effect, Layer, Ref } from "effect"
+import * as path from "node:path"
+import { Effect, Layer, Ref, type Scope } from "effect"
 import { type FilesSpec, type SearchEvent, type SearchSpec, TextSearch, TextSearchError } from "../../ports/TextSearch.js"
 
 const omitted = Buffer.from(" [... omitted end of long line]")
@@ -73,14 +81,51 @@ interface Run {
   readonly onStdout: (line: Buffer) => void
 }
 
-export const make = Effect.gen(function* () {
+/** The command to spawn instead of `argv` (a sandbox around it), or undefined to run it as it is. */
+export type Wrap = (
+  argv: ReadonlyArray<string>,
+  root: string
+) => Effect.Effect<{ readonly argv: ReadonlyArray<string>; readonly env: Readonly<Record<string, string>> } | undefined, TextSearchError, Scope.Scope>
+
+export interface Options {
+  readonly wrap?: Wrap
+}
+
+/** The first executable `name` on PATH (absolute entries only): a sandbox needs the program's real path. */
+const onPath = (name: string): string | undefined => {
+  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue
+    try {
+      fs.accessSync(path.join(dir, name), fs.constants.X_OK)
+      if (fs.statSync(path.join(dir, name)).isFile()) return path.join(dir, name)
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+/** bwrap's own failure (it exits 1 like an rg that found nothing): its messages start so. */
+const sandboxFailed = /^bwrap: /m
+
+export const make = (options: Options = {}) => Effect.gen(function* () {
   const missing = yield* Ref.make(false)
+  const spawned = (r: Run) =>
+    options.wrap === undefined
+      ? Effect.succeed({ argv: ["rg", ...r.args], env: undefined })
+      : Effect.suspend(() => {
+          const rg = onPath("rg")
+          if (rg === undefined) return Effect.succeed({ argv: ["rg", ...r.args], env: undefined })
+          return Effect.map(options.wrap?.([rg, ...r.args], r.cwd) ?? Effect.succeed(undefined), (w) =>
+            w === undefined ? { argv: [rg, ...r.args], env: undefined } : { argv: w.argv, env: w.env }
+          )
+        })
   const run = (r: Run) =>
     Effect.flatMap(Ref.get(missing), (gone) =>
       gone
         ? Effect.fail(new TextSearchError({ kind: "unavailable", reason: "rg is not on PATH" }))
-        : Effect.async<{ readonly code: number | null; readonly stderr: string }, TextSearchError>((resume) => {
-            const child = spawn("rg", [...r.args], { cwd: r.cwd, stdio: ["ignore", "pipe", "pipe"] })
+        : Effect.scoped(Effect.flatMap(spawned(r), (cmd) => Effect.async<{ readonly code: number | null; readonly stderr: string }, TextSearchError>((resume) => {
+            const child = spawn(cmd.argv[0] ?? "rg", cmd.argv.slice(1), { cwd: r.cwd, stdio: ["ignore", "pipe", "pipe"], ...(cmd.env === undefined ? {} : { env: cmd.env }) })
             const out = records(r.sep, r.onStdout)
             const err: Array<Buffer> = []
             let errBytes = 0
@@ -104,10 +149,11 @@ export const make = Effect.gen(function* () {
             return Effect.sync(() => {
               child.kill("SIGKILL")
             })
-          })
+          })))
     )
 
   const judged = (code: number | null, stderr: string, onError: (file: string) => void) => {
+    if (sandboxFailed.test(stderr)) return Effect.fail(new TextSearchError({ kind: "failed", reason: `rg's sandbox: ${stderr.slice(0, 500)}` }))
     if (code === 0 || code === 1) return Effect.void
     if (code === 2 && /regex parse error|error parsing regex|look-around|backreferences/i.test(stderr)) {
       return Effect.fail(new TextSearchError({ kind: "unsupported", reason: stderr.split("\n").slice(0, 6).join("\n") }))
@@ -180,4 +226,4 @@ export const make = Effect.gen(function* () {
   return TextSearch.of({ engine: "ripgrep", search })
 })
 
-export const layer = Layer.effect(TextSearch, make)
+export const layer = (options: Options = {}) => Layer.effect(TextSearch, make(options))
