@@ -283,7 +283,9 @@ export const makeTools = (runners?: Runners) =>
         if (risky.stdout.trim() !== "") {
           return yield* new ToolFailed({ tool: "git_push", reason: "this repository's own config can run programs on push (sshCommand, askPass, credential helper, receivepack, url rewrite); push it yourself" })
         }
-        const args = ["push", "--no-verify", ...(remote === undefined ? [] : ["--end-of-options", remote]), ...(branch === undefined ? [] : [branch])]
+        // A local path or file:// URL as the remote would run that repository's receive-pack (and whatever its own
+        // configuration names) on the host, and write outside the workspace: pushes go over the network only.
+        const args = ["-c", "protocol.file.allow=never", "push", "--no-verify", ...(remote === undefined ? [] : ["--end-of-options", remote]), ...(branch === undefined ? [] : [branch])]
         const r = yield* spawn(host, args, "git_push", env)
         return { text: redact(`${r.stdout}${r.stderr}`.trim() || "pushed"), truncated: false, isError: r.exitCode !== 0 }
       })
