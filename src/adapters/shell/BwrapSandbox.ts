@@ -316,7 +316,7 @@ export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.
   Effect.try({
     try: () =>
       hits.map((h): Profile.Finding =>
-        h.verdict === "pin"
+        h.verdict === "pin" || h.verdict === "hold"
           ? { path: h.path, kind: h.kind, treatment: "pin" }
           : h.verdict === "mask"
             ? { path: h.path, kind: h.kind, treatment: "mask" }

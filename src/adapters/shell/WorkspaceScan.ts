@@ -16,7 +16,7 @@ import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 export interface Hit {
   readonly path: string
   readonly kind: Profile.MaskKind
-  readonly verdict: "mask" | "sanitize" | "pin"
+  readonly verdict: "mask" | "sanitize" | "pin" | "hold"
 }
 
 export interface Folder {
@@ -60,8 +60,8 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
     const abs = path.join(dir, d.name)
     const kind = kindOf(dir, d)
     const verdict = Profile.classify(root, abs, kind)
-    if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
-    if (kind === "directory" && (verdict === "descend" || verdict === "pin")) folders.push(abs)
+    if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin" || verdict === "hold")) hits.push({ path: abs, kind, verdict })
+    if (kind === "directory" && (verdict === "descend" || verdict === "pin" || verdict === "hold")) folders.push(abs)
   }
   return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
 }

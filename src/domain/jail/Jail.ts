@@ -115,6 +115,8 @@ export const alwaysSecretGlobs: ReadonlyArray<string> = [
 const secretPairFiles: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   [...new Set(secretPairs.map(([dir]) => dir))].map((dir) => [dir, new Set(secretPairs.filter(([d]) => d === dir).map(([, f]) => f))])
 )
+/** A folder whose files are secret only together with it (`.docker` for `config.json`): the sandbox pins it. */
+export const isPairFolder = (name: string): boolean => secretPairFiles.has(name.toLowerCase())
 const systemSecrets = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"])
 
 /**

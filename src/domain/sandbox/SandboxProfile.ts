@@ -92,9 +92,10 @@ export interface Profile {
 
 /**
  * How the scan treats a workspace entry: mask it, show a sanitized copy (git's config files), pin it (a `.git`
- * folder: made a mount point, then looked inside), skip it, look inside, or keep it as it is.
+ * folder: made a mount point, then looked inside), hold it (a credential pair's folder, `.docker`: a mount point
+ * too, then looked inside), skip it, look inside, or keep it as it is.
  */
-export type Classification = "mask" | "sanitize" | "pin" | "skip" | "descend" | "keep"
+export type Classification = "mask" | "sanitize" | "pin" | "hold" | "skip" | "descend" | "keep"
 
 /**
  * The rule per entry, for the scan of the whole workspace (every depth, ignored and vendored folders included):
@@ -114,7 +115,10 @@ export const classify = (root: string, absolute: string, kind: "file" | "directo
   }
   // A `.git` file (`gitdir: …`) is pinned too: it cannot be replaced, and the git folder it names is looked after.
   if (kind !== "directory") return kind === "file" && name === ".git" ? "pin" : "keep"
-  return name === ".git" ? "pin" : "descend"
+  if (name === ".git") return "pin"
+  // A folder whose files are secret only inside it (`.docker/config.json`): held as a mount point too, so bash
+  // cannot rename it and leave the file under a name the jail no longer protects; looked inside like any folder.
+  return Jail.isPairFolder(name) ? "hold" : "descend"
 }
 
 const inGitDir = (root: string, absolute: string): boolean => {
