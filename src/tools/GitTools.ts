@@ -89,7 +89,10 @@ export const makeTools = (runners?: Runners) =>
     const walked = yield* Ref.make<{ readonly key: string; readonly blobs: ReadonlySet<string> } | undefined>(undefined)
     const read = runners?.read ?? Effect.succeed(host)
     const commitShell = runners?.commit ?? Effect.succeed(host)
-    const repoEnv = (repo: GitRepo.Repo | undefined) => (repo === undefined ? {} : { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.workTree })
+    // GIT_COMMON_DIR too: git reads no `commondir` file after the inspection (one planted meanwhile from bash would
+    // bring its own configuration, read by a git on the host).
+    const repoEnv = (repo: GitRepo.Repo | undefined) =>
+      repo === undefined ? {} : { GIT_DIR: repo.gitDir, GIT_COMMON_DIR: repo.commonDir, GIT_WORK_TREE: repo.workTree }
     const spawn = (shell: ShellShape, args: ReadonlyArray<string>, tool: string, env: Readonly<Record<string, string>>, more: Partial<ProcessSpec> = {}) =>
       shell
         .run({ command: ["git", ...safety, ...args], cwd: session.root, env: { ...gitEnv, ...env }, timeoutMs: 60_000, maxOutputBytes: session.maxOutputBytes, ...more })
@@ -283,7 +286,9 @@ export const makeTools = (runners?: Runners) =>
         if (risky.stdout.trim() !== "") {
           return yield* new ToolFailed({ tool: "git_push", reason: "this repository's own config can run programs on push (sshCommand, askPass, credential helper, receivepack, url rewrite); push it yourself" })
         }
-        const args = ["push", "--no-verify", ...(remote === undefined ? [] : ["--end-of-options", remote]), ...(branch === undefined ? [] : [branch])]
+        // A local path or file:// URL as the remote would run that repository's receive-pack (and whatever its own
+        // configuration names) on the host, and write outside the workspace: pushes go over the network only.
+        const args = ["-c", "protocol.file.allow=never", "push", "--no-verify", ...(remote === undefined ? [] : ["--end-of-options", remote]), ...(branch === undefined ? [] : [branch])]
         const r = yield* spawn(host, args, "git_push", env)
         return { text: redact(`${r.stdout}${r.stderr}`.trim() || "pushed"), truncated: false, isError: r.exitCode !== 0 }
       })

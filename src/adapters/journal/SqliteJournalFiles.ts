@@ -15,8 +15,16 @@ export const prepareFiles = (dbPath: string) =>
       const dir = NodePath.dirname(dbPath)
       StateDir.prepare(dir)
       NodeFs.chmodSync(dir, 0o700)
-      NodeFs.closeSync(NodeFs.openSync(dbPath, NodeFs.constants.O_CREAT | NodeFs.constants.O_RDWR, 0o600))
-      NodeFs.chmodSync(dbPath, 0o600)
+      // The database and SQLite's side files are opened by path: none may be a symlink a checkout shipped.
+      for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, `${dbPath}-journal`]) {
+        if (NodeFs.lstatSync(f, { throwIfNoEntry: false })?.isSymbolicLink() === true) throw new Error(`${f} is a symlink; remove it`)
+      }
+      const fd = NodeFs.openSync(dbPath, NodeFs.constants.O_CREAT | NodeFs.constants.O_RDWR | NodeFs.constants.O_NOFOLLOW, 0o600)
+      try {
+        NodeFs.fchmodSync(fd, 0o600)
+      } finally {
+        NodeFs.closeSync(fd)
+      }
     },
     catch: (cause) => new JournalError({ reason: `cannot prepare ${dbPath}: ${String(cause)}` })
   })

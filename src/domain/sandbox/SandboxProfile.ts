@@ -216,7 +216,10 @@ export const bwrapArgs = (host: HostFacts, profile: Profile, command: ReadonlyAr
   for (const f of host.secretFiles) args.push("--ro-bind", "/dev/null", f)
   for (const d of host.secretDirs) args.push("--tmpfs", d, "--remount-ro", d)
   // pid 1 is bwrap's own init, which carries the environment bwrap was started with.
-  args.push("--proc", "/proc", "--ro-bind", "/dev/null", "/proc/1/environ", "--dev", "/dev")
+  // /proc/sys read-only: as root on the host, uid 0 inside may write the host kernel's sysctls (they check the uid, not
+  // a capability): `kernel/core_pattern` would have the kernel run a workspace program outside the sandbox.
+  args.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger")
+  args.push("--ro-bind", "/dev/null", "/proc/1/environ", "--dev", "/dev")
   args.push("--tmpfs", "/tmp")
   if (profile.home !== "/tmp" && !P.isInside("/tmp", profile.home)) args.push("--tmpfs", profile.home)
   else args.push("--dir", profile.home)

@@ -1,0 +1,49 @@
+/**
+ * Red team (issue 19, "secret names the list misses"), HOLE: copies of secret files under the names editors, tools
+ * and people give them are not protected. Emacs leaves `.env~` and `#.env#`, Terraform `terraform.tfstate.<time>.backup`,
+ * people `id_rsa.bak`, `.npmrc.bak`, `server.key.bak`, `.env-prod`. read_file (and grep, and bash) show their content.
+ * Through the built binary (default sandbox, allow-all).
+ *
+ * Suggested fix: src/domain/jail/Jail.ts `secretSegments`: judge a name with its backup decorations stripped too
+ * (`~`, `#…#`, `.bak`, `.old`, `.orig`, `.save`, `.backup`, `.swp`, `.tmp`, `.<digits>`, repeated), and read
+ * `.env-*` / `.env_*` as environment files like `.env.*`; the sandbox's scan uses the same rule (protectedName).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { attackFile, attackWorkspace } from "./support/Attack.js"
+
+const cleanups = attackFile()
+const canary = "BACKUPCANARY"
+const names = [
+  ".env~",
+  "#.env#",
+  ".env-prod",
+  ".env_local",
+  "prod.env.bak",
+  ".envrc.bak",
+  ".npmrc.bak",
+  ".pgpass~",
+  ".netrc~",
+  ".git-credentials.bak",
+  "id_rsa.bak",
+  "id_ed25519~",
+  "server.key.bak",
+  "server.pem.orig",
+  "credentials.json.old",
+  "terraform.tfstate.1699999999.backup"
+]
+
+describe("HOLE: backup copies of secret files", () => {
+  it("read_file and grep show none of them", () => {
+    const { root, tool } = attackWorkspace(cleanups)
+    for (const n of names) fs.writeFileSync(path.join(root, n), `${canary} ${n}\n`)
+    const shown = names.filter((n) => {
+      const r = tool("read_file", { path: n })
+      return (r.stdout + r.stderr).includes(canary)
+    })
+    expect(shown).toEqual([])
+    // grep echoes its pattern when nothing matches: a match line is `name:line:text`.
+    expect(tool("grep", { pattern: canary }).stdout).not.toMatch(new RegExp(`:\\d+:${canary}`))
+  })
+})

@@ -1,0 +1,51 @@
+/**
+ * Red team (issue 19), HOLE: in a workspace that is not a git repository (or is a sub-folder of one), nothing pins
+ * a `.git` at its root, so sandboxed bash writes a `.git` FILE, `gitdir: /path/of/another/repository/.git`. The git
+ * tools then take that repository as the workspace's (GitRepo.inspect follows the file): `git_show
+ * {"rev":"HEAD:v.txt"}` prints a file of the other repository (read outside the workspace), and `git_commit`, which
+ * runs on the host when the git folder is outside the workspace, commits into it (objects and a branch written
+ * outside the workspace). The `.git` file stays after the bash call. Through the built binary (default sandbox,
+ * allow-all).
+ *
+ * Suggested fix: src/tools/GitRepo.ts `inspect` (or GitTools `prepare`): a `.git` file whose git folder (or
+ * `commondir`) is outside the workspace is refused unless it was there before any tool ran (or is a linked worktree
+ * or submodule the user made: its `gitdir` back-link names this workspace); and GitControl removes a `.git` file
+ * planted at the root by bash, as it does for `commondir`.
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { attackFile } from "./support/Attack.js"
+import { bin, makeWorkspace } from "../serve/support/McpServeHarness.js"
+import { title, unavailable } from "../support/Sandbox.js"
+
+const cleanups = attackFile()
+const canary = "OTHERREPOCANARY"
+
+describe.skipIf(unavailable !== undefined)(title("HOLE: a .git file planted from bash naming another repository"), () => {
+  it("git tools neither read nor write the other repository", () => {
+    const ws = makeWorkspace()
+    cleanups.push(ws.cleanup)
+    const { root, parent } = ws
+    const other = path.join(parent, "other")
+    fs.mkdirSync(other)
+    const git = (...args: Array<string>) => execFileSync("git", ["-C", other, ...args], { encoding: "utf8" })
+    git("init", "-q", "-b", "main")
+    git("config", "user.email", "o@example.com")
+    git("config", "user.name", "Other")
+    fs.writeFileSync(path.join(other, "v.txt"), `${canary}\n`)
+    git("add", "v.txt")
+    git("commit", "-q", "-m", "other's work")
+    const before = git("rev-parse", "HEAD")
+    fs.writeFileSync(path.join(root, "hi.txt"), "hi\n")
+    const tool = (name: string, args: unknown) =>
+      spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], { encoding: "utf8" })
+    expect(tool("write_file", { path: "s.sh", content: `echo "gitdir: ${path.join(other, ".git")}" > .git && echo planted\n` }).status).toBe(0)
+    expect(tool("bash", { command: "sh s.sh" }).stdout).toContain("planted")
+    const shown = tool("git_show", { rev: "HEAD:v.txt" })
+    tool("git_commit", { message: "into the other repository", paths: ["hi.txt"] })
+    expect(shown.stdout + shown.stderr).not.toContain(canary)
+    expect(git("rev-parse", "HEAD")).toBe(before)
+  })
+})
