@@ -1,12 +1,11 @@
 /**
- * Red team (issue 19, "secret names the list misses"), HOLE: copies of secret files under the names editors, tools
- * and people give them are not protected. Emacs leaves `.env~` and `#.env#`, Terraform `terraform.tfstate.<time>.backup`,
- * people `id_rsa.bak`, `.npmrc.bak`, `server.key.bak`, `.env-prod`. read_file (and grep, and bash) show their content.
+ * Red team (issue 19, "secret names the list misses"), was a hole: copies of secret files under the names editors,
+ * tools and people give them were not protected. Emacs leaves `.env~` and `#.env#`, Terraform `terraform.tfstate.<time>.backup`,
+ * people `id_rsa.bak`, `.npmrc.bak`, `server.key.bak`, `.env-prod`. read_file (and grep, and bash) showed their content.
  * Through the built binary (default sandbox, allow-all).
  *
- * Suggested fix: src/domain/jail/Jail.ts `secretSegments`: judge a name with its backup decorations stripped too
- * (`~`, `#…#`, `.bak`, `.old`, `.orig`, `.save`, `.backup`, `.swp`, `.tmp`, `.<digits>`, repeated), and read
- * `.env-*` / `.env_*` as environment files like `.env.*`; the sandbox's scan uses the same rule (protectedName).
+ * Now Jail's `undecorated` strips those decorations (`~`, `#…#`, `.bak`, `.orig`, `.<digits>`, …) and judges each name it
+ * is a copy of, and `.env-*` / `.env_*` are environment files; the sandbox's scan uses the same rule (protectedName).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -34,7 +33,7 @@ const names = [
   "terraform.tfstate.1699999999.backup"
 ]
 
-describe("HOLE: backup copies of secret files", () => {
+describe("backup copies of secret files", () => {
   it("read_file and grep show none of them", () => {
     const { root, tool } = attackWorkspace(cleanups)
     for (const n of names) fs.writeFileSync(path.join(root, n), `${canary} ${n}\n`)

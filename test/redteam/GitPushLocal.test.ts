@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19), HOLE: git_push runs on the host (it needs the user's network and credentials), and its
+ * Red team (issue 19), was a hole: git_push runs on the host (it needs the user's network and credentials), and its
  * `remote` is any string git accepts: a path. Pushing to a local repository spawns `git receive-pack` there, on
  * the host, reading that repository's own configuration. Through the built binary (default sandbox, allow-all).
  *
@@ -29,7 +29,7 @@ const setup = () => {
   return { ...ws, marker: path.join(ws.parent, "PWNED") }
 }
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: git_push to a local repository"), () => {
+describe.skipIf(unavailable !== undefined)(title("git_push to a local repository"), () => {
   it("a bare repository made in bash, its config naming core.alternateRefsCommand: nothing runs on the host", () => {
     const { root, marker, tool, script } = setup()
     const cmd = `sh -c "id > ${marker}; cat ${path.join(root, ".env")} >> ${marker}; cat ${path.join(root, ".env")} > ${path.join(root, "loot.txt")}" --`

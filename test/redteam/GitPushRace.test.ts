@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19), HOLE: git_push inspects the repository's configuration (GitRepo.inspect, then `git config
+ * Red team (issue 19), was a hole: git_push inspects the repository's configuration (GitRepo.inspect, then `git config
  * --local --get-regexp …`) and THEN runs `git push` on the host, which reads the configuration again. Sandboxed bash,
  * in a call that runs meanwhile, toggles a planted `.git/commondir` → `../evil` (a `config` naming `core.gitProxy`,
  * a script in the workspace) in a loop; GitControl only puts `commondir` back when that bash call ends. From another
@@ -23,7 +23,7 @@ import { title, unavailable } from "../support/Sandbox.js"
 const canary = "CANARY-PROXY-93e2"
 const cleanups = attackFile()
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: git_push while bash toggles a planted commondir"), () => {
+describe.skipIf(unavailable !== undefined)(title("git_push while bash toggles a planted commondir"), () => {
   it("the planted core.gitProxy never runs on the host", async () => {
     const { root, parent, tool } = attackWorkspace(cleanups)
     fs.writeFileSync(path.join(root, ".env"), `K=${canary}\n`)
@@ -33,17 +33,17 @@ describe.skipIf(unavailable !== undefined)(title("HOLE: git_push while bash togg
       `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tgitProxy = ${root}/evil/p.sh\\n' > evil/config`,
       `printf '#!/bin/sh\\nid > ${marker}; cat ${root}/.env >> ${marker}\\n' > evil/p.sh && chmod +x evil/p.sh`,
       "touch started",
-      "end=$(( $(date +%s) + 60 ))",
+      "end=$(( $(date +%s) + 200 ))",
       'while [ $(date +%s) -lt $end ] && [ ! -e stop ]; do echo ../evil > .git/ct && mv .git/ct .git/commondir; rm -f .git/commondir; done'
     ].join("\n")
     expect(tool("write_file", { path: "tog.sh", content: `${toggler}\n` }).status).toBe(0)
-    const args = ["tool", "bash", JSON.stringify({ command: "sh tog.sh", timeout_ms: 90_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
+    const args = ["tool", "bash", JSON.stringify({ command: "sh tog.sh", timeout_ms: 230_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
     const child = spawn(process.execPath, [bin, ...args], { stdio: "ignore" })
     const done = new Promise((resolve) => child.on("exit", resolve))
     cleanups.push(() => child.kill())
     for (let i = 0; i < 200 && !fs.existsSync(path.join(root, "started")); i++) await new Promise((r) => setTimeout(r, 50))
     const outputs: Array<string> = []
-    for (let i = 0; i < 40 && !fs.existsSync(marker); i++) {
+    for (let i = 0; i < 25 && !fs.existsSync(marker); i++) {
       const r = tool("git_push", { remote: "git://127.0.0.1:1/x", branch: "main" })
       outputs.push(r.stdout + r.stderr)
     }
@@ -51,5 +51,5 @@ describe.skipIf(unavailable !== undefined)(title("HOLE: git_push while bash togg
     await done
     expect(fs.existsSync(marker) ? fs.readFileSync(marker, "utf8") : "not run").toBe("not run")
     expect(outputs.join("\n")).not.toContain(canary)
-  }, 120_000)
+  }, 300_000)
 })

@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19), HOLE: when minicode runs as root (containers, CI, dev boxes), sandboxed bash can write the
+ * Red team (issue 19), was a hole: when minicode runs as root (containers, CI, dev boxes), sandboxed bash can write the
  * HOST kernel's sysctls. bwrap maps uid 0 to uid 0 in its user namespace, and /proc/sys grants writes by uid (the
  * kernel's sysctl check compares the euid with the global root, not a capability), while the sandbox's /proc is a
  * read-write proc mount with /proc/sys left writable (only /proc/irq and /proc/bus are read-only). So `echo
@@ -20,7 +20,7 @@ import { title, unavailable } from "../support/Sandbox.js"
 const cleanups = attackFile()
 const root = process.getuid?.() === 0
 
-describe.skipIf(unavailable !== undefined || !root)(title("HOLE: host sysctls from sandboxed bash (minicode as root)"), () => {
+describe.skipIf(unavailable !== undefined || !root)(title("host sysctls from sandboxed bash (minicode as root)"), () => {
   it("writing /proc/sys/kernel/core_pattern (its own value) is refused", () => {
     const { script } = attackWorkspace(cleanups)
     const out = script(

@@ -20,7 +20,7 @@ const serve = async (root: string) => {
   return call
 }
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: through mcp serve"), () => {
+describe.skipIf(unavailable !== undefined)(title("through mcp serve"), () => {
   it("a credential pair's folder renamed from bash: read_file shows no canary", async () => {
     const { root } = attackWorkspace(cleanups)
     fs.mkdirSync(path.join(root, ".docker"))

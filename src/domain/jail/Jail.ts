@@ -160,15 +160,49 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
     const next = segs[i + 1]
     if (pairFiles !== undefined && next !== undefined && pairFiles.has(next)) return `${seg}/${next} holds credentials`
     // A folder named like an env file is treated as one: what it holds is secret, and no write may create it.
-    if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
+    if (!last && (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
     if (!last) continue
-    if (namedEnv.test(seg)) return `${seg} holds environment secrets`
-    if (secretNames.has(seg)) return `${seg} holds credentials`
-    if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`
-    if (stateExtensions.some((ext) => seg.endsWith(ext))) return `${seg} holds infrastructure secrets (Terraform variables or state)`
-    if (seg.startsWith("secrets.")) return `${seg} holds secrets`
+    for (const name of undecorated(seg)) {
+      const why = fileSecret(name)
+      if (why !== undefined) return name === seg ? why : `${seg} is a copy of a secret file: ${why}`
+    }
   }
   return undefined
+}
+
+/** Why a file name is a secret by itself (its folder aside), or undefined. */
+const fileSecret = (seg: string): string | undefined => {
+  if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
+  // `.env-prod`, `.env_local`: an environment file by another spelling (templates excepted).
+  if (/^\.env[-_]/.test(seg) && !/^\.env[-_](example|sample|template|dist|defaults?)$/.test(seg)) return `${seg} holds environment secrets`
+  if (namedEnv.test(seg)) return `${seg} holds environment secrets`
+  if (secretNames.has(seg)) return `${seg} holds credentials`
+  if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`
+  if (stateExtensions.some((ext) => seg.endsWith(ext))) return `${seg} holds infrastructure secrets (Terraform variables or state)`
+  if (seg.startsWith("secrets.")) return `${seg} holds secrets`
+  return undefined
+}
+
+/** The decorations editors, tools and people add to a copy of a file: `x~`, `#x#`, `x.bak`, `x.orig`, `x.1`, `.x.swp`. */
+const backupSuffix = /\.(bak|backup|old|orig|save|saved|swp|swo|swx|tmp|temp|copy|prev|previous|\d+)$|~$/
+
+/**
+ * A name and the names it is a copy of, its backup decorations stripped one by one (`id_rsa.bak`, `#.env#`,
+ * `terraform.tfstate.1699999999.backup`): a copy of a secret is as secret as the original. Was a hole (red team):
+ * `.env~`, `.npmrc.bak`, `server.key.bak` and the like were shown by read_file and grep.
+ */
+const undecorated = (seg: string): ReadonlyArray<string> => {
+  const out = [seg]
+  let name = seg
+  for (let i = 0; i < 8; i++) {
+    const next = /^#(.+)#$/.exec(name)?.[1] ?? name.replace(backupSuffix, "")
+    if (next === name || next === "") break
+    // vim's swap file of `id_rsa` is `.id_rsa.swp`.
+    if (/\.sw[opx]$/.test(name) && next.startsWith(".")) out.push(next.slice(1))
+    out.push(next)
+    name = next
+  }
+  return out
 }
 
 const stateSegments = (segs: ReadonlyArray<string>): boolean =>
