@@ -158,7 +158,7 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
     }
     const pairFiles = secretPairFiles.get(seg)
     const next = segs[i + 1]
-    if (pairFiles !== undefined && next !== undefined && pairFiles.has(next)) return `${seg}/${next} holds credentials`
+    if (pairFiles !== undefined && next !== undefined && undecorated(next).some((n) => pairFiles.has(n))) return `${seg}/${next} holds credentials`
     // A folder named like an env file is treated as one: what it holds is secret, and no write may create it.
     if (!last && (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
     if (!last) continue

@@ -20,14 +20,17 @@ describe("secret names", () => {
     "kubeconfig", "cluster.kubeconfig", ".config/gcloud/credentials.db", "application_default_credentials.json",
     ".oci/config", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
     // a folder named like an env file: what it holds is secret, so no write can create one (property seed 1082261437)
-    "config/.env/a", ".env.local/x"
+    "config/.env/a", ".env.local/x",
+    // copies under the names editors, tools and people give them (red team)
+    ".env~", "#.env#", ".env-prod", ".env_local", "prod.env.bak", ".npmrc.bak", "id_rsa.bak", "id_ed25519~", "server.key.orig",
+    "credentials.json.old", "terraform.tfstate.1699999999.backup", ".id_rsa.swp", ".docker/config.json.bak"
   ]
   it.each(secrets)("%s is denied for read, write and structure", (p) => {
     for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("jail.sensitive")
   })
 
   const honest = [
-    "config/prod.env.example", ".env.example", "src/env.ts", "environment.ts", "infra/main.tf", "infra/prod.tfvars.example",
+    "config/prod.env.example", ".env.example", ".env-example", ".env_sample", "notes.bak", "src/app.ts~", "src/env.ts", "environment.ts", "infra/main.tf", "infra/prod.tfvars.example",
     "docs/keystore.md", "auth.json", ".cargo/config.toml", ".docker/Dockerfile", "gh/README.md", "src/config.ts",
     "src/vite-env.d.ts", "src/prod.env.ts", "config/prod.env.sample", "gradle.properties", "pom.xml", "settings.xml", ".config/nvim/init.lua"
   ]
