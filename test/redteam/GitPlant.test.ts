@@ -20,7 +20,7 @@ const cleanups = attackFile()
 
 const setup = () => {
   const ws = attackWorkspace(cleanups)
-  const { root, git, tool, script } = ws
+  const { root, git, tool, script, startScript } = ws
   const marker = path.join(ws.parent, "PWNED")
   /** The user's own git on the host, later, with no global configuration. */
   const hostGit = (cwd = root) =>
@@ -28,7 +28,7 @@ const setup = () => {
   const evil = `mkdir -p evil/hooks && cp -r .git/objects .git/refs .git/HEAD evil/ 2>&1
 printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n' > evil/config
 printf '#!/bin/sh\\ntouch ${marker}\\n' > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit`
-  return { root, git, marker, tool, script, hostGit, evil }
+  return { root, git, marker, tool, script, startScript, hostGit, evil }
 }
 
 describe.skipIf(unavailable !== undefined)(title("git control files planted from bash"), () => {
@@ -141,5 +141,53 @@ ln -s ${outside} .git/worktrees/wt2/commondir.minicode-restore; echo ../../evil 
     const { script } = setup()
     const out = script("echo b > b.txt && git add b.txt && git commit -qm second && git log --oneline | cat && git status --short")
     expect(out).toContain("second")
+  })
+})
+
+/**
+ * Was a hole (issue 19): the overlap bookkeeping was per process. A one-shot CLI call (B) entering while another
+ * process's call (A) ran took A's planted `.git/commondir` for the original; A's end removed the plant, and B's end
+ * put it back. Now the calls running and the state recorded are shared by every process on the workspace.
+ */
+describe.skipIf(unavailable !== undefined)(title("git control files planted across processes"), () => {
+  /** Waits (asynchronously) until `file` exists on the host. */
+  const until = async (file: string) => {
+    for (let i = 0; i < 1200 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(fs.existsSync(file)).toBe(true)
+  }
+
+  it("a call in a second process that outlives the planting call does not bring the plant back", async () => {
+    const { root, marker, tool, startScript, hostGit, evil } = setup()
+    // A plants and ends once B runs; B ends after A's process has ended (the test says when).
+    const wait = (f: string) => `i=0; while [ ! -e ${f} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`
+    expect(tool("write_file", { path: "a.sh", content: `${evil}\necho ../evil > .git/commondir\n${wait("b-in")}\necho a-done\n` }).status).toBe(0)
+    expect(tool("write_file", { path: "b.sh", content: `touch b-in\n${wait("go")}\necho b-done\n` }).status).toBe(0)
+    const a = startScript("a.sh")
+    await until(path.join(root, ".git/commondir"))
+    const b = startScript("b.sh")
+    expect((await a).stdout).toContain("a-done")
+    fs.writeFileSync(path.join(root, "go"), "")
+    expect((await b).stdout).toContain("b-done")
+    expect(fs.existsSync(path.join(root, ".git/commondir"))).toBe(false)
+    expect(hostGit().status).toBe(0)
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
+  it("a process killed (-9) during its call, and one killed holding the lock, block nobody: the next call removes the plant", async () => {
+    const { root, marker, tool, startScript, script, hostGit, evil } = setup()
+    expect(tool("write_file", { path: "a.sh", content: `${evil}\necho ../evil > .git/commondir\nsleep 120\n` }).status).toBe(0)
+    let pid = 0
+    const a = startScript("a.sh", (p) => (pid = p))
+    await until(path.join(root, ".git/commondir"))
+    process.kill(pid, "SIGKILL")
+    expect((await a).signal).toBe("SIGKILL")
+    // A lock left by a process that died inside the critical section.
+    const dead = spawnSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).stdout.trim()
+    fs.writeFileSync(path.join(root, ".minicode/gitcontrol.lock"), `${dead}:\n`)
+    expect(script("echo next")).toContain("next")
+    expect(fs.existsSync(path.join(root, ".git/commondir"))).toBe(false)
+    expect(fs.existsSync(path.join(root, ".minicode/gitcontrol.lock"))).toBe(false)
+    expect(hostGit().status).toBe(0)
+    expect(fs.existsSync(marker)).toBe(false)
   })
 })

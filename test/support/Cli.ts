@@ -14,10 +14,18 @@ export interface CliRun {
 export const runCli = (
   bin: string,
   args: ReadonlyArray<string>,
-  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string; readonly timeoutMs?: number; readonly input?: string } = {}
+  options: {
+    readonly env?: NodeJS.ProcessEnv
+    readonly cwd?: string
+    readonly timeoutMs?: number
+    readonly input?: string
+    /** The child's pid once it runs (to kill it from the test). */
+    readonly onPid?: (pid: number) => void
+  } = {}
 ): Promise<CliRun> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { env: options.env ?? process.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"] })
+    if (child.pid !== undefined) options.onPid?.(child.pid)
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))

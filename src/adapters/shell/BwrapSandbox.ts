@@ -387,8 +387,15 @@ export const make = (options: Options = {}) =>
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
           const gitDirs = hits.filter((h) => h.verdict === "pin").map((h) => h.path)
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run.
-          yield* Effect.acquireRelease(Effect.sync(() => GitControl.enter(workspace, gitDirs)), () =>
-            Effect.flatMap(scanner.scan(workspace), (now) => Effect.sync(() => GitControl.leave(workspace, now.filter((h) => h.verdict === "pin").map((h) => h.path))))
+          yield* Effect.acquireRelease(
+            Effect.try({
+              try: () => GitControl.enter(workspace, gitDirs),
+              catch: (cause) => new SandboxError({ reason: `cannot record the git control files: ${String(cause)}` })
+            }),
+            (id) =>
+              Effect.flatMap(scanner.scan(workspace), (now) =>
+                Effect.ignore(Effect.try(() => GitControl.leave(workspace, id, now.filter((h) => h.verdict === "pin").map((h) => h.path))))
+              )
           )
         }
         const findings = [

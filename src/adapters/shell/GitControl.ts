@@ -8,14 +8,15 @@
  * sandbox records these files before a call and puts them back afterwards (the sandbox has died by then: PID
  * namespace, `--die-with-parent`): planted ones removed, changed ones restored.
  *
- * Calls may overlap (`mcp serve` runs them concurrently): the state kept is the one seen when no writable call was
- * running in the workspace, and it is put back when the last of the overlapping calls ends, so a call that started
+ * Calls may overlap (`mcp serve` runs them concurrently; a CLI call or a second serve session may run on the same
+ * workspace): the state kept is the one seen when no writable call was running in the workspace, in any process, and it is put back when the last of the overlapping calls ends, so a call that started
  * after another planted a file never takes the planted file for the original. A control file first seen while calls
  * run is taken to have been absent.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as GitConfig from "../../domain/git/GitConfig.js"
+import * as StateLock from "../fs/StateLock.js"
 
 /** The control files of a git folder; `config` only in a linked worktree's, where git never writes one. */
 const namesIn = (dir: string): ReadonlyArray<string> =>
@@ -179,30 +180,103 @@ const expand = (workspace: string, gitDirs: ReadonlyArray<string>): ReadonlyArra
     }
   })
 
-const sessions = new Map<string, { active: number; gitDirs: Set<string>; files: Map<string, State> }>()
+/**
+ * What is kept between `enter` and `leave`, for every process on the workspace (a one-shot CLI call while `mcp serve`
+ * runs one, two serve sessions): the calls running, by owner, and the state recorded when none ran. Kept in the
+ * workspace's private state folder, which no sandbox can write, under its lock.
+ *
+ * Was a hole (issue 19): the bookkeeping was per process, so a second process entering while another's sandboxed
+ * call ran took that call's planted `.git/commondir` for the original, and put the plant back when it left.
+ */
+interface Shared {
+  readonly calls: Array<{ readonly owner: StateLock.Owner; readonly id: string }>
+  readonly gitDirs: Array<string>
+  readonly files: Array<readonly [string, { readonly kind: State["kind"]; readonly content?: string }]>
+}
 
-/** A writable call in `workspace` begins: its git folders' control files are recorded unless a call already runs. */
-export const enter = (workspace: string, pins: ReadonlyArray<string>): void => {
-  const gitDirs = expand(workspace, pins)
-  const known = sessions.get(workspace)
-  if (known === undefined) {
-    const snap = snapshot(gitDirs)
-    sessions.set(workspace, { active: 1, gitDirs: new Set(gitDirs), files: new Map(snap.files) })
-    return
+const sharedFile = "gitcontrol.json"
+
+const read = (dir: string, workspace: string): Shared | undefined => {
+  let text: string
+  try {
+    const fd = fs.openSync(path.join(dir, sharedFile), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+    try {
+      text = fs.readFileSync(fd, "utf8")
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    return undefined
   }
-  known.active++
-  for (const g of gitDirs) known.gitDirs.add(g)
+  try {
+    const s = JSON.parse(text) as Shared
+    const inside = (p: string) => typeof p === "string" && p.startsWith(`${workspace}/`)
+    return { calls: s.calls, gitDirs: s.gitDirs.filter(inside), files: s.files.filter(([f]) => inside(f)) }
+  } catch {
+    return undefined
+  }
+}
+
+const write = (dir: string, shared: Shared): void => {
+  const file = path.join(dir, sharedFile)
+  const tmp = `${file}.${process.pid}.tmp`
+  fs.rmSync(tmp, { force: true })
+  fs.writeFileSync(tmp, JSON.stringify(shared), { flag: "wx", mode: 0o600 })
+  fs.renameSync(tmp, file)
+}
+
+const encode = (files: ReadonlyMap<string, State>): Shared["files"] =>
+  [...files].map(([f, s]) => [f, s.kind === "file" ? { kind: "file", content: s.content.toString("base64") } : { kind: s.kind }] as const)
+
+const decode = (shared: Shared): Snapshot => ({
+  gitDirs: shared.gitDirs,
+  files: new Map(
+    shared.files.map(([f, s]): [string, State] => [f, s.kind === "file" ? { kind: "file", content: Buffer.from(s.content ?? "", "base64") } : s.kind === "none" ? { kind: "none" } : { kind: "other" }])
+  )
+})
+
+let calls = 0
+
+/**
+ * A writable call in `workspace` begins: its git folders' control files are recorded unless a call already runs,
+ * in this process or another. A call left by a dead process (killed) does not count: when no live call remains,
+ * what it recorded is put back first. Its id, for `leave`. Throws when the state folder cannot be used.
+ */
+export const enter = (workspace: string, pins: ReadonlyArray<string>): string => {
+  const dir = StateLock.stateFolder(workspace)
+  const id = `${process.pid}-${++calls}`
+  StateLock.withLock(dir, "gitcontrol", () => {
+    const gitDirs = expand(workspace, pins)
+    const known = read(dir, workspace)
+    const live = known?.calls.filter((c) => StateLock.alive(c.owner)) ?? []
+    const call = { owner: StateLock.self, id }
+    if (known !== undefined && live.length > 0) {
+      write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files })
+      return
+    }
+    if (known !== undefined) restore(decode(known))
+    write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snapshot(gitDirs).files) })
+  })
+  return id
 }
 
 /**
- * A writable call ends: the last one puts the recorded state back; the paths fixed. `gitDirsNow`: the git folders
- * the workspace holds now (a repository the call made is looked at too).
+ * A writable call ends: the last one (of every process) puts the recorded state back; the paths fixed. `gitDirsNow`:
+ * the git folders the workspace holds now (a repository the call made is looked at too).
  */
-export const leave = (workspace: string, gitDirsNow: ReadonlyArray<string> = []): ReadonlyArray<string> => {
-  const known = sessions.get(workspace)
-  if (known === undefined) return []
-  for (const g of expand(workspace, gitDirsNow)) known.gitDirs.add(g)
-  if (--known.active > 0) return []
-  sessions.delete(workspace)
-  return restore({ gitDirs: [...known.gitDirs], files: known.files })
+export const leave = (workspace: string, id: string, gitDirsNow: ReadonlyArray<string> = []): ReadonlyArray<string> => {
+  const dir = StateLock.stateFolder(workspace)
+  return StateLock.withLock(dir, "gitcontrol", () => {
+    const known = read(dir, workspace)
+    if (known === undefined) return []
+    const gitDirs = [...new Set([...known.gitDirs, ...expand(workspace, gitDirsNow)])]
+    const live = known.calls.filter((c) => c.id !== id && StateLock.alive(c.owner))
+    if (live.length > 0) {
+      write(dir, { calls: live, gitDirs, files: known.files })
+      return []
+    }
+    const fixed = restore(decode({ ...known, gitDirs }))
+    fs.rmSync(path.join(dir, sharedFile), { force: true })
+    return fixed
+  })
 }

@@ -24,29 +24,29 @@ const repo = () => {
 describe("GitControl", () => {
   it("a planted commondir is removed and a changed one restored when the call ends", () => {
     const { root, git, commondir } = repo()
-    GitControl.enter(root, [git])
+    const first = GitControl.enter(root, [git])
     fs.writeFileSync(commondir, "../evil\n")
-    expect(GitControl.leave(root)).toEqual([commondir])
+    expect(GitControl.leave(root, first)).toEqual([commondir])
     expect(fs.existsSync(commondir)).toBe(false)
     fs.mkdirSync(path.join(git, "worktrees", "w"), { recursive: true })
     const wt = path.join(git, "worktrees", "w", "commondir")
     fs.writeFileSync(wt, "../..\n")
-    GitControl.enter(root, [git])
+    const second = GitControl.enter(root, [git])
     fs.writeFileSync(wt, "/tmp/evil\n")
     fs.writeFileSync(path.join(git, "worktrees", "w", "config"), "[core]\n\tfsmonitor = x\n")
-    GitControl.leave(root)
+    GitControl.leave(root, second)
     expect(fs.readFileSync(wt, "utf8")).toBe("../..\n")
     expect(fs.existsSync(path.join(git, "worktrees", "w", "config"))).toBe(false)
   })
 
   it("overlapping calls: the state before the first is put back when the last ends, whatever the order", () => {
     const { root, git, commondir } = repo()
-    GitControl.enter(root, [git])
+    const first = GitControl.enter(root, [git])
     fs.writeFileSync(commondir, "../evil\n")
     // A second call begins after the plant and outlives the first.
-    GitControl.enter(root, [git])
-    expect(GitControl.leave(root)).toEqual([])
-    expect(GitControl.leave(root)).toEqual([commondir])
+    const second = GitControl.enter(root, [git])
+    expect(GitControl.leave(root, first)).toEqual([])
+    expect(GitControl.leave(root, second)).toEqual([commondir])
     expect(fs.existsSync(commondir)).toBe(false)
   })
 
@@ -70,10 +70,10 @@ describe("GitControl", () => {
 
   it("a new submodule's own config (git submodule add from bash) is kept", () => {
     const { root, git } = repo()
-    GitControl.enter(root, [git])
+    const id = GitControl.enter(root, [git])
     fs.mkdirSync(path.join(git, "modules", "m"), { recursive: true })
     fs.writeFileSync(path.join(git, "modules", "m", "config"), "[core]\n\tbare = false\n")
-    GitControl.leave(root)
+    GitControl.leave(root, id)
     expect(fs.existsSync(path.join(git, "modules", "m", "config"))).toBe(true)
   })
 })

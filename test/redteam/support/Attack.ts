@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, expect } from "vitest"
 import { bin, ensureBuilt, makeGitWorkspace } from "../../serve/support/McpServeHarness.js"
+import { runCli } from "../../support/Cli.js"
 
 /** A test file's cleanups, run after each test, and the built binary made before the first. */
 export const attackFile = () => {
@@ -26,13 +27,16 @@ export const attackWorkspace = (cleanups: Array<() => unknown>) => {
   fs.writeFileSync(path.join(root, "a.txt"), "a\n")
   git("add", "a.txt")
   git("commit", "-q", "-m", "first")
-  const tool = (name: string, args: unknown) =>
-    spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], { encoding: "utf8" })
+  const toolArgs = (name: string, args: unknown) => ["tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
+  const tool = (name: string, args: unknown) => spawnSync(process.execPath, [bin, ...toolArgs(name, args)], { encoding: "utf8" })
+  /** Sandboxed bash running the script `file` (written beforehand) in its own CLI process, not awaited. */
+  const startScript = (file: string, onPid: (pid: number) => void = () => undefined) =>
+    runCli(bin, toolArgs("bash", { command: `sh ${file}` }), { timeoutMs: 120_000, onPid })
   /** Runs `body` as a script in sandboxed bash; its stdout and stderr. */
   const script = (body: string) => {
     expect(tool("write_file", { path: "s.sh", content: `${body}\n` }).status).toBe(0)
     const r = tool("bash", { command: "sh s.sh" })
     return r.stdout + r.stderr
   }
-  return { ...ws, tool, script }
+  return { ...ws, tool, script, startScript }
 }
