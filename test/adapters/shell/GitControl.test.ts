@@ -53,13 +53,13 @@ describe("GitControl", () => {
   it("a new linked worktree's own commondir and gitdir are kept; pointing anywhere else they are removed", () => {
     const { root, git } = repo()
     const add = (name: string, commondir: string, gitdir: string) => {
-      GitControl.enter(root, [git])
+      const id = GitControl.enter(root, [git])
       fs.mkdirSync(path.join(git, "worktrees", name), { recursive: true })
       fs.mkdirSync(path.join(root, name))
       fs.writeFileSync(path.join(root, name, ".git"), `gitdir: ${path.join(git, "worktrees", name)}\n`)
       fs.writeFileSync(path.join(git, "worktrees", name, "commondir"), commondir)
       fs.writeFileSync(path.join(git, "worktrees", name, "gitdir"), gitdir)
-      GitControl.leave(root)
+      GitControl.leave(root, id)
       return ["commondir", "gitdir"].filter((f) => fs.existsSync(path.join(git, "worktrees", name, f)))
     }
     expect(add("w1", "../..\n", `${path.join(root, "w1", ".git")}\n`)).toEqual(["commondir", "gitdir"])
