@@ -7,7 +7,7 @@
  *
  * Now the sandbox (adapters/shell/StoreSecrets.ts, through SecretObjects.toHide) remembers every protected content
  * it saw and reads every tree (loose or packed) and index file for blobs at protected paths; a fan-out folder
- * linked elsewhere and `.git/lost-found` are hidden too. Ordinary git in bash still works where the store holds
+ * linked elsewhere, `.git/lost-found` and `.git/rr-cache` are hidden too. Ordinary git in bash still works where the store holds
  * no secret.
  */
 import { execFileSync, spawnSync } from "node:child_process"
@@ -152,6 +152,30 @@ describe.skipIf(unavailable !== undefined)(title("secrets in the object store th
     git("prune", "--expire=now")
     expect(fs.readdirSync(path.join(root, ".git/lost-found/other")).length).toBeGreaterThan(0)
     expect(script("cat .git/lost-found/*/* 2>&1")).not.toContain("LOSTCANARY")
+  })
+
+  it("a conflicted secret's copy recorded by rerere, its history since removed and pruned, is not readable", () => {
+    const { root, git, script } = setup()
+    git("config", "rerere.enabled", "true")
+    const first = git("rev-parse", "HEAD").trim()
+    secret(root, "base")
+    git("add", "-f", ".env")
+    git("commit", "-q", "-m", "env")
+    git("checkout", "-q", "-b", "other")
+    secret(root, "RERERECANARY")
+    git("commit", "-q", "-am", "theirs")
+    git("checkout", "-q", "main")
+    secret(root, "ours")
+    git("commit", "-q", "-am", "ours")
+    expect(() => git("merge", "-q", "other")).toThrow()
+    git("merge", "--abort")
+    git("reset", "-q", "--hard", first)
+    git("branch", "-q", "-D", "other")
+    git("reflog", "expire", "--expire=now", "--all")
+    git("gc", "-q", "--prune=now")
+    expect(fs.existsSync(path.join(root, ".env"))).toBe(false)
+    expect(fs.readdirSync(path.join(root, ".git/rr-cache")).length).toBeGreaterThan(0)
+    expect(script("cat .git/rr-cache/*/* 2>&1")).not.toContain("RERERECANARY")
   })
 
   it("honest work: git in bash shows, reads and commits in a repository whose store holds no secret", () => {

@@ -9,6 +9,10 @@ import * as zlib from "node:zlib"
 
 const lstat = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false })
 
+/** The largest object body rebuilt here (a tree is far smaller): a crafted delta or zlib bomb fails instead. */
+const maxBody = 64 * 1024 * 1024
+const inflate = (b: Buffer) => zlib.inflateSync(b, { maxOutputLength: maxBody })
+
 export interface PackIndex {
   /** The sorted object ids, 20 bytes each. */
   readonly ids: Buffer
@@ -89,7 +93,7 @@ export const looseTree = (objects: string, id: string): { readonly type: string;
     const head = zlib.inflateSync(raw.subarray(0, 64), { finishFlush: zlib.constants.Z_SYNC_FLUSH })
     const type = head.subarray(0, head.indexOf(0x20)).toString("latin1")
     if (type !== "tree") return { type }
-    const all = zlib.inflateSync(raw)
+    const all = inflate(raw)
     return { type, body: all.subarray(all.indexOf(0) + 1) }
   } catch {
     return undefined
@@ -145,6 +149,7 @@ const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
   let [, at] = sizeVarint(delta, 0)
   let size: number
   ;[size, at] = sizeVarint(delta, at)
+  if (size > maxBody) throw new Error("delta too large")
   const out = Buffer.alloc(size)
   let w = 0
   while (at < delta.length) {
@@ -220,7 +225,7 @@ export const packTrees = (packFile: string, index: PackIndex, visit: (id: string
       if (known !== undefined) return known
       const o = byOffset.get(at)
       if (o === undefined) throw new Error("missing base")
-      const data = zlib.inflateSync(read(o.data, o.end - o.data))
+      const data = inflate(read(o.data, o.end - o.data))
       const body = o.raw === 6 || o.raw === 7 ? applyDelta(bodyOf(o.base), data) : data
       bodies.set(at, body)
       return body
@@ -237,7 +242,10 @@ export const packTrees = (packFile: string, index: PackIndex, visit: (id: string
   }
 }
 
-/** The entries of an index file (versions 2 to 4): path and blob id (gitlinks left out); undefined if not one. */
+/**
+ * The entries of an index file (versions 2 to 4): path and blob id (gitlinks left out), and the stages a resolved
+ * conflict left in the resolve-undo extension (`REUC`); undefined if not one.
+ */
 export const indexEntries = (b: Buffer): Array<{ readonly path: string; readonly id: string }> | undefined => {
   if (b.length < 12 || b.toString("latin1", 0, 4) !== "DIRC") return undefined
   const version = b.readUInt32BE(4)
@@ -268,5 +276,37 @@ export const indexEntries = (b: Buffer): Array<{ readonly path: string; readonly
     previous = name
     if ((mode & 0o170000) !== 0o160000) out.push({ path: name.toString("utf8"), id })
   }
+  while (at + 8 <= b.length - 20) {
+    const sig = b.toString("latin1", at, at + 4)
+    const size = b.readUInt32BE(at + 4)
+    const end = at + 8 + size
+    if (end > b.length - 20) break
+    if (sig === "REUC") resolveUndo(b.subarray(at + 8, end), out)
+    at = end
+  }
   return out
+}
+
+/** The resolve-undo extension: per path, three octal modes, then an id for each stage whose mode is not 0. */
+const resolveUndo = (b: Buffer, out: Array<{ readonly path: string; readonly id: string }>) => {
+  let at = 0
+  while (at < b.length) {
+    const nul = b.indexOf(0, at)
+    if (nul < 0) return
+    const name = b.toString("utf8", at, nul)
+    at = nul + 1
+    const modes: Array<number> = []
+    for (let k = 0; k < 3; k++) {
+      const end = b.indexOf(0, at)
+      if (end < 0) return
+      modes.push(parseInt(b.toString("latin1", at, end), 8))
+      at = end + 1
+    }
+    for (const m of modes) {
+      if (m === 0 || Number.isNaN(m)) continue
+      if (at + 20 > b.length) return
+      if ((m & 0o170000) !== 0o160000) out.push({ path: name, id: b.toString("hex", at, at + 20) })
+      at += 20
+    }
+  }
 }

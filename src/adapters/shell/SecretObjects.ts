@@ -9,7 +9,8 @@
  * - **Nested repositories' stores** (a clone inside the workspace, `.git/modules/*` of submodules). Their history
  *   is never checked (that would run git on the host against a repository the workspace controls), so their
  *   objects are always hidden; git in a nested repository from bash then reports missing objects.
- * - **`.git/lost-found`** (plain copies of dangling objects, left by `git fsck --lost-found`) always, and a
+ * - **`.git/lost-found`** and **`.git/rr-cache`** (plain copies of dangling objects left by `git fsck --lost-found`,
+ *   of conflicted files recorded by rerere) always, and a
  *   fan-out folder linked elsewhere (where git would write new objects) where it really is.
  */
 import { createHash } from "node:crypto"
@@ -103,9 +104,10 @@ const alternatesOf = (workspace: string, objects: string): Array<string> => {
 
 /**
  * The object folders (inside the workspace) the sandbox must mask: nested repositories' and submodules' always,
- * `.git/lost-found` always (plain copies of dangling objects), and the workspace repository's store (with the
- * folders git copies objects to) when it holds protected content (`StoreSecrets.check`), or a store it borrows
- * from inside the workspace when that one does. A fan-out folder linked elsewhere is masked where it points.
+ * `.git/lost-found` and `.git/rr-cache` always (plain copies of objects and of conflicted files), and the
+ * workspace repository's store (with the folders git copies objects to) when it holds protected content
+ * (`StoreSecrets.check`), or a store it borrows from inside the workspace when that one does. A fan-out folder
+ * linked elsewhere is masked where it points.
  */
 export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => {
   const rootGit = path.join(workspace, ".git")
@@ -117,8 +119,10 @@ export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>
   }
   if (lstat(rootGit)?.isDirectory() !== true) return hide
   moduleStores(rootGit, hide)
-  const lostFound = real(path.join(rootGit, "lost-found"))
-  if (lostFound !== undefined) hide.push(lostFound)
+  for (const copies of ["lost-found", "rr-cache"]) {
+    const folder = real(path.join(rootGit, copies))
+    if (folder !== undefined) hide.push(folder)
+  }
   const files: Array<string> = []
   for (const h of hits) {
     if (h.verdict !== "mask" || h.path.split("/").includes(".git")) continue
