@@ -7,8 +7,8 @@
  *
  * - **Every protected file's content minicode ever saw** (the scan's blob ids), remembered for the workspace.
  * - **Every blob a tree or an index names at a protected path**, reachable or not: loose trees, trees in packs
- *   (read and rebuilt from their deltas here, `GitStore`, without running git) and index files (the workspace's,
- *   its worktrees'). A folder named like a secret (`.ssh`) makes the whole subtree secret, and a tree's entries are
+ *   (read and rebuilt from their deltas here, `GitStore`, without running git) and the linked worktrees' index
+ *   files (the workspace's own is the history check's). A folder named like a secret (`.ssh`) makes the whole subtree secret, and a tree's entries are
  *   also judged below the names its parents (in the same batch) give it (`.docker/config.json`).
  *
  * The ids and what was read (pack names, loose ids, index files by inode, size and time) are kept in
@@ -100,12 +100,23 @@ const judgeTrees = (workspace: string, trees: ReadonlyMap<string, Buffer>, secre
     entries.set(id, list)
     for (const e of list) if (e.kind === "tree") (names.get(e.id) ?? names.set(e.id, new Set()).get(e.id))?.add(e.name)
   }
+  // Names repeat across a history's trees: each (folder, name) is judged once.
+  const judged = new Map<string, boolean>()
+  const judge = (pre: string, name: string) => {
+    const key = `${pre}/${name}`
+    let v = judged.get(key)
+    if (v === undefined) {
+      v = Jail.sensitiveReason(path.join(workspace, pre, name), workspace) !== undefined
+      judged.set(key, v)
+    }
+    return v
+  }
   const secretTrees: Array<string> = []
   for (const [id, list] of entries) {
     const prefixes = ["", ...(names.get(id) ?? [])]
     for (const e of list) {
       if (e.kind === "commit") continue
-      if (!prefixes.some((pre) => Jail.sensitiveReason(path.join(workspace, pre, e.name), workspace) !== undefined)) continue
+      if (!prefixes.some((pre) => judge(pre, e.name))) continue
       secret.add(e.id)
       if (e.kind === "tree") secretTrees.push(e.id)
     }
@@ -119,7 +130,11 @@ const judgeTrees = (workspace: string, trees: ReadonlyMap<string, Buffer>, secre
   }
 }
 
-/** The index files of a git folder: its own, a split index's shared ones, and its linked worktrees'. */
+/**
+ * The index files of a git folder's linked worktrees (and their split indexes' shared files). The workspace's own
+ * index is the history check's (`git ls-files --stage` in `GitTools.secretHistory`): judging its every path here
+ * would cost a big repository's call ~0.4 s after each `git add`.
+ */
 const indexFiles = (gitDir: string): Array<string> => {
   const out: Array<string> = []
   const list = (dir: string) => {
@@ -129,7 +144,6 @@ const indexFiles = (gitDir: string): Array<string> => {
       return []
     }
   }
-  for (const n of list(gitDir)) if (n === "index" || n.startsWith("sharedindex.")) out.push(path.join(gitDir, n))
   for (const w of list(path.join(gitDir, "worktrees"))) {
     for (const n of list(path.join(gitDir, "worktrees", w))) if (n === "index" || n.startsWith("sharedindex.")) out.push(path.join(gitDir, "worktrees", w, n))
   }
