@@ -7,7 +7,7 @@
  *
  * Now the sandbox (adapters/shell/StoreSecrets.ts, through SecretObjects.toHide) remembers every protected content
  * it saw and reads every tree (loose or packed) and index file for blobs at protected paths; a fan-out folder
- * linked elsewhere, `.git/lost-found` and `.git/rr-cache` are hidden too. Ordinary git in bash still works where the store holds
+ * linked elsewhere, `.git/lost-found`, `.git/rr-cache` and a message file holding a secret's patch are hidden too. Ordinary git in bash still works where the store holds
  * no secret.
  */
 import { execFileSync, spawnSync } from "node:child_process"
@@ -176,6 +176,20 @@ describe.skipIf(unavailable !== undefined)(title("secrets in the object store th
     expect(fs.existsSync(path.join(root, ".env"))).toBe(false)
     expect(fs.readdirSync(path.join(root, ".git/rr-cache")).length).toBeGreaterThan(0)
     expect(script("cat .git/rr-cache/*/* 2>&1")).not.toContain("RERERECANARY")
+  })
+
+  it("a secret's patch kept in .git/COMMIT_EDITMSG by git commit -v is not readable; other messages stay", () => {
+    const { root, git, script } = setup()
+    secret(root, "EDITMSGCANARY")
+    git("add", "-f", ".env")
+    const r = spawnSync("git", ["commit", "-q", "-v"], { cwd: root, env: { ...process.env, GIT_EDITOR: "sed -i 1s/^/env/" } })
+    expect(r.status).toBe(0)
+    expect(fs.readFileSync(path.join(root, ".git/COMMIT_EDITMSG"), "utf8")).toContain("EDITMSGCANARY")
+    expect(script("cat .git/COMMIT_EDITMSG 2>&1")).not.toContain("EDITMSGCANARY")
+    fs.writeFileSync(path.join(root, "c.txt"), "c\n")
+    git("add", "c.txt")
+    spawnSync("git", ["commit", "-q", "-v"], { cwd: root, env: { ...process.env, GIT_EDITOR: "sed -i 1s/^/cmsg/" } })
+    expect(script("cat .git/COMMIT_EDITMSG 2>&1")).toContain("cmsg")
   })
 
   it("honest work: git in bash shows, reads and commits in a repository whose store holds no secret", () => {

@@ -10,12 +10,14 @@
  *   is never checked (that would run git on the host against a repository the workspace controls), so their
  *   objects are always hidden; git in a nested repository from bash then reports missing objects.
  * - **`.git/lost-found`** and **`.git/rr-cache`** (plain copies of dangling objects left by `git fsck --lost-found`,
- *   of conflicted files recorded by rerere) always, and a
+ *   of conflicted files recorded by rerere) always, a message file holding a protected path's patch (`git commit
+ *   -v` keeps it in `COMMIT_EDITMSG`, `secretMessages`), and a
  *   fan-out folder linked elsewhere (where git would write new objects) where it really is.
  */
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Jail from "../../domain/jail/Jail.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import * as StoreSecrets from "./StoreSecrets.js"
 import type * as WorkspaceScan from "./WorkspaceScan.js"
@@ -143,4 +145,48 @@ export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>
   }
   for (const alt of stores.slice(1)) if (view.holds(alt)) hide.push(alt)
   return hide
+}
+
+/** Files git leaves in its folder with a patch in them (`git commit -v` keeps the diff below the scissors line). */
+const messageFiles = ["COMMIT_EDITMSG", "TAG_EDITMSG", "MERGE_MSG", "SQUASH_MSG", "NOTES_EDITMSG", "ADD_EDIT.patch"]
+
+/**
+ * The message files of the workspace repository (and its linked worktrees) that hold a patch of a protected
+ * path: masked, so `cat .git/COMMIT_EDITMSG` after `git commit -v` of a `.env` shows nothing. Those without stay
+ * as they are (git in bash writes them).
+ */
+export const secretMessages = (workspace: string): ReadonlyArray<string> => {
+  const rootGit = path.join(workspace, ".git")
+  if (lstat(rootGit)?.isDirectory() !== true) return []
+  const dirs = [rootGit]
+  try {
+    for (const w of fs.readdirSync(path.join(rootGit, "worktrees"))) dirs.push(path.join(rootGit, "worktrees", w))
+  } catch {
+    // none
+  }
+  const out: Array<string> = []
+  for (const dir of dirs) {
+    for (const name of messageFiles) {
+      const file = path.join(dir, name)
+      const st = lstat(file)
+      if (st?.isFile() !== true || st.size > 64 * 1024 * 1024) continue
+      let text = ""
+      try {
+        text = fs.readFileSync(file, "latin1")
+      } catch {
+        continue
+      }
+      if (!text.includes("diff --git ") && !text.includes("+++ ")) continue
+      const named = /^(?:diff --git (\S+) (\S+)|\+\+\+ (\S+)|--- (\S+))/gm
+      for (let m = named.exec(text); m !== null; m = named.exec(text)) {
+        const paths = [m[1], m[2], m[3], m[4]].filter((p): p is string => p !== undefined && p !== "/dev/null")
+        const secret = paths.some((p) => [p, p.replace(/^[a-z]\//, "")].some((q) => Jail.sensitiveReason(path.join(workspace, q), workspace) !== undefined))
+        if (secret) {
+          out.push(file)
+          break
+        }
+      }
+    }
+  }
+  return out
 }
