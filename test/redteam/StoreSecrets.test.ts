@@ -15,26 +15,11 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, inflateAll } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
 
-/** Inflates every file under .git/objects (and `extra`) as zlib, loose objects and every offset of every pack. */
-const inflateAll = (extra = "") => `python3 - <<'PY'
-import glob, zlib
-for p in glob.glob(".git/objects/**/*", recursive=True) + glob.glob("${extra}**/*", recursive=True):
-    try:
-        b = open(p, "rb").read()
-    except Exception:
-        continue
-    for i in range(len(b)):
-        if b[i] == 0x78:
-            try:
-                print(zlib.decompressobj().decompress(b[i:])[:300])
-            except Exception:
-                pass
-PY`
 
 const dumpAll = `git cat-file --batch-all-objects --batch 2>&1; git fsck --lost-found 2>&1; cat .git/lost-found/*/* 2>&1; ${inflateAll()}`
 
