@@ -125,7 +125,7 @@ const brokerFailed = (reason: string) => new ToolFailed({ tool: "lsp broker", re
  */
 const viewOf = (root: string, history: Effect.Effect<{ readonly gitDirs: ReadonlyArray<string> } | undefined>) =>
   Effect.zipWith(WatchedScan.shared.scan(root), history, (hits, hidden) =>
-    JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path}`).sort(), SecretObjects.toHide(root, hits), hidden?.gitDirs ?? []])
+    JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path}`).sort(), SecretObjects.toHide(root, hits), SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
   )
 
 /**

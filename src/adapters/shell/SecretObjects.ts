@@ -1,19 +1,25 @@
 /**
  * Object stores the sandbox hides whatever the workspace repository's history says (issue 19, red team):
  *
- * - **A store that holds a protected file's current content.** `git add .env` then `git reset .env` (or a stash,
- *   or a blob written by any tool) leaves the secret's blob in the store, reachable from no ref or reflog, so the
- *   history check (`GitTools.secretHistory`) cannot see it, and `git cat-file --batch-all-objects --batch` prints
- *   it. Every protected file the scan masks is hashed as git would (`blob <size>\0<content>`, cached by inode, size
- *   and times) and looked up in each store: the loose object's file, and every pack's `.idx` (v2, binary search).
+ * - **A store that holds protected content** no ref reaches: a secret staged and unstaged, changed or deleted
+ *   since, in a dropped stash, an amended commit, an unreachable tree, a pack, another worktree's index. Every
+ *   protected file the scan masks is hashed as git would (`blob <size>\0<content>`, cached by inode, size and
+ *   times); `StoreSecrets.check` remembers those ids for the workspace and adds every blob a tree or an index names
+ *   at a protected path, then looks them up in each store (loose files, every pack's `.idx`).
  * - **Nested repositories' stores** (a clone inside the workspace, `.git/modules/*` of submodules). Their history
  *   is never checked (that would run git on the host against a repository the workspace controls), so their
  *   objects are always hidden; git in a nested repository from bash then reports missing objects.
+ * - **`.git/lost-found`** and **`.git/rr-cache`** (plain copies of dangling objects left by `git fsck --lost-found`,
+ *   of conflicted files recorded by rerere) always, a message file holding a protected path's patch (`git commit
+ *   -v` keeps it in `COMMIT_EDITMSG`, `secretMessages`), and a
+ *   fan-out folder linked elsewhere (where git would write new objects) where it really is.
  */
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Jail from "../../domain/jail/Jail.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
+import * as StoreSecrets from "./StoreSecrets.js"
 import type * as WorkspaceScan from "./WorkspaceScan.js"
 
 const lstat = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false })
@@ -53,57 +59,6 @@ const filesUnder = (dir: string, out: Array<string>, depth = 0) => {
   }
 }
 
-const packs = new Map<string, { readonly key: string; readonly ids: Buffer; readonly count: number }>()
-/** The sorted object ids of a pack index (version 2), cached by size and mtime. */
-const packIds = (idx: string): { readonly ids: Buffer; readonly count: number } | undefined => {
-  const st = lstat(idx)
-  if (st === undefined || !st.isFile()) return undefined
-  const key = `${st.ino}:${st.size}:${st.mtimeMs}`
-  const known = packs.get(idx)
-  if (known !== undefined && known.key === key) return known
-  try {
-    const b = fs.readFileSync(idx)
-    if (b.readUInt32BE(0) !== 0xff744f63 || b.readUInt32BE(4) !== 2) return undefined
-    const count = b.readUInt32BE(8 + 255 * 4)
-    const entry = { key, ids: b.subarray(8 + 256 * 4, 8 + 256 * 4 + 20 * count), count }
-    packs.set(idx, entry)
-    return entry
-  } catch {
-    return undefined
-  }
-}
-
-const inPack = (pack: { readonly ids: Buffer; readonly count: number }, id: Buffer): boolean => {
-  let lo = 0
-  let hi = pack.count - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    const c = pack.ids.compare(id, 0, 20, mid * 20, mid * 20 + 20)
-    if (c === 0) return true
-    if (c < 0) lo = mid + 1
-    else hi = mid - 1
-  }
-  return false
-}
-
-/** Whether an objects folder holds any of these blob ids, loose or packed. */
-export const holdsAny = (objects: string, ids: ReadonlyArray<string>): boolean => {
-  if (ids.length === 0) return false
-  for (const id of ids) if (lstat(path.join(objects, id.slice(0, 2), id.slice(2))) !== undefined) return true
-  let names: Array<string> = []
-  try {
-    names = fs.readdirSync(path.join(objects, "pack")).filter((n) => n.endsWith(".idx"))
-  } catch {
-    return false
-  }
-  const raw = ids.map((id) => Buffer.from(id, "hex"))
-  for (const n of names) {
-    const pack = packIds(path.join(objects, "pack", n))
-    if (pack !== undefined && raw.some((id) => inPack(pack, id))) return true
-  }
-  return false
-}
-
 /** Object folders of every git folder below `gitDir/modules` (submodules' repositories). */
 const moduleStores = (gitDir: string, out: Array<string>, depth = 0) => {
   if (depth > 6) return
@@ -121,9 +76,40 @@ const moduleStores = (gitDir: string, out: Array<string>, depth = 0) => {
   }
 }
 
+
+/** A path's real location, or undefined when it does not exist. */
+const real = (p: string): string | undefined => {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return undefined
+  }
+}
+
+/** The stores the workspace repository borrows from inside the workspace (`objects/info/alternates`), resolved. */
+const alternatesOf = (workspace: string, objects: string): Array<string> => {
+  let text = ""
+  try {
+    text = fs.readFileSync(path.join(objects, "info", "alternates"), "utf8")
+  } catch {
+    return []
+  }
+  const out: Array<string> = []
+  for (const raw of text.split("\n")) {
+    const line = raw.trim()
+    if (line === "" || line.startsWith("#")) continue
+    const target = real(path.resolve(objects, line.startsWith('"') ? line.slice(1, -1) : line))
+    if (target !== undefined && (target === workspace || target.startsWith(workspace + "/"))) out.push(target)
+  }
+  return out
+}
+
 /**
  * The object folders (inside the workspace) the sandbox must mask: nested repositories' and submodules' always,
- * the workspace repository's when it holds a masked file's content.
+ * `.git/lost-found` and `.git/rr-cache` always (plain copies of objects and of conflicted files), and the
+ * workspace repository's store (with the folders git copies objects to) when it holds protected content
+ * (`StoreSecrets.check`), or a store it borrows from inside the workspace when that one does. A fan-out folder
+ * linked elsewhere is masked where it points.
  */
 export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => {
   const rootGit = path.join(workspace, ".git")
@@ -135,6 +121,10 @@ export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>
   }
   if (lstat(rootGit)?.isDirectory() !== true) return hide
   moduleStores(rootGit, hide)
+  for (const copies of ["lost-found", "rr-cache"]) {
+    const folder = real(path.join(rootGit, copies))
+    if (folder !== undefined) hide.push(folder)
+  }
   const files: Array<string> = []
   for (const h of hits) {
     if (h.verdict !== "mask" || h.path.split("/").includes(".git")) continue
@@ -142,13 +132,61 @@ export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>
     else filesUnder(h.path, files)
   }
   const ids = files.map(blobId).filter((id): id is string => id !== undefined)
-  const objects = path.join(rootGit, "objects")
-  let real: string | undefined
-  try {
-    real = fs.realpathSync(objects)
-  } catch {
-    real = undefined
+  const objects = real(path.join(rootGit, "objects"))
+  if (objects === undefined) return hide
+  const stores = [objects, ...alternatesOf(workspace, objects)]
+  const view = StoreSecrets.check(workspace, rootGit, stores, ids)
+  hide.push(...view.elsewhere)
+  if (view.holds(objects)) {
+    for (const name of Profile.objectFolders) {
+      const folder = real(path.join(rootGit, name))
+      if (folder !== undefined) hide.push(folder)
+    }
   }
-  if (real !== undefined && holdsAny(real, ids)) hide.push(real)
+  for (const alt of stores.slice(1)) if (view.holds(alt)) hide.push(alt)
   return hide
+}
+
+/** Files git leaves in its folder with a patch in them (`git commit -v` keeps the diff below the scissors line). */
+const messageFiles = ["COMMIT_EDITMSG", "TAG_EDITMSG", "MERGE_MSG", "SQUASH_MSG", "NOTES_EDITMSG", "ADD_EDIT.patch"]
+
+/**
+ * The message files of the workspace repository (and its linked worktrees) that hold a patch of a protected
+ * path: masked, so `cat .git/COMMIT_EDITMSG` after `git commit -v` of a `.env` shows nothing. Those without stay
+ * as they are (git in bash writes them).
+ */
+export const secretMessages = (workspace: string): ReadonlyArray<string> => {
+  const rootGit = path.join(workspace, ".git")
+  if (lstat(rootGit)?.isDirectory() !== true) return []
+  const dirs = [rootGit]
+  try {
+    for (const w of fs.readdirSync(path.join(rootGit, "worktrees"))) dirs.push(path.join(rootGit, "worktrees", w))
+  } catch {
+    // none
+  }
+  const out: Array<string> = []
+  for (const dir of dirs) {
+    for (const name of messageFiles) {
+      const file = path.join(dir, name)
+      const st = lstat(file)
+      if (st?.isFile() !== true || st.size > 64 * 1024 * 1024) continue
+      let text = ""
+      try {
+        text = fs.readFileSync(file, "latin1")
+      } catch {
+        continue
+      }
+      if (!text.includes("diff --git ") && !text.includes("+++ ")) continue
+      const named = /^(?:diff --git (\S+) (\S+)|\+\+\+ (\S+)|--- (\S+))/gm
+      for (let m = named.exec(text); m !== null; m = named.exec(text)) {
+        const paths = [m[1], m[2], m[3], m[4]].filter((p): p is string => p !== undefined && p !== "/dev/null")
+        const secret = paths.some((p) => [p, p.replace(/^[a-z]\//, "")].some((q) => Jail.sensitiveReason(path.join(workspace, q), workspace) !== undefined))
+        if (secret) {
+          out.push(file)
+          break
+        }
+      }
+    }
+  }
+  return out
 }

@@ -40,3 +40,20 @@ export const attackWorkspace = (cleanups: Array<() => unknown>) => {
   }
   return { ...ws, tool, script, startScript }
 }
+
+/** Inflates every file under .git/objects (and `extra`) as zlib, loose objects and every offset of every pack. */
+export const inflateAll = (extra = "") => `python3 - <<'PY'
+import glob, zlib
+for p in glob.glob(".git/objects/**/*", recursive=True) + glob.glob("${extra}**/*", recursive=True):
+    try:
+        b = open(p, "rb").read()
+    except Exception:
+        continue
+    for i in range(len(b)):
+        if b[i] == 0x78:
+            try:
+                print(zlib.decompressobj().decompress(b[i:])[:300])
+            except Exception:
+                pass
+PY`
+

@@ -1,0 +1,246 @@
+/**
+ * Which objects of a workspace's store are protected content, whatever reaches them (issue 19, red team). A secret
+ * staged then unstaged and changed (`git add .env; git reset .env; echo B > .env`), deleted, in a dropped stash, in
+ * an amended commit whose reflog expired, in an unreachable tree, packed by `git gc` or `git repack -a`, or named by
+ * another worktree's index: no ref or reflog reaches it, so the history check (`GitTools.secretHistory`) cannot
+ * see it, and the file's current content (what the scan hashes) is another. Two sources, remembered:
+ *
+ * - **Every protected file's content minicode ever saw** (the scan's blob ids), remembered for the workspace.
+ * - **Every blob a tree or an index names at a protected path**, reachable or not: loose trees, trees in packs
+ *   (read and rebuilt from their deltas here, `GitStore`, without running git) and the linked worktrees' index
+ *   files (the workspace's own is the history check's). A folder named like a secret (`.ssh`) makes the whole subtree secret, and a tree's entries are
+ *   also judged below the names its parents (in the same batch) give it (`.docker/config.json`).
+ *
+ * The ids and what was read (pack names, loose ids, index files by inode, size and time) are kept in
+ * `.minicode/secret-objects.json`, which the sandbox masks: a call reads only what is new in the store, so the
+ * check stays cheap. A pack whose index or body cannot be read counts as holding a secret.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Jail from "../../domain/jail/Jail.js"
+import * as StateDir from "../fs/StateDir.js"
+import * as GitStore from "./GitStore.js"
+
+const lstat = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false })
+
+interface Known {
+  /** Ids of protected content: blobs, and trees of folders named like a secret. */
+  readonly secret: Set<string>
+  /** Packs (by path) whose trees were read; loose objects whose type was read. */
+  readonly packs: Set<string>
+  readonly loose: Set<string>
+  /** Index files read, by path: their inode, size and times. */
+  readonly indexes: Map<string, string>
+}
+
+const stateFile = (workspace: string) => path.join(workspace, ".minicode", "secret-objects.json")
+
+const memory = new Map<string, { readonly key: string; readonly known: Known }>()
+
+const fileKey = (st: fs.Stats) => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
+
+const strings = (v: unknown): Array<string> => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [])
+
+const load = (workspace: string): Known => {
+  const file = stateFile(workspace)
+  const st = lstat(file)
+  const cached = memory.get(workspace)
+  if (st !== undefined && cached !== undefined && cached.key === fileKey(st)) return cached.known
+  const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map() }
+  if (st?.isFile() !== true) return known
+  try {
+    const raw: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
+    if (typeof raw !== "object" || raw === null) return known
+    const o = raw as Record<string, unknown>
+    for (const id of strings(o["secret"])) known.secret.add(id)
+    for (const p of strings(o["packs"])) known.packs.add(p)
+    for (const id of strings(o["loose"])) known.loose.add(id)
+    const idx = o["indexes"]
+    if (typeof idx === "object" && idx !== null) for (const [k, v] of Object.entries(idx)) if (typeof v === "string") known.indexes.set(k, v)
+  } catch {
+    // A torn or foreign file: everything is read again.
+  }
+  return known
+}
+
+/** Writes what is known (merged with what another process wrote meanwhile), beside the journal; best effort. */
+const save = (workspace: string, known: Known) => {
+  const dir = path.join(workspace, ".minicode")
+  try {
+    StateDir.prepare(dir)
+    if (lstat(dir)?.isDirectory() !== true) return
+    const other = load(workspace)
+    for (const id of other.secret) known.secret.add(id)
+    const body = JSON.stringify({
+      secret: [...known.secret],
+      packs: [...known.packs],
+      loose: [...known.loose],
+      indexes: Object.fromEntries(known.indexes)
+    })
+    const tmp = path.join(dir, `secret-objects.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
+    fs.writeFileSync(tmp, body, { mode: 0o600, flag: "wx" })
+    fs.renameSync(tmp, stateFile(workspace))
+    const st = lstat(stateFile(workspace))
+    if (st !== undefined) memory.set(workspace, { key: fileKey(st), known })
+  } catch {
+    // A read-only workspace: remembered for this process only.
+    memory.delete(workspace)
+  }
+}
+
+/**
+ * Reads a batch of trees: every entry at a protected name (judged alone and below each name a parent in the batch
+ * gives its tree) is secret, and so is everything below a protected folder.
+ */
+const judgeTrees = (workspace: string, trees: ReadonlyMap<string, Buffer>, secret: Set<string>) => {
+  const entries = new Map<string, Array<GitStore.TreeEntry>>()
+  const names = new Map<string, Set<string>>()
+  for (const [id, body] of trees) {
+    const list = GitStore.treeEntries(body)
+    entries.set(id, list)
+    for (const e of list) if (e.kind === "tree") (names.get(e.id) ?? names.set(e.id, new Set()).get(e.id))?.add(e.name)
+  }
+  // Names repeat across a history's trees: each (folder, name) is judged once.
+  const judged = new Map<string, boolean>()
+  const judge = (pre: string, name: string) => {
+    const key = `${pre}/${name}`
+    let v = judged.get(key)
+    if (v === undefined) {
+      v = Jail.sensitiveReason(path.join(workspace, pre, name), workspace) !== undefined
+      judged.set(key, v)
+    }
+    return v
+  }
+  const secretTrees: Array<string> = []
+  for (const [id, list] of entries) {
+    const prefixes = ["", ...(names.get(id) ?? [])]
+    for (const e of list) {
+      if (e.kind === "commit") continue
+      if (!prefixes.some((pre) => judge(pre, e.name))) continue
+      secret.add(e.id)
+      if (e.kind === "tree") secretTrees.push(e.id)
+    }
+  }
+  for (let t = secretTrees.pop(); t !== undefined; t = secretTrees.pop()) {
+    for (const e of entries.get(t) ?? []) {
+      if (e.kind === "commit" || secret.has(e.id)) continue
+      secret.add(e.id)
+      if (e.kind === "tree") secretTrees.push(e.id)
+    }
+  }
+}
+
+/**
+ * The index files of a git folder's linked worktrees (and their split indexes' shared files). The workspace's own
+ * index is the history check's (`git ls-files --stage` in `GitTools.secretHistory`): judging its every path here
+ * would cost a big repository's call ~0.4 s after each `git add`.
+ */
+const indexFiles = (gitDir: string): Array<string> => {
+  const out: Array<string> = []
+  const list = (dir: string) => {
+    try {
+      return fs.readdirSync(dir)
+    } catch {
+      return []
+    }
+  }
+  for (const w of list(path.join(gitDir, "worktrees"))) {
+    for (const n of list(path.join(gitDir, "worktrees", w))) if (n === "index" || n.startsWith("sharedindex.")) out.push(path.join(gitDir, "worktrees", w, n))
+  }
+  return out
+}
+
+export interface StoreView {
+  /** Whether a store holds protected content (or cannot be read). */
+  readonly holds: (objects: string) => boolean
+  /** Folders where a store's objects really are, elsewhere than the store (symlinked fan-out folders). */
+  readonly elsewhere: ReadonlyArray<string>
+}
+
+/**
+ * Remembers `seen` (the current protected contents' blob ids), reads what is new in the stores and in `gitDir`'s
+ * index files, and tells which of the stores hold protected content.
+ */
+export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): StoreView => {
+  const known = load(workspace)
+  let changed = false
+  for (const id of seen) {
+    if (!known.secret.has(id)) {
+      known.secret.add(id)
+      changed = true
+    }
+  }
+  for (const file of indexFiles(gitDir)) {
+    const st = lstat(file)
+    if (st?.isFile() !== true || known.indexes.get(file) === fileKey(st)) continue
+    let entries: ReturnType<typeof GitStore.indexEntries>
+    try {
+      entries = GitStore.indexEntries(fs.readFileSync(file))
+    } catch {
+      entries = undefined
+    }
+    for (const e of entries ?? []) if (Jail.sensitiveReason(path.join(workspace, e.path), workspace) !== undefined) known.secret.add(e.id)
+    known.indexes.set(file, fileKey(st))
+    changed = true
+  }
+  const unreadable = new Set<string>()
+  const loose = new Map<string, Set<string>>()
+  const elsewhere: Array<string> = []
+  const packsNow = new Set<string>()
+  const looseNow = new Set<string>()
+  const indexes = new Map<string, GitStore.PackIndex>()
+  for (const objects of stores) {
+    const found = GitStore.looseIds(objects)
+    loose.set(objects, found.ids)
+    elsewhere.push(...found.elsewhere)
+    const trees = new Map<string, Buffer>()
+    for (const id of found.ids) {
+      looseNow.add(id)
+      if (known.loose.has(id)) continue
+      const o = GitStore.looseTree(objects, id)
+      if (o?.body !== undefined) trees.set(id, o.body)
+      known.loose.add(id)
+      changed = true
+    }
+    let names: Array<string> = []
+    try {
+      names = fs.readdirSync(path.join(objects, "pack")).filter((n) => n.endsWith(".pack"))
+    } catch {
+      names = []
+    }
+    for (const n of names) {
+      const pack = path.join(objects, "pack", n)
+      packsNow.add(pack)
+      let index: GitStore.PackIndex | undefined
+      try {
+        index = GitStore.readPackIndex(fs.readFileSync(pack.replace(/\.pack$/, ".idx")))
+      } catch {
+        index = undefined
+      }
+      if (index === undefined) {
+        unreadable.add(objects)
+        continue
+      }
+      indexes.set(pack, index)
+      if (known.packs.has(pack)) continue
+      if (GitStore.packTrees(pack, index, (id, body) => trees.set(id, body))) {
+        known.packs.add(pack)
+        changed = true
+      } else unreadable.add(objects)
+    }
+    judgeTrees(workspace, trees, known.secret)
+  }
+  // What is no longer in a store is forgotten, but not the secret ids (a pack may bring them back).
+  for (const p of known.packs) if (!packsNow.has(p)) (known.packs.delete(p), (changed = true))
+  for (const id of known.loose) if (!looseNow.has(id)) (known.loose.delete(id), (changed = true))
+  if (changed) save(workspace, known)
+  const raw = [...known.secret].filter((id) => /^[0-9a-f]{40}$/.test(id)).map((id) => Buffer.from(id, "hex"))
+  const holds = (objects: string): boolean => {
+    if (unreadable.has(objects)) return true
+    const ids = loose.get(objects) ?? new Set()
+    for (const id of known.secret) if (ids.has(id)) return true
+    for (const [pack, index] of indexes) if (path.dirname(path.dirname(pack)) === objects && raw.some((id) => GitStore.find(index, id) >= 0)) return true
+    return false
+  }
+  return { holds, elsewhere }
+}
