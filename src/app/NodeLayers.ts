@@ -329,7 +329,9 @@ export const extensions = (options: {
             env: process.env,
             unrestricted: options.unrestricted,
             launch,
-            ...(options.lspBroker === true ? { broker: { sandboxed: options.sandbox?.mode !== "none" } } : {})
+            sandboxed: options.sandbox?.mode !== "none",
+            history: git.secretHistory,
+            broker: options.lspBroker === true
           })
         )
       )
