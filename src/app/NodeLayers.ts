@@ -306,6 +306,8 @@ export const extensions = (options: {
   Layer.scopedContext(
     Effect.gen(function* () {
       const session = yield* Session
+      // The walk for host files private to their owner starts now, off the first sandboxed call's path.
+      if (options.sandbox !== undefined && options.sandbox.mode !== "none") yield* BwrapSandbox.prewarm
       // The sandbox is probed when bash is first called, not when the session starts.
       // Without a sandbox the session's first bash result says so (the guard then asks before workspace code).
       const status: Effect.Effect<BashSandboxing | undefined> = (yield* SandboxState).bash
