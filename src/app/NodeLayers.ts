@@ -236,6 +236,9 @@ export const sandboxStatus = (options: Pick<SandboxOptions, "mode" | "bwrap">) =
     ? Effect.succeed({ _tag: "Unavailable" as const, reason: "disabled by configuration (sandbox: none)" })
     : Effect.map(BwrapSandbox.make(options.bwrap), (s) => s.status)
 
+/** The sandbox's once-per-process walk for host files private to their owner, started on the first idle moment. */
+export const prewarmSandbox = BwrapSandbox.prewarm
+
 /** One plain line for doctor and the `mcp serve` instructions: is bash sandboxed, and if not, why not. */
 export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string => {
   if (status._tag === "Available") {
@@ -306,8 +309,6 @@ export const extensions = (options: {
   Layer.scopedContext(
     Effect.gen(function* () {
       const session = yield* Session
-      // The walk for host files private to their owner starts now, off the first sandboxed call's path.
-      if (options.sandbox !== undefined && options.sandbox.mode !== "none") yield* BwrapSandbox.prewarm
       // The sandbox is probed when bash is first called, not when the session starts.
       // Without a sandbox the session's first bash result says so (the guard then asks before workspace code).
       const status: Effect.Effect<BashSandboxing | undefined> = (yield* SandboxState).bash

@@ -166,24 +166,26 @@ const existing = (kind: "file" | "directory", paths: ReadonlyArray<string>) =>
   [...new Set(paths)].filter((p) => (kind === "file" ? lstat(p)?.isFile() : lstat(p)?.isDirectory()) === true)
 
 /**
- * Starts the walk for host files private to their owner (HostWalk.ts) now, so the first sandbox of the process
- * finds it done or under way: for a front end to call as it starts, when sandboxes may be made.
+ * Walks for host files private to their owner (HostWalk.ts) on the process's first idle moment, so the first
+ * sandbox finds the walk done: for a long-lived front end (`mcp serve`) to call as it starts. A one-shot call walks
+ * when it first makes a sandbox, and never otherwise.
  */
-export const prewarm = Effect.sync(() => void privateRoots(systemEntries()).forEach((r) => HostWalk.walkOnce(r)))
+export const prewarm = Effect.sync(() => void setTimeout(() => hostPrivate(hostFacts()), 0).unref())
+
+/** The host facts the profile needs: which system folders exist (and which are merged-/usr symlinks), prlimit. */
+export const hostFacts = (): Profile.HostFacts => {
+  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => lstat(p) !== undefined)
+  return { system: systemEntries(), secretFiles: [], secretDirs: [], prlimit }
+}
 
 /**
- * The host facts the profile needs: which system folders exist (and which are merged-/usr symlinks), the fixed
- * credential files, and every entry of the secret places the sandbox shows that other users may not read (a hole
- * was: minicode running as root let sandboxed bash read `/etc/mysql/debian.cnf`, then a root-only key under
- * `/opt`; the sandbox's root keeps the owner's rights with every capability dropped). The walk is the process's.
+ * The host files and folders to mask: the fixed credential files, and every entry of the secret places the sandbox
+ * shows that other users may not read. Was a hole: minicode running as root let sandboxed bash read
+ * `/etc/mysql/debian.cnf`, then a root-only key under `/opt`; the sandbox's root keeps the owner's rights with
+ * every capability dropped. Walked when the first sandbox is made (not by the probe), once per process.
  */
-export const hostFacts: Effect.Effect<Profile.HostFacts & { readonly private: HostSecrets.Entries }> = Effect.gen(function* () {
-  const system = systemEntries()
-  const walked = yield* HostWalk.entriesOf(privateRoots(system))
-  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => lstat(p) !== undefined)
-  const all = HostSecrets.merge([{ files: Profile.systemSecretFiles, dirs: Profile.systemSecretDirs, truncated: false }, walked])
-  return { system, secretFiles: [], secretDirs: [], prlimit, private: all }
-})
+const hostPrivate = (host: Profile.HostFacts): HostSecrets.Entries =>
+  HostSecrets.merge([{ files: Profile.systemSecretFiles, dirs: Profile.systemSecretDirs, truncated: false }, HostWalk.entriesOf(privateRoots(host.system))])
 
 // ---------------------------------------------------------------------------------------------------------------
 // pids cgroup
@@ -347,7 +349,7 @@ const probe = (bwrap: string | undefined): Effect.Effect<{ readonly status: Sand
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const found = yield* probeOnce(options.bwrap ?? findOnPath("bwrap"))
-    const host = yield* hostFacts
+    const host = hostFacts()
     // RLIMIT_NPROC (per user namespace) holds for everyone but host root, whom the kernel exempts: a pids cgroup
     // (a few ms per call) only where it is needed, unless asked explicitly.
     const wantCgroup = options.cgroups ?? process.getuid?.() === 0
@@ -402,7 +404,7 @@ export const make = (options: Options = {}) =>
         ]
         const profile: Profile.Profile = { workspace, writable: request.writable, cwd: request.cwd, home, findings, network: request.network, limits: request.limits ?? {}, extraReadOnly }
         // Host files private to their owner, around what this sandbox shows whatever it holds.
-        const masks = yield* HostWalk.masksAround(host.private, [workspace, home, ...extraReadOnly])
+        const masks = HostWalk.masksAround(hostPrivate(host), [workspace, home, ...extraReadOnly])
         const facts = { ...host, secretFiles: existing("file", masks.files), secretDirs: existing("directory", masks.dirs) }
         // A bound command is run by its real path: its symlink (node_modules/.bin/x, /usr/bin/x -> ../lib/...) may
         // live in a folder the profile does not bind; the real file's node_modules folder is bound above.
