@@ -7,17 +7,16 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Either, Exit, Schema, Scope, SynchronizedRef } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as BrokerClient from "../adapters/lsp/BrokerClient.js"
 import * as BrokerServer from "../adapters/lsp/BrokerServer.js"
 import * as BrokerSocket from "../adapters/lsp/BrokerSocket.js"
 import * as JsonRpcLspTransport from "../adapters/lsp/JsonRpcLspTransport.js"
-import * as SecretObjects from "../adapters/shell/SecretObjects.js"
-import * as WatchedScan from "../adapters/shell/WatchedScan.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Protocol from "../domain/lsp/BrokerProtocol.js"
 import type { LspTransportShape } from "../ports/LspTransport.js"
+import { renewed } from "./LspRenewal.js"
 import { serverHistoryCheck, serverLauncher } from "./NodeLayers.js"
 
 /** A broker stops after this long without a request (MINICODE_LSP_IDLE_MS overrides it). */
@@ -118,54 +117,6 @@ const readStdin = Effect.async<string>((resume) => {
 
 const brokerFailed = (reason: string) => new ToolFailed({ tool: "lsp broker", reason })
 
-/**
- * What a sandboxed server's profile was made from: the paths the scan masks and pins, the object stores hidden.
- * bwrap fixes its masks when a server starts, so a secret created (or an object store filled) since is not hidden
- * from a server that stays up.
- */
-const viewOf = (root: string, history: Effect.Effect<{ readonly gitDirs: ReadonlyArray<string> } | undefined>) =>
-  Effect.zipWith(WatchedScan.shared.scan(root), history, (hits, hidden) =>
-    JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path}`).sort(), SecretObjects.toHide(root, hits), SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
-  )
-
-/**
- * The servers, started again whenever what their sandbox must hide changed since they started. Was a hole (red
- * team): a broker's server, started before `.env` (or `deep/x/prod.env`) existed, read it on a later hover and the
- * agent got its content; a session's servers die with the CLI call, a broker's live on (and `mcp serve` uses it).
- */
-const renewed = (
-  c: BrokerConfig,
-  history: Effect.Effect<{ readonly gitDirs: ReadonlyArray<string> } | undefined>,
-  make: Effect.Effect<LspTransportShape, never, Scope.Scope>
-): Effect.Effect<LspTransportShape, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const view = c.sandboxed ? viewOf(c.root, history) : Effect.succeed("")
-    const start = (key: string) => Effect.flatMap(Scope.make(), (scope) => Effect.map(Scope.extend(make, scope), (t) => ({ key, t, scope })))
-    const ref = yield* SynchronizedRef.make(yield* Effect.flatMap(view, start))
-    yield* Effect.addFinalizer(() => Effect.flatMap(SynchronizedRef.get(ref), (s) => Scope.close(s.scope, Exit.void)))
-    const current = Effect.flatMap(view, (key) =>
-      SynchronizedRef.modifyEffect(ref, (s) =>
-        s.key === key
-          ? Effect.succeed([s.t, s] as const)
-          : Effect.zipRight(
-              Effect.zipRight(Scope.close(s.scope, Exit.void), Effect.sync(() => process.stderr.write(`lsp broker ${process.pid}: what the sandbox hides changed; servers restarted\n`))),
-              Effect.map(start(key), (n) => [n.t, n] as const)
-            )
-      )
-    )
-    const first = (yield* SynchronizedRef.get(ref)).t
-    return {
-      servers: first.servers,
-      serverFor: first.serverFor,
-      diagnostics: (doc, options) => Effect.flatMap(current, (t) => t.diagnostics(doc, options)),
-      definition: (doc, at) => Effect.flatMap(current, (t) => t.definition(doc, at)),
-      references: (doc, at, includeDeclaration) => Effect.flatMap(current, (t) => t.references(doc, at, includeDeclaration)),
-      hover: (doc, at) => Effect.flatMap(current, (t) => t.hover(doc, at)),
-      documentSymbols: (doc) => Effect.flatMap(current, (t) => t.documentSymbols(doc)),
-      workspaceSymbols: (query, anchors) => Effect.flatMap(current, (t) => t.workspaceSymbols(query, anchors))
-    }
-  })
-
 /** The broker process: its configuration from stdin, its servers in its own scope, serving until idle or stopped. */
 export const main = (argv: ReadonlyArray<string>) =>
   Effect.gen(function* () {
@@ -181,7 +132,9 @@ export const main = (argv: ReadonlyArray<string>) =>
     // The servers' sandbox hides the object stores bash's does (a history holding a protected file), as in a session.
     const history = yield* serverHistoryCheck(c.root, { unrestricted: c.unrestricted, sandboxed: c.sandboxed })
     const launch = yield* serverLauncher(c.root, undefined, c.sandboxed, history)
-    const transport = yield* renewed(c, history, JsonRpcLspTransport.make({ servers: c.servers, root: c.root, env: process.env, unrestricted: c.unrestricted, launch }))
+    const transport = yield* renewed(c, history, JsonRpcLspTransport.make({ servers: c.servers, root: c.root, env: process.env, unrestricted: c.unrestricted, launch }), () =>
+      process.stderr.write(`lsp broker ${process.pid}: what the sandbox hides changed; servers restarted\n`)
+    )
     const idleMs = idleOf(process.env)
     process.stderr.write(`lsp broker ${process.pid}: serving ${c.root} on ${place.socket} (idle stop after ${idleMs} ms)\n`)
     const outcome = yield* BrokerServer.serve({ root: c.root, place, idleMs, transport })

@@ -1,8 +1,9 @@
 /**
  * The language tools on their real adapter: language servers over JSON-RPC, spawned on first use and shut down when
  * the caller's scope ends; or, with `broker`, held by the workspace's LSP broker (LspBroker.ts) so they stay warm
- * between CLI calls and are shared with `mcp serve`, in-process when the broker cannot answer. Loaded on first use
- * by `NodeLayers.extensions`.
+ * between CLI calls and are shared with `mcp serve`, in-process when the broker cannot answer. Sandboxed servers, in
+ * the broker or in-process, are restarted when what their sandbox must hide changed (LspRenewal.ts). Loaded on first
+ * use by `NodeLayers.extensions`.
  */
 import { Context, Effect, Layer, Scope } from "effect"
 import * as JsonRpcLspTransport from "../adapters/lsp/JsonRpcLspTransport.js"
@@ -13,12 +14,17 @@ import { LspTransport } from "../ports/LspTransport.js"
 import { Session } from "../ports/Session.js"
 import { type Extension, Extensions } from "../kernel/Executor.js"
 import * as Lazy from "../kernel/Lazy.js"
+import { type History, renewed } from "./LspRenewal.js"
 import * as LspTools from "../tools/LspTools.js"
 
 export interface LiveOptions extends Omit<JsonRpcLspTransport.Options, "servers" | "root"> {
   readonly servers: Readonly<Record<string, ServerEntry>>
-  /** Go through the workspace's broker (language servers in the sandbox unless `sandboxed` is false). */
-  readonly broker?: { readonly sandboxed: boolean }
+  /** Language servers go in the sandbox (when usable; `launch` puts them there): restarted when what it hides changed. */
+  readonly sandboxed?: boolean
+  /** The object stores their sandbox hides (`launch`'s history check), part of what it hides. */
+  readonly history?: History
+  /** Go through the workspace's broker. */
+  readonly broker?: boolean
 }
 
 /** The real client (servers spawned on first use, shut down when the caller's scope ends). */
@@ -28,14 +34,14 @@ export const live = (
   Effect.gen(function* () {
     const session = yield* Session
     const scope = yield* Effect.scope
-    const direct = Effect.map(Layer.build(JsonRpcLspTransport.layer({ ...options, root: session.root })), (c) => Context.get(c, LspTransport))
-    const broker = options.broker
+    const sandboxed = options.sandboxed === true
+    const direct = renewed({ root: session.root, sandboxed }, options.history ?? Effect.succeed(undefined), JsonRpcLspTransport.make({ ...options, root: session.root }))
     const transport =
-      broker === undefined
+      options.broker !== true
         ? yield* direct
         : yield* Effect.flatMap(Effect.promise(() => import("./LspBroker.js")), (B) =>
             Effect.flatMap(Lazy.onFirstUse(Scope.extend(direct, scope)), (lazyDirect) =>
-              B.client({ root: session.root, servers: options.servers, unrestricted: options.unrestricted === true, sandboxed: broker.sandboxed }, lazyDirect)
+              B.client({ root: session.root, servers: options.servers, unrestricted: options.unrestricted === true, sandboxed }, lazyDirect)
             )
           )
     return yield* Effect.provideService(LspTools.make, LspTransport, transport)

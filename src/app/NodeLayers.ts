@@ -237,6 +237,9 @@ export const sandboxStatus = (options: Pick<SandboxOptions, "mode" | "bwrap">) =
     ? Effect.succeed({ _tag: "Unavailable" as const, reason: "disabled by configuration (sandbox: none)" })
     : Effect.map(BwrapSandbox.make(options.bwrap), (s) => s.status)
 
+/** The sandbox's once-per-process walk for host files private to their owner, started on the first idle moment. */
+export const prewarmSandbox = BwrapSandbox.prewarm
+
 /** One plain line for doctor and the `mcp serve` instructions: is bash sandboxed, and if not, why not. */
 export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string => {
   if (status._tag === "Available") {
@@ -330,7 +333,9 @@ export const extensions = (options: {
             env: process.env,
             unrestricted: options.unrestricted,
             launch,
-            ...(options.lspBroker === true ? { broker: { sandboxed: options.sandbox?.mode !== "none" } } : {})
+            sandboxed: options.sandbox?.mode !== "none",
+            history: git.secretHistory,
+            broker: options.lspBroker === true
           })
         )
       )

@@ -69,6 +69,8 @@ export const run = (flags: ServeFlags) =>
     })
     const mode = flags.sandbox ?? loaded.config.sandbox ?? "auto"
     const sandboxNote = NodeAdapters.sandboxLine(mode, yield* NodeAdapters.sandboxStatus({ mode }))
+    // Its sandboxes' walk for host files private to their owner, on the first idle moment, not on the first call.
+    if (mode !== "none") yield* NodeAdapters.prewarmSandbox
     const McpServe = yield* Effect.promise(() => import("../serve/Server.js"))
     // The client channel exists once the server does; an upstream server's elicitation is forwarded through it.
     const upstream: { channel?: ElicitationChannel } = {}

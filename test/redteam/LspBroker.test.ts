@@ -6,7 +6,7 @@
  * Were holes:
  * - A server the broker started before a secret existed read it on a later hover (bwrap fixes its masks when the
  *   server starts; a session's servers die with the call, a broker's live on). Now the broker restarts its servers
- *   when what the sandbox hides changed (LspBroker.ts `renewed`).
+ *   when what the sandbox hides changed (LspRenewal.ts `renewed`), a masked file replaced by a rename included.
  * - With `HOME` at the workspace and no `XDG_RUNTIME_DIR`, the broker's socket folder was `WS/.cache/minicode/lsp`:
  *   sandboxed bash (no network) connected to the broker and had it answer requests, past every gate. Now no socket
  *   folder inside the workspace is used (BrokerSocket.inWorkspace): those calls are answered in-process.
@@ -48,10 +48,18 @@ const setup = (homeInWorkspace: boolean) => {
 describe.skipIf(unavailable !== undefined)(title("the LSP broker"), () => {
   it("a secret created after the broker's server started never reaches a later hover", async () => {
     const { root, home, hover } = setup(false)
+    fs.writeFileSync(path.join(root, ".envrc"), "export TOKEN=EARLY\n")
     const first = await hover()
     expect(first.stdout, first.stderr).toContain("hover of a.txt")
     // The broker is the one answering (its socket is in the home's cache folder).
     expect(fs.readdirSync(path.join(home, ".cache/minicode/lsp")).some((n) => n.endsWith(".sock"))).toBe(true)
+    // Saved as editors do: a new file renamed over the masked one is not under the running sandbox's mount.
+    fs.writeFileSync(path.join(root, "envrc.tmp"), "export TOKEN=RENAMEDCANARY\n")
+    fs.renameSync(path.join(root, "envrc.tmp"), path.join(root, ".envrc"))
+    fs.writeFileSync(path.join(root, "plain.txt"), "NOWPLAIN\n")
+    const renamed = await hover()
+    expect(renamed.stdout).toContain("NOWPLAIN")
+    expect(renamed.stdout + renamed.stderr).not.toContain("RENAMEDCANARY")
     fs.writeFileSync(path.join(root, ".env"), "TOKEN=LATECANARY\n")
     fs.mkdirSync(path.join(root, "deep/x"), { recursive: true })
     fs.writeFileSync(path.join(root, "deep/x/prod.env"), "KEY=DEEPCANARY\n")

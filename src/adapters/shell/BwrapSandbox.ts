@@ -17,9 +17,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer, type Scope } from "effect"
 import * as SanitizedConfig from "../../domain/git/SanitizedConfig.js"
+import * as HostSecrets from "../../domain/sandbox/HostSecrets.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
 import * as GitControl from "./GitControl.js"
+import * as HostWalk from "./HostWalk.js"
 import * as SecretObjects from "./SecretObjects.js"
 import * as WatchedScan from "./WatchedScan.js"
 import type * as WorkspaceScan from "./WorkspaceScan.js"
@@ -140,44 +142,8 @@ export const objectFoldersOf = (gitDirs: ReadonlyArray<string>): ReadonlyArray<s
   return [...out]
 }
 
-/**
- * The files and folders under `/etc` that other users may not read (`ssh_host_*_key`, `mysql/debian.cnf`, a
- * service's token): private to their owner, so a secret. Was a hole (red team): minicode running as root (a
- * container) let sandboxed bash read `/etc/mysql/debian.cnf` and would have shown the host's ssh keys, since the
- * sandbox's root keeps the owner's rights with every capability dropped. Bounded walk, symlinks not followed.
- */
-export const privateSystemEntries = (top = "/etc", limit = 20_000): { readonly files: Array<string>; readonly dirs: Array<string> } => {
-  const files: Array<string> = []
-  const dirs: Array<string> = []
-  const stack = [top]
-  let seen = 0
-  for (let dir = stack.pop(); dir !== undefined && seen < limit; dir = stack.pop()) {
-    let names: Array<string> = []
-    try {
-      names = fs.readdirSync(dir)
-    } catch {
-      continue
-    }
-    for (const name of names) {
-      if (++seen > limit) break
-      const p = path.join(dir, name)
-      const st = lstat(p)
-      if (st === undefined) continue
-      const open = (st.mode & 0o004) !== 0
-      if (st.isDirectory()) {
-        if (!open) dirs.push(p)
-        else stack.push(p)
-      } else if (st.isFile() && !open) files.push(p)
-    }
-  }
-  return { files, dirs }
-}
-
-/** One walk of `/etc` per process (about 8 ms on a stock system): every sandbox of a session shares it. */
-const privateOnce = new Map<string, { readonly files: Array<string>; readonly dirs: Array<string> }>()
-
-/** The host facts the profile needs: which system folders exist (and which are merged-/usr symlinks). */
-export const hostFacts = (): Profile.HostFacts => {
+/** The host folders the profile binds (the system folders that exist), and which are merged-/usr symlinks. */
+const systemEntries = (): ReadonlyArray<Profile.SystemEntry> => {
   const system: Array<Profile.SystemEntry> = []
   for (const p of Profile.systemCandidates) {
     const st = lstat(p)
@@ -185,13 +151,41 @@ export const hostFacts = (): Profile.HostFacts => {
     if (st.isSymbolicLink()) system.push({ path: p, kind: "symlink", target: fs.readlinkSync(p) })
     else if (st.isDirectory()) system.push({ path: p, kind: "directory" })
   }
-  const own = privateOnce.get("/etc") ?? privateSystemEntries()
-  privateOnce.set("/etc", own)
-  const secretFiles = [...new Set([...Profile.systemSecretFiles.filter((p) => lstat(p)?.isFile() === true), ...own.files])]
-  const secretDirs = [...new Set([...Profile.systemSecretDirs.filter((p) => lstat(p)?.isDirectory() === true), ...own.dirs])]
-  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => lstat(p) !== undefined)
-  return { system, secretFiles, secretDirs, prlimit }
+  return system
 }
+
+/**
+ * Where the sandbox shows host secrets: the secret places inside the system folders it binds (`/etc`, `/opt`,
+ * `/usr/local`), real folders (a symlinked `/usr/local` leads where the sandbox binds nothing).
+ */
+const privateRoots = (system: ReadonlyArray<Profile.SystemEntry>) =>
+  HostSecrets.walkRoots(system.filter((e) => e.kind === "directory").map((e) => e.path)).filter((r) => lstat(r)?.isDirectory() === true)
+
+/** Those of `paths` that are still there as `kind`: bwrap cannot make a mount point in a read-only folder. */
+const existing = (kind: "file" | "directory", paths: ReadonlyArray<string>) =>
+  [...new Set(paths)].filter((p) => (kind === "file" ? lstat(p)?.isFile() : lstat(p)?.isDirectory()) === true)
+
+/**
+ * Walks for host files private to their owner (HostWalk.ts) on the process's first idle moment, so the first
+ * sandbox finds the walk done: for a long-lived front end (`mcp serve`) to call as it starts. A one-shot call walks
+ * when it first makes a sandbox, and never otherwise.
+ */
+export const prewarm = Effect.sync(() => void setTimeout(() => hostPrivate(hostFacts()), 0).unref())
+
+/** The host facts the profile needs: which system folders exist (and which are merged-/usr symlinks), prlimit. */
+export const hostFacts = (): Profile.HostFacts => {
+  const prlimit = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => lstat(p) !== undefined)
+  return { system: systemEntries(), secretFiles: [], secretDirs: [], prlimit }
+}
+
+/**
+ * The host files and folders to mask: the fixed credential files, and every entry of the secret places the sandbox
+ * shows that other users may not read. Was a hole: minicode running as root let sandboxed bash read
+ * `/etc/mysql/debian.cnf`, then a root-only key under `/opt`; the sandbox's root keeps the owner's rights with
+ * every capability dropped. Walked when the first sandbox is made (not by the probe), once per process.
+ */
+const hostPrivate = (host: Profile.HostFacts): HostSecrets.Entries =>
+  HostSecrets.merge([{ files: Profile.systemSecretFiles, dirs: Profile.systemSecretDirs, truncated: false }, HostWalk.entriesOf(privateRoots(host.system))])
 
 // ---------------------------------------------------------------------------------------------------------------
 // pids cgroup
@@ -410,24 +404,20 @@ export const make = (options: Options = {}) =>
           ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, SecretObjects.toHide(workspace, hits))),
           ...(request.gitTool === true ? [] : SecretObjects.secretMessages(workspace).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "mask" })))
         ]
-        const profile: Profile.Profile = {
-          workspace,
-          writable: request.writable,
-          cwd: request.cwd,
-          home: Profile.chooseHome(workspace, hostHome),
-          findings,
-          network: request.network,
-          limits: request.limits ?? {},
-          extraReadOnly: [
-            ...(options.extraReadOnly ?? []),
-            ...(request.readOnly ?? []),
-            ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])
-          ]
-        }
+        const home = Profile.chooseHome(workspace, hostHome)
+        const extraReadOnly = [
+          ...(options.extraReadOnly ?? []),
+          ...(request.readOnly ?? []),
+          ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])
+        ]
+        const profile: Profile.Profile = { workspace, writable: request.writable, cwd: request.cwd, home, findings, network: request.network, limits: request.limits ?? {}, extraReadOnly }
+        // Host files private to their owner, around what this sandbox shows whatever it holds.
+        const masks = HostWalk.masksAround(hostPrivate(host), [workspace, home, ...extraReadOnly])
+        const facts = { ...host, secretFiles: existing("file", masks.files), secretDirs: existing("directory", masks.dirs) }
         // A bound command is run by its real path: its symlink (node_modules/.bin/x, /usr/bin/x -> ../lib/...) may
         // live in a folder the profile does not bind; the real file's node_modules folder is bound above.
         const command = request.bindCommand === true ? realProgram(request.command, workspace) : request.command
-        const argv = [found.bwrap, ...Profile.bwrapArgs(host, profile, command)]
+        const argv = [found.bwrap, ...Profile.bwrapArgs(facts, profile, command)]
         const env = Profile.environment(profile, request.env)
         const processes = request.limits?.processes
         if (cgroupBase === undefined || processes === undefined) return { argv, env }

@@ -51,7 +51,10 @@ export const systemSecretDirs: ReadonlyArray<string> = ["/etc/ssl/private", "/et
 /** What the adapter found out about the host, once. */
 export interface HostFacts {
   readonly system: ReadonlyArray<SystemEntry>
-  /** Existing members of `systemSecretFiles` / `systemSecretDirs`. */
+  /**
+   * Host files and folders masked: the existing members of `systemSecretFiles` / `systemSecretDirs`, and the entries
+   * other users may not read in the secret places the sandbox shows (HostSecrets.ts).
+   */
   readonly secretFiles: ReadonlyArray<string>
   readonly secretDirs: ReadonlyArray<string>
   /** Absolute path of prlimit inside the sandbox (it sees the same /usr), when present. */
