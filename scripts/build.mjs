@@ -42,7 +42,10 @@ const program = await build({
   outExtension: { ".js": ".cjs" },
   supported: { "dynamic-import": false },
   define: { "import.meta.url": "__minicode_import_meta_url" },
-  banner: { js: "const __minicode_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+  // Already wrapped as the function the launcher calls: it compiles the file's text as it is, so no second copy of
+  // the bundle (the text plus a wrapper) is made, and the first lies dead in the heap until a full collection.
+  banner: { js: "(function (exports, require, module, __filename, __dirname) {const __minicode_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+  footer: { js: "\n})" },
   metafile: true
 })
 const bundle = Object.keys(program.metafile.outputs).find((f) => f.endsWith(".cjs"))

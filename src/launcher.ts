@@ -131,14 +131,14 @@ const cacheFile =
     : path.join(dir, `${path.basename(MINICODE_MAIN, ".cjs")}-${mode}-${digest(`${process.version} ${process.arch} ${process.execArgv.join(" ")} ${file}`)}.cache`)
 
 /**
- * The bundle compiled (through the cache when there is one). The file's text and the cache's bytes are locals: only
- * the wrapped source the script keeps stays alive, not a second copy of the bundle and the ~2 MB cache for the
- * whole life of a server.
+ * The bundle compiled (through the cache when there is one). The bundle is already wrapped as a CommonJS module's
+ * function (scripts/build.mjs), so its text is compiled as read: the one copy the script keeps. The cache's bytes
+ * are a local: not kept for the whole life of a server.
  */
 const compile = () => {
   const source = fs.readFileSync(file, "utf8")
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile)
-  const compiled = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const compiled = new vm.Script(source, {
     filename: file,
     ...(cachedData === undefined ? {} : { cachedData })
   })
