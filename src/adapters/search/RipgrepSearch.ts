@@ -23,6 +23,9 @@ const binaryLine = /^(.*): binary file matches \(found "\\0" byte around offset 
 /** rg's message for a file it could not read: `PATH: reason (os error N)`. */
 const errorLine = /^(?:rg: )?(.+?): [^:]*\(os error \d+\)$/
 
+/** This process's environment without the glibc malloc tunables the launcher sets for Node (src/launcher.ts). */
+const rgEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("MALLOC_")))
+
 const threads = () => Math.max(1, typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length)
 
 const common = (spec: FilesSpec): ReadonlyArray<string> => [
@@ -94,7 +97,7 @@ export const make = Effect.gen(function* () {
       gone
         ? Effect.fail(new TextSearchError({ kind: "unavailable", reason: "rg is not on PATH" }))
         : Effect.async<{ readonly code: number | null; readonly stderr: string }, TextSearchError>((resume) => {
-            const child = spawn("rg", [...r.args], { cwd: r.cwd, stdio: ["ignore", "pipe", "pipe"] })
+            const child = spawn("rg", [...r.args], { cwd: r.cwd, env: rgEnv(), stdio: ["ignore", "pipe", "pipe"] })
             const out = records(r.sep, r.onRecord)
             const err: Array<Buffer> = []
             let errBytes = 0
