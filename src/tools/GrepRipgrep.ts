@@ -137,15 +137,20 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
             lastNoted = e.file
             progress.note(`grep: ${found.total()} matches so far (ripgrep, now in ${e.file})`)
           }
+          // Counted per file only once a line of it is held: a file whose first line is beyond (its lines come in
+          // order) can never be shown, so never taken back, and 25,000 such files need no entry.
           if (e._tag === "Match") {
-            counts.set(e.file, (counts.get(e.file) ?? 0) + 1)
+            const held = counts.get(e.file)
             if (found.beyond(e.file, e.line)) {
               found.counted()
+              if (held !== undefined) counts.set(e.file, held + 1)
               return "skip"
             }
+            counts.set(e.file, (held ?? 0) + 1)
             found.hit(e.file, e.line, e.text(), e.cut, true)
           } else if (e._tag === "Counted") {
-            counts.set(e.file, (counts.get(e.file) ?? 0) + e.lines)
+            const held = counts.get(e.file)
+            if (held !== undefined) counts.set(e.file, held + e.lines)
             found.counted(e.lines)
           } else if (e._tag === "Binary") binaries.add(e.file)
           else found.unreadable(e.file)
