@@ -2,7 +2,8 @@
  * `minicode mcp serve` (the built dist/bin.js, or BENCH_BIN) as the benches drive it: over stdio through the SDK's
  * client, as an assistant does. `serve` starts one and waits for its tool list; `warmed` first starts and stops one
  * so that the measured server finds its V8 code cache, as every start of an install but its very first does (the
- * start that compiles the bundle and writes the cache holds ~25 MB more for its whole life: the parser's memory).
+ * start that compiles the bundle and writes the cache is slower, and held ~30 MB more before the launcher's
+ * MALLOC_MMAP_THRESHOLD_ gave the parser's memory back).
  */
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
