@@ -3,7 +3,8 @@
  * before any call, the peak during each call (VmHWM, reset before it where the kernel lets us), and at rest a few
  * seconds after it. Issue 22's goal: back within 50 MB of the idle figure after a big grep or repo_map. Each call
  * runs `BENCH_ROUNDS` times (a server that keeps what it made grows from round to round; one that does not, not).
- * The server runs with its own empty cache folder (repo_map cold on the first round, warm after).
+ * The server runs with its own empty cache folder (repo_map cold on the first round, warm after), after a first
+ * start that wrote its code cache there (bench/support/Serve.ts).
  *
  *   npm run build && npx tsx bench/memory.bench.ts     (BENCH_TREE_FILES=6000 for a quick run; BENCH_BIN=another dist/bin.js)
  */
@@ -11,8 +12,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { bin, warmed } from "./support/Serve.js"
 import { cached, markers } from "./tree/generate.js"
 
 const repo = fileURLToPath(new URL("../", import.meta.url))
@@ -39,17 +39,8 @@ const calls: ReadonlyArray<{ readonly name: string; readonly tool: string; reado
 ]
 
 const main = async () => {
-  const transport = new StdioClientTransport({
-    command: process.env["BENCH_BIN"] ?? path.join(repo, "dist/bin.js"),
-    args: ["mcp", "serve", "--cwd", root],
-    cwd: root,
-    env: { ...(process.env as Record<string, string>), XDG_CACHE_HOME: xdg },
-    stderr: "ignore"
-  })
-  const client = new Client({ name: "bench", version: "1" })
-  await client.connect(transport)
-  await client.listTools()
-  const pid = transport.pid ?? 0
+  // The empty cache folder also holds the code cache: the warm-up start writes it, as a user's first start does.
+  const { client, pid } = await warmed(bin(repo), root, { ...(process.env as Record<string, string>), XDG_CACHE_HOME: xdg })
   await rest()
   const idle = mb(pid, "VmRSS")
   console.log(`tree: ${root}; mcp serve idle RSS ${idle.toFixed(0)} MB`)

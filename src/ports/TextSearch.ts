@@ -6,7 +6,8 @@ import { Context, type Effect, Schema } from "effect"
  *
  * The engine honours `.gitignore` files (nested ones, negations) in the workspace whether or not it is a git
  * repository, and no other ignore file; searches hidden files; never follows a symlink; never enters a folder
- * named `.git` or `.minicode`; and leaves out what `exclude` names (case-insensitive globs, gitignore syntax).
+ * named `.git` or `.minicode`; and need not read what `exclude` names (globs, gitignore syntax, as spelled: a
+ * prefilter, since the caller judges every path it is given, whatever its case).
  */
 export interface SearchSpec {
   /** The workspace root (absolute): the engine runs there and answers relative to it. */
@@ -26,6 +27,8 @@ export interface SearchSpec {
 export type SearchEvent =
   /** `text` decodes the line when called, during the callback only (a line that cannot be shown is never decoded). */
   | { readonly _tag: "Match"; readonly file: string; readonly line: number; readonly text: () => string; readonly cut: boolean }
+  /** `lines` more matching lines of `file`, only counted: what follows a Match the callback answered "skip" to. */
+  | { readonly _tag: "Counted"; readonly file: string; readonly lines: number }
   /** A binary file (a NUL byte) that holds a match: only its name is given. */
   | { readonly _tag: "Binary"; readonly file: string }
   | { readonly _tag: "Unreadable"; readonly file: string }
@@ -46,8 +49,12 @@ export class TextSearchError extends Schema.TaggedError<TextSearchError>()("Text
 
 export interface TextSearchShape {
   readonly engine: string
-  /** Streams what the engine finds to `onEvent`, in no particular order; interruption stops the engine. */
-  readonly search: (spec: SearchSpec, onEvent: (event: SearchEvent) => void) => Effect.Effect<void, TextSearchError>
+  /**
+   * Streams what the engine finds to `onEvent`, in no particular order (but a file's lines in order, one after
+   * another); interruption stops the engine. `onEvent` answering "skip" to a Match means the file's next lines are
+   * only to be counted: they then come as one Counted event, their numbers and text never parsed.
+   */
+  readonly search: (spec: SearchSpec, onEvent: (event: SearchEvent) => "skip" | void) => Effect.Effect<void, TextSearchError>
 }
 
 export class TextSearch extends Context.Tag("minicode/TextSearch")<TextSearch, TextSearchShape>() {}

@@ -61,8 +61,9 @@ export const collector = () => {
      * Such a hit is only counted (`counted`), its text never made.
      */
     beyond: (file: string, line: number) => bound !== undefined && compare({ file, line, text: "" }, bound) > 0,
-    counted: () => {
-      total++
+    /** `lines` more hits beyond what can be shown (a file's lines come in order: once one is beyond, the rest are). */
+    counted: (lines = 1) => {
+      total += lines
     },
     /** Takes back the `count` hits of `file` (a path found unsafe after the search). */
     drop: (file: string, count: number) => {

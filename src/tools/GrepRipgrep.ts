@@ -49,15 +49,24 @@ const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf("/"))
  */
 export const pathJudge = (fs: FileSystemShape, root: string) => {
   const folders = new Map<string, boolean>()
+  // Per folder: whether its own segments pass, and the name judge with its segments split once (Jail.protectedNameIn).
+  const names = new Map<string, ((name: string) => ReturnType<typeof Jail.protectedName>) | undefined>()
+  const folderNames = (dir: string) => {
+    if (names.has(dir)) return names.get(dir)
+    let judge: ((name: string) => ReturnType<typeof Jail.protectedName>) | undefined = Jail.protectedNameIn(dir === "" ? root : P.join(root, dir), root)
+    if (dir !== "") {
+      for (const s of dir.split("/")) if (s === "" || s === "." || s === ".." || s === ".git" || s === ".minicode") judge = undefined
+    }
+    names.set(dir, judge)
+    return judge
+  }
   const lexical = (rel: string): boolean => {
     if (rel === "" || rel.startsWith("/")) return false
-    const segs = rel.split("/")
-    for (let i = 0; i < segs.length; i++) {
-      const s = segs[i]
-      if (s === "" || s === "." || s === "..") return false
-      if (i < segs.length - 1 && (s === ".git" || s === ".minicode")) return false
-    }
-    return Jail.protectedName(P.join(root, rel), root) === undefined
+    const slash = rel.lastIndexOf("/")
+    const name = rel.slice(slash + 1)
+    if (name === "" || name === "." || name === "..") return false
+    const judge = folderNames(slash === -1 ? "" : rel.slice(0, slash))
+    return judge !== undefined && judge(name) === undefined
   }
   const isKind = (abs: string, kind: "file" | "directory") =>
     Effect.map(Effect.orElseSucceed(fs.lstat(abs), () => Option.none()), (st) => Option.isSome(st) && st.value.kind === kind)
@@ -123,17 +132,30 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
           lineBytes
         },
         (e) => {
-          if (!admit(e.file)) return
+          // A file left out, or whose next lines could not be shown: the engine only counts the rest of its lines.
+          if (!admit(e.file)) return "skip"
           if (progress.watched && e.file !== lastNoted) {
             lastNoted = e.file
             progress.note(`grep: ${found.total()} matches so far (ripgrep, now in ${e.file})`)
           }
+          // Counted per file only once a line of it is held: a file whose first line is beyond (its lines come in
+          // order) can never be shown, so never taken back, and 25,000 such files need no entry.
           if (e._tag === "Match") {
-            counts.set(e.file, (counts.get(e.file) ?? 0) + 1)
-            if (found.beyond(e.file, e.line)) found.counted()
-            else found.hit(e.file, e.line, e.text(), e.cut, true)
+            const held = counts.get(e.file)
+            if (found.beyond(e.file, e.line)) {
+              found.counted()
+              if (held !== undefined) counts.set(e.file, held + 1)
+              return "skip"
+            }
+            counts.set(e.file, (held ?? 0) + 1)
+            found.hit(e.file, e.line, e.text(), e.cut, true)
+          } else if (e._tag === "Counted") {
+            const held = counts.get(e.file)
+            if (held !== undefined) counts.set(e.file, held + e.lines)
+            found.counted(e.lines)
           } else if (e._tag === "Binary") binaries.add(e.file)
           else found.unreadable(e.file)
+          return undefined
         }
       )
     )

@@ -17,7 +17,7 @@ import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as RipgrepSearch from "../../src/adapters/search/RipgrepSearch.js"
 import { runTool } from "../../src/index.js"
-import { TextSearch } from "../../src/ports/TextSearch.js"
+import { type SearchEvent, TextSearch } from "../../src/ports/TextSearch.js"
 import { pathJudge } from "../../src/tools/GrepRipgrep.js"
 
 let base: string
@@ -49,6 +49,13 @@ const run = async (engine: "rg" | "node", args: Record<string, unknown>) => {
   const textSearch = engine === "rg" ? counted : Unavailable.textSearch
   const r = await runTool({ workspace: root, tool: "grep", args, maxOutputBytes: 64 * 1024 * 1024, adapters: { textSearch } })
   expect(r.ok, JSON.stringify(r)).toBe(true)
+  return r.ok ? r.text : ""
+}
+
+/** grep's text when the engine says what `events` says, whatever it was asked (an engine that lies). */
+const lying = async (events: (onEvent: (event: SearchEvent) => "skip" | void) => void) => {
+  const textSearch = Layer.succeed(TextSearch, TextSearch.of({ engine: "lying", search: (_spec, onEvent) => Effect.sync(() => events(onEvent)) }))
+  const r = await runTool({ workspace: root, tool: "grep", args: { pattern: "x" }, adapters: { textSearch } })
   return r.ok ? r.text : ""
 }
 
@@ -101,19 +108,10 @@ describe.skipIf(!hasRg)("grep: ripgrep and the own walk give the same results", 
   }, 60_000)
 
   it("judges every path the engine returns: a secret, a climb out, a path through a symlinked folder never show", async () => {
-    const lying = Layer.succeed(
-      TextSearch,
-      TextSearch.of({
-        engine: "lying",
-        search: (_spec, onEvent) =>
-          Effect.sync(() => {
-            for (const file of [".env", "../outside.txt", "outside-dir/leak.txt", "misc/crlf.ts"]) onEvent({ _tag: "Match", file, line: 1, text: () => `from ${file}`, cut: false })
-            onEvent({ _tag: "Binary", file: "outside-dir/leak.bin" })
-          })
-      })
-    )
-    const r = await runTool({ workspace: root, tool: "grep", args: { pattern: "x" }, adapters: { textSearch: lying } })
-    const text = r.ok ? r.text : ""
+    const text = await lying((onEvent) => {
+      for (const file of [".env", "../outside.txt", "outside-dir/leak.txt", "misc/crlf.ts"]) onEvent({ _tag: "Match", file, line: 1, text: () => `from ${file}`, cut: false })
+      onEvent({ _tag: "Binary", file: "outside-dir/leak.bin" })
+    })
     expect(text.split("\n")).toEqual(["misc/crlf.ts:1:from misc/crlf.ts", "[2 files left out: not a regular file beneath real folders of the workspace when checked]"])
   })
 
@@ -128,5 +126,38 @@ describe.skipIf(!hasRg)("grep: ripgrep and the own walk give the same results", 
     expect(judge.lexical(".env")).toBe(false)
     expect(judge.lexical("sub/.git/HEAD")).toBe(false)
     expect(judge.lexical("misc/crlf.ts")).toBe(true)
+    // Any case (rg's prefilter globs are as spelled), at any depth, after a folder already judged.
+    for (const secret of ["misc/.ENV", "misc/ID_RSA", "misc/Server.PEM", "misc/.SSH/notes.txt", "misc/a/.Aws/config.txt", ".Minicode/state.txt", "misc/.env.Local"]) {
+      expect(judge.lexical(secret), secret).toBe(false)
+    }
+    expect(judge.lexical("misc//crlf.ts")).toBe(false)
+    expect(judge.lexical("misc/./crlf.ts")).toBe(false)
+    expect(judge.lexical("misc/")).toBe(false)
+  })
+
+  it("leaves out secrets named in any case, though rg's prefilter globs are as spelled", async () => {
+    const dir = path.join(root, "cased")
+    fs.mkdirSync(path.join(dir, ".SSH"), { recursive: true })
+    fs.mkdirSync(path.join(dir, ".Aws"), { recursive: true })
+    for (const f of [".ENV", "ID_RSA", "Server.PEM", "Prod.TFVARS", ".NPMRC", ".SSH/notes.txt", ".Aws/config.txt", "shown.txt"]) fs.writeFileSync(path.join(dir, f), `${markers.canary} in ${f}\n`)
+    try {
+      const before = searches
+      const text = await run("rg", { pattern: markers.canary, path: "cased" })
+      expect(searches - before).toBe(1)
+      expect(text).toBe(`cased/shown.txt:1:${markers.canary} in shown.txt`)
+      expect(await run("node", { pattern: markers.canary, path: "cased" })).toBe(text)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("counts no skipped lines of a file it leaves out", async () => {
+    const text = await lying((onEvent) => {
+      for (const file of [".env", "misc/crlf.ts", "../outside.txt"]) {
+        if (onEvent({ _tag: "Match", file, line: 1, text: () => `from ${file}`, cut: false }) === "skip") onEvent({ _tag: "Counted", file, lines: 7 })
+      }
+      onEvent({ _tag: "Counted", file: ".env", lines: 3 })
+    })
+    expect(text).toBe("misc/crlf.ts:1:from misc/crlf.ts")
   })
 })
