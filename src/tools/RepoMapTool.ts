@@ -51,7 +51,29 @@ export interface Options {
   /** The user's cache folder (`$XDG_CACHE_HOME/minicode`); undefined: nothing is cached between calls. */
   readonly cacheDir?: string | undefined
   readonly onStats?: (stats: Stats) => Effect.Effect<void>
+  /**
+   * Runs the map elsewhere (a worker process that exits after the call, so the parse's native trees and heap go
+   * with it); undefined when it cannot, and the map is then made in this process.
+   */
+  readonly isolate?: Isolate
 }
+
+/** What a map needs beyond the session: the resolved folder and the call's arguments. */
+export interface Request {
+  /** The folder mapped, real path. */
+  readonly start: string
+  /** How the map's title names it. */
+  readonly shown: string
+  readonly args: { readonly focus?: ReadonlyArray<string> | undefined; readonly max_chars?: number | undefined }
+}
+
+export interface Result {
+  readonly text: string
+  readonly truncated: boolean
+  readonly stats: Stats
+}
+
+export type Isolate = (request: Request, note: ((message: string) => void) | undefined) => Effect.Effect<Result | undefined>
 
 const decoder = new TextDecoder("utf-8")
 
@@ -68,7 +90,8 @@ const coverage = (excluded: ReadonlyMap<Reason, ReadonlyArray<string>>, walkInco
   return lines
 }
 
-export const make = (options: Options = {}) =>
+/** The tool's extension and the map itself (`compute`, what a worker process runs). */
+export const makeWith = (options: Options = {}) =>
   Effect.gen(function* () {
     const session = yield* Session
     const fs = yield* FileSystem
@@ -79,18 +102,14 @@ export const make = (options: Options = {}) =>
 
     const statKey = (s: { readonly size: number; readonly mtimeMs: number; readonly ino: number }) => `${s.size}:${s.mtimeMs}:${s.ino}`
 
-    const build = (inv: Invocation, call: CallOf<"repo_map">) =>
+    /** One map, in this process: everything but resolving the call (a worker process runs this too). */
+    const compute = (request: Request, note: ((message: string) => void) | undefined) =>
       Effect.gen(function* () {
-        const facts = inv.resolved["path"]
-        if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
-        const shown = Jail.display(session, facts.lexical)
-        if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
-        const progress = yield* Progress.current
-        const note = progress.watched ? progress.note : undefined
-        note?.("repo_map: listing files")
+        const { shown, start } = request
+        const call = { args: request.args }
         const walked = yield* walk({
           root: session.root,
-          start: facts.real,
+          start,
           maxEntries: limits.walkEntries,
           onProgress: note === undefined ? undefined : (n) => note(`repo_map: listing files (${n} entries so far)`)
         })
@@ -163,12 +182,12 @@ export const make = (options: Options = {}) =>
           scans.set(file, scan)
         }
 
-        const root = P.relative(session.root, facts.real)
+        const root = P.relative(session.root, start)
         const focusPaths = (call.args.focus ?? []).map((f) => P.relative(session.root, P.resolve(session.root, f)))
         const focus = new Set([...scans.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
         note?.(`repo_map: ranking the symbols of ${scans.size} files`)
         const ranking = Rank.rank(scans, focus)
-        if (progress.watched) progress.note("repo_map: outlining the top-ranked files")
+        note?.("repo_map: outlining the top-ranked files")
         const maxChars = call.args.max_chars ?? Render.defaultMaxChars
 
         // Outline the files in rank order until their outlines hold well more than the budget: only what can be shown.
@@ -239,13 +258,33 @@ export const make = (options: Options = {}) =>
           focus: focusPaths,
           maxChars
         })
-        if (options.onStats !== undefined) {
-          yield* options.onStats({ sources, scanHits, scanned: scans.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten })
-        }
-        const result: ToolOutput = { text: map.text, truncated: map.truncated || left > 0 || walked.incomplete }
+        const stats: Stats = { sources, scanHits, scanned: scans.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten }
+        const result: Result = { text: map.text, truncated: map.truncated || left > 0 || walked.incomplete, stats }
         return result
       }).pipe(Effect.provideService(FileSystem, fs))
 
+    const build = (inv: Invocation, call: CallOf<"repo_map">) =>
+      Effect.gen(function* () {
+        const facts = inv.resolved["path"]
+        if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
+        const shown = Jail.display(session, facts.lexical)
+        if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
+        const progress = yield* Progress.current
+        const note = progress.watched ? progress.note : undefined
+        const request: Request = {
+          start: facts.real,
+          shown,
+          args: { focus: call.args.focus, max_chars: call.args.max_chars }
+        }
+        const isolated = options.isolate === undefined ? undefined : yield* options.isolate(request, note)
+        const result = isolated ?? (yield* compute(request, note))
+        if (options.onStats !== undefined) yield* options.onStats(result.stats)
+        const output: ToolOutput = { text: result.text, truncated: result.truncated }
+        return output
+      })
+
     const extension: Extension = (inv) => (inv.facts.call.tool === "repo_map" ? build(inv, inv.facts.call) : undefined)
-    return extension
+    return { extension, compute }
   })
+
+export const make = (options: Options = {}) => Effect.map(makeWith(options), (m) => m.extension)
