@@ -15,6 +15,7 @@ import * as P from "../domain/jail/PosixPath.js"
 import * as Rank from "../domain/repomap/Rank.js"
 import * as Render from "../domain/repomap/Render.js"
 import * as RepoMap from "../domain/repomap/RepoMap.js"
+import * as Summary from "../domain/repomap/Summary.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import * as Progress from "../ports/Progress.js"
@@ -121,7 +122,8 @@ export const makeWith = (options: Options = {}) =>
           else list.push(file)
         }
         const fresh: Record<string, Cache.Entry> = {}
-        const scans = new Map<string, RepoMap.Scan>()
+        const words = cache.words
+        const summaries = new Map<string, Summary.Summary>()
         let sources = 0
         let scanHits = 0
         let changed = false
@@ -160,7 +162,7 @@ export const makeWith = (options: Options = {}) =>
           const cached = cache.files[file]
           if (cached !== undefined && cached.stat === key) {
             fresh[file] = cached
-            scans.set(file, cached.scan)
+            summaries.set(file, cached.summary)
             scanHits++
             continue
           }
@@ -173,20 +175,20 @@ export const makeWith = (options: Options = {}) =>
           changed = true
           if (cached !== undefined && cached.hash === hash) {
             fresh[file] = { ...cached, stat: key }
-            scans.set(file, cached.scan)
+            summaries.set(file, cached.summary)
             scanHits++
             continue
           }
-          const scan = RepoMap.scan(file, text)
-          fresh[file] = { stat: key, hash, scan, parser: "regex" }
-          scans.set(file, scan)
+          const summary = Summary.summarize(file, text, words)
+          fresh[file] = { stat: key, hash, summary, parser: "regex" }
+          summaries.set(file, summary)
         }
 
         const root = P.relative(session.root, start)
         const focusPaths = (call.args.focus ?? []).map((f) => P.relative(session.root, P.resolve(session.root, f)))
-        const focus = new Set([...scans.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
-        note?.(`repo_map: ranking the symbols of ${scans.size} files`)
-        const ranking = Rank.rank(scans, focus)
+        const focus = new Set([...summaries.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
+        note?.(`repo_map: ranking the symbols of ${summaries.size} files`)
+        const ranking = Rank.rankSummaries(summaries, words, focus)
         note?.("repo_map: outlining the top-ranked files")
         const maxChars = call.args.max_chars ?? Render.defaultMaxChars
 
@@ -195,27 +197,24 @@ export const makeWith = (options: Options = {}) =>
         let held = 0
         let outlineHits = 0
         let outlined = 0
+        const none: RepoMap.Outline = { symbols: [], imports: [] }
+        // A file's outline: the cached one when the same outliner made it, else the file is read again and outlined
+        // (by the regex when the outliner has no answer, or in regex mode); a file changed since its summary was
+        // taken shows nothing until the next call summarises it again.
         const outlineOf = (file: string, entry: Cache.Entry) =>
           Effect.gen(function* () {
-            if (!useOutliner || options.outliner === undefined) {
-              if (entry.parser !== "regex" || entry.outline !== undefined) {
-                fresh[file] = { stat: entry.stat, hash: entry.hash, scan: entry.scan, parser: "regex" }
-                changed = true
-              }
-              return entry.scan
-            }
-            if (entry.outliner === parserName) {
+            if (entry.outliner === parserName && entry.outline !== undefined) {
               outlineHits++
-              return entry.outline ?? entry.scan
+              return entry.outline
             }
             const text = yield* read(P.join(session.root, file))
+            if (typeof text !== "string" || RepoMap.hash(text) !== entry.hash) return none
             outlined++
             changed = true
-            const made = typeof text === "string" && RepoMap.hash(text) === entry.hash ? yield* options.outliner(file, text) : undefined
-            fresh[file] = made === undefined
-              ? { stat: entry.stat, hash: entry.hash, scan: entry.scan, outliner: parserName, parser: "regex" }
-              : { stat: entry.stat, hash: entry.hash, scan: entry.scan, outliner: parserName, parser: parserName, outline: made }
-            return made ?? entry.scan
+            const made = useOutliner && options.outliner !== undefined ? yield* options.outliner(file, text) : undefined
+            const outline = made ?? RepoMap.extractRegex(file, text)
+            fresh[file] = { stat: entry.stat, hash: entry.hash, summary: entry.summary, outliner: parserName, parser: made === undefined ? "regex" : parserName, outline }
+            return outline
           })
         for (const file of ranking.files) {
           if (held > 3 * maxChars) break
@@ -230,8 +229,8 @@ export const makeWith = (options: Options = {}) =>
         const shownIndex = new Map(candidates.map((c) => [c.file.path, c.outline]))
         let totalFiles = 0
         let totalSymbols = 0
-        for (const [file, scan] of scans) {
-          const n = (shownIndex.get(file) ?? scan).symbols.length
+        for (const [file, summary] of summaries) {
+          const n = shownIndex.get(file)?.symbols.length ?? summary.symbols
           if (n > 0) totalFiles++
           totalSymbols += n
         }
@@ -239,7 +238,7 @@ export const makeWith = (options: Options = {}) =>
         // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
         const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => root !== "" && !f.startsWith(`${root}/`)))
         const dropped = Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length
-        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { version: 2, root: session.root, files: { ...kept, ...fresh } }, session.workMode) : false
+        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { root: session.root, words, files: { ...kept, ...fresh } }, session.workMode) : false
 
         const notes = coverage(excluded, walked.incomplete)
         const left = [...excluded.values()].reduce((n, l) => n + l.length, 0)
@@ -258,7 +257,7 @@ export const makeWith = (options: Options = {}) =>
           focus: focusPaths,
           maxChars
         })
-        const stats: Stats = { sources, scanHits, scanned: scans.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten }
+        const stats: Stats = { sources, scanHits, scanned: summaries.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten }
         const result: Result = { text: map.text, truncated: map.truncated || left > 0 || walked.incomplete, stats }
         return result
       }).pipe(Effect.provideService(FileSystem, fs))

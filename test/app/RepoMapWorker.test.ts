@@ -45,7 +45,7 @@ const map = (root: string, worker: string | undefined, cacheDir: string, args: R
     )
   )
 
-const cacheOf = (cacheDir: string, root: string) => fs.readFileSync(RepoMapCache.cacheFile(cacheDir, root), "utf8")
+const cacheOf = (cacheDir: string, root: string) => fs.readFileSync(RepoMapCache.cacheFile(cacheDir, root))
 
 describe("repo_map worker", () => {
   it.effect("answers with the in-process map, cold and warm, and writes the same cache", () =>
@@ -59,8 +59,8 @@ describe("repo_map worker", () => {
         assert.strictEqual(worker.text, local.text)
         assert.strictEqual(worker.truncated, local.truncated)
       }
-      assert.include(cacheOf(there, root), "src/broken.ts")
-      assert.deepStrictEqual(JSON.parse(cacheOf(there, root)), JSON.parse(cacheOf(here, root)))
+      assert.include(cacheOf(there, root).toString("latin1"), "src/broken.ts")
+      assert.isTrue(cacheOf(there, root).equals(cacheOf(here, root)))
     })
   )
 

@@ -6,6 +6,7 @@
  */
 import { dirOf, indexFiles, resolveImports } from "./Imports.js"
 import type { Scan } from "./RepoMap.js"
+import { mentions, ofScan, type Summary, type Words, words as wordTable } from "./Summary.js"
 
 export interface RankedFile {
   readonly path: string
@@ -37,52 +38,63 @@ const weightOf = (name: string, definers: number) => {
   return w
 }
 
-interface Definition {
-  /** Indices of the files that define the name. */
-  readonly files: Array<number>
-  readonly weight: number
-  /** The rank each of those definitions earned, parallel to `files`. */
-  scores: Float64Array | undefined
+/** Ranks lexical scans (tests, small trees): their summaries over a words table of their own. */
+export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string> = new Set()): Ranking => {
+  const table = wordTable()
+  return rankSummaries(new Map([...scans].map(([path, scan]) => [path, ofScan(scan, table)])), table, focus)
 }
 
-export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string> = new Set()): Ranking => {
-  const paths = [...scans.keys()].sort()
+/**
+ * Ranks the files' summaries. The definitions of each word are a compressed row of file indices; each file's rank
+ * is shared out per word (every file mentioning a word adds its share once to the word's pool, and a definition's
+ * score is the pool less its own file's share), not per (mention, definition) pair.
+ */
+export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Words, focus: ReadonlySet<string> = new Set()): Ranking => {
+  const paths = [...summaries.keys()].sort()
   const n = paths.length
   const at = new Map(paths.map((p, i) => [p, i]))
+  const list = paths.map((p) => summaries.get(p) as Summary)
   const index = indexFiles(paths)
-  const definitions = new Map<string, Definition>()
-  paths.forEach((path, i) => {
-    for (const s of scans.get(path)?.symbols ?? []) {
-      if (s.name === undefined || s.name.length < 2) continue
-      const d = definitions.get(s.name)
-      if (d === undefined) definitions.set(s.name, { files: [i], weight: 0, scores: undefined })
-      else if (d.files[d.files.length - 1] !== i) d.files.push(i)
+  const w = words.list.length
+  // Definitions per word (compressed rows), and which words are specific enough to say which file a mention means.
+  const definers = new Int32Array(w + 1)
+  for (const s of list) for (const id of s.defs) definers[id + 1] = (definers[id + 1] ?? 0) + 1
+  const usable = new Uint8Array(w)
+  const weight = new Float64Array(w)
+  for (let id = 0; id < w; id++) {
+    const count = definers[id + 1] ?? 0
+    if (count > 0 && count <= maxDefiners) {
+      usable[id] = 1
+      weight[id] = weightOf(words.list[id] ?? "", count)
     }
-  })
-  const usable = new Map<string, Definition>()
-  for (const [name, d] of definitions) {
-    if (d.files.length <= maxDefiners) usable.set(name, { files: d.files, weight: weightOf(name, d.files.length), scores: new Float64Array(d.files.length) })
   }
+  for (let id = 0; id < w; id++) definers[id + 1] = (definers[id + 1] ?? 0) + (definers[id] ?? 0)
+  const defFiles = new Int32Array(definers[w] ?? 0)
+  const fill = definers.slice(0, w)
+  list.forEach((s, i) => {
+    for (const id of s.defs) defFiles[(fill[id] = (fill[id] ?? 0) + 1) - 1] = i
+  })
   // Edges, aggregated per (from, to) in compressed rows (the iterations walk flat arrays); how many files import
   // and mention each file. Rows are built in order of `from`, so "last counted by" dedupes the counts.
   const acc = new Float64Array(n)
   const touched: Array<number> = []
-  const add = (j: number, w: number) => {
+  const add = (j: number, x: number) => {
     if (acc[j] === 0) touched.push(j)
-    acc[j] = (acc[j] ?? 0) + w
+    acc[j] = (acc[j] ?? 0) + x
   }
   const offsets = new Int32Array(n + 1)
-  const rowTargets: Array<number> = []
-  const rowWeights: Array<number> = []
+  let rowTargets = new Int32Array(1024)
+  let rowWeights = new Float64Array(1024)
+  let edges = 0
   const totals = new Float64Array(n)
   const importedBy = new Int32Array(n)
   const referencedBy = new Int32Array(n)
   const lastImporter = new Int32Array(n).fill(-1)
   const lastReferrer = new Int32Array(n).fill(-1)
   const resolved = new Map<string, ReadonlyArray<number>>()
-  paths.forEach((from, i) => {
-    const scan = scans.get(from)
-    for (const spec of scan?.imports ?? []) {
+  list.forEach((summary, i) => {
+    const from = paths[i] ?? ""
+    for (const spec of summary.imports) {
       // Files of one folder import the same specifiers: resolve each (folder, language, specifier) once (a Rust
       // module's own path matters: `mod x;` in a.rs names a/x.rs).
       const ext = from.slice(from.lastIndexOf("."))
@@ -101,32 +113,37 @@ export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string
         }
       }
     }
-    const refs = scan?.refs ?? ""
-    if (refs !== "") {
-      for (const name of refs.split(" ")) {
-        const d = usable.get(name)
-        if (d === undefined) continue
-        for (const j of d.files) {
-          if (j === i) continue
-          add(j, d.weight)
-          if (lastReferrer[j] !== i) {
-            lastReferrer[j] = i
-            referencedBy[j] = (referencedBy[j] ?? 0) + 1
-          }
+    for (const id of summary.refs) {
+      if (usable[id] !== 1) continue
+      const x = weight[id] ?? 0
+      for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) {
+        const j = defFiles[k] ?? 0
+        if (j === i) continue
+        add(j, x)
+        if (lastReferrer[j] !== i) {
+          lastReferrer[j] = i
+          referencedBy[j] = (referencedBy[j] ?? 0) + 1
         }
       }
     }
+    if (edges + touched.length > rowTargets.length) {
+      const size = Math.max(rowTargets.length * 2, edges + touched.length)
+      const t = new Int32Array(size)
+      t.set(rowTargets)
+      rowTargets = t
+      const x = new Float64Array(size)
+      x.set(rowWeights)
+      rowWeights = x
+    }
     for (const j of touched) {
-      rowTargets.push(j)
-      rowWeights.push(acc[j] ?? 0)
+      rowTargets[edges] = j
+      rowWeights[edges++] = acc[j] ?? 0
       totals[i] = (totals[i] ?? 0) + (acc[j] ?? 0)
       acc[j] = 0
     }
     touched.length = 0
-    offsets[i + 1] = rowTargets.length
+    offsets[i + 1] = edges
   })
-  const targets = Int32Array.from(rowTargets)
-  const weights = Float64Array.from(rowWeights)
 
   // PageRank, personalised: the teleport lands on the focus files nine times in ten when there are any.
   const focused = paths.filter((p) => focus.has(p)).length
@@ -144,27 +161,22 @@ export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string
       }
       const f = (damping * share) / total
       for (let k = offsets[i] ?? 0, end = offsets[i + 1] ?? 0; k < end; k++) {
-        const j = targets[k] ?? 0
-        next[j] = (next[j] ?? 0) + f * (weights[k] ?? 0)
+        const j = rowTargets[k] ?? 0
+        next[j] = (next[j] ?? 0) + f * (rowWeights[k] ?? 0)
       }
     }
     for (let i = 0; i < n; i++) next[i] = (next[i] ?? 0) + (1 - damping + damping * dangling) * (teleport[i] ?? 0)
     pr = next
   }
 
-  // Each file's rank shared out over the definitions its mentions point at.
-  paths.forEach((from, i) => {
-    const refs = scans.get(from)?.refs ?? ""
-    const total = totals[i] ?? 0
-    if (refs === "" || total === 0) return
-    const base = (pr[i] ?? 0) / total
-    for (const name of refs.split(" ")) {
-      const d = usable.get(name)
-      if (d === undefined || d.scores === undefined) continue
-      d.files.forEach((j, k) => {
-        if (j !== i && d.scores !== undefined) d.scores[k] = (d.scores[k] ?? 0) + base * d.weight
-      })
-    }
+  // Each file's rank shared out over the definitions its mentions point at: a word's pool holds the shares of
+  // every file that mentions it; a definition earns the pool less the share of its own file.
+  const share = Float64Array.from(paths, (_, i) => ((totals[i] ?? 0) === 0 ? 0 : (pr[i] ?? 0) / (totals[i] ?? 1)))
+  const pool = new Float64Array(w)
+  list.forEach((summary, i) => {
+    const base = share[i] ?? 0
+    if (base === 0) return
+    for (const id of summary.refs) if (usable[id] === 1) pool[id] = (pool[id] ?? 0) + base
   })
   const files = paths
     .map((path, i) => ({ path, importedBy: importedBy[i] ?? 0, referencedBy: referencedBy[i] ?? 0, score: pr[i] ?? 0 }))
@@ -172,11 +184,14 @@ export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string
   return {
     files,
     symbolScore: (path, name) => {
-      const d = name === undefined ? undefined : usable.get(name)
+      const id = name === undefined ? undefined : words.lookup(name)
       const i = at.get(path)
-      if (d === undefined || d.scores === undefined || i === undefined) return 0
-      const k = d.files.indexOf(i)
-      return k === -1 ? 0 : (d.scores[k] ?? 0)
+      const summary = i === undefined ? undefined : list[i]
+      if (id === undefined || usable[id] !== 1 || i === undefined || summary === undefined) return 0
+      let defines = false
+      for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) if (defFiles[k] === i) defines = true
+      if (!defines) return 0
+      return (weight[id] ?? 0) * ((pool[id] ?? 0) - (mentions(summary, id) ? (share[i] ?? 0) : 0))
     }
   }
 }

@@ -115,13 +115,16 @@ const keywords = new Set(
 )
 
 /** The distinct identifiers of a text (three characters or more, keywords left out), space-separated. */
-export const identifiers = (text: string): string => {
+export const identifiers = (text: string): string => [...identifierSet(text)].join(" ")
+
+/** The distinct identifiers of a text (three characters or more, keywords left out). */
+export const identifierSet = (text: string): Set<string> => {
   const seen = new Set<string>()
   for (const m of text.matchAll(/[A-Za-z_$][\w$]{2,}/g)) {
     const word = m[0]
     if (!keywords.has(word)) seen.add(word)
   }
-  return [...seen].join(" ")
+  return seen
 }
 
 /** The name a declaration line declares: the word after its keyword, or a C-like function's name. */
