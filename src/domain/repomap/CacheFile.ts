@@ -1,8 +1,8 @@
 /**
  * The repo map cache's bytes. A small header, then the per-file fields as JSON (paths, stat signatures, hashes,
- * who outlined, the outlines of the files the map showed, import specifiers) with the tree's words as one
- * newline-joined string, then every file's definitions and mentions as 32-bit word ids in one binary section: the
- * bulk is never parsed as text, and a file's ids are views of that section, not copies. Decoding checks every
+ * who outlined, the outlines of the files the map showed, import specifiers), then one binary section: the words
+ * table (`Summary.Words`: two hash halves and a kind per word) and every file's definitions and mentions as 32-bit
+ * word ids. The bulk is never parsed as text, and a file's ids are views of that section, not copies. Decoding checks every
  * field and every id; anything unexpected (another version, a truncated or damaged file, a byte-order mismatch)
  * decodes to undefined and the cache is started afresh. Pure.
  */
@@ -40,8 +40,9 @@ const decoder = new TextDecoder("utf-8", { fatal: true })
 
 export const encode = (cache: Cache): Uint8Array => {
   // Only the words some file still uses are written, renumbered in order of first use.
-  const renumber = new Int32Array(cache.words.list.length).fill(-1)
-  const used: Array<string> = []
+  const table = cache.words.contents()
+  const renumber = new Int32Array(table.h1.length).fill(-1)
+  const used: Array<number> = []
   const entries = Object.entries(cache.files)
   let ints = 0
   for (const [, e] of entries) {
@@ -50,28 +51,37 @@ export const encode = (cache: Cache): Uint8Array => {
       for (const id of ids) {
         if (renumber[id] === -1) {
           renumber[id] = used.length
-          used.push(cache.words.list[id] ?? "")
+          used.push(id)
         }
       }
     }
   }
   const rows: Array<Row> = entries.map(([path, e]) => [path, e.stat, e.hash, e.outliner ?? "", e.parser, e.summary.symbols, e.summary.imports, e.outline ?? null])
-  const meta = encoder.encode(JSON.stringify({ root: cache.root, words: used.join("\n"), files: rows }))
+  const meta = encoder.encode(JSON.stringify({ root: cache.root, words: used.length, files: rows }))
+  // Header, meta, then (4-aligned) the words' two hash halves, the files' ids, and the words' kinds.
   const binaryAt = (12 + meta.length + 3) & ~3
-  const bytes = new Uint8Array(binaryAt + 4 * ints)
+  const bytes = new Uint8Array(binaryAt + 4 * (2 * used.length + ints) + used.length)
   const view = new DataView(bytes.buffer)
   view.setUint32(0, magic, true)
   view.setUint32(4, version, true)
   view.setUint32(8, meta.length, true)
   bytes.set(meta, 12)
-  const out = new Int32Array(bytes.buffer, binaryAt, ints)
-  let at = 0
+  const out = new Int32Array(bytes.buffer, binaryAt, 2 * used.length + ints)
+  used.forEach((id, k) => {
+    out[k] = table.h1[id] ?? 0
+    out[used.length + k] = table.h2[id] ?? 0
+  })
+  let at = 2 * used.length
   for (const [, e] of entries) {
     for (const ids of [e.summary.defs, e.summary.refs]) {
       out[at++] = ids.length
       for (const id of ids) out[at++] = renumber[id] ?? 0
     }
   }
+  const kinds = bytes.subarray(binaryAt + 4 * at)
+  used.forEach((id, k) => {
+    kinds[k] = table.kinds[id] ?? 0
+  })
   return bytes
 }
 
@@ -104,20 +114,30 @@ export const decode = (bytes: Uint8Array): Cache | undefined => {
     const meta: unknown = JSON.parse(decoder.decode(bytes.subarray(12, 12 + metaLength)))
     if (typeof meta !== "object" || meta === null) return undefined
     const { root, words, files } = meta as Record<string, unknown>
-    if (!isString(root) || !isString(words) || !Array.isArray(files)) return undefined
+    if (!isString(root) || typeof words !== "number" || !Number.isInteger(words) || words < 0 || !Array.isArray(files)) return undefined
     const binaryAt = (12 + metaLength + 3) & ~3
-    if ((bytes.length - binaryAt) % 4 !== 0 || bytes.length < binaryAt) return undefined
+    const intBytes = bytes.length - binaryAt - words
+    if (intBytes < 8 * words || intBytes % 4 !== 0) return undefined
     // Aligned views need the section at a multiple of 4 in its buffer: copied once when it is not.
     const section = (bytes.byteOffset + binaryAt) % 4 === 0 ? bytes.subarray(binaryAt) : bytes.slice(binaryAt)
-    const ints = new Int32Array(section.buffer, section.byteOffset, section.length / 4)
-    const list = words === "" ? [] : words.split("\n")
+    const all = new Int32Array(section.buffer, section.byteOffset, intBytes / 4)
+    const kinds = section.subarray(intBytes, intBytes + words)
+    if (kinds.some((k) => k > 3)) return undefined
+    const table = wordTable({
+      h1: new Uint32Array(all.buffer, all.byteOffset, words),
+      h2: new Uint32Array(all.buffer, all.byteOffset + 4 * words, words),
+      kinds
+    })
+    // A hash twice would give two ids one entry.
+    if (table.size() !== words) return undefined
+    const ints = all.subarray(2 * words)
     let at = 0
     const ids = (): Int32Array | undefined => {
       const n = ints[at] ?? -1
       if (n < 0 || at + 1 + n > ints.length) return undefined
       const out = ints.subarray(at + 1, at + 1 + n)
       at += 1 + n
-      for (const id of out) if (id < 0 || id >= list.length) return undefined
+      for (const id of out) if (id < 0 || id >= words) return undefined
       return out
     }
     const out: Record<string, Entry> = {}
@@ -136,10 +156,7 @@ export const decode = (bytes: Uint8Array): Cache | undefined => {
         ...(outline === null ? {} : { outline })
       }
     }
-    if (at !== ints.length) return undefined
-    const table = wordTable(list, false)
-    // A word twice would give two ids one entry.
-    return table.list.length === list.length ? { root, words: table, files: out } : undefined
+    return at === ints.length ? { root, words: table, files: out } : undefined
   } catch {
     return undefined
   }

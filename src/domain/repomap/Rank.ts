@@ -29,11 +29,11 @@ const maxDefiners = 12
 const damping = 0.85
 const iterations = 30
 
-/** Aider's weights: a long, specific name says more than a short one; a `_private` one less. */
-const weightOf = (name: string, definers: number) => {
+/** Aider's weights: a long, specific name says more than a short one; a `_private` one less (`Summary.kindOf`). */
+const weightOf = (kind: number, definers: number) => {
   let w = 1
-  if (name.length >= 8 && (/[a-z][A-Z]/.test(name) || name.includes("_"))) w *= 10
-  if (name.startsWith("_")) w *= 0.1
+  if ((kind & 1) !== 0) w *= 10
+  if ((kind & 2) !== 0) w *= 0.1
   if (definers > 5) w *= 0.1
   return w
 }
@@ -55,7 +55,7 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
   const at = new Map(paths.map((p, i) => [p, i]))
   const list = paths.map((p) => summaries.get(p) as Summary)
   const index = indexFiles(paths)
-  const w = words.list.length
+  const w = words.size()
   // Definitions per word (compressed rows), and which words are specific enough to say which file a mention means.
   const definers = new Int32Array(w + 1)
   for (const s of list) for (const id of s.defs) definers[id + 1] = (definers[id + 1] ?? 0) + 1
@@ -65,7 +65,7 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
     const count = definers[id + 1] ?? 0
     if (count > 0 && count <= maxDefiners) {
       usable[id] = 1
-      weight[id] = weightOf(words.list[id] ?? "", count)
+      weight[id] = weightOf(words.kind(id), count)
     }
   }
   for (let id = 0; id < w; id++) definers[id + 1] = (definers[id + 1] ?? 0) + (definers[id] ?? 0)
