@@ -188,7 +188,7 @@ export const makeWith = (options: Options = {}) =>
         const focusPaths = (call.args.focus ?? []).map((f) => P.relative(session.root, P.resolve(session.root, f)))
         const focus = new Set([...summaries.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
         note?.(`repo_map: ranking the symbols of ${summaries.size} files`)
-        const ranking = Rank.rankSummaries(summaries, words, focus)
+        let ranking: Rank.Ranking | undefined = Rank.rankSummaries(summaries, words, focus)
         note?.("repo_map: outlining the top-ranked files")
         const maxChars = call.args.max_chars ?? Render.defaultMaxChars
 
@@ -235,10 +235,6 @@ export const makeWith = (options: Options = {}) =>
           totalSymbols += n
         }
 
-        // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
-        const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => root !== "" && !f.startsWith(`${root}/`)))
-        const dropped = Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length
-        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { root: session.root, words, files: { ...kept, ...fresh } }, session.workMode) : false
 
         const notes = coverage(excluded, walked.incomplete)
         const left = [...excluded.values()].reduce((n, l) => n + l.length, 0)
@@ -257,6 +253,12 @@ export const makeWith = (options: Options = {}) =>
           focus: focusPaths,
           maxChars
         })
+        // Saved once the ranking is garbage: the cache's bytes and the ranking's arrays are never held at once.
+        ranking = undefined
+        // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
+        const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => root !== "" && !f.startsWith(`${root}/`)))
+        const dropped = Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length
+        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { root: session.root, words, files: { ...kept, ...fresh } }, session.workMode) : false
         const stats: Stats = { sources, scanHits, scanned: summaries.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten }
         const result: Result = { text: map.text, truncated: map.truncated || left > 0 || walked.incomplete, stats }
         return result

@@ -45,9 +45,10 @@ export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string
 }
 
 /**
- * Ranks the files' summaries. The definitions of each word are a compressed row of file indices; each file's rank
- * is shared out per word (every file mentioning a word adds its share once to the word's pool, and a definition's
- * score is the pool less its own file's share), not per (mention, definition) pair.
+ * Ranks the files' summaries. The definitions of each word are a compressed row of file indices. Rank moves per
+ * word, not per (mention, definition) pair: every file mentioning a word adds its share once to the word's pool,
+ * and a definition earns the pool less its own file's share (the same sums as the file-to-file graph, without
+ * building it).
  */
 export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Words, focus: ReadonlySet<string> = new Set()): Ranking => {
   const paths = [...summaries.keys()].sort()
@@ -74,23 +75,21 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
   list.forEach((s, i) => {
     for (const id of s.defs) defFiles[(fill[id] = (fill[id] ?? 0) + 1) - 1] = i
   })
-  // Edges, aggregated per (from, to) in compressed rows (the iterations walk flat arrays); how many files import
-  // and mention each file. Rows are built in order of `from`, so "last counted by" dedupes the counts.
-  const acc = new Float64Array(n)
-  const touched: Array<number> = []
-  const add = (j: number, x: number) => {
-    if (acc[j] === 0) touched.push(j)
-    acc[j] = (acc[j] ?? 0) + x
+  const defines = (id: number, i: number) => {
+    for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) if (defFiles[k] === i) return true
+    return false
   }
-  const offsets = new Int32Array(n + 1)
-  let rowTargets = new Int32Array(1024)
-  let rowWeights = new Float64Array(1024)
-  let edges = 0
+  // Mentions are not expanded into file-to-file edges (a mention of a word with 12 definitions would be 12 edges):
+  // rank flows from a file to the words it mentions and on to their definitions. Import edges are few and kept as
+  // rows. A file's out-weight counts each mention once per other file defining the word.
   const totals = new Float64Array(n)
   const importedBy = new Int32Array(n)
   const referencedBy = new Int32Array(n)
   const lastImporter = new Int32Array(n).fill(-1)
   const lastReferrer = new Int32Array(n).fill(-1)
+  const importOffsets = new Int32Array(n + 1)
+  const importTargets: Array<number> = []
+  const importWeights: Array<number> = []
   const resolved = new Map<string, ReadonlyArray<number>>()
   list.forEach((summary, i) => {
     const from = paths[i] ?? ""
@@ -106,63 +105,81 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
       }
       for (const j of targets) {
         if (j === i) continue
-        add(j, 1 / Math.sqrt(targets.length))
+        const x = 1 / Math.sqrt(targets.length)
+        importTargets.push(j)
+        importWeights.push(x)
+        totals[i] = (totals[i] ?? 0) + x
         if (lastImporter[j] !== i) {
           lastImporter[j] = i
           importedBy[j] = (importedBy[j] ?? 0) + 1
         }
       }
     }
+    importOffsets[i + 1] = importTargets.length
     for (const id of summary.refs) {
       if (usable[id] !== 1) continue
-      const x = weight[id] ?? 0
+      const others = (definers[id + 1] ?? 0) - (definers[id] ?? 0) - (defines(id, i) ? 1 : 0)
+      totals[i] = (totals[i] ?? 0) + others * (weight[id] ?? 0)
       for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) {
         const j = defFiles[k] ?? 0
-        if (j === i) continue
-        add(j, x)
-        if (lastReferrer[j] !== i) {
+        if (j !== i && lastReferrer[j] !== i) {
           lastReferrer[j] = i
           referencedBy[j] = (referencedBy[j] ?? 0) + 1
         }
       }
     }
-    if (edges + touched.length > rowTargets.length) {
-      const size = Math.max(rowTargets.length * 2, edges + touched.length)
-      const t = new Int32Array(size)
-      t.set(rowTargets)
-      rowTargets = t
-      const x = new Float64Array(size)
-      x.set(rowWeights)
-      rowWeights = x
-    }
-    for (const j of touched) {
-      rowTargets[edges] = j
-      rowWeights[edges++] = acc[j] ?? 0
-      totals[i] = (totals[i] ?? 0) + (acc[j] ?? 0)
-      acc[j] = 0
-    }
-    touched.length = 0
-    offsets[i + 1] = edges
   })
+  // Per file, the usable words it mentions and defines, and which of those it defines it also mentions (its own
+  // share is not passed to itself): what the iterations walk.
+  const usedRefs = list.map((summary) => summary.refs.filter((id) => usable[id] === 1))
+  const usedDefs = list.map((summary) => summary.defs.filter((id) => usable[id] === 1))
+  const selfMentions = usedDefs.map((defs, j) => Uint8Array.from(defs, (id) => (mentions(list[j] as Summary, id) ? 1 : 0)))
 
   // PageRank, personalised: the teleport lands on the focus files nine times in ten when there are any.
   const focused = paths.filter((p) => focus.has(p)).length
   const teleport = Float64Array.from(paths, (p) => (focused === 0 ? 1 / Math.max(1, n) : 0.1 / n + (focus.has(p) ? 0.9 / focused : 0)))
   let pr = Float64Array.from(teleport)
+  const out = new Float64Array(n)
+  const pool = new Float64Array(w)
+  /** Each word's pool: the out-shares (`perFile`) of the files that mention it. */
+  const fillPool = (perFile: Float64Array) => {
+    pool.fill(0)
+    for (let i = 0; i < n; i++) {
+      const f = perFile[i] ?? 0
+      const refs = usedRefs[i]
+      if (f === 0 || refs === undefined) continue
+      for (let r = 0; r < refs.length; r++) {
+        const id = refs[r] ?? 0
+        pool[id] = (pool[id] ?? 0) + f
+      }
+    }
+  }
   for (let k = 0; k < iterations; k++) {
     const next = new Float64Array(n)
     let dangling = 0
     for (let i = 0; i < n; i++) {
-      const share = pr[i] ?? 0
       const total = totals[i] ?? 0
-      if (total === 0) {
-        dangling += share
-        continue
+      out[i] = total === 0 ? 0 : (damping * (pr[i] ?? 0)) / total
+      if (total === 0) dangling += pr[i] ?? 0
+    }
+    fillPool(out)
+    for (let j = 0; j < n; j++) {
+      const defs = usedDefs[j]
+      const self = selfMentions[j]
+      if (defs === undefined || self === undefined) continue
+      const own = out[j] ?? 0
+      let gain = 0
+      for (let d = 0; d < defs.length; d++) {
+        const id = defs[d] ?? 0
+        gain += (weight[id] ?? 0) * ((pool[id] ?? 0) - (self[d] === 1 ? own : 0))
       }
-      const f = (damping * share) / total
-      for (let k = offsets[i] ?? 0, end = offsets[i + 1] ?? 0; k < end; k++) {
-        const j = rowTargets[k] ?? 0
-        next[j] = (next[j] ?? 0) + f * (rowWeights[k] ?? 0)
+      next[j] = (next[j] ?? 0) + gain
+    }
+    for (let i = 0; i < n; i++) {
+      const f = out[i] ?? 0
+      for (let e = importOffsets[i] ?? 0, end = importOffsets[i + 1] ?? 0; e < end; e++) {
+        const j = importTargets[e] ?? 0
+        next[j] = (next[j] ?? 0) + f * (importWeights[e] ?? 0)
       }
     }
     for (let i = 0; i < n; i++) next[i] = (next[i] ?? 0) + (1 - damping + damping * dangling) * (teleport[i] ?? 0)
@@ -172,12 +189,7 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
   // Each file's rank shared out over the definitions its mentions point at: a word's pool holds the shares of
   // every file that mentions it; a definition earns the pool less the share of its own file.
   const share = Float64Array.from(paths, (_, i) => ((totals[i] ?? 0) === 0 ? 0 : (pr[i] ?? 0) / (totals[i] ?? 1)))
-  const pool = new Float64Array(w)
-  list.forEach((summary, i) => {
-    const base = share[i] ?? 0
-    if (base === 0) return
-    for (const id of summary.refs) if (usable[id] === 1) pool[id] = (pool[id] ?? 0) + base
-  })
+  fillPool(share)
   const files = paths
     .map((path, i) => ({ path, importedBy: importedBy[i] ?? 0, referencedBy: referencedBy[i] ?? 0, score: pr[i] ?? 0 }))
     .sort((a, b) => b.score - a.score || b.importedBy - a.importedBy || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
@@ -188,9 +200,7 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
       const i = at.get(path)
       const summary = i === undefined ? undefined : list[i]
       if (id === undefined || usable[id] !== 1 || i === undefined || summary === undefined) return 0
-      let defines = false
-      for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) if (defFiles[k] === i) defines = true
-      if (!defines) return 0
+      if (!defines(id, i)) return 0
       return (weight[id] ?? 0) * ((pool[id] ?? 0) - (mentions(summary, id) ? (share[i] ?? 0) : 0))
     }
   }

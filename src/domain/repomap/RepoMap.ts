@@ -106,7 +106,8 @@ const importRules: Readonly<Record<Language, ReadonlyArray<RegExp>>> = {
   generic: []
 }
 
-const keywords = new Set(
+/** Words too common to rank by. */
+export const keywords: ReadonlySet<string> = new Set(
   ("abstract and async await boolean break case catch class const continue def default delete double elif else enum export " +
     "extends false final finally float for from function func goto import impl implements include int interface let long " +
     "match module namespace new nil none null package private protected pub public require return self short sizeof " +

@@ -4,7 +4,7 @@
  * regex outline has. The declaration lines themselves are not kept: only the files the map can show are outlined,
  * and those are read again. Pure.
  */
-import { extractRegex, identifierSet, type Scan } from "./RepoMap.js"
+import { extractRegex, keywords, type Scan } from "./RepoMap.js"
 
 /**
  * The words of a tree, each once, by id. A word is kept as its 64-bit hash and the two facts ranking weighs it by
@@ -18,6 +18,10 @@ export interface Words {
   readonly id: (word: string) => number
   /** The id of a known word. */
   readonly lookup: (word: string) => number | undefined
+  /** The id of the word with these hash halves (`hashOf`) and kind, adding it when new. */
+  readonly idOf: (h1: number, h2: number, kind: number) => number
+  /** The id of a known word by its hash halves. */
+  readonly lookupHash: (h1: number, h2: number) => number | undefined
   /** Bit 1: long and specific (eight characters or more, camelCase or snake_case); bit 2: starts with `_`. */
   readonly kind: (id: number) => number
   /** The table's contents, by id (views: copy before the table grows). */
@@ -105,6 +109,15 @@ export const words = (initial?: WordHashes): Words => {
       const found = slots[find(scratch[0] ?? 0, scratch[1] ?? 0)] ?? -1
       return found === -1 ? undefined : found
     },
+    idOf: (a, b, kind) => {
+      const at = find(a, b)
+      const found = slots[at] ?? -1
+      return found !== -1 ? found : add(a, b, kind, at)
+    },
+    lookupHash: (a, b) => {
+      const found = slots[find(a, b)] ?? -1
+      return found === -1 ? undefined : found
+    },
     kind: (id) => kinds[id] ?? 0,
     contents: () => ({ h1: h1s.subarray(0, size), h2: h2s.subarray(0, size), kinds: kinds.subarray(0, size) })
   }
@@ -134,13 +147,70 @@ export const ofScan = (scan: Scan, table: Words): Summary => ({
 })
 
 /** A file's summary from its text. */
+const keywordTable = words()
+for (const k of keywords) keywordTable.id(k)
+
+const isStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36
+const isPart = (c: number) => isStart(c) || (c >= 48 && c <= 57)
+let scratchIds = new Int32Array(4096)
+
+/**
+ * The ids of the distinct identifiers of a text (`identifierSet`'s words: three characters or more, keywords left
+ * out), ascending; read off the characters with the hash computed on the way, so no word becomes a string.
+ */
+export const mentionIds = (text: string, table: Words): Int32Array => {
+  let count = 0
+  const length = text.length
+  let i = 0
+  while (i < length) {
+    const c = text.charCodeAt(i)
+    if (!isStart(c)) {
+      i++
+      continue
+    }
+    const start = i
+    let h1 = 0xdeadbeef
+    let h2 = 0x41c6ce57
+    let camel = false
+    let underscore = false
+    let prev = 0
+    for (; i < length; i++) {
+      const ch = text.charCodeAt(i)
+      if (!isPart(ch)) break
+      h1 = Math.imul(h1 ^ ch, 2654435761)
+      h2 = Math.imul(h2 ^ ch, 1597334677)
+      if (ch === 95) underscore = true
+      else if (ch >= 65 && ch <= 90 && prev >= 97 && prev <= 122) camel = true
+      prev = ch
+    }
+    const n = i - start
+    if (n < 3) continue
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+    const a = h1 >>> 0
+    const b = h2 >>> 0
+    if (n <= 10 && keywordTable.lookupHash(a, b) !== undefined) continue
+    const kind = (n >= 8 && (camel || underscore) ? 1 : 0) | (c === 95 ? 2 : 0)
+    if (count === scratchIds.length) {
+      const grown = new Int32Array(count * 2)
+      grown.set(scratchIds)
+      scratchIds = grown
+    }
+    scratchIds[count++] = table.idOf(a, b, kind)
+  }
+  const sorted = scratchIds.subarray(0, count).sort()
+  let distinct = 0
+  for (let k = 0; k < count; k++) if (k === 0 || sorted[k] !== sorted[k - 1]) sorted[distinct++] = sorted[k] ?? 0
+  return sorted.slice(0, distinct)
+}
+
 export const summarize = (path: string, text: string, table: Words): Summary => {
   const outline = extractRegex(path, text)
   return {
     symbols: outline.symbols.length,
     defs: distinct(outline.symbols.flatMap((s) => (s.name === undefined || s.name.length < 2 ? [] : [table.id(s.name)]))),
     imports: outline.imports.map(own),
-    refs: Int32Array.from(identifierSet(text), table.id).sort()
+    refs: mentionIds(text, table)
   }
 }
 
