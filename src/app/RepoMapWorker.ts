@@ -56,7 +56,8 @@ export const run = (program: string, job: Job, note: ((message: string) => void)
       done = true
       resume(Effect.succeed(value))
     }
-    const child = spawn(process.execPath, [program, "repomap", "worker"], { cwd: job.root, stdio: ["pipe", "pipe", "ignore"], env: process.env })
+    // --expose-gc: the worker collects between its phases (`betweenPhases`).
+    const child = spawn(process.execPath, ["--expose-gc", program, "repomap", "worker"], { cwd: job.root, stdio: ["pipe", "pipe", "ignore"], env: process.env })
     child.on("error", () => finish(undefined))
     child.stdin.on("error", () => undefined)
     child.stdout.setEncoding("utf8")
@@ -95,7 +96,8 @@ export const main = Effect.gen(function* () {
       : yield* Effect.flatMap(Effect.promise(() => import("../adapters/treesitter/TreeSitterOutliner.js")), (T) =>
           Effect.map(T.make, (outliner) => ({ outliner, outlinerName: T.name }))
         )
-  const { compute } = yield* RepoMap.makeWith({ mode: job.mode, cacheDir: job.cacheDir, ...outliner }).pipe(
+  const gc = (globalThis as { gc?: () => void }).gc
+  const { compute } = yield* RepoMap.makeWith({ mode: job.mode, cacheDir: job.cacheDir, ...outliner, ...(gc === undefined ? {} : { betweenPhases: gc }) }).pipe(
     Effect.provide(Kernel.sessionLayer({ workspace: job.root, workMode: job.workMode })),
     Effect.provide(NodeFileSystem.layer)
   )

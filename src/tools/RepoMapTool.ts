@@ -57,6 +57,11 @@ export interface Options {
    * with it); undefined when it cannot, and the map is then made in this process.
    */
   readonly isolate?: Isolate
+  /**
+   * Called between the phases (after the scan, after the ranking is dropped): a worker that may collect garbage
+   * (`--expose-gc`) does, so the phases' peaks do not add up.
+   */
+  readonly betweenPhases?: () => void
 }
 
 /** What a map needs beyond the session: the resolved folder and the call's arguments. */
@@ -188,6 +193,7 @@ export const makeWith = (options: Options = {}) =>
         const focusPaths = (call.args.focus ?? []).map((f) => P.relative(session.root, P.resolve(session.root, f)))
         const focus = new Set([...summaries.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
         note?.(`repo_map: ranking the symbols of ${summaries.size} files`)
+        options.betweenPhases?.()
         let ranking: Rank.Ranking | undefined = Rank.rankSummaries(summaries, words, focus)
         note?.("repo_map: outlining the top-ranked files")
         const maxChars = call.args.max_chars ?? Render.defaultMaxChars
@@ -255,6 +261,7 @@ export const makeWith = (options: Options = {}) =>
         })
         // Saved once the ranking is garbage: the cache's bytes and the ranking's arrays are never held at once.
         ranking = undefined
+        options.betweenPhases?.()
         // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
         const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => root !== "" && !f.startsWith(`${root}/`)))
         const dropped = Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length

@@ -42,7 +42,8 @@ export const encode = (cache: Cache): Uint8Array => {
   // Only the words some file still uses are written, renumbered in order of first use.
   const table = cache.words.contents()
   const renumber = new Int32Array(table.h1.length).fill(-1)
-  const used: Array<number> = []
+  const usedIds = new Int32Array(table.h1.length)
+  let usedCount = 0
   const entries = Object.entries(cache.files)
   let ints = 0
   for (const [, e] of entries) {
@@ -50,12 +51,13 @@ export const encode = (cache: Cache): Uint8Array => {
       ints += 1 + ids.length
       for (const id of ids) {
         if (renumber[id] === -1) {
-          renumber[id] = used.length
-          used.push(id)
+          renumber[id] = usedCount
+          usedIds[usedCount++] = id
         }
       }
     }
   }
+  const used = usedIds.subarray(0, usedCount)
   const rows: Array<Row> = entries.map(([path, e]) => [path, e.stat, e.hash, e.outliner ?? "", e.parser, e.summary.symbols, e.summary.imports, e.outline ?? null])
   const meta = encoder.encode(JSON.stringify({ root: cache.root, words: used.length, files: rows }))
   // Header, meta, then (4-aligned) the words' two hash halves, the files' ids, and the words' kinds.

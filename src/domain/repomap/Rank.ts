@@ -131,9 +131,30 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
   })
   // Per file, the usable words it mentions and defines, and which of those it defines it also mentions (its own
   // share is not passed to itself): what the iterations walk.
-  const usedRefs = list.map((summary) => summary.refs.filter((id) => usable[id] === 1))
-  const usedDefs = list.map((summary) => summary.defs.filter((id) => usable[id] === 1))
-  const selfMentions = usedDefs.map((defs, j) => Uint8Array.from(defs, (id) => (mentions(list[j] as Summary, id) ? 1 : 0)))
+  // Compressed rows, one array each (not a typed array per file).
+  const refAt = new Int32Array(n + 1)
+  const defAt = new Int32Array(n + 1)
+  list.forEach((summary, i) => {
+    let r = 0
+    for (const id of summary.refs) if (usable[id] === 1) r++
+    let d = 0
+    for (const id of summary.defs) if (usable[id] === 1) d++
+    refAt[i + 1] = (refAt[i] ?? 0) + r
+    defAt[i + 1] = (defAt[i] ?? 0) + d
+  })
+  const usedRefs = new Int32Array(refAt[n] ?? 0)
+  const usedDefs = new Int32Array(defAt[n] ?? 0)
+  const selfMentions = new Uint8Array(defAt[n] ?? 0)
+  list.forEach((summary, i) => {
+    let r = refAt[i] ?? 0
+    for (const id of summary.refs) if (usable[id] === 1) usedRefs[r++] = id
+    let d = defAt[i] ?? 0
+    for (const id of summary.defs) {
+      if (usable[id] !== 1) continue
+      selfMentions[d] = mentions(summary, id) ? 1 : 0
+      usedDefs[d++] = id
+    }
+  })
 
   // PageRank, personalised: the teleport lands on the focus files nine times in ten when there are any.
   const focused = paths.filter((p) => focus.has(p)).length
@@ -146,10 +167,9 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
     pool.fill(0)
     for (let i = 0; i < n; i++) {
       const f = perFile[i] ?? 0
-      const refs = usedRefs[i]
-      if (f === 0 || refs === undefined) continue
-      for (let r = 0; r < refs.length; r++) {
-        const id = refs[r] ?? 0
+      if (f === 0) continue
+      for (let r = refAt[i] ?? 0, end = refAt[i + 1] ?? 0; r < end; r++) {
+        const id = usedRefs[r] ?? 0
         pool[id] = (pool[id] ?? 0) + f
       }
     }
@@ -164,14 +184,11 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
     }
     fillPool(out)
     for (let j = 0; j < n; j++) {
-      const defs = usedDefs[j]
-      const self = selfMentions[j]
-      if (defs === undefined || self === undefined) continue
       const own = out[j] ?? 0
       let gain = 0
-      for (let d = 0; d < defs.length; d++) {
-        const id = defs[d] ?? 0
-        gain += (weight[id] ?? 0) * ((pool[id] ?? 0) - (self[d] === 1 ? own : 0))
+      for (let d = defAt[j] ?? 0, end = defAt[j + 1] ?? 0; d < end; d++) {
+        const id = usedDefs[d] ?? 0
+        gain += (weight[id] ?? 0) * ((pool[id] ?? 0) - (selfMentions[d] === 1 ? own : 0))
       }
       next[j] = (next[j] ?? 0) + gain
     }
