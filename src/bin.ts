@@ -45,11 +45,7 @@ const toStderr = <A, E extends { readonly message?: string }, R>(serve: Effect.E
 const serving = process.argv[2] === "mcp" && process.argv[3] === "serve"
 // The LSP broker (started detached by a session's first language call): its own fast path, no CLI.
 const broker = process.argv[2] === "lsp" && process.argv[3] === "broker"
-// The repo map's worker (started by a session's repo_map call, exits after it): its own fast path too.
-const repoMapWorker = process.argv[2] === "repomap" && process.argv[3] === "worker"
-const program = repoMapWorker
-  ? Effect.flatMap(Effect.promise(() => import("./app/RepoMapWorker.js")), (W) => W.main)
-  : broker
+const program = broker
   ? Effect.flatMap(Effect.promise(() => import("./app/LspBroker.js")), (B) =>
       B.main(process.argv.slice(4)).pipe(Effect.tapError((e) => Effect.sync(() => void process.stderr.write(`lsp broker: ${e.message}\n`))))
     )

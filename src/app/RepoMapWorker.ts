@@ -1,13 +1,14 @@
 /**
  * repo_map in a worker process that exits after the call: the parse's native tree-sitter trees (tree-sitter 0.25's
  * Node binding frees them only on collection) and the build's heap go away with it, so a long-lived `mcp serve`
- * returns to its idle memory. The parent (`isolate`) spawns the program (`dist/bin.js repomap worker`), writes the
+ * returns to its idle memory. The parent (`run`) spawns the worker (dist/repomap-worker.cjs, `src/repomapWorker.ts`), writes the
  * job on its stdin and reads JSON lines back: progress notes, then the result. The worker (`main`) makes the map with
  * the same code as the in-process path (`RepoMapTool.makeWith(…).compute`) on the Node file system. Anything that
  * goes wrong on the way (no program to spawn, a crash, a malformed answer) gives undefined, and the map is made in
  * the calling process instead.
  */
 import { spawn } from "node:child_process"
+import * as path from "node:path"
 import { Cause, Effect, Either, Schema } from "effect"
 import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
 import { WorkMode } from "../domain/core/Modes.js"
@@ -42,8 +43,11 @@ const Line = Schema.Union(
 )
 const decodeLine = Schema.decodeUnknownEither(Schema.parseJson(Line))
 
+/** The worker's script, built beside the program (dist/bin.js). */
+export const workerOf = (program: string) => path.join(path.dirname(program), "repomap-worker.cjs")
+
 /**
- * Runs the job in `program` (the minicode executable). Undefined when the worker does not answer with a result;
+ * Runs the job in the worker beside `program` (the minicode executable). Undefined when the worker does not answer with a result;
  * interrupting the call kills the worker.
  */
 export const run = (program: string, job: Job, note: ((message: string) => void) | undefined) =>
@@ -57,7 +61,7 @@ export const run = (program: string, job: Job, note: ((message: string) => void)
       resume(Effect.succeed(value))
     }
     // --expose-gc: the worker collects between its phases (`betweenPhases`).
-    const child = spawn(process.execPath, ["--expose-gc", program, "repomap", "worker"], { cwd: job.root, stdio: ["pipe", "pipe", "ignore"], env: process.env })
+    const child = spawn(process.execPath, ["--expose-gc", workerOf(program)], { cwd: job.root, stdio: ["pipe", "pipe", "ignore"], env: process.env })
     child.on("error", () => finish(undefined))
     child.stdin.on("error", () => undefined)
     child.stdout.setEncoding("utf8")
@@ -89,6 +93,8 @@ const write = (value: unknown) => Effect.async<void>((resume) => void process.st
 
 /** The worker: reads its job from stdin, makes the map, writes notes and the result to stdout. */
 export const main = Effect.gen(function* () {
+  // A parent that went away (an interrupted call) closes the pipe: nothing to tell anyone then.
+  process.stdout.on("error", () => process.exit(1))
   const job = yield* Schema.decodeUnknown(Schema.parseJson(Job))(yield* readStdin)
   const outliner =
     job.mode === "regex"
