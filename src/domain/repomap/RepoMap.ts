@@ -194,16 +194,25 @@ export const extractRegex = (path: string, text: string): Outline => {
 /** The scan ranking runs on every file: the regex outline and the identifiers. */
 export const scan = (path: string, text: string): Scan => ({ ...extractRegex(path, text), refs: identifiers(text) })
 
-/** cyrb53: a fast 53-bit content hash (cache keys, not security), as hex plus the length. */
-export const hash = (text: string): string => {
+/** cyrb53's two mixed 32-bit lanes over `text[start, end)` (UTF-16 code units), into `out`. */
+export const hashLanes = (text: string, start: number, end: number, out: Uint32Array): void => {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     const ch = text.charCodeAt(i)
     h1 = Math.imul(h1 ^ ch, 2654435761)
     h2 = Math.imul(h2 ^ ch, 1597334677)
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return `${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16)}-${text.length}`
+  out[0] = h1 >>> 0
+  out[1] = h2 >>> 0
+}
+
+const lanes = new Uint32Array(2)
+
+/** cyrb53: a fast 53-bit content hash (cache keys, not security), as hex plus the length. */
+export const hash = (text: string): string => {
+  hashLanes(text, 0, text.length, lanes)
+  return `${(4294967296 * (2097151 & (lanes[1] ?? 0)) + (lanes[0] ?? 0)).toString(16)}-${text.length}`
 }

@@ -4,7 +4,7 @@
  * regex outline has. The declaration lines themselves are not kept: only the files the map can show are outlined,
  * and those are read again. Pure.
  */
-import { extractRegex, keywords, type Scan } from "./RepoMap.js"
+import { extractRegex, hashLanes, keywords, type Scan } from "./RepoMap.js"
 
 /**
  * The words of a tree, each once, by id. A word is kept as its 64-bit hash and the two facts ranking weighs it by
@@ -37,20 +37,8 @@ export interface WordHashes {
 export const kindOf = (word: string) =>
   (word.length >= 8 && (/[a-z][A-Z]/.test(word) || word.includes("_")) ? 1 : 0) | (word.startsWith("_") ? 2 : 0)
 
-/** Two 32-bit lanes of cyrb53's mixing over UTF-16 code units. */
-const hash2 = (word: string, out: Uint32Array) => {
-  let h1 = 0xdeadbeef
-  let h2 = 0x41c6ce57
-  for (let i = 0; i < word.length; i++) {
-    const ch = word.charCodeAt(i)
-    h1 = Math.imul(h1 ^ ch, 2654435761)
-    h2 = Math.imul(h2 ^ ch, 1597334677)
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  out[0] = h1 >>> 0
-  out[1] = h2 >>> 0
-}
+/** A word's two hash halves (cyrb53's lanes). */
+const hash2 = (word: string, out: Uint32Array) => hashLanes(word, 0, word.length, out)
 
 /** A words table, starting with a cache's contents (open addressing over typed arrays). */
 export const words = (initial?: WordHashes): Words => {
@@ -153,6 +141,7 @@ for (const k of keywords) keywordTable.id(k)
 const isStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36
 const isPart = (c: number) => isStart(c) || (c >= 48 && c <= 57)
 let scratchIds = new Int32Array(4096)
+const wordLanes = new Uint32Array(2)
 
 /**
  * The ids of the distinct identifiers of a text (`identifierSet`'s words: three characters or more, keywords left
@@ -169,26 +158,21 @@ export const mentionIds = (text: string, table: Words): Int32Array => {
       continue
     }
     const start = i
-    let h1 = 0xdeadbeef
-    let h2 = 0x41c6ce57
     let camel = false
     let underscore = false
     let prev = 0
     for (; i < length; i++) {
       const ch = text.charCodeAt(i)
       if (!isPart(ch)) break
-      h1 = Math.imul(h1 ^ ch, 2654435761)
-      h2 = Math.imul(h2 ^ ch, 1597334677)
       if (ch === 95) underscore = true
       else if (ch >= 65 && ch <= 90 && prev >= 97 && prev <= 122) camel = true
       prev = ch
     }
     const n = i - start
     if (n < 3) continue
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-    const a = h1 >>> 0
-    const b = h2 >>> 0
+    hashLanes(text, start, i, wordLanes)
+    const a = wordLanes[0] ?? 0
+    const b = wordLanes[1] ?? 0
     if (n <= 10 && keywordTable.lookupHash(a, b) !== undefined) continue
     const kind = (n >= 8 && (camel || underscore) ? 1 : 0) | (c === 95 ? 2 : 0)
     if (count === scratchIds.length) {
