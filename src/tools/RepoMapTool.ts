@@ -113,6 +113,7 @@ export const makeWith = (options: Options = {}) =>
       Effect.gen(function* () {
         const { shown, start } = request
         const call = { args: request.args }
+        note?.("repo_map: listing files")
         const walked = yield* walk({
           root: session.root,
           start,
