@@ -60,8 +60,10 @@ export const run = (program: string, job: Job, note: ((message: string) => void)
       done = true
       resume(Effect.succeed(value))
     }
-    // --expose-gc: the worker collects between its phases (`betweenPhases`).
-    const child = spawn(process.execPath, ["--expose-gc", workerOf(program)], { cwd: job.root, stdio: ["pipe", "pipe", "ignore"], env: process.env })
+    // --expose-gc: the worker collects between its phases (`betweenPhases`). 4 MB semi-spaces (V8's default grows
+    // to 16): the scan makes a file's text and lines at a time, all short-lived; measured on the bench's 60k-file
+    // tree, the warm map's peak went from 319 to 297-300 MB.
+    const child = spawn(process.execPath, ["--expose-gc", "--max-semi-space-size=4", workerOf(program)], { cwd: job.root, stdio: ["pipe", "pipe", "ignore"], env: process.env })
     child.on("error", () => finish(undefined))
     child.stdin.on("error", () => undefined)
     child.stdout.setEncoding("utf8")
