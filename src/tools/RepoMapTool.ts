@@ -1,12 +1,14 @@
 /**
  * `repo_map`: walks the (jailed) directory honouring .gitignore and maps every source file in it. Each file gets a
- * lexical scan (its regex declarations, imports and identifiers: cheap, cached); ranking (`domain/repomap/Rank`)
- * builds the graph of definitions and references across all of them and runs PageRank, focused on the `focus`
- * files when given; only the files that can appear in the map are then outlined by tree-sitter (the regex outline
- * when the outliner has no grammar, `mode: "regex"`, or a tree with syntax errors), and the budget is filled by a
- * binary search over the ranked symbols. Coverage is never silent: a file left out (too large, binary, a symlink,
+ * lexical scan, kept as a compact summary (`domain/repomap/Summary`: the names it defines and the identifiers it
+ * mentions as ids into one words table, its imports, its symbol count; cached); ranking (`domain/repomap/Rank`)
+ * runs PageRank over definitions and references across all of them, focused on the `focus` files when given; only
+ * the files that can appear in the map are then read again and outlined by tree-sitter (the regex outline when the
+ * outliner has no grammar, `mode: "regex"`, or a tree with syntax errors), and the budget is filled by a binary
+ * search over the ranked symbols. Coverage is never silent: a file left out (too large, binary, a symlink,
  * unreadable, past the walk's budget) is counted and named with its reason. The cache (`RepoMapCache`) is in the
- * user's cache folder, never in the workspace.
+ * user's cache folder, never in the workspace. With `isolate` (app/RepoMapWorker) the map is made in a worker
+ * process that exits after the call.
  */
 import { Effect, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
