@@ -78,6 +78,21 @@ describe("repo_map worker", () => {
     })
   )
 
+  it.effect("in a read-only mode the worker writes no cache inside the workspace; in BUILD it does", () =>
+    Effect.gen(function* () {
+      const root = fixture()
+      const inside = path.join(root, ".cache")
+      const job = (workMode: RepoMapWorker.Job["workMode"]): RepoMapWorker.Job => ({ root, workMode, mode: "auto", cacheDir: inside, request: { start: root, shown: ".", args: {} } })
+      for (const mode of ["DISCUSS", "PLAN"] as const) {
+        const result = yield* RepoMapWorker.run(bin, job(mode), undefined)
+        assert.strictEqual(result?.stats.cacheWritten, false)
+        assert.isFalse(fs.existsSync(inside))
+      }
+      assert.strictEqual((yield* RepoMapWorker.run(bin, job("BUILD"), undefined))?.stats.cacheWritten, true)
+      assert.isTrue(fs.existsSync(RepoMapCache.cacheFile(inside, root)))
+    })
+  )
+
   it.effect("a worker that cannot run gives no answer, and the call makes the map in process", () =>
     Effect.gen(function* () {
       const root = fixture()
