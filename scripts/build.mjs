@@ -53,6 +53,19 @@ if (bundle === undefined) throw new Error("the program bundle is missing")
 // The launcher runs it as a plain script: anything that needs the ESM loader would fail there.
 if (/\bimport\(|\bimport\.meta\b/.test(readFileSync(bundle, "utf8"))) throw new Error(`${bundle} still uses import() or import.meta`)
 
+// The repo map's worker (src/repomapWorker.ts), started by repo_map from beside dist/bin.js: a bundle of its own,
+// so it loads only what a map needs.
+await build({
+  ...common,
+  format: "cjs",
+  entryPoints: { "repomap-worker": "src/repomapWorker.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".cjs" },
+  supported: { "dynamic-import": false },
+  define: { "import.meta.url": "__minicode_import_meta_url" },
+  banner: { js: "const __minicode_import_meta_url = require('node:url').pathToFileURL(__filename).href;" }
+})
+
 // The executable: the launcher, told the bundle's (content-hashed) name, which keys the code cache.
 await build({ ...common, format: "esm", entryPoints: { bin: "src/launcher.ts" }, outdir: "dist", define: { MINICODE_MAIN: JSON.stringify(path.basename(bundle)) } })
 chmodSync("dist/bin.js", 0o755)

@@ -6,7 +6,6 @@
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { Effect, Either, Schema } from "effect"
 import * as BrokerClient from "../adapters/lsp/BrokerClient.js"
 import * as BrokerServer from "../adapters/lsp/BrokerServer.js"
@@ -18,6 +17,7 @@ import * as Protocol from "../domain/lsp/BrokerProtocol.js"
 import type { LspTransportShape } from "../ports/LspTransport.js"
 import { renewed } from "./LspRenewal.js"
 import { serverHistoryCheck, serverLauncher } from "./NodeLayers.js"
+import { thisProgram } from "./Program.js"
 
 /** A broker stops after this long without a request (MINICODE_LSP_IDLE_MS overrides it). */
 export const defaultIdleMs = 10 * 60_000
@@ -40,17 +40,7 @@ const BrokerConfigSchema = Schema.parseJson(
   })
 )
 
-/** The running program (dist/bin.js) when this process is one; brokers are started only from it. */
-export const thisProgram = (): string | undefined => {
-  const script = process.argv[1]
-  if (script === undefined) return undefined
-  try {
-    const real = fs.realpathSync(script)
-    return path.basename(real) === "bin.js" ? real : undefined
-  } catch {
-    return undefined
-  }
-}
+export { thisProgram }
 
 const configuration = (c: BrokerConfig, program: string) =>
   JSON.stringify({ protocol: Protocol.version, program, servers: c.servers, unrestricted: c.unrestricted, sandboxed: c.sandboxed })

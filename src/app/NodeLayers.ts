@@ -37,6 +37,8 @@ import { type Extension, Extensions, noDiagnostics } from "../kernel/Executor.js
 import * as GitTools from "../tools/GitTools.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as RepoMap from "../tools/RepoMapTool.js"
+import { thisProgram } from "./Program.js"
+import * as RepoMapWorker from "./RepoMapWorker.js"
 import * as Kernel from "../kernel/Kernel.js"
 import type { Adapters } from "../kernel/Kernel.js"
 import * as SqlSchemaTool from "../tools/SqlSchemaTool.js"
@@ -273,15 +275,22 @@ export const userCacheDir = (env: NodeJS.ProcessEnv = process.env): string | und
  */
 export const repoMapExtension = (
   mode: "auto" | "regex" = process.env["MINICODE_REPOMAP"] === "regex" ? "regex" : "auto",
-  cacheDir: string | undefined = userCacheDir()
+  cacheDir: string | undefined = userCacheDir(),
+  /** The program whose `repomap worker` makes the map (default: this one, when it is dist/bin.js and MINICODE_REPOMAP_WORKER is not "off"). */
+  worker: string | undefined = process.env["MINICODE_REPOMAP_WORKER"] === "off" ? undefined : thisProgram()
 ) =>
-  mode === "regex"
-    ? RepoMap.make({ mode, cacheDir })
-    : Effect.promise(() => import("../adapters/treesitter/TreeSitterOutliner.js")).pipe(
-        Effect.flatMap((TreeSitterOutliner) =>
-          Effect.flatMap(TreeSitterOutliner.make, (outliner) => RepoMap.make({ mode, outliner, outlinerName: TreeSitterOutliner.name, cacheDir }))
-        )
-      )
+  Effect.gen(function* () {
+    const session = yield* Session
+    const isolate: RepoMap.Isolate | undefined =
+      worker === undefined
+        ? undefined
+        : (request, note) => RepoMapWorker.run(worker, { root: session.root, workMode: session.workMode, mode, cacheDir, request }, note)
+    const options = { mode, cacheDir, ...(isolate === undefined ? {} : { isolate }) }
+    if (mode === "regex") return yield* RepoMap.make(options)
+    const TreeSitterOutliner = yield* Effect.promise(() => import("../adapters/treesitter/TreeSitterOutliner.js"))
+    const outliner = yield* TreeSitterOutliner.make
+    return yield* RepoMap.make({ ...options, outliner, outlinerName: TreeSitterOutliner.name })
+  })
 
 /**
  * bash over the sandboxed shell (when asked); the git tools' reads and git_commit in the sandbox (`gitRunners`),

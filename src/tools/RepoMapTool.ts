@@ -1,12 +1,14 @@
 /**
  * `repo_map`: walks the (jailed) directory honouring .gitignore and maps every source file in it. Each file gets a
- * lexical scan (its regex declarations, imports and identifiers: cheap, cached); ranking (`domain/repomap/Rank`)
- * builds the graph of definitions and references across all of them and runs PageRank, focused on the `focus`
- * files when given; only the files that can appear in the map are then outlined by tree-sitter (the regex outline
- * when the outliner has no grammar, `mode: "regex"`, or a tree with syntax errors), and the budget is filled by a
- * binary search over the ranked symbols. Coverage is never silent: a file left out (too large, binary, a symlink,
+ * lexical scan, kept as a compact summary (`domain/repomap/Summary`: the names it defines and the identifiers it
+ * mentions as ids into one words table, its imports, its symbol count; cached); ranking (`domain/repomap/Rank`)
+ * runs PageRank over definitions and references across all of them, focused on the `focus` files when given; only
+ * the files that can appear in the map are then read again and outlined by tree-sitter (the regex outline when the
+ * outliner has no grammar, `mode: "regex"`, or a tree with syntax errors), and the budget is filled by a binary
+ * search over the ranked symbols. Coverage is never silent: a file left out (too large, binary, a symlink,
  * unreadable, past the walk's budget) is counted and named with its reason. The cache (`RepoMapCache`) is in the
- * user's cache folder, never in the workspace.
+ * user's cache folder, never in the workspace. With `isolate` (app/RepoMapWorker) the map is made in a worker
+ * process that exits after the call.
  */
 import { Effect, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
@@ -15,6 +17,7 @@ import * as P from "../domain/jail/PosixPath.js"
 import * as Rank from "../domain/repomap/Rank.js"
 import * as Render from "../domain/repomap/Render.js"
 import * as RepoMap from "../domain/repomap/RepoMap.js"
+import * as Summary from "../domain/repomap/Summary.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import * as Progress from "../ports/Progress.js"
@@ -51,7 +54,34 @@ export interface Options {
   /** The user's cache folder (`$XDG_CACHE_HOME/minicode`); undefined: nothing is cached between calls. */
   readonly cacheDir?: string | undefined
   readonly onStats?: (stats: Stats) => Effect.Effect<void>
+  /**
+   * Runs the map elsewhere (a worker process that exits after the call, so the parse's native trees and heap go
+   * with it); undefined when it cannot, and the map is then made in this process.
+   */
+  readonly isolate?: Isolate
+  /**
+   * Called between the phases (after the scan, after the ranking is dropped): a worker that may collect garbage
+   * (`--expose-gc`) does, so the phases' peaks do not add up.
+   */
+  readonly betweenPhases?: () => void
 }
+
+/** What a map needs beyond the session: the resolved folder and the call's arguments. */
+export interface Request {
+  /** The folder mapped, real path. */
+  readonly start: string
+  /** How the map's title names it. */
+  readonly shown: string
+  readonly args: { readonly focus?: ReadonlyArray<string> | undefined; readonly max_chars?: number | undefined }
+}
+
+export interface Result {
+  readonly text: string
+  readonly truncated: boolean
+  readonly stats: Stats
+}
+
+export type Isolate = (request: Request, note: ((message: string) => void) | undefined) => Effect.Effect<Result | undefined>
 
 const decoder = new TextDecoder("utf-8")
 
@@ -68,7 +98,8 @@ const coverage = (excluded: ReadonlyMap<Reason, ReadonlyArray<string>>, walkInco
   return lines
 }
 
-export const make = (options: Options = {}) =>
+/** The tool's extension and the map itself (`compute`, what a worker process runs). */
+export const makeWith = (options: Options = {}) =>
   Effect.gen(function* () {
     const session = yield* Session
     const fs = yield* FileSystem
@@ -79,18 +110,15 @@ export const make = (options: Options = {}) =>
 
     const statKey = (s: { readonly size: number; readonly mtimeMs: number; readonly ino: number }) => `${s.size}:${s.mtimeMs}:${s.ino}`
 
-    const build = (inv: Invocation, call: CallOf<"repo_map">) =>
+    /** One map, in this process: everything but resolving the call (a worker process runs this too). */
+    const compute = (request: Request, note: ((message: string) => void) | undefined) =>
       Effect.gen(function* () {
-        const facts = inv.resolved["path"]
-        if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
-        const shown = Jail.display(session, facts.lexical)
-        if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
-        const progress = yield* Progress.current
-        const note = progress.watched ? progress.note : undefined
+        const { shown, start } = request
+        const call = { args: request.args }
         note?.("repo_map: listing files")
         const walked = yield* walk({
           root: session.root,
-          start: facts.real,
+          start,
           maxEntries: limits.walkEntries,
           onProgress: note === undefined ? undefined : (n) => note(`repo_map: listing files (${n} entries so far)`)
         })
@@ -102,7 +130,8 @@ export const make = (options: Options = {}) =>
           else list.push(file)
         }
         const fresh: Record<string, Cache.Entry> = {}
-        const scans = new Map<string, RepoMap.Scan>()
+        const words = cache.words
+        const summaries = new Map<string, Summary.Summary>()
         let sources = 0
         let scanHits = 0
         let changed = false
@@ -141,7 +170,7 @@ export const make = (options: Options = {}) =>
           const cached = cache.files[file]
           if (cached !== undefined && cached.stat === key) {
             fresh[file] = cached
-            scans.set(file, cached.scan)
+            summaries.set(file, cached.summary)
             scanHits++
             continue
           }
@@ -154,21 +183,22 @@ export const make = (options: Options = {}) =>
           changed = true
           if (cached !== undefined && cached.hash === hash) {
             fresh[file] = { ...cached, stat: key }
-            scans.set(file, cached.scan)
+            summaries.set(file, cached.summary)
             scanHits++
             continue
           }
-          const scan = RepoMap.scan(file, text)
-          fresh[file] = { stat: key, hash, scan, parser: "regex" }
-          scans.set(file, scan)
+          const summary = Summary.summarize(file, text, words)
+          fresh[file] = { stat: key, hash, summary, parser: "regex" }
+          summaries.set(file, summary)
         }
 
-        const root = P.relative(session.root, facts.real)
+        const root = P.relative(session.root, start)
         const focusPaths = (call.args.focus ?? []).map((f) => P.relative(session.root, P.resolve(session.root, f)))
-        const focus = new Set([...scans.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
-        note?.(`repo_map: ranking the symbols of ${scans.size} files`)
-        const ranking = Rank.rank(scans, focus)
-        if (progress.watched) progress.note("repo_map: outlining the top-ranked files")
+        const focus = new Set([...summaries.keys()].filter((f) => focusPaths.some((p) => f === p || (p === "" ? true : f.startsWith(`${p}/`)))))
+        note?.(`repo_map: ranking the symbols of ${summaries.size} files`)
+        options.betweenPhases?.()
+        let ranking: Rank.Ranking | undefined = Rank.rankSummaries(summaries, words, focus)
+        note?.("repo_map: outlining the top-ranked files")
         const maxChars = call.args.max_chars ?? Render.defaultMaxChars
 
         // Outline the files in rank order until their outlines hold well more than the budget: only what can be shown.
@@ -176,27 +206,24 @@ export const make = (options: Options = {}) =>
         let held = 0
         let outlineHits = 0
         let outlined = 0
+        const none: RepoMap.Outline = { symbols: [], imports: [] }
+        // A file's outline: the cached one when the same outliner made it, else the file is read again and outlined
+        // (by the regex when the outliner has no answer, or in regex mode); a file changed since its summary was
+        // taken shows nothing until the next call summarises it again.
         const outlineOf = (file: string, entry: Cache.Entry) =>
           Effect.gen(function* () {
-            if (!useOutliner || options.outliner === undefined) {
-              if (entry.parser !== "regex" || entry.outline !== undefined) {
-                fresh[file] = { stat: entry.stat, hash: entry.hash, scan: entry.scan, parser: "regex" }
-                changed = true
-              }
-              return entry.scan
-            }
-            if (entry.outliner === parserName) {
+            if (entry.outliner === parserName && entry.outline !== undefined) {
               outlineHits++
-              return entry.outline ?? entry.scan
+              return entry.outline
             }
             const text = yield* read(P.join(session.root, file))
+            if (typeof text !== "string" || RepoMap.hash(text) !== entry.hash) return none
             outlined++
             changed = true
-            const made = typeof text === "string" && RepoMap.hash(text) === entry.hash ? yield* options.outliner(file, text) : undefined
-            fresh[file] = made === undefined
-              ? { stat: entry.stat, hash: entry.hash, scan: entry.scan, outliner: parserName, parser: "regex" }
-              : { stat: entry.stat, hash: entry.hash, scan: entry.scan, outliner: parserName, parser: parserName, outline: made }
-            return made ?? entry.scan
+            const made = useOutliner && options.outliner !== undefined ? yield* options.outliner(file, text) : undefined
+            const outline = made ?? RepoMap.extractRegex(file, text)
+            fresh[file] = { stat: entry.stat, hash: entry.hash, summary: entry.summary, outliner: parserName, parser: made === undefined ? "regex" : parserName, outline }
+            return outline
           })
         for (const file of ranking.files) {
           if (held > 3 * maxChars) break
@@ -211,16 +238,12 @@ export const make = (options: Options = {}) =>
         const shownIndex = new Map(candidates.map((c) => [c.file.path, c.outline]))
         let totalFiles = 0
         let totalSymbols = 0
-        for (const [file, scan] of scans) {
-          const n = (shownIndex.get(file) ?? scan).symbols.length
+        for (const [file, summary] of summaries) {
+          const n = shownIndex.get(file)?.symbols.length ?? summary.symbols
           if (n > 0) totalFiles++
           totalSymbols += n
         }
 
-        // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
-        const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => root !== "" && !f.startsWith(`${root}/`)))
-        const dropped = Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length
-        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { version: 2, root: session.root, files: { ...kept, ...fresh } }, session.workMode) : false
 
         const notes = coverage(excluded, walked.incomplete)
         const left = [...excluded.values()].reduce((n, l) => n + l.length, 0)
@@ -239,13 +262,40 @@ export const make = (options: Options = {}) =>
           focus: focusPaths,
           maxChars
         })
-        if (options.onStats !== undefined) {
-          yield* options.onStats({ sources, scanHits, scanned: scans.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten })
-        }
-        const result: ToolOutput = { text: map.text, truncated: map.truncated || left > 0 || walked.incomplete }
+        // Saved once the ranking is garbage: the cache's bytes and the ranking's arrays are never held at once.
+        ranking = undefined
+        options.betweenPhases?.()
+        // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
+        const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => root !== "" && !f.startsWith(`${root}/`)))
+        const dropped = Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length
+        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { root: session.root, words, files: { ...kept, ...fresh } }, session.workMode) : false
+        const stats: Stats = { sources, scanHits, scanned: summaries.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten }
+        const result: Result = { text: map.text, truncated: map.truncated || left > 0 || walked.incomplete, stats }
         return result
       }).pipe(Effect.provideService(FileSystem, fs))
 
+    const build = (inv: Invocation, call: CallOf<"repo_map">) =>
+      Effect.gen(function* () {
+        const facts = inv.resolved["path"]
+        if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
+        const shown = Jail.display(session, facts.lexical)
+        if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
+        const progress = yield* Progress.current
+        const note = progress.watched ? progress.note : undefined
+        const request: Request = {
+          start: facts.real,
+          shown,
+          args: { focus: call.args.focus, max_chars: call.args.max_chars }
+        }
+        const isolated = options.isolate === undefined ? undefined : yield* options.isolate(request, note)
+        const result = isolated ?? (yield* compute(request, note))
+        if (options.onStats !== undefined) yield* options.onStats(result.stats)
+        const output: ToolOutput = { text: result.text, truncated: result.truncated }
+        return output
+      })
+
     const extension: Extension = (inv) => (inv.facts.call.tool === "repo_map" ? build(inv, inv.facts.call) : undefined)
-    return extension
+    return { extension, compute }
   })
+
+export const make = (options: Options = {}) => Effect.map(makeWith(options), (m) => m.extension)

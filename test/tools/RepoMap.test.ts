@@ -5,6 +5,7 @@
 import * as fs from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as CacheFile from "../../src/domain/repomap/CacheFile.js"
 import * as Imports from "../../src/domain/repomap/Imports.js"
 import { type Extension, Extensions } from "../../src/kernel/Executor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
@@ -77,11 +78,13 @@ describe("repo_map", () => {
       assert.notInclude(first.text, "hidden")
       assert.notInclude(first.text, "_private")
       assert.notInclude(first.text, "dist/")
-      const cache = JSON.parse(fs.readFileSync(cacheFileOf(dir, root), "utf8"))
-      assert.deepStrictEqual(Object.keys(cache.files).sort(), ["crate/geo.rs", "crate/lib.rs", "py/app/__init__.py", "py/app/main.py", "py/app/models.py", "src/api.ts", "src/index.ts", "src/model.ts", "src/util/strings.ts"])
+      const cache = CacheFile.decode(fs.readFileSync(cacheFileOf(dir, root)))
+      assert.deepStrictEqual(Object.keys(cache?.files ?? {}).sort(), ["crate/geo.rs", "crate/lib.rs", "py/app/__init__.py", "py/app/main.py", "py/app/models.py", "src/api.ts", "src/index.ts", "src/model.ts", "src/util/strings.ts"])
       // A cached outline is used as long as the content hash matches: plant a marker in the cache to prove it.
-      cache.files["src/api.ts"].scan.symbols = [{ line: 1, text: "FROM CACHE" }]
-      fs.writeFileSync(cacheFileOf(dir, root), JSON.stringify(cache))
+      const api = cache?.files["src/api.ts"]
+      if (cache === undefined || api === undefined) return assert.fail("no cache entry for src/api.ts")
+      const planted = { ...api, outline: { symbols: [{ line: 1, text: "FROM CACHE" }], imports: [] } }
+      fs.writeFileSync(cacheFileOf(dir, root), CacheFile.encode({ ...cache, files: { ...cache.files, "src/api.ts": planted } }))
       const second = yield* Runner.invoke({ tool: "repo_map", args: { path: "src" } }).pipe(Effect.provide(chain(root, regexMap(dir))))
       assert.include(second.text, "FROM CACHE")
       write(root, "src/api.ts", "export function changed() {}\n")
@@ -112,8 +115,8 @@ describe("repo_map", () => {
       const dir = cacheDir()
       yield* env("XDG_CACHE_HOME", dir)
       const parsers = () => {
-        const cache: { files: Record<string, { parser: string }> } = JSON.parse(fs.readFileSync(cacheFileOf(`${dir}/minicode`, root), "utf8"))
-        return Object.fromEntries(Object.entries(cache.files).map(([f, e]) => [f, e.parser]))
+        const cache = CacheFile.decode(fs.readFileSync(cacheFileOf(`${dir}/minicode`, root)))
+        return Object.fromEntries(Object.entries(cache?.files ?? {}).map(([f, e]) => [f, e.parser]))
       }
       const mapWith = (repoMap: ExtensionEffect) => Runner.invoke({ tool: "repo_map", args: {} }).pipe(Effect.provide(chain(root, repoMap)))
 

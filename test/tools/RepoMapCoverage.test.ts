@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
 import * as TreeSitterOutliner from "../../src/adapters/treesitter/TreeSitterOutliner.js"
 import type { WorkMode } from "../../src/domain/core/Modes.js"
+import * as CacheFile from "../../src/domain/repomap/CacheFile.js"
 import { type Extension, Extensions } from "../../src/kernel/Executor.js"
 import * as Kernel from "../../src/kernel/Kernel.js"
 import * as Runner from "../../src/kernel/Runner.js"
@@ -114,9 +115,9 @@ describe("repo_map cache", () => {
       const [first, second] = yield* Ref.get(stats)
       assert.deepStrictEqual(first, { sources: 4, scanHits: 0, scanned: 4, outlineHits: 0, outlined: 4, excluded: 0, cacheWritten: true })
       assert.deepStrictEqual(second, { sources: 4, scanHits: 4, scanned: 0, outlineHits: 4, outlined: 0, excluded: 0, cacheWritten: false })
-      const cache = JSON.parse(fs.readFileSync(RepoMapCache.cacheFile(cacheDir, root), "utf8"))
+      const cache = CacheFile.decode(fs.readFileSync(RepoMapCache.cacheFile(cacheDir, root)))
       // The broken files fell back to the regex, and that answer is what is cached under the outliner's key.
-      assert.deepStrictEqual([cache.files["src/broken.ts"].outliner, cache.files["src/broken.ts"].parser], ["tree-sitter", "regex"])
+      assert.deepStrictEqual([cache?.files["src/broken.ts"]?.outliner, cache?.files["src/broken.ts"]?.parser], ["tree-sitter", "regex"])
       assert.include(cold.text, "src/broken.ts (imported by 1)\n  1: export function broken()")
       // A touch without a change is read and hashed, never re-parsed; a change is re-parsed.
       const t = new Date(Date.now() + 5000)
@@ -159,11 +160,32 @@ describe("repo_map cache", () => {
       fs.mkdirSync(path.dirname(file), { recursive: true })
       fs.writeFileSync(file, "{not json")
       assert.include((yield* map(root, treeSitter(cacheDir))).text, "def real()")
-      const cache = JSON.parse(fs.readFileSync(file, "utf8"))
-      cache.root = "/elsewhere"
-      cache.files["a.py"].outline.symbols = [{ line: 1, text: "PLANTED" }]
-      fs.writeFileSync(file, JSON.stringify(cache))
+      const cache = CacheFile.decode(fs.readFileSync(file))
+      const entry = cache?.files["a.py"]
+      assert.isDefined(entry)
+      if (cache === undefined || entry === undefined) return
+      const planted = { ...entry, outline: { symbols: [{ line: 1, text: "PLANTED" }], imports: [] } }
+      const bytes = CacheFile.encode({ ...cache, files: { "a.py": planted } })
+      // Planted under the workspace's own root it would be trusted (the cache works); under another root, not.
+      fs.writeFileSync(file, bytes)
+      assert.include((yield* map(root, treeSitter(cacheDir))).text, "PLANTED")
+      fs.writeFileSync(file, CacheFile.encode({ ...cache, root: "/elsewhere", files: { "a.py": planted } }))
       assert.notInclude((yield* map(root, treeSitter(cacheDir))).text, "PLANTED")
+      // Truncated, or one byte changed in its ids: ignored, and the map is whole.
+      fs.writeFileSync(file, bytes.subarray(0, bytes.length - 4))
+      assert.include((yield* map(root, treeSitter(cacheDir))).text, "def real()")
+      const damaged = CacheFile.encode({ ...cache, files: { "a.py": planted } })
+      damaged[damaged.length - 1] = 0x7f
+      fs.writeFileSync(file, damaged)
+      assert.include((yield* map(root, treeSitter(cacheDir))).text, "def real()")
+      // The JSON cache of the version before is ignored, and removed once the new one is written.
+      const legacy = file.replace(/\.bin$/, ".json")
+      fs.writeFileSync(legacy, JSON.stringify({ version: 2, root, files: { "a.py": { stat: "x", hash: "y", parser: "regex", scan: { symbols: [{ line: 1, text: "OLD" }], imports: [], refs: "" } } } }))
+      fs.rmSync(file)
+      const fresh = yield* map(root, treeSitter(cacheDir))
+      assert.include(fresh.text, "def real()")
+      assert.notInclude(fresh.text, "OLD")
+      assert.isFalse(fs.existsSync(legacy))
     })
   )
 })

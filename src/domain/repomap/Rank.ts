@@ -6,6 +6,7 @@
  */
 import { dirOf, indexFiles, resolveImports } from "./Imports.js"
 import type { Scan } from "./RepoMap.js"
+import { mentions, ofScan, type Summary, type Words, words as wordTable } from "./Summary.js"
 
 export interface RankedFile {
   readonly path: string
@@ -28,61 +29,71 @@ const maxDefiners = 12
 const damping = 0.85
 const iterations = 30
 
-/** Aider's weights: a long, specific name says more than a short one; a `_private` one less. */
-const weightOf = (name: string, definers: number) => {
+/** Aider's weights: a long, specific name says more than a short one; a `_private` one less (`Summary.kindOf`). */
+const weightOf = (kind: number, definers: number) => {
   let w = 1
-  if (name.length >= 8 && (/[a-z][A-Z]/.test(name) || name.includes("_"))) w *= 10
-  if (name.startsWith("_")) w *= 0.1
+  if ((kind & 1) !== 0) w *= 10
+  if ((kind & 2) !== 0) w *= 0.1
   if (definers > 5) w *= 0.1
   return w
 }
 
-interface Definition {
-  /** Indices of the files that define the name. */
-  readonly files: Array<number>
-  readonly weight: number
-  /** The rank each of those definitions earned, parallel to `files`. */
-  scores: Float64Array | undefined
+/** Ranks lexical scans (tests, small trees): their summaries over a words table of their own. */
+export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string> = new Set()): Ranking => {
+  const table = wordTable()
+  return rankSummaries(new Map([...scans].map(([path, scan]) => [path, ofScan(scan, table)])), table, focus)
 }
 
-export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string> = new Set()): Ranking => {
-  const paths = [...scans.keys()].sort()
+/**
+ * Ranks the files' summaries. The definitions of each word are a compressed row of file indices. Rank moves per
+ * word, not per (mention, definition) pair: every file mentioning a word adds its share once to the word's pool,
+ * and a definition earns the pool less its own file's share (the same sums as the file-to-file graph, without
+ * building it).
+ */
+export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Words, focus: ReadonlySet<string> = new Set()): Ranking => {
+  const paths = [...summaries.keys()].sort()
   const n = paths.length
   const at = new Map(paths.map((p, i) => [p, i]))
+  const list = paths.map((p) => summaries.get(p) as Summary)
   const index = indexFiles(paths)
-  const definitions = new Map<string, Definition>()
-  paths.forEach((path, i) => {
-    for (const s of scans.get(path)?.symbols ?? []) {
-      if (s.name === undefined || s.name.length < 2) continue
-      const d = definitions.get(s.name)
-      if (d === undefined) definitions.set(s.name, { files: [i], weight: 0, scores: undefined })
-      else if (d.files[d.files.length - 1] !== i) d.files.push(i)
+  const w = words.size()
+  // Definitions per word (compressed rows), and which words are specific enough to say which file a mention means.
+  const definers = new Int32Array(w + 1)
+  for (const s of list) for (const id of s.defs) definers[id + 1] = (definers[id + 1] ?? 0) + 1
+  const usable = new Uint8Array(w)
+  const weight = new Float64Array(w)
+  for (let id = 0; id < w; id++) {
+    const count = definers[id + 1] ?? 0
+    if (count > 0 && count <= maxDefiners) {
+      usable[id] = 1
+      weight[id] = weightOf(words.kind(id), count)
     }
+  }
+  for (let id = 0; id < w; id++) definers[id + 1] = (definers[id + 1] ?? 0) + (definers[id] ?? 0)
+  const defFiles = new Int32Array(definers[w] ?? 0)
+  const fill = definers.slice(0, w)
+  list.forEach((s, i) => {
+    for (const id of s.defs) defFiles[(fill[id] = (fill[id] ?? 0) + 1) - 1] = i
   })
-  const usable = new Map<string, Definition>()
-  for (const [name, d] of definitions) {
-    if (d.files.length <= maxDefiners) usable.set(name, { files: d.files, weight: weightOf(name, d.files.length), scores: new Float64Array(d.files.length) })
+  const defines = (id: number, i: number) => {
+    for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) if (defFiles[k] === i) return true
+    return false
   }
-  // Edges, aggregated per (from, to) in compressed rows (the iterations walk flat arrays); how many files import
-  // and mention each file. Rows are built in order of `from`, so "last counted by" dedupes the counts.
-  const acc = new Float64Array(n)
-  const touched: Array<number> = []
-  const add = (j: number, w: number) => {
-    if (acc[j] === 0) touched.push(j)
-    acc[j] = (acc[j] ?? 0) + w
-  }
-  const offsets = new Int32Array(n + 1)
-  const rowTargets: Array<number> = []
-  const rowWeights: Array<number> = []
+  // Mentions are not expanded into file-to-file edges (a mention of a word with 12 definitions would be 12 edges):
+  // rank flows from a file to the words it mentions and on to their definitions. Import edges are few and kept as
+  // rows. A file's out-weight counts each mention once per other file defining the word.
   const totals = new Float64Array(n)
   const importedBy = new Int32Array(n)
   const referencedBy = new Int32Array(n)
   const lastImporter = new Int32Array(n).fill(-1)
   const lastReferrer = new Int32Array(n).fill(-1)
+  const importOffsets = new Int32Array(n + 1)
+  const importTargets: Array<number> = []
+  const importWeights: Array<number> = []
   const resolved = new Map<string, ReadonlyArray<number>>()
-  paths.forEach((from, i) => {
-    const scan = scans.get(from)
-    for (const spec of scan?.imports ?? []) {
+  list.forEach((summary, i) => {
+    const from = paths[i] ?? ""
+    for (const spec of summary.imports) {
       // Files of one folder import the same specifiers: resolve each (folder, language, specifier) once (a Rust
       // module's own path matters: `mod x;` in a.rs names a/x.rs).
       const ext = from.slice(from.lastIndexOf("."))
@@ -94,89 +105,120 @@ export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string
       }
       for (const j of targets) {
         if (j === i) continue
-        add(j, 1 / Math.sqrt(targets.length))
+        const x = 1 / Math.sqrt(targets.length)
+        importTargets.push(j)
+        importWeights.push(x)
+        totals[i] = (totals[i] ?? 0) + x
         if (lastImporter[j] !== i) {
           lastImporter[j] = i
           importedBy[j] = (importedBy[j] ?? 0) + 1
         }
       }
     }
-    const refs = scan?.refs ?? ""
-    if (refs !== "") {
-      for (const name of refs.split(" ")) {
-        const d = usable.get(name)
-        if (d === undefined) continue
-        for (const j of d.files) {
-          if (j === i) continue
-          add(j, d.weight)
-          if (lastReferrer[j] !== i) {
-            lastReferrer[j] = i
-            referencedBy[j] = (referencedBy[j] ?? 0) + 1
-          }
+    importOffsets[i + 1] = importTargets.length
+    for (const id of summary.refs) {
+      if (usable[id] !== 1) continue
+      const others = (definers[id + 1] ?? 0) - (definers[id] ?? 0) - (defines(id, i) ? 1 : 0)
+      totals[i] = (totals[i] ?? 0) + others * (weight[id] ?? 0)
+      for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) {
+        const j = defFiles[k] ?? 0
+        if (j !== i && lastReferrer[j] !== i) {
+          lastReferrer[j] = i
+          referencedBy[j] = (referencedBy[j] ?? 0) + 1
         }
       }
     }
-    for (const j of touched) {
-      rowTargets.push(j)
-      rowWeights.push(acc[j] ?? 0)
-      totals[i] = (totals[i] ?? 0) + (acc[j] ?? 0)
-      acc[j] = 0
-    }
-    touched.length = 0
-    offsets[i + 1] = rowTargets.length
   })
-  const targets = Int32Array.from(rowTargets)
-  const weights = Float64Array.from(rowWeights)
+  // Per file, the usable words it mentions and defines, and which of those it defines it also mentions (its own
+  // share is not passed to itself): what the iterations walk.
+  // Compressed rows, one array each (not a typed array per file).
+  const refAt = new Int32Array(n + 1)
+  const defAt = new Int32Array(n + 1)
+  list.forEach((summary, i) => {
+    let r = 0
+    for (const id of summary.refs) if (usable[id] === 1) r++
+    let d = 0
+    for (const id of summary.defs) if (usable[id] === 1) d++
+    refAt[i + 1] = (refAt[i] ?? 0) + r
+    defAt[i + 1] = (defAt[i] ?? 0) + d
+  })
+  const usedRefs = new Int32Array(refAt[n] ?? 0)
+  const usedDefs = new Int32Array(defAt[n] ?? 0)
+  const selfMentions = new Uint8Array(defAt[n] ?? 0)
+  list.forEach((summary, i) => {
+    let r = refAt[i] ?? 0
+    for (const id of summary.refs) if (usable[id] === 1) usedRefs[r++] = id
+    let d = defAt[i] ?? 0
+    for (const id of summary.defs) {
+      if (usable[id] !== 1) continue
+      selfMentions[d] = mentions(summary, id) ? 1 : 0
+      usedDefs[d++] = id
+    }
+  })
 
   // PageRank, personalised: the teleport lands on the focus files nine times in ten when there are any.
   const focused = paths.filter((p) => focus.has(p)).length
   const teleport = Float64Array.from(paths, (p) => (focused === 0 ? 1 / Math.max(1, n) : 0.1 / n + (focus.has(p) ? 0.9 / focused : 0)))
   let pr = Float64Array.from(teleport)
+  const out = new Float64Array(n)
+  const pool = new Float64Array(w)
+  /** Each word's pool: the out-shares (`perFile`) of the files that mention it. */
+  const fillPool = (perFile: Float64Array) => {
+    pool.fill(0)
+    for (let i = 0; i < n; i++) {
+      const f = perFile[i] ?? 0
+      if (f === 0) continue
+      for (let r = refAt[i] ?? 0, end = refAt[i + 1] ?? 0; r < end; r++) {
+        const id = usedRefs[r] ?? 0
+        pool[id] = (pool[id] ?? 0) + f
+      }
+    }
+  }
   for (let k = 0; k < iterations; k++) {
     const next = new Float64Array(n)
     let dangling = 0
     for (let i = 0; i < n; i++) {
-      const share = pr[i] ?? 0
       const total = totals[i] ?? 0
-      if (total === 0) {
-        dangling += share
-        continue
+      out[i] = total === 0 ? 0 : (damping * (pr[i] ?? 0)) / total
+      if (total === 0) dangling += pr[i] ?? 0
+    }
+    fillPool(out)
+    for (let j = 0; j < n; j++) {
+      const own = out[j] ?? 0
+      let gain = 0
+      for (let d = defAt[j] ?? 0, end = defAt[j + 1] ?? 0; d < end; d++) {
+        const id = usedDefs[d] ?? 0
+        gain += (weight[id] ?? 0) * ((pool[id] ?? 0) - (selfMentions[d] === 1 ? own : 0))
       }
-      const f = (damping * share) / total
-      for (let k = offsets[i] ?? 0, end = offsets[i + 1] ?? 0; k < end; k++) {
-        const j = targets[k] ?? 0
-        next[j] = (next[j] ?? 0) + f * (weights[k] ?? 0)
+      next[j] = (next[j] ?? 0) + gain
+    }
+    for (let i = 0; i < n; i++) {
+      const f = out[i] ?? 0
+      for (let e = importOffsets[i] ?? 0, end = importOffsets[i + 1] ?? 0; e < end; e++) {
+        const j = importTargets[e] ?? 0
+        next[j] = (next[j] ?? 0) + f * (importWeights[e] ?? 0)
       }
     }
     for (let i = 0; i < n; i++) next[i] = (next[i] ?? 0) + (1 - damping + damping * dangling) * (teleport[i] ?? 0)
     pr = next
   }
 
-  // Each file's rank shared out over the definitions its mentions point at.
-  paths.forEach((from, i) => {
-    const refs = scans.get(from)?.refs ?? ""
-    const total = totals[i] ?? 0
-    if (refs === "" || total === 0) return
-    const base = (pr[i] ?? 0) / total
-    for (const name of refs.split(" ")) {
-      const d = usable.get(name)
-      if (d === undefined || d.scores === undefined) continue
-      d.files.forEach((j, k) => {
-        if (j !== i && d.scores !== undefined) d.scores[k] = (d.scores[k] ?? 0) + base * d.weight
-      })
-    }
-  })
+  // Each file's rank shared out over the definitions its mentions point at: a word's pool holds the shares of
+  // every file that mentions it; a definition earns the pool less the share of its own file.
+  const share = Float64Array.from(paths, (_, i) => ((totals[i] ?? 0) === 0 ? 0 : (pr[i] ?? 0) / (totals[i] ?? 1)))
+  fillPool(share)
   const files = paths
     .map((path, i) => ({ path, importedBy: importedBy[i] ?? 0, referencedBy: referencedBy[i] ?? 0, score: pr[i] ?? 0 }))
     .sort((a, b) => b.score - a.score || b.importedBy - a.importedBy || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   return {
     files,
     symbolScore: (path, name) => {
-      const d = name === undefined ? undefined : usable.get(name)
+      const id = name === undefined ? undefined : words.lookup(name)
       const i = at.get(path)
-      if (d === undefined || d.scores === undefined || i === undefined) return 0
-      const k = d.files.indexOf(i)
-      return k === -1 ? 0 : (d.scores[k] ?? 0)
+      const summary = i === undefined ? undefined : list[i]
+      if (id === undefined || usable[id] !== 1 || i === undefined || summary === undefined) return 0
+      if (!defines(id, i)) return 0
+      return (weight[id] ?? 0) * ((pool[id] ?? 0) - (mentions(summary, id) ? (share[i] ?? 0) : 0))
     }
   }
 }

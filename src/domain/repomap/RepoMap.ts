@@ -106,7 +106,8 @@ const importRules: Readonly<Record<Language, ReadonlyArray<RegExp>>> = {
   generic: []
 }
 
-const keywords = new Set(
+/** Words too common to rank by. */
+export const keywords: ReadonlySet<string> = new Set(
   ("abstract and async await boolean break case catch class const continue def default delete double elif else enum export " +
     "extends false final finally float for from function func goto import impl implements include int interface let long " +
     "match module namespace new nil none null package private protected pub public require return self short sizeof " +
@@ -115,13 +116,16 @@ const keywords = new Set(
 )
 
 /** The distinct identifiers of a text (three characters or more, keywords left out), space-separated. */
-export const identifiers = (text: string): string => {
+export const identifiers = (text: string): string => [...identifierSet(text)].join(" ")
+
+/** The distinct identifiers of a text (three characters or more, keywords left out). */
+export const identifierSet = (text: string): Set<string> => {
   const seen = new Set<string>()
   for (const m of text.matchAll(/[A-Za-z_$][\w$]{2,}/g)) {
     const word = m[0]
     if (!keywords.has(word)) seen.add(word)
   }
-  return [...seen].join(" ")
+  return seen
 }
 
 /** The name a declaration line declares: the word after its keyword, or a C-like function's name. */
@@ -190,16 +194,25 @@ export const extractRegex = (path: string, text: string): Outline => {
 /** The scan ranking runs on every file: the regex outline and the identifiers. */
 export const scan = (path: string, text: string): Scan => ({ ...extractRegex(path, text), refs: identifiers(text) })
 
-/** cyrb53: a fast 53-bit content hash (cache keys, not security), as hex plus the length. */
-export const hash = (text: string): string => {
+/** cyrb53's two mixed 32-bit lanes over `text[start, end)` (UTF-16 code units), into `out`. */
+export const hashLanes = (text: string, start: number, end: number, out: Uint32Array): void => {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     const ch = text.charCodeAt(i)
     h1 = Math.imul(h1 ^ ch, 2654435761)
     h2 = Math.imul(h2 ^ ch, 1597334677)
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return `${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16)}-${text.length}`
+  out[0] = h1 >>> 0
+  out[1] = h2 >>> 0
+}
+
+const lanes = new Uint32Array(2)
+
+/** cyrb53: a fast 53-bit content hash (cache keys, not security), as hex plus the length. */
+export const hash = (text: string): string => {
+  hashLanes(text, 0, text.length, lanes)
+  return `${(4294967296 * (2097151 & (lanes[1] ?? 0)) + (lanes[0] ?? 0)).toString(16)}-${text.length}`
 }

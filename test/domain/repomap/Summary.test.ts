@@ -1,0 +1,51 @@
+/**
+ * The repo map's summaries: identifiers read off the characters (`mentionIds`) are exactly `identifierSet`'s words,
+ * kinds included, on real source files and on the edge cases of the word pattern; the cache's bytes round-trip.
+ */
+import * as fs from "node:fs"
+import { assert, describe, it } from "@effect/vitest"
+import * as CacheFile from "../../../src/domain/repomap/CacheFile.js"
+import * as RepoMap from "../../../src/domain/repomap/RepoMap.js"
+import * as Summary from "../../../src/domain/repomap/Summary.js"
+
+const viaStrings = (text: string, table: Summary.Words) => Int32Array.from(RepoMap.identifierSet(text), table.id).sort()
+
+describe("repo map summaries", () => {
+  it("reads the same identifiers as the regular expression, with the same kinds", () => {
+    const texts = [
+      "9abc x1y ab $dollar_ _private __init__ camelCaseName snake_case_name ABCDEFGH abcdefgh aB1 return interface implements",
+      "émoji😀word naïve ab\ncd\tef-ghi a_b c$d 123 0x1F a9",
+      ...["src/domain/repomap/Rank.ts", "src/tools/RepoMapTool.ts", "src/domain/repomap/RepoMap.ts"].map((f) => fs.readFileSync(f, "utf8"))
+    ]
+    for (const text of texts) {
+      const table = Summary.words()
+      const expected = viaStrings(text, table)
+      assert.deepStrictEqual([...Summary.mentionIds(text, table)], [...expected])
+      for (const word of RepoMap.identifierSet(text)) assert.strictEqual(table.kind(table.lookup(word) ?? -1), Summary.kindOf(word), word)
+    }
+  })
+
+  it("the cache's bytes decode to what was encoded, and a file from another format does not decode", () => {
+    const table = Summary.words()
+    const a = Summary.summarize("src/a.ts", 'import { b } from "./b.js"\nexport function alpha() { return b() }\n', table)
+    const b = Summary.summarize("src/b.ts", "export const b = () => betaValue\n", table)
+    const cache: CacheFile.Cache = {
+      root: "/w",
+      words: table,
+      files: {
+        "src/a.ts": { stat: "1:2:3", hash: "h", summary: a, parser: "regex" },
+        "src/b.ts": { stat: "4:5:6", hash: "i", summary: b, outliner: "tree-sitter", parser: "tree-sitter", outline: { symbols: [{ line: 1, text: "export const b", name: "b" }], imports: [] } }
+      }
+    }
+    const back = CacheFile.decode(CacheFile.encode(cache))
+    assert.isDefined(back)
+    assert.deepStrictEqual(Object.keys(back?.files ?? {}), ["src/a.ts", "src/b.ts"])
+    assert.deepStrictEqual(back?.files["src/b.ts"]?.outline, cache.files["src/b.ts"]?.outline)
+    assert.deepStrictEqual(back?.files["src/a.ts"]?.summary.imports, ["./b.js"])
+    // Same words behind the (renumbered) ids.
+    for (const word of ["alpha", "betaValue"]) assert.isDefined(back?.words.lookup(word))
+    const ids = (w: Summary.Words | undefined, s: Summary.Summary | undefined) => [...(s?.refs ?? [])].map((id) => w?.contents().h1[id])
+    assert.deepStrictEqual(ids(back?.words, back?.files["src/a.ts"]?.summary).sort(), ids(table, a).sort())
+    assert.isUndefined(CacheFile.decode(new TextEncoder().encode(JSON.stringify({ version: 2, root: "/w", files: {} }))))
+  })
+})
