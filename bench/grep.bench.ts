@@ -6,7 +6,8 @@
  * rounds (the peers and ours take turns), each ratio ours / peer. Also: the server's peak RSS during the greps
  * (VmHWM, reset before each call) against rg's, and its RSS at rest before and after (issue 22: within 50 MB).
  *
- *   npm run build && npx tsx bench/grep.bench.ts          (BENCH_TREE_FILES=6000 for a quick run; BENCH_BIN=another dist/bin.js)
+ *   npm run build && npx tsx bench/grep.bench.ts          (BENCH_TREE_FILES=6000 for a quick run; BENCH_BIN=another dist/bin.js;
+ *   BENCH_BASE=a base branch's dist/bin.js, timed in the same rounds; BENCH_ONLY=glob one case)
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -95,14 +96,12 @@ const peerPeakMb = (cmd: string, args: ReadonlyArray<string>) => {
   return Number(r.stderr.toString().trim().split("\n").pop() ?? "NaN") / 1024
 }
 
-const main = async () => {
-  const transport = new StdioClientTransport({ command: process.env["BENCH_BIN"] ?? path.join(repo, "dist/bin.js"), args: ["mcp", "serve", "--cwd", root], cwd: root, stderr: "ignore" })
+/** One `minicode mcp serve` on the tree, driven by the SDK client; `call` times one tool call. */
+const serve = async (bin: string) => {
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp", "serve", "--cwd", root], cwd: root, stderr: "ignore" })
   const client = new Client({ name: "bench", version: "1" })
   await client.connect(transport)
   await client.listTools()
-  const pid = transport.pid ?? 0
-  await new Promise((r) => setTimeout(r, 500))
-  const idleRss = status(pid, "VmRSS")
   const call = async (c: Case) => {
     const t = performance.now()
     const result = await client.callTool({ name: c.ours.tool, arguments: c.ours.args })
@@ -113,9 +112,21 @@ const main = async () => {
     if (result.isError === true) throw new Error(`${c.name}: ${text.slice(0, 300)}`)
     return { ms, lines: text.split("\n").length }
   }
+  return { pid: transport.pid ?? 0, call, close: () => client.close() }
+}
+
+const main = async () => {
+  const server = await serve(process.env["BENCH_BIN"] ?? path.join(repo, "dist/bin.js"))
+  // BENCH_BASE=another dist/bin.js (a build of the base branch): timed in the same rounds, a before/after in one run.
+  const baseBin = process.env["BENCH_BASE"]
+  const base = baseBin === undefined ? undefined : await serve(baseBin)
+  const { pid, call } = server
+  await new Promise((r) => setTimeout(r, 500))
+  const idleRss = status(pid, "VmRSS")
   // Warm-up: the JIT, and the page cache for everyone.
   for (const c of chosen) {
     await call(c)
+    if (base !== undefined) await base.call(c)
     for (const p of c.peers) if (have(p.cmd)) timePeer(p.cmd, p.args)
   }
   const samples = new Map<string, Array<number>>()
@@ -124,9 +135,14 @@ const main = async () => {
   const counts = new Map<string, number>()
   for (let round = 0; round < rounds; round++) {
     for (const c of chosen) {
-      const order = round % 2 === 0 ? ["ours", ...c.peers.map((p) => p.name)] : [...c.peers.map((p) => p.name), "ours"]
+      const ourSide = base === undefined ? ["ours"] : ["ours", "base"]
+      const order = round % 2 === 0 ? [...ourSide, ...c.peers.map((p) => p.name)] : [...c.peers.map((p) => p.name), ...[...ourSide].reverse()]
       for (const who of order) {
-        if (who === "ours") {
+        if (who === "base" && base !== undefined) {
+          const r = await base.call(c)
+          add(`${c.name}|base`, r.ms)
+          counts.set(`${c.name}|base`, r.lines)
+        } else if (who === "ours") {
           resetPeak(pid)
           const r = await call(c)
           if (c.ours.tool === "grep") peaks.push(status(pid, "VmHWM"))
@@ -146,19 +162,23 @@ const main = async () => {
   const afterRss = status(pid, "VmRSS")
   console.log(`tree: ${root} (${files} files requested), ${rounds} rounds, medians in ms`)
   for (const c of chosen) {
-    const ours = median(samples.get(`${c.name}|ours`) ?? [])
-    const parts = c.peers
-      .filter((p) => samples.has(`${c.name}|${p.name}`))
-      .map((p) => {
-        const peer = median(samples.get(`${c.name}|${p.name}`) ?? [])
-        return `${p.name} ${peer.toFixed(0)} ms (${counts.get(`${c.name}|${p.name}`)} lines) → ${(ours / peer).toFixed(2)}×`
-      })
-    console.log(`${c.name}: minicode ${ours.toFixed(0)} ms (${counts.get(`${c.name}|ours`)} lines) | ${parts.join(" | ")}`)
+    for (const side of base === undefined ? ["ours"] : ["ours", "base"]) {
+      const ours = median(samples.get(`${c.name}|${side}`) ?? [])
+      const parts = c.peers
+        .filter((p) => samples.has(`${c.name}|${p.name}`))
+        .map((p) => {
+          const peer = median(samples.get(`${c.name}|${p.name}`) ?? [])
+          return `${p.name} ${peer.toFixed(0)} ms (${counts.get(`${c.name}|${p.name}`)} lines) → ${(ours / peer).toFixed(2)}×`
+        })
+      const who = side === "ours" ? "minicode" : "minicode base"
+      console.log(`${c.name}: ${who} ${ours.toFixed(0)} ms (${counts.get(`${c.name}|${side}`)} lines) | ${parts.join(" | ")}`)
+    }
   }
   const rgPeak = peerPeakMb("rg", [...rgBase, "-F", markers.bigC])
   console.log(`grep peak RSS: minicode ${median(peaks).toFixed(0)} MB (max ${Math.max(...peaks).toFixed(0)}) | rg ${rgPeak.toFixed(0)} MB`)
   console.log(`mcp serve RSS at rest: idle ${idleRss.toFixed(0)} MB, after the greps ${afterRss.toFixed(0)} MB (+${(afterRss - idleRss).toFixed(0)} MB; goal ≤ +50)`)
-  await client.close()
+  await server.close()
+  await base?.close()
 }
 
 await main()
