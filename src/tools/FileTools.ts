@@ -232,6 +232,7 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
       start: facts.real,
       maxEntries: limits.walkEntries,
       byPath: true,
+      dirs: false,
       keep: (f) => isMatch(base === "" ? f : f.slice(base.length + 1))
     }).pipe(Effect.provideService(FileSystem, env.fs))
     const hits = walked.files

@@ -24,6 +24,8 @@ export interface WalkOptions {
   readonly byPath?: boolean | undefined
   /** Only the files and symlinks this keeps are in `files` (a glob's matcher): the others are neither kept nor sorted. */
   readonly keep?: ((rel: string) => boolean) | undefined
+  /** False: `dirs` stays empty (glob wants only `files`; less to allocate). */
+  readonly dirs?: boolean | undefined
 }
 
 /** One directory's regular files (names, sorted), for a search that reads a directory at a time. */
@@ -92,6 +94,7 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
   }
   const list = options.byPath === true ? fs.readDirByPath : fs.readDir
   const keep = options.keep
+  const byDir = options.dirs !== false
   const files: Array<string> = []
   const dirs: Array<WalkedDir> = []
   let seen = 0
@@ -124,7 +127,7 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
       } else if (entry.kind === "file" || entry.kind === "symlink") {
         if (!ignoredBy(here, rel, false)) {
           if (keep === undefined || keep(rel)) files.push(rel)
-          if (entry.kind === "file") regular.push(entry.name)
+          if (byDir && entry.kind === "file") regular.push(entry.name)
         }
       }
     }
