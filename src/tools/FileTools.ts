@@ -16,6 +16,7 @@ import type { SessionShape } from "../ports/Session.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
+import { pathJudge } from "./PathJudge.js"
 import { walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
@@ -224,15 +225,32 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
     const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "glob", reason: `${shown} is not a directory` })
     const isMatch = matcher(call.args.pattern)
-    const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries }).pipe(Effect.provideService(FileSystem, env.fs))
     const base = P.relative(session.root, facts.real)
-    const hits = walked.files.filter((f) => isMatch(base === "" ? f : f.slice(base.length + 1)))
-    const shownHits = hits.slice(0, limits.globResults)
+    // Listed by path (fast, not race-free): each hit shown is confirmed below by a listing that follows no link.
+    const walked = yield* walk({
+      root: session.root,
+      start: facts.real,
+      maxEntries: limits.walkEntries,
+      byPath: true,
+      dirs: false,
+      keep: (f) => isMatch(base === "" ? f : f.slice(base.length + 1))
+    }).pipe(Effect.provideService(FileSystem, env.fs))
+    const hits = walked.files
+    const judge = pathJudge(env.fs, session.root)
+    const shownHits: Array<string> = []
+    let unsafe = 0
+    let next = 0
+    for (; next < hits.length && shownHits.length < limits.globResults; next++) {
+      const hit = hits[next] ?? ""
+      if (yield* judge.listed(hit)) shownHits.push(hit)
+      else unsafe++
+    }
     const notes = [
-      hits.length > limits.globResults ? `[truncated: ${hits.length - limits.globResults} more matches]` : "",
+      next < hits.length ? `[truncated: ${hits.length - next} more matches]` : "",
+      unsafe > 0 ? `[${unsafe} match${unsafe === 1 ? "" : "es"} left out: not in a listing of the workspace that follows no link]` : "",
       walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
     ].filter((n) => n !== "")
-    if (hits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
+    if (shownHits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
     return out([...shownHits, ...notes].join("\n"), notes.length > 0)
   })
 

@@ -21,17 +21,17 @@
  *
  * What rg cannot take (a pattern with no faithful Rust rewrite, rg missing): undefined, and grep's own walk runs.
  */
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import picomatch from "picomatch"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as RustRegex from "../domain/files/RustRegex.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
-import type { FileSystemShape } from "../ports/FileSystem.js"
 import * as Progress from "../ports/Progress.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
+import { pathJudge } from "./PathJudge.js"
 import * as GrepResults from "./GrepResults.js"
 
 /** Lines longer than this come cut from rg (enough bytes for `grepLimits.lineChars` characters of any UTF-8). */
@@ -39,55 +39,6 @@ const lineBytes = 4 * GrepResults.grepLimits.lineChars + 16
 
 /** A glob rg can take as a file-name type (no `/`, no class): a prefilter; grep's own glob test still decides. */
 const simpleNameGlob = (glob: string | undefined) => (glob !== undefined && /^[\w.*?{},@+-]+$/.test(glob) ? glob : undefined)
-
-/** The folder of a workspace-relative path ("" at the root). */
-const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf("/")))
-
-/**
- * The checks of every path an engine returns (see the header), memoising the folders already seen real. Lexical and
- * name checks are synchronous; `real` runs the `lstat`s.
- */
-export const pathJudge = (fs: FileSystemShape, root: string) => {
-  const folders = new Map<string, boolean>()
-  // Per folder: whether its own segments pass, and the name judge with its segments split once (Jail.protectedNameIn).
-  const names = new Map<string, ((name: string) => ReturnType<typeof Jail.protectedName>) | undefined>()
-  const folderNames = (dir: string) => {
-    if (names.has(dir)) return names.get(dir)
-    let judge: ((name: string) => ReturnType<typeof Jail.protectedName>) | undefined = Jail.protectedNameIn(dir === "" ? root : P.join(root, dir), root)
-    if (dir !== "") {
-      for (const s of dir.split("/")) if (s === "" || s === "." || s === ".." || s === ".git" || s === ".minicode") judge = undefined
-    }
-    names.set(dir, judge)
-    return judge
-  }
-  const lexical = (rel: string): boolean => {
-    if (rel === "" || rel.startsWith("/")) return false
-    const slash = rel.lastIndexOf("/")
-    const name = rel.slice(slash + 1)
-    if (name === "" || name === "." || name === "..") return false
-    const judge = folderNames(slash === -1 ? "" : rel.slice(0, slash))
-    return judge !== undefined && judge(name) === undefined
-  }
-  const isKind = (abs: string, kind: "file" | "directory") =>
-    Effect.map(Effect.orElseSucceed(fs.lstat(abs), () => Option.none()), (st) => Option.isSome(st) && st.value.kind === kind)
-  const folder = (rel: string): Effect.Effect<boolean> => {
-    if (rel === "") return Effect.succeed(true)
-    const known = folders.get(rel)
-    if (known !== undefined) return Effect.succeed(known)
-    return Effect.flatMap(folder(parentOf(rel)), (up) =>
-      up
-        ? Effect.map(isKind(P.join(root, rel), "directory"), (ok) => {
-            folders.set(rel, ok)
-            return ok
-          })
-        : Effect.succeed(false)
-    )
-  }
-  const real = (rel: string): Effect.Effect<boolean> => {
-    return Effect.flatMap(folder(parentOf(rel)), (up) => (up ? isKind(P.join(root, rel), "file") : Effect.succeed(false)))
-  }
-  return { lexical, real }
-}
 
 export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined> =>
   Effect.gen(function* () {

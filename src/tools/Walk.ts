@@ -1,7 +1,8 @@
 /**
  * Walks the workspace for glob and grep through the FileSystem port: honours .gitignore files (nested ones too, a
  * deeper file's rules before a shallower one's, negations included, as git does), never descends into .git or
- * .minicode, never follows a symlink (one is listed, not entered). Each directory's rules are the chain of the
+ * .minicode, never follows a symlink (one is listed, not entered; with `byPath`, a folder swapped for one mid-walk is
+ * followed, and the caller checks what it shows). Each directory's rules are the chain of the
  * .gitignore files above it, compiled once when the directory is entered: an entry is judged against that chain
  * only, not against every rule file seen so far. A directory's .gitignore is read only when its listing has one.
  */
@@ -16,6 +17,15 @@ export interface WalkOptions {
   readonly maxEntries: number
   /** Told how many entries were seen so far, now and then (a progress note for a long walk). */
   readonly onProgress?: ((entries: number) => void) | undefined
+  /**
+   * Lists each folder by its path (`FileSystem.readDirByPath`: fast, but a folder swapped for a symlink mid-walk is
+   * followed) instead of through descriptors. The caller must check what it shows (glob: `pathJudge.listed`).
+   */
+  readonly byPath?: boolean | undefined
+  /** Only the files and symlinks this keeps are in `files` (a glob's matcher): the others are neither kept nor sorted. */
+  readonly keep?: ((rel: string) => boolean) | undefined
+  /** False: `dirs` stays empty (glob wants only `files`; less to allocate). */
+  readonly dirs?: boolean | undefined
 }
 
 /** One directory's regular files (names, sorted), for a search that reads a directory at a time. */
@@ -26,7 +36,7 @@ export interface WalkedDir {
 }
 
 export interface Walked {
-  /** Workspace-relative paths of the files and symlinks, sorted. */
+  /** Workspace-relative paths of the files and symlinks (those `keep` kept), sorted. */
   readonly files: ReadonlyArray<string>
   /** The directories with their regular files, in walk order (depth first, names sorted). */
   readonly dirs: ReadonlyArray<WalkedDir>
@@ -82,6 +92,9 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     if (rules._tag === "Some") chain = [...chain, rules.value]
     above = above === "" ? seg : `${above}/${seg}`
   }
+  const list = options.byPath === true ? fs.readDirByPath : fs.readDir
+  const keep = options.keep
+  const byDir = options.dirs !== false
   const files: Array<string> = []
   const dirs: Array<WalkedDir> = []
   let seen = 0
@@ -95,7 +108,7 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
       options.onProgress?.(seen)
       yield* breathe
     }
-    const entries = [...(yield* fs.readDir(current.rel === "" ? options.root : P.join(options.root, current.rel)).pipe(Effect.orElseSucceed(() => [])))].sort(byName)
+    const entries = [...(yield* list(current.rel === "" ? options.root : P.join(options.root, current.rel)).pipe(Effect.orElseSucceed(() => [])))].sort(byName)
     let here = current.chain
     if (entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
       const rules = yield* load(current.rel)
@@ -113,8 +126,8 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
         if (!alwaysSkipped.has(entry.name) && !ignoredBy(here, rel, true)) subdirs.push(rel)
       } else if (entry.kind === "file" || entry.kind === "symlink") {
         if (!ignoredBy(here, rel, false)) {
-          files.push(rel)
-          if (entry.kind === "file") regular.push(entry.name)
+          if (keep === undefined || keep(rel)) files.push(rel)
+          if (byDir && entry.kind === "file") regular.push(entry.name)
         }
       }
     }

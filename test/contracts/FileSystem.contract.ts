@@ -52,6 +52,9 @@ export const contract = (name: string, fixture: Fixture) =>
         const orphan = yield* Effect.either(fs.writeFile(`${root}/nope/b.txt`, enc.encode("x")))
         assert.isTrue(Either.isLeft(orphan))
         assert.deepStrictEqual((yield* fs.readDir(root)).map((e) => e.name).sort(), ["a.txt", "dir", "link"])
+        const byPath = [...(yield* fs.readDirByPath(root))].sort((a, b) => a.name.localeCompare(b.name))
+        assert.deepStrictEqual(byPath, [...(yield* fs.readDir(root))].sort((a, b) => a.name.localeCompare(b.name)))
+        assert.deepStrictEqual(byPath.map((e) => e.kind), ["file", "directory", "symlink"])
       }))
 
     it.effect("makeDirectory, rename and remove", () =>

@@ -2,14 +2,15 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as MemoryFileSystem from "../../src/adapters/fs/MemoryFileSystem.js"
 import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import * as Jail from "../../src/domain/jail/Jail.js"
-import { FileSystem, FsError } from "../../src/ports/FileSystem.js"
+import { FsError } from "../../src/ports/FileSystem.js"
 import { runTool } from "../../src/index.js"
 import * as Subtree from "../../src/kernel/Subtree.js"
+import { nodeFileSystemWith } from "../support/NodeFs.js"
 
 const ctx: Jail.JailContext = { root: "/ws", unrestricted: false }
 const judgeIn = (base: string) => (rel: string) => Jail.checkContents(ctx, base, [base], rel)
@@ -56,15 +57,9 @@ describe("Subtree.judge", () => {
     dirs.push(base)
     fs.mkdirSync(path.join(base, "a/hidden"), { recursive: true })
     fs.writeFileSync(path.join(base, "a/hidden/x"), "x")
-    const failing = Layer.effect(
-      FileSystem,
-      Effect.map(NodeFileSystem.make, (real) =>
-        FileSystem.of({
-          ...real,
-          readDir: (p) => (p.endsWith("/hidden") ? Effect.fail(new FsError({ op: "list", path: p, code: "EACCES", reason: "permission denied" })) : real.readDir(p))
-        })
-      )
-    )
+    const failing = nodeFileSystemWith((real) => ({
+      readDir: (p) => (p.endsWith("/hidden") ? Effect.fail(new FsError({ op: "list", path: p, code: "EACCES", reason: "permission denied" })) : real.readDir(p))
+    }))
     const r = await runTool({ workspace: base, tool: "move_file", args: { from: "a", to: "b" }, workMode: "BUILD", adapters: { fileSystem: failing } })
     expect(r.ok).toBe(false)
     expect(!r.ok && r.error["rule"]).toBe("jail.unresolvable")

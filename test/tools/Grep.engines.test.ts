@@ -18,7 +18,7 @@ import * as Unavailable from "../../src/adapters/Unavailable.js"
 import * as RipgrepSearch from "../../src/adapters/search/RipgrepSearch.js"
 import { runTool } from "../../src/index.js"
 import { type SearchEvent, TextSearch } from "../../src/ports/TextSearch.js"
-import { pathJudge } from "../../src/tools/GrepRipgrep.js"
+import { pathJudge } from "../../src/tools/PathJudge.js"
 
 let base: string
 let root: string

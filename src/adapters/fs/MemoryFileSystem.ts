@@ -248,7 +248,8 @@ export const make = (seed: Seed = {}) =>
         yield* Ref.set(state, { nodes: next, nextIno })
       })
 
-    const fs = FileSystem.of({ lstat, readlink, readFile, writeFile, readDir, scan, makeDirectory, remove, rename, chmod })
+    // The fake has no races to lose: listing by path is listing.
+    const fs = FileSystem.of({ lstat, readlink, readFile, writeFile, readDir, readDirByPath: readDir, scan, makeDirectory, remove, rename, chmod })
     /** Test helpers: the effect log, and a hard link (which the jail must refuse to write through). */
     const link = (existing: string, alias: string) =>
       Ref.update(state, ({ nodes, nextIno }) => {

@@ -100,6 +100,9 @@ const step = <A>(op: string, p: string, f: () => A): A => {
   }
 }
 
+const entriesOf = (entries: ReadonlyArray<fs.Dirent>): ReadonlyArray<DirEntry> =>
+  entries.map((e) => ({ name: e.name, kind: e.isFile() ? "file" : e.isDirectory() ? "directory" : e.isSymbolicLink() ? "symlink" : "other" }))
+
 export const make = Effect.sync(() => {
   const lstat = (p: string) => Effect.try({ try: () => lstatSync(p), catch: fail("lstat", p) })
 
@@ -249,18 +252,11 @@ export const make = Effect.sync(() => {
     sys("list", p, () => {
       const dir = DirFd.open(p)
       try {
-        return fs.readdirSync(DirFd.self(dir), { withFileTypes: true })
+        return entriesOf(fs.readdirSync(DirFd.self(dir), { withFileTypes: true }))
       } finally {
         DirFd.close(dir)
       }
-    }).pipe(
-      Effect.map((entries): ReadonlyArray<DirEntry> =>
-        entries.map((e) => ({
-          name: e.name,
-          kind: e.isFile() ? "file" : e.isDirectory() ? "directory" : e.isSymbolicLink() ? "symlink" : "other"
-        }))
-      )
-    )
+    })
 
   // One buffer for every scan: a scan runs synchronously to its end, so two never share it at once.
   const scanBuffer = Buffer.allocUnsafe(Scan.chunkBytes)
@@ -271,6 +267,7 @@ export const make = Effect.sync(() => {
     readFile,
     writeFile,
     readDir,
+    readDirByPath: (p) => sys("list", p, () => entriesOf(fs.readdirSync(p, { withFileTypes: true }))),
     scan: (dir, names, sink) => sys("list", dir, () => Scan.scanDir(dir, names, sink, scanBuffer)),
     makeDirectory: (p) => sys("mkdir", p, () => DirFd.close(DirFd.open(p, { create: true }))),
     remove: (p, options) =>

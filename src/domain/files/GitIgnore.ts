@@ -7,7 +7,9 @@
  */
 
 interface Rule {
+  /** Tested against the last segment only when `base` (a pattern with no `/` matches a name at any depth). */
   readonly regex: RegExp
+  readonly base: boolean
   readonly negated: boolean
   readonly dirOnly: boolean
 }
@@ -101,7 +103,9 @@ const compileLine = (raw: string): Rule | undefined => {
   const anchored = line.includes("/")
   if (line.startsWith("/")) line = line.slice(1)
   const body = toSource(line)
-  return { regex: new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`), negated, dirOnly }
+  // Unanchored, the body matches no `/` (a `*`, `?` or class never does; a lone `**` matches all either way), so
+  // `^(?:.*/)?body$` on the path is `^body$` on its last segment: the shorter test, with no backtracking over folders.
+  return { regex: new RegExp(`^${body}$`), base: !anchored, negated, dirOnly }
 }
 
 export const compile = (text: string): GitIgnore => ({
@@ -112,10 +116,11 @@ export const compile = (text: string): GitIgnore => ({
 })
 
 export const test = (ig: GitIgnore, path: string, isDir: boolean): Verdict => {
+  const name = path.slice(path.lastIndexOf("/") + 1)
   for (let k = ig.rules.length - 1; k >= 0; k--) {
     const rule = ig.rules[k]
     if (rule === undefined || (rule.dirOnly && !isDir)) continue
-    if (rule.regex.test(path)) return rule.negated ? "unignored" : "ignored"
+    if (rule.regex.test(rule.base ? name : path)) return rule.negated ? "unignored" : "ignored"
   }
   return "none"
 }

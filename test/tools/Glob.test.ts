@@ -1,0 +1,151 @@
+/**
+ * glob lists what `git ls-files --cached --others --exclude-standard` lists on a generated tree with every feature
+ * of the big bench tree (bench/tree/generate.ts, small: a vendored node_modules, .gitignore rules at three depths
+ * with a negation, secrets, symlinks out of the tree), the same as `rg --files` plus the symlinks (which glob lists
+ * and rg does not), and the same as the walk through descriptors; sorted by path (code units), at most
+ * `limits.globResults` shown and the rest counted. Its walk lists folders by path, so a folder swapped for a symlink
+ * mid-walk is followed: what came from beyond it is not shown (the attack test).
+ */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect } from "effect"
+import picomatch from "picomatch"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { generate } from "../../bench/tree/generate.js"
+import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
+import { runTool } from "../../src/index.js"
+import { limits } from "../../src/tools/FileTools.js"
+import { walk } from "../../src/tools/Walk.js"
+import { nodeFileSystemWith } from "../support/NodeFs.js"
+
+let base: string
+let root: string
+beforeAll(() => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-glob-")))
+  root = path.join(base, "tree")
+  generate({ dir: root, files: 1500, bigCBytes: 64 * 1024 })
+}, 120_000)
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
+
+const hasRg = spawnSync("rg", ["--version"], { stdio: "ignore" }).status === 0
+const listed = (out: Buffer) => out.toString().split("\0").filter((f) => f !== "").sort()
+
+const gitFiles = () => listed(spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, maxBuffer: 1 << 28 }).stdout)
+const rgFiles = () =>
+  listed(
+    spawnSync(
+      "rg",
+      ["--files", "-0", "--hidden", "--no-config", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-require-git", "--no-ignore-parent", "-g", "!.git/", "-g", "!.minicode/"],
+      { cwd: root, maxBuffer: 1 << 28 }
+    ).stdout
+  )
+
+const glob = async (args: Record<string, unknown>, workspace = root, adapters?: Parameters<typeof runTool>[0]["adapters"]) => {
+  const r = await runTool({ workspace, tool: "glob", args, maxOutputBytes: 64 * 1024 * 1024, ...(adapters === undefined ? {} : { adapters }) })
+  expect(r.ok, JSON.stringify(r)).toBe(true)
+  const lines = (r.ok ? r.text : "").split("\n")
+  return { paths: lines.filter((l) => !l.startsWith("[") && !l.startsWith("no files match")), notes: lines.filter((l) => l.startsWith("[")) }
+}
+
+/** What glob should answer, from git's listing: matched as glob documents (picomatch, dot files, a bare name at any depth). */
+const expected = (pattern: string, under = "") => {
+  const isMatch = picomatch(pattern, { dot: true, matchBase: !pattern.includes("/") })
+  return gitFiles().filter((f) => (under === "" ? isMatch(f) : f.startsWith(`${under}/`) && isMatch(f.slice(under.length + 1))))
+}
+
+describe("glob on the bench tree's features", () => {
+  it("the reference is sound: git's listing is rg --files plus the symlinks, none of them entered", () => {
+    const git = gitFiles()
+    const links = git.filter((f) => fs.lstatSync(path.join(root, f)).isSymbolicLink())
+    expect(links).toEqual(expect.arrayContaining(["alias.ts", "etc-link", "outside-dir", "outside-file.txt"]))
+    if (hasRg) expect(git.filter((f) => !links.includes(f))).toEqual(rgFiles())
+  })
+
+  const cases: ReadonlyArray<{ readonly pattern: string; readonly path?: string }> = [
+    { pattern: "**" },
+    { pattern: "**/*.ts" },
+    { pattern: "*.json" },
+    { pattern: "*-link" },
+    { pattern: "outside*" },
+    { pattern: "src/**/*.ts", path: "packages/app-0" },
+    { pattern: "*.generated.ts" },
+    { pattern: "node_modules/**/*.js" }
+  ]
+  for (const c of cases) {
+    it(`${c.pattern}${c.path === undefined ? "" : ` in ${c.path}`}: git's files, by path, the first ${limits.globResults} shown and the rest counted`, async () => {
+      const want = expected(c.pattern, c.path ?? "")
+      const got = await glob({ pattern: c.pattern, ...(c.path === undefined ? {} : { path: c.path }) })
+      expect(want.length).toBeGreaterThan(0)
+      expect(got.paths).toEqual(want.slice(0, limits.globResults))
+      expect(got.notes).toEqual(want.length > limits.globResults ? [`[truncated: ${want.length - limits.globResults} more matches]`] : [])
+    })
+  }
+
+  it("lists symlinks without entering them, and more than the cap shows the cap", async () => {
+    const all = expected("**")
+    expect(all.length).toBeGreaterThan(limits.globResults)
+    const got = await glob({ pattern: "*" })
+    expect(got.paths).toEqual(expect.arrayContaining(["alias.ts", "etc-link", "outside-dir", "outside-file.txt"]))
+    expect(got.paths.some((p) => p.startsWith("outside-dir/") || p.startsWith("etc-link/"))).toBe(false)
+    expect(got.paths).toHaveLength(limits.globResults)
+    expect([...got.paths].sort()).toEqual(got.paths)
+  })
+
+  it("the walk by path lists what the walk through descriptors lists", async () => {
+    const both = await Effect.runPromise(
+      Effect.all([walk({ root, start: root, maxEntries: 1_000_000 }), walk({ root, start: root, maxEntries: 1_000_000, byPath: true })]).pipe(
+        Effect.provide(NodeFileSystem.layer)
+      )
+    )
+    expect(both[0].files.length).toBeGreaterThan(1000)
+    expect(both[1].files).toEqual(both[0].files)
+    expect(both[1].dirs).toEqual(both[0].dirs)
+  })
+})
+
+describe("glob's walk by path and a folder swapped mid-walk", () => {
+  it("a folder swapped for a symlink to outside after it was seen: nothing from beyond it is shown", async () => {
+    const ws = path.join(base, "race-ws")
+    const outside = path.join(base, "race-outside")
+    fs.mkdirSync(path.join(ws, "src"), { recursive: true })
+    fs.mkdirSync(outside)
+    fs.writeFileSync(path.join(ws, "a.ts"), "a\n")
+    fs.writeFileSync(path.join(ws, "src", "b.ts"), "b\n")
+    fs.writeFileSync(path.join(outside, "outside-name.ts"), "x\n")
+    fs.writeFileSync(path.join(outside, "other-name.ts"), "y\n")
+    const racing = nodeFileSystemWith((real) => ({
+      readDirByPath: (p) =>
+        Effect.zipRight(
+          Effect.sync(() => {
+            if (p !== path.join(ws, "src") || fs.lstatSync(p).isSymbolicLink()) return
+            fs.renameSync(p, path.join(ws, "src-old"))
+            fs.symlinkSync(outside, p)
+          }),
+          real.readDirByPath(p)
+        )
+    }))
+    const got = await glob({ pattern: "**/*.ts" }, ws, { fileSystem: racing })
+    expect(got.paths).toEqual(["a.ts"])
+    expect(got.notes).toEqual(["[2 matches left out: not in a listing of the workspace that follows no link]"])
+  })
+})
+
+describe("list_dir caps visibly, folders first then files, each by name", () => {
+  it("1,005 entries: the first 1,000 in the documented order, the rest counted", async () => {
+    const ws = path.join(base, "list-ws")
+    const dir = path.join(ws, "many")
+    fs.mkdirSync(dir, { recursive: true })
+    const files = Array.from({ length: 1000 }, (_, i) => `f${String(i).padStart(4, "0")}.txt`)
+    for (const f of files) fs.writeFileSync(path.join(dir, f), "")
+    for (const d of ["zdir", "adir", "mdir"]) fs.mkdirSync(path.join(dir, d))
+    fs.symlinkSync("f0000.txt", path.join(dir, "link"))
+    fs.symlinkSync("adir", path.join(dir, "dirlink"))
+    const r = await runTool({ workspace: ws, tool: "list_dir", args: { path: "many" }, maxOutputBytes: 1 << 20 })
+    expect(r.ok, JSON.stringify(r)).toBe(true)
+    const lines = (r.ok ? r.text : "").split("\n")
+    const order = ["adir/", "mdir/", "zdir/", "dirlink@", ...files, "link@"].slice(0, limits.listEntries)
+    expect(lines).toEqual([...order, "[truncated: 5 more entries]"])
+  })
+})
