@@ -2,7 +2,7 @@
  * The sandbox's per-command cost on the big tree of issue 22 (bench/tree/generate.ts: ~65,000 files, ~30,000
  * folders with the vendored node_modules, secrets at several depths, a git repository): `true` through the
  * sandboxed shell (the whole-workspace scan for secrets kept fresh by inotify and a barrier, `WatchedScan`; the
- * sanitized git config, cached by content; the profile; prlimit) against raw `bwrap --ro-bind / / true`, in the
+ * sanitized git config, cached by content; the profile; the limits, set by bash's ulimit) against raw `bwrap --ro-bind / / true`, in the
  * same run. Goal: at most 30 ms of overhead (median) over raw bwrap.
  *
  *   npx tsx bench/sandbox.bench.ts [runs=60]        (BENCH_TREE_FILES=65000 by default)
@@ -92,7 +92,7 @@ const program = Effect.gen(function* () {
   console.log(row("raw bwrap --ro-bind / / bash -c true", rawBash))
   console.log(row("wrap only (scan, findings, argv; nothing started)", wrapOnly))
   console.log(row("the full profile's argv spawned directly (bwrap's own work)", rawProfile, raw))
-  console.log(row("sandboxed bash `true` (bash -c): full profile + prlimit", sandboxed, rawBash))
+  console.log(row("sandboxed bash `true` (bash -c): full profile + limits (ulimit)", sandboxed, rawBash))
   console.log(row("sandboxed bash `true` (bash -c): full profile, no limits", noLimits, rawBash))
   const overhead = sandboxed.median - rawBash.median
   console.log(`goal: overhead over raw bwrap <= 30 ms (median): ${overhead <= 30 ? "met" : "NOT met"} (${overhead.toFixed(2)} ms, ratio ${(sandboxed.median / rawBash.median).toFixed(2)}x); minicode's own part (wrap) ${wrapOnly.median.toFixed(2)} ms`)
