@@ -268,7 +268,7 @@ describe.skipIf(unavailable !== undefined)(title("sandboxed shell: escapes fail 
     )
   )
 
-  it.live("the file-size, memory and CPU limits stop a process, in POSIX mode too; the script's line numbers are kept", () =>
+  it.live("the file-size, memory and CPU limits stop a process, in POSIX mode too; a hard limit cannot be raised", () =>
     inSandbox(
       (f) =>
         Effect.gen(function* () {
