@@ -2,8 +2,8 @@
  * The sandbox's per-command cost on the big tree of issue 22 (bench/tree/generate.ts: ~65,000 files, ~30,000
  * folders with the vendored node_modules, secrets at several depths, a git repository): `true` through the
  * sandboxed shell (the whole-workspace scan for secrets kept fresh by inotify and a barrier, `WatchedScan`; the
- * sanitized git config, cached by content; the profile; prlimit) against raw `bwrap --ro-bind / / true`, in the
- * same run. Goal: at most 30 ms of overhead (median) over raw bwrap.
+ * sanitized git config, cached by content; the profile; the limits, set by bash's ulimit) against raw `bwrap --ro-bind / / true`, in the
+ * same run, interleaved (a run of each per round) under the machine's load. Goal: at most 30 ms of overhead (median) over raw bwrap.
  *
  *   npx tsx bench/sandbox.bench.ts [runs=60]        (BENCH_TREE_FILES=65000 by default)
  */
@@ -11,7 +11,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as BwrapSandbox from "../src/adapters/shell/BwrapSandbox.js"
 import * as NodeShell from "../src/adapters/shell/NodeShell.js"
 import * as SandboxedShell from "../src/adapters/shell/SandboxedShell.js"
@@ -46,6 +46,21 @@ const time = <E, R>(run: Effect.Effect<unknown, E, R>, n = runs) =>
     return stats(samples)
   })
 
+/** The runs interleaved, a round each (one run of every entry per round), so the machine's load drifts alike for all. */
+const interleaved = <K extends string, R>(runsOf: Record<K, Effect.Effect<unknown, unknown, R>>, n = runs) =>
+  Effect.gen(function* () {
+    const names = Object.keys(runsOf) as Array<K>
+    const samples = Object.fromEntries(names.map((k) => [k, [] as Array<number>])) as Record<K, Array<number>>
+    for (let round = -3; round < n; round++) {
+      for (const k of names) {
+        const start = performance.now()
+        yield* runsOf[k]
+        if (round >= 0) samples[k].push(performance.now() - start)
+      }
+    }
+    return Object.fromEntries(names.map((k) => [k, stats(samples[k])])) as Record<K, Stats>
+  })
+
 const program = Effect.gen(function* () {
   const real = NodeFs.realpathSync(root)
   const session = Layer.succeed(Session, Session.of({ id: "bench", turn: 1, root: real, workMode: "BUILD", permissionMode: "AUTO", maxOutputBytes: 1 << 16 }))
@@ -55,8 +70,7 @@ const program = Effect.gen(function* () {
       Layer.provide(BwrapSandbox.layer({ cgroups: false })),
       Layer.provide(session)
     )
-  const viaShell = (layer: Layer.Layer<Shell>) => time(Effect.flatMap(Shell, (sh) => sh.run(spec))).pipe(Effect.provide(layer))
-
+  const shellOf = (layer: Layer.Layer<Shell>) => Effect.map(Layer.build(layer), (ctx) => Context.get(ctx, Shell))
   const coldStart = performance.now()
   const hits = WorkspaceScan.scan(real)
   const cold = performance.now() - coldStart
@@ -69,17 +83,28 @@ const program = Effect.gen(function* () {
   watched.close()
   // minicode's own work per call (scan, findings, argv), without starting anything.
   const sandbox = yield* BwrapSandbox.make({ cgroups: false })
-  const request = { command: ["true"], workspace: real, cwd: real, writable: true, network: false, limits: defaultLimits, env: {} }
-  const wrapOnly = yield* time(Effect.scoped(sandbox.wrap(request)))
+  const request = { command: ["bash", "-c", "true"], workspace: real, cwd: real, writable: true, network: false, limits: defaultLimits, env: {} }
   const profileArgv = (yield* Effect.scoped(sandbox.wrap(request))).argv
-  const rawProfile = yield* time(NodeShell.spawnExact({ ...spec, argv: profileArgv, env: {} }))
-  const raw = yield* time(NodeShell.spawnExact({ ...spec, argv: ["bwrap", "--ro-bind", "/", "/", "true"], env: {} }))
-  // The same program the sandboxed shell starts (`bash -c true`), under raw bwrap: the fair baseline for a bash call.
-  const rawBash = yield* time(NodeShell.spawnExact({ ...spec, argv: ["bwrap", "--ro-bind", "/", "/", "bash", "-c", "true"], env: {} }))
-  const plain = yield* viaShell(NodeShell.layer({ unrestricted: false }))
-  const sandboxed = yield* viaShell(shell(true))
-  const noLimits = yield* viaShell(shell(false))
-
+  // The same argv with the limits set by prlimit (what a bash call did before bash's own ulimit set them).
+  const sep = profileArgv.lastIndexOf("--")
+  const viaPrlimit = [...profileArgv.slice(0, sep + 1), "prlimit", "--cpu=600", `--fsize=${defaultLimits.fileSizeBytes}`, `--nproc=${defaultLimits.processes}`,
+    `--as=${defaultLimits.memoryBytes}`, "--core=0", "--", "bash", "-c", "true"]
+  const plainShell = yield* shellOf(NodeShell.layer({ unrestricted: false }))
+  const limitedShell = yield* shellOf(shell(true))
+  const freeShell = yield* shellOf(shell(false))
+  const spawn = (argv: ReadonlyArray<string>) => NodeShell.spawnExact({ ...spec, argv, env: {} })
+  const m = yield* interleaved({
+    raw: spawn(["bwrap", "--ro-bind", "/", "/", "true"]),
+    // The same program the sandboxed shell starts (`bash -c true`), under raw bwrap: the fair baseline for a bash call.
+    rawBash: spawn(["bwrap", "--ro-bind", "/", "/", "bash", "-c", "true"]),
+    wrapOnly: Effect.scoped(sandbox.wrap(request)),
+    rawProfile: spawn(profileArgv),
+    rawPrlimit: spawn(viaPrlimit),
+    plain: plainShell.run(spec),
+    sandboxed: limitedShell.run(spec),
+    noLimits: freeShell.run(spec)
+  })
+  const { raw, rawBash, wrapOnly, rawProfile, rawPrlimit, plain, sandboxed, noLimits } = m
   const row = (name: string, s: Stats, base?: Stats) =>
     `${name.padEnd(52)} median ${s.median.toFixed(2).padStart(7)} ms  p90 ${s.p90.toFixed(2).padStart(7)} ms` +
     (base === undefined ? "" : `  overhead (median) ${(s.median - base.median).toFixed(2).padStart(6)} ms`)
@@ -91,11 +116,12 @@ const program = Effect.gen(function* () {
   console.log(row("raw bwrap --ro-bind / / true", raw))
   console.log(row("raw bwrap --ro-bind / / bash -c true", rawBash))
   console.log(row("wrap only (scan, findings, argv; nothing started)", wrapOnly))
-  console.log(row("the full profile's argv spawned directly (bwrap's own work)", rawProfile, raw))
-  console.log(row("sandboxed bash `true` (bash -c): full profile + prlimit", sandboxed, rawBash))
+  console.log(row("the full profile's argv spawned directly (bwrap's own work)", rawProfile, rawBash))
+  console.log(row("the same argv, limits through prlimit instead of ulimit", rawPrlimit, rawBash))
+  console.log(row("sandboxed bash `true` (bash -c): full profile + limits (ulimit)", sandboxed, rawBash))
   console.log(row("sandboxed bash `true` (bash -c): full profile, no limits", noLimits, rawBash))
   const overhead = sandboxed.median - rawBash.median
   console.log(`goal: overhead over raw bwrap <= 30 ms (median): ${overhead <= 30 ? "met" : "NOT met"} (${overhead.toFixed(2)} ms, ratio ${(sandboxed.median / rawBash.median).toFixed(2)}x); minicode's own part (wrap) ${wrapOnly.median.toFixed(2)} ms`)
 })
 
-Effect.runPromise(program)
+Effect.runPromise(Effect.scoped(program))

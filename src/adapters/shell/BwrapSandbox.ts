@@ -5,8 +5,8 @@
  * of git's config files from a private folder outside the workspace (cached by content), and builds the argv from the pure profile
  * (`domain/sandbox/SandboxProfile.ts`).
  *
- * Resource limits: prlimit inside the sandbox (RLIMIT_CPU, _FSIZE, _NPROC, _AS; RLIMIT_NPROC counts per user
- * namespace). The kernel never applies RLIMIT_NPROC to host uid 0, so when minicode runs as root and a pids cgroup
+ * Resource limits inside the sandbox: bash's `ulimit` before a `bash -c` script, prlimit in front of other commands
+ * (RLIMIT_CPU, _FSIZE, _NPROC, _AS; RLIMIT_NPROC counts per user namespace). The kernel never applies RLIMIT_NPROC to host uid 0, so when minicode runs as root and a pids cgroup
  * can be created (cgroup v1 `pids` or a delegated v2 subtree) each call also runs in its own cgroup with
  * `pids.max`, removed afterwards.
  */

@@ -268,6 +268,30 @@ describe.skipIf(unavailable !== undefined)(title("sandboxed shell: escapes fail 
     )
   )
 
+  it.live("the file-size, memory and CPU limits stop a process, in POSIX mode too; a hard limit cannot be raised", () =>
+    inSandbox(
+      (f) =>
+        Effect.gen(function* () {
+          // Past 4 KiB a write fails (SIGXFSZ ignored: EFBIG), so the file holds exactly the limit.
+          const write = "trap '' XFSZ; head -c 100000 /dev/zero > big.bin; echo \"exit $?\"; stat -c %s big.bin"
+          for (const env of [{}, { POSIXLY_CORRECT: "1" }]) {
+            const big = yield* run(f, write, { env })
+            assert.deepStrictEqual(big.stdout.trim().split("\n"), ["exit 1", "4096"], big.stderr)
+          }
+          const mem = yield* run(f, "perl -e '$x = \"a\" x (300 * 1024 * 1024); print \"allocated\\n\"'; echo \"exit $?\"")
+          assert.notInclude(mem.stdout, "allocated")
+          const cpu = yield* run(f, "ulimit -t; ulimit -Ht")
+          assert.deepStrictEqual(cpu.stdout.trim().split("\n"), ["7", "7"])
+          // Raising a hard limit again is refused (no CAP_SYS_RESOURCE).
+          const raise = yield* run(f, "ulimit -f unlimited && echo raised")
+          assert.notInclude(raise.stdout, "raised")
+          const lines = yield* run(f, "true\nno-such-command-here")
+          assert.include(lines.stderr, "line 2:")
+        }),
+      { fileSizeBytes: 4096, memoryBytes: 200 * 1024 * 1024, cpuSeconds: 7 }
+    )
+  )
+
   it.live("a cwd outside the workspace is refused", () =>
     inSandbox((f) =>
       Effect.gen(function* () {

@@ -175,12 +175,18 @@ describe("SandboxProfile.bwrapArgs", () => {
     assert.strictEqual(indexOf(ro, "--bind", `${root}/sub/.git`, `${root}/sub/.git`), -1)
   })
 
-  it("the command runs through prlimit, after the chdir", () => {
+  it("a bash script sets its limits with bash's ulimit on its first line, after the chdir; other commands run through prlimit", () => {
     const sep = args.indexOf("--")
     assert.deepStrictEqual(args.slice(sep - 2, sep), ["--chdir", root])
     assert.deepStrictEqual(args.slice(sep + 1), [
-      "/usr/bin/prlimit", "--cpu=10", "--fsize=1024", "--nproc=64", `--as=${2 ** 30}`, "--core=0", "--", "bash", "-c", "true"
+      "bash", "-c", `{ if shopt -oq posix; then ulimit -f 2; else ulimit -f 1; fi && ulimit -t 10 -u 64 -v ${2 ** 20} -c 0; } || exit 126; true`
     ])
+    assert.deepStrictEqual(SP.inner(host, { processes: 3 }, ["/usr/bin/bash", "-c", "echo a\necho b", "name", "x"]), [
+      "/usr/bin/bash", "-c", "{ ulimit -u 3 -c 0; } || exit 126; echo a\necho b", "name", "x"
+    ])
+    assert.deepStrictEqual(SP.inner(host, { processes: 3 }, ["node", "server.js"]), ["/usr/bin/prlimit", "--nproc=3", "--core=0", "--", "node", "server.js"])
+    assert.deepStrictEqual(SP.inner(host, { processes: 3 }, ["bash", "script.sh"]), ["/usr/bin/prlimit", "--nproc=3", "--core=0", "--", "bash", "script.sh"])
+    assert.isTrue(SP.limitsEnforced({ ...host, prlimit: undefined }, { processes: 1 }, ["bash", "-c", "true"]))
     assert.isFalse(SP.limitsEnforced({ ...host, prlimit: undefined }, { processes: 1 }))
     assert.deepStrictEqual(SP.inner({ ...host, prlimit: undefined }, {}, ["true"]), ["true"])
   })
