@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19), HOLE: a protected file's EARLIER content, left in the object store where no ref, reflog or
+ * Red team (issue 19), was a hole: a protected file's EARLIER content, left in the object store where no ref, reflog or
  * index entry reaches it, is readable from sandboxed bash. Through the built binary (default sandbox, allow-all; the
  * script is written by write_file, so no guard sees a secret name).
  *
@@ -10,9 +10,8 @@
  * reflog expired (`git reflog expire --expire=now --all`, no gc yet). `git cat-file --batch-all-objects --batch`
  * in bash prints the old secret.
  *
- * Suggested fix: adapters/shell/SecretObjects.ts (or GitTools.secretHistory): a store that holds objects no ref,
- * reflog or index entry reaches (dangling or unreachable: `git fsck --unreachable --no-reflogs` run in the read-only
- * sandbox, or a reachability walk) cannot be vouched for, so it is masked like a nested store.
+ * Now the store check also remembers which loose blobs any tree or index names (StoreSecrets `unattributed`), and the
+ * sandbox masks each loose blob nothing names (SecretObjects.toHide; the whole store past 200 of them).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -24,7 +23,7 @@ const canary = "OLDKEYCANARY"
 const cleanups = attackFile()
 const dumpAll = "git cat-file --batch-all-objects --batch 2>&1; git fsck --lost-found 2>&1; cat .git/lost-found/other/* 2>&1"
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: a secret's earlier content in the object store"), () => {
+describe.skipIf(unavailable !== undefined)(title("a secret's earlier content in the object store"), () => {
   it("staged by mistake, unstaged, then the key rotated in .env: the old key is not readable from bash", () => {
     const { root, git, script } = attackWorkspace(cleanups)
     fs.writeFileSync(path.join(root, ".env"), `TOKEN=${canary}\n`)

@@ -31,11 +31,13 @@ const setup = () => {
 const dumpAll = "git cat-file --batch-all-objects --batch 2>&1; git fsck --lost-found 2>&1; cat .git/lost-found/other/* 2>&1"
 
 describe.skipIf(unavailable !== undefined)(title("object stores bash must not see"), () => {
-  it("the attack has teeth: an unstaged innocent file's blob is read back from the store", () => {
+  it("the attack has teeth: an innocent file's blob no ref reaches (a commit dropped, its tree naming it) is read back from the store", () => {
     const { root, git, script } = setup()
     fs.writeFileSync(path.join(root, "b.txt"), `${canary}-PLAIN\n`)
     git("add", "b.txt")
-    git("reset", "-q", "b.txt")
+    git("commit", "-q", "-m", "dropped")
+    git("reset", "-q", "--hard", "HEAD~1")
+    git("reflog", "expire", "--expire=now", "--all")
     expect(script(dumpAll)).toContain(`${canary}-PLAIN`)
   })
 

@@ -27,13 +27,19 @@ const setup = () => attackWorkspace(cleanups)
 const secret = (root: string, content: string) => fs.writeFileSync(path.join(root, ".env"), `TOKEN=${content}\n`)
 
 describe.skipIf(unavailable !== undefined)(title("secrets in the object store that no ref reaches"), () => {
-  it("the attack has teeth: a dangling innocent blob is read back from the store", () => {
+  it("the attack has teeth: a dangling innocent blob a tree names is read back from the store; one nothing names is not", () => {
     const { root, git, script } = setup()
     fs.writeFileSync(path.join(root, "b.txt"), "PLAINCANARY\n")
     git("add", "b.txt")
-    git("reset", "-q", "b.txt")
-    fs.writeFileSync(path.join(root, "b.txt"), "other\n")
-    expect(script(dumpAll)).toContain("PLAINCANARY")
+    git("commit", "-q", "-m", "dropped")
+    git("reset", "-q", "--hard", "HEAD~1")
+    git("reflog", "expire", "--expire=now", "--all")
+    fs.writeFileSync(path.join(root, "c.txt"), "LONECANARY\n")
+    git("add", "c.txt")
+    git("reset", "-q", "c.txt")
+    const out = script(dumpAll)
+    expect(out).toContain("PLAINCANARY")
+    expect(out).not.toContain("LONECANARY")
   })
 
   it("a secret minicode saw, staged, unstaged and then changed or deleted, is not readable", () => {

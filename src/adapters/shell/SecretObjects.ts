@@ -111,6 +111,9 @@ const alternatesOf = (workspace: string, objects: string): Array<string> => {
  * (`StoreSecrets.check`), or a store it borrows from inside the workspace when that one does. A fan-out folder
  * linked elsewhere is masked where it points.
  */
+/** The most loose blobs masked one by one; past it the store is hidden whole. */
+const maxUnattributed = 200
+
 export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => {
   const rootGit = path.join(workspace, ".git")
   const hide: Array<string> = []
@@ -144,6 +147,13 @@ export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>
     }
   }
   for (const alt of stores.slice(1)) if (view.holds(alt)) hide.push(alt)
+  // Loose blobs no tree or index names: each masked, or the whole store past a bound (a mount each).
+  for (const store of stores) {
+    if (view.holds(store)) continue
+    const files = view.unattributed(store)
+    if (files.length > maxUnattributed) hide.push(...(store === objects ? Profile.objectFolders.flatMap((n) => real(path.join(rootGit, n)) ?? []) : [store]))
+    else hide.push(...files)
+  }
   return hide
 }
 

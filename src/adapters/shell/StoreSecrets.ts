@@ -31,6 +31,9 @@ interface Known {
   readonly loose: Set<string>
   /** Index files read, by path: their inode, size and times. */
   readonly indexes: Map<string, string>
+  /** Loose objects read that are blobs, and every blob id a tree or an index names (at any path). */
+  readonly blobs: Set<string>
+  readonly named: Set<string>
 }
 
 const stateFile = (workspace: string) => path.join(workspace, ".minicode", "secret-objects.json")
@@ -46,7 +49,7 @@ const load = (workspace: string): Known => {
   const st = lstat(file)
   const cached = memory.get(workspace)
   if (st !== undefined && cached !== undefined && cached.key === fileKey(st)) return cached.known
-  const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map() }
+  const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map(), blobs: new Set(), named: new Set() }
   if (st?.isFile() !== true) return known
   try {
     const raw: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
@@ -55,6 +58,8 @@ const load = (workspace: string): Known => {
     for (const id of strings(o["secret"])) known.secret.add(id)
     for (const p of strings(o["packs"])) known.packs.add(p)
     for (const id of strings(o["loose"])) known.loose.add(id)
+    for (const id of strings(o["blobs"])) known.blobs.add(id)
+    for (const id of strings(o["named"])) known.named.add(id)
     const idx = o["indexes"]
     if (typeof idx === "object" && idx !== null) for (const [k, v] of Object.entries(idx)) if (typeof v === "string") known.indexes.set(k, v)
   } catch {
@@ -75,6 +80,8 @@ const save = (workspace: string, known: Known) => {
       secret: [...known.secret],
       packs: [...known.packs],
       loose: [...known.loose],
+      blobs: [...known.blobs],
+      named: [...known.named],
       indexes: Object.fromEntries(known.indexes)
     })
     const tmp = path.join(dir, `secret-objects.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
@@ -92,12 +99,13 @@ const save = (workspace: string, known: Known) => {
  * Reads a batch of trees: every entry at a protected name (judged alone and below each name a parent in the batch
  * gives its tree) is secret, and so is everything below a protected folder.
  */
-const judgeTrees = (workspace: string, trees: ReadonlyMap<string, Buffer>, secret: Set<string>) => {
+const judgeTrees = (workspace: string, trees: ReadonlyMap<string, Buffer>, secret: Set<string>, named: Set<string>) => {
   const entries = new Map<string, Array<GitStore.TreeEntry>>()
   const names = new Map<string, Set<string>>()
   for (const [id, body] of trees) {
     const list = GitStore.treeEntries(body)
     entries.set(id, list)
+    for (const e of list) if (e.kind === "blob") named.add(e.id)
     for (const e of list) if (e.kind === "tree") (names.get(e.id) ?? names.set(e.id, new Set()).get(e.id))?.add(e.name)
   }
   // Names repeat across a history's trees: each (folder, name) is judged once.
@@ -155,6 +163,12 @@ export interface StoreView {
   readonly holds: (objects: string) => boolean
   /** Folders where a store's objects really are, elsewhere than the store (symlinked fan-out folders). */
   readonly elsewhere: ReadonlyArray<string>
+  /**
+   * The files of a store's loose blobs that no tree and no index names, at any path: content nobody can vouch for
+   * (a secret staged and unstaged before minicode ever saw it, then changed or removed). Was a hole (red team):
+   * `git cat-file --batch-all-objects --batch` in bash printed the old key. The sandbox masks each such file.
+   */
+  readonly unattributed: (objects: string) => ReadonlyArray<string>
 }
 
 /**
@@ -180,7 +194,20 @@ export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<s
       entries = undefined
     }
     for (const e of entries ?? []) if (Jail.sensitiveReason(path.join(workspace, e.path), workspace) !== undefined) known.secret.add(e.id)
+    for (const e of entries ?? []) known.named.add(e.id)
     known.indexes.set(file, fileKey(st))
+    changed = true
+  }
+  // The workspace's own index names what is staged (its paths are the history check's): attribution only.
+  const own = path.join(gitDir, "index")
+  const ownSt = lstat(own)
+  if (ownSt?.isFile() === true && known.indexes.get(`named:${own}`) !== fileKey(ownSt)) {
+    try {
+      for (const e of GitStore.indexEntries(fs.readFileSync(own)) ?? []) known.named.add(e.id)
+    } catch {
+      // unreadable: its blobs stay unattributed
+    }
+    known.indexes.set(`named:${own}`, fileKey(ownSt))
     changed = true
   }
   const unreadable = new Set<string>()
@@ -199,6 +226,7 @@ export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<s
       if (known.loose.has(id)) continue
       const o = GitStore.looseTree(objects, id)
       if (o?.body !== undefined) trees.set(id, o.body)
+      if (o?.type === "blob") known.blobs.add(id)
       known.loose.add(id)
       changed = true
     }
@@ -228,11 +256,11 @@ export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<s
         changed = true
       } else unreadable.add(objects)
     }
-    judgeTrees(workspace, trees, known.secret)
+    judgeTrees(workspace, trees, known.secret, known.named)
   }
   // What is no longer in a store is forgotten, but not the secret ids (a pack may bring them back).
   for (const p of known.packs) if (!packsNow.has(p)) (known.packs.delete(p), (changed = true))
-  for (const id of known.loose) if (!looseNow.has(id)) (known.loose.delete(id), (changed = true))
+  for (const id of known.loose) if (!looseNow.has(id)) (known.loose.delete(id), known.blobs.delete(id), (changed = true))
   if (changed) save(workspace, known)
   const raw = [...known.secret].filter((id) => /^[0-9a-f]{40}$/.test(id)).map((id) => Buffer.from(id, "hex"))
   const holds = (objects: string): boolean => {
@@ -242,5 +270,7 @@ export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<s
     for (const [pack, index] of indexes) if (path.dirname(path.dirname(pack)) === objects && raw.some((id) => GitStore.find(index, id) >= 0)) return true
     return false
   }
-  return { holds, elsewhere }
+  const unattributed = (objects: string): ReadonlyArray<string> =>
+    [...(loose.get(objects) ?? [])].filter((id) => known.blobs.has(id) && !known.named.has(id)).map((id) => path.join(objects, id.slice(0, 2), id.slice(2)))
+  return { holds, elsewhere, unattributed }
 }

@@ -158,9 +158,14 @@ export const fixedFindings = (
 /** The folders of a git folder that hold object content (the store itself, and copies git makes of objects). */
 export const objectFolders: ReadonlyArray<string> = ["objects", "lost-found", "rr-cache", "rebase-apply", "rebase-merge"]
 
-/** Masks over folders (already resolved, existing) that hold object content, those inside the workspace. */
+/** A loose object's file (`objects/ab/cdef…`), masked as a file; anything else named to `objectMasks` is a folder. */
+const looseObject = /\/[0-9a-f]{2}\/[0-9a-f]{38}$/
+
+/** Masks over folders (already resolved, existing) that hold object content, and loose objects, those inside the workspace. */
 export const objectMasks = (root: string, folders: ReadonlyArray<string>): ReadonlyArray<Finding> =>
-  folders.filter((f) => P.isInside(root, f) && f !== root).map((path) => ({ path, kind: "directory" as const, treatment: "mask" as const }))
+  folders
+    .filter((f) => P.isInside(root, f) && f !== root)
+    .map((path) => ({ path, kind: looseObject.test(path) ? ("file" as const) : ("directory" as const), treatment: "mask" as const }))
 
 /** Fixed findings plus scanned ones, one per path, parents before children, children of a mask dropped. */
 export const normalise = (findings: ReadonlyArray<Finding>): ReadonlyArray<Finding> => {
