@@ -55,6 +55,30 @@ const discover = (fs: FileSystemShape, tool: string, root: string) =>
     }
   })
 
+/**
+ * A `.git` in the workspace may lead outside it only as git itself links a checkout to a repository elsewhere, which
+ * the workspace cannot forge: a linked worktree (the git folder's `gitdir` file names this `.git` back) or a
+ * submodule (its `core.worktree` names this folder). Was a hole (red team): bash wrote a `.git` file, `gitdir:
+ * /another/repository/.git`, in a workspace that was no repository; git_show printed that repository's files and
+ * git_commit, which runs on the host there, committed into it. Likewise a git folder in the workspace whose
+ * `commondir` names one outside.
+ */
+const ownedFrom = (fs: FileSystemShape, tool: string, root: string, workTree: string, gitDir: string, commonDir: string) =>
+  Effect.gen(function* () {
+    const dotGit = P.join(workTree, ".git")
+    if (P.isInside(root, gitDir)) {
+      if (P.isInside(root, commonDir)) return
+      return yield* refuse(tool, `${P.join(gitDir, "commondir")} names ${commonDir}, outside the workspace`)
+    }
+    const back = yield* text(fs, tool, P.join(gitDir, "gitdir"))
+    if (back !== undefined && P.resolve(gitDir, back.trim()) === dotGit) return
+    const config = yield* text(fs, tool, P.join(gitDir, "config"))
+    const parsed = config === undefined ? undefined : GitConfig.parse(config)
+    const worktree = parsed?.ok === true ? parsed.entries.find((e) => e.section === "core" && e.name === "worktree")?.value : undefined
+    if (worktree !== undefined && P.resolve(gitDir, worktree) === workTree) return
+    return yield* refuse(tool, `${dotGit} names ${gitDir}, outside the workspace, which does not name this checkout back (not a linked worktree or submodule of it)`)
+  })
+
 /** Finds and inspects the repository for `root`; undefined when there is none (git then says so itself). */
 export const inspect = (fs: FileSystemShape, tool: string, root: string, home: string) =>
   Effect.gen(function* () {
@@ -63,6 +87,7 @@ export const inspect = (fs: FileSystemShape, tool: string, root: string, home: s
     const { gitDir, workTree } = found
     const common = yield* text(fs, tool, P.join(gitDir, "commondir"))
     const commonDir = common === undefined || common.trim() === "" ? gitDir : P.resolve(gitDir, common.trim())
+    if (P.isInside(root, workTree)) yield* ownedFrom(fs, tool, root, workTree, gitDir, commonDir)
     const files: Array<string> = []
     const identity = { name: false, email: false }
     const visit = (file: string, depth: number): Effect.Effect<void, ToolFailed> =>

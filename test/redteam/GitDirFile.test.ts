@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19), HOLE: in a workspace that is not a git repository (or is a sub-folder of one), nothing pins
+ * Red team (issue 19), was a hole: in a workspace that is not a git repository (or is a sub-folder of one), nothing pinned
  * a `.git` at its root, so sandboxed bash writes a `.git` FILE, `gitdir: /path/of/another/repository/.git`. The git
  * tools then take that repository as the workspace's (GitRepo.inspect follows the file): `git_show
  * {"rev":"HEAD:v.txt"}` prints a file of the other repository (read outside the workspace), and `git_commit`, which
@@ -7,10 +7,8 @@
  * outside the workspace). The `.git` file stays after the bash call. Through the built binary (default sandbox,
  * allow-all).
  *
- * Suggested fix: src/tools/GitRepo.ts `inspect` (or GitTools `prepare`): a `.git` file whose git folder (or
- * `commondir`) is outside the workspace is refused unless it was there before any tool ran (or is a linked worktree
- * or submodule the user made: its `gitdir` back-link names this workspace); and GitControl removes a `.git` file
- * planted at the root by bash, as it does for `commondir`.
+ * Now GitRepo.inspect (`ownedFrom`) refuses a `.git` in the workspace that leads outside it unless the git folder there
+ * names this checkout back (a linked worktree's `gitdir`, a submodule's `core.worktree`), and a `commondir` leading out.
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -23,7 +21,7 @@ import { title, unavailable } from "../support/Sandbox.js"
 const cleanups = attackFile()
 const canary = "OTHERREPOCANARY"
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: a .git file planted from bash naming another repository"), () => {
+describe.skipIf(unavailable !== undefined)(title("a .git file planted from bash naming another repository"), () => {
   it("git tools neither read nor write the other repository", () => {
     const ws = makeWorkspace()
     cleanups.push(ws.cleanup)
@@ -47,5 +45,24 @@ describe.skipIf(unavailable !== undefined)(title("HOLE: a .git file planted from
     tool("git_commit", { message: "into the other repository", paths: ["hi.txt"] })
     expect(shown.stdout + shown.stderr).not.toContain(canary)
     expect(git("rev-parse", "HEAD")).toBe(before)
+  })
+
+  it("honest: a workspace that is a submodule's checkout (its git folder in the superproject's .git/modules) still works", () => {
+    const ws = makeWorkspace()
+    cleanups.push(ws.cleanup)
+    const base = path.join(ws.parent, "sm")
+    const run = (cwd: string, ...args: Array<string>) =>
+      execFileSync("git", ["-c", "protocol.file.allow=always", "-c", "user.email=s@example.com", "-c", "user.name=S", ...args], { cwd, encoding: "utf8" })
+    fs.mkdirSync(path.join(base, "lib"), { recursive: true })
+    run(path.join(base, "lib"), "init", "-q", "-b", "main")
+    fs.writeFileSync(path.join(base, "lib", "l.txt"), "library line\n")
+    run(path.join(base, "lib"), "add", "l.txt")
+    run(path.join(base, "lib"), "commit", "-q", "-m", "lib")
+    fs.mkdirSync(path.join(base, "super"))
+    run(path.join(base, "super"), "init", "-q", "-b", "main")
+    run(path.join(base, "super"), "submodule", "add", "-q", path.join(base, "lib"), "sub")
+    const sub = path.join(base, "super", "sub")
+    const show = spawnSync(process.execPath, [bin, "tool", "git_show", JSON.stringify({ rev: "HEAD:l.txt" }), "--cwd", sub, "--json"], { encoding: "utf8" })
+    expect(show.stdout).toContain("library line")
   })
 })
