@@ -72,7 +72,8 @@ const load = (workspace: string): Known => {
 const save = (workspace: string, known: Known) => {
   const dir = path.join(workspace, ".minicode")
   try {
-    StateDir.prepare(dir)
+    // A folder that exists is left as it is (the user's own `.minicode/config.json` beside it, no `.gitignore` added).
+    if (lstat(dir) === undefined) StateDir.prepare(dir)
     if (lstat(dir)?.isDirectory() !== true) return
     const other = load(workspace)
     for (const id of other.secret) known.secret.add(id)
