@@ -44,6 +44,8 @@ describe.skipIf(unavailable !== undefined)(title("git_push while bash toggles a 
     for (let i = 0; i < 200 && !fs.existsSync(path.join(root, "started")); i++) await new Promise((r) => setTimeout(r, 50))
     const outputs: Array<string> = []
     for (let i = 0; i < 25 && !fs.existsSync(marker); i++) {
+      // Each call is a synchronous CLI run: let the test runner's own messages through between them.
+      await new Promise((r) => setTimeout(r, 0))
       const r = tool("git_push", { remote: "git://127.0.0.1:1/x", branch: "main" })
       outputs.push(r.stdout + r.stderr)
     }

@@ -166,7 +166,18 @@ export const build = (options: Options) =>
               }),
             dispose: () => inner.dispose()
           }
-          const conn = m.createMessageConnection(reader, new m.StreamMessageWriter(stdin))
+          // A write to a server that is gone resolves (its error still reported through onError): vscode-jsonrpc's
+          // sendRequest rethrows a failed write inside a promise executor, an unhandled rejection that would take
+          // the process down; the request then ends with the connection, or at its deadline.
+          const innerWriter = new m.StreamMessageWriter(stdin)
+          const writer: Rpc.MessageWriter = {
+            onError: innerWriter.onError,
+            onClose: innerWriter.onClose,
+            write: (message) => innerWriter.write(message).catch(() => undefined),
+            end: () => innerWriter.end(),
+            dispose: () => innerWriter.dispose()
+          }
+          const conn = m.createMessageConnection(reader, writer)
           // The exit status says more than a closed pipe: give it a moment to arrive.
           conn.onClose(() => void setTimeout(() => die("its connection closed"), 200).unref())
           conn.onError(([error]) => void error)
