@@ -4,7 +4,9 @@
  * decorations (`.bak`, `~`, `.orig`, `.<digits>`) but not `cp --backup=numbered` / `mv -b` (`id_rsa.~1~`), macOS
  * Finder's `id_rsa copy` / `id_rsa copy 2`, Windows Explorer's `id_rsa - Copy` / `id_rsa - Copy (2)`, GNOME's
  * `.env (copy)`, a browser's second download `id_rsa (1)`, or `gzip`/`tar` of one (`server.key.gz`, `id_rsa.tar.gz`).
- * read_file shows them and sandboxed bash reads them (`cat`, `gzip -dc`). Through the built binary.
+ * read_file showed them and sandboxed bash read them (`cat`, `gzip -dc`). Through the built binary.
+ *
+ * Now `backupSuffix` (domain/jail/Jail.ts) strips those decorations too; the sandbox scan uses the same rule.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -18,7 +20,7 @@ const canary = "COPYCANARY"
 const plain = ["id_rsa.~1~", ".env.~2~", "id_rsa copy", "id_rsa copy 2", "id_rsa - Copy", "id_rsa - Copy (2)", ".env (copy)", "id_ed25519 (1)", ".npmrc (another copy)"]
 const compressed = ["server.key.gz", "id_rsa.bz2", "id_rsa.xz", "id_rsa.zst", ".pgpass.gz", "id_rsa.bak.gz"]
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: copies of secret files by other names"), () => {
+describe.skipIf(unavailable !== undefined)(title("HOLE (fixed): copies of secret files by other names"), () => {
   it("read_file and sandboxed bash show none of them", () => {
     const { root, tool, script } = attackWorkspace(cleanups)
     for (const n of plain) fs.writeFileSync(path.join(root, n), `${canary} ${n}\n`)

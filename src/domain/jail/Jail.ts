@@ -183,8 +183,13 @@ const fileSecret = (seg: string): string | undefined => {
   return undefined
 }
 
-/** The decorations editors, tools and people add to a copy of a file: `x~`, `#x#`, `x.bak`, `x.orig`, `x.1`, `.x.swp`. */
-const backupSuffix = /\.(bak|backup|old|orig|save|saved|swp|swo|swx|tmp|temp|copy|prev|previous|\d+)$|~$/
+/**
+ * The decorations editors, tools and people add to a copy of a file: `x~`, `#x#`, `x.bak`, `x.orig`, `x.1`, `.x.swp`,
+ * GNU's numbered backups (`x.~1~`), file managers' and browsers' copies (`x copy 2`, `x - Copy (2)`, `x (copy)`,
+ * `x (another copy)`, `x (1)`), and compressed or archived copies (`x.gz`, `x.tar.gz`, `x.zip`).
+ */
+const backupSuffix =
+  /\.(bak|backup|old|orig|save|saved|swp|swo|swx|tmp|temp|copy|prev|previous|\d+|~\d+~|gz|bz2|xz|zst|lz4|lzma|z|zip|tar|tgz|7z)$|~$| copy( \d+)?$| - copy( \(\d+\))?$| \((copy|another copy|\d+(st|nd|rd|th) copy|\d+)\)$/
 
 /**
  * A name and the names it is a copy of, its backup decorations stripped one by one (`id_rsa.bak`, `#.env#`,
