@@ -20,7 +20,7 @@ const canary = "COPYCANARY"
 const plain = ["id_rsa.~1~", ".env.~2~", "id_rsa copy", "id_rsa copy 2", "id_rsa - Copy", "id_rsa - Copy (2)", ".env (copy)", "id_ed25519 (1)", ".npmrc (another copy)"]
 const compressed = ["server.key.gz", "id_rsa.bz2", "id_rsa.xz", "id_rsa.zst", ".pgpass.gz", "id_rsa.bak.gz"]
 
-describe.skipIf(unavailable !== undefined)(title("HOLE (fixed): copies of secret files by other names"), () => {
+describe.skipIf(unavailable !== undefined)(title("copies of secret files by other names"), () => {
   it("read_file and sandboxed bash show none of them", () => {
     const { root, tool, script } = attackWorkspace(cleanups)
     for (const n of plain) fs.writeFileSync(path.join(root, n), `${canary} ${n}\n`)
