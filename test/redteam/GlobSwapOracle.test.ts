@@ -1,0 +1,60 @@
+/**
+ * Red team (issue 19, invariant 2), a hole: glob walks by path (Walk.ts `byPath`), so while sandboxed bash swaps a
+ * workspace folder `d` with a symlink to a folder outside (`renameat2(RENAME_EXCHANGE)` in a loop, from a second CLI
+ * process), the walk lists the outside folder. `pathJudge.listed` keeps every outside name out of the list shown,
+ * but glob says how many it left out (`[1 match left out: not in a listing of the workspace that follows no link]`):
+ * the count is an oracle on the outside folder's names. `glob {"pattern":"OUTSIDEN*"}` gets the note, `OUTSIDEX*`
+ * never does, so an agent learns an outside file's name a character at a time (or whether `~/.ssh/id_ed25519`
+ * exists). The same walk's other notes (`[truncated: N more matches]`, `stopped after N entries`) count outside
+ * entries too. Through the built binary (default sandbox, allow-all).
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { bin } from "../serve/support/McpServeHarness.js"
+import { title, unavailable } from "../support/Sandbox.js"
+
+const cleanups = attackFile()
+
+/** Exchanges `d` (a real folder) and `l` (a symlink to argv[1]) for argv[2] seconds, and leaves `d` real. */
+const swapper = `import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+if not os.path.lexists("l"): os.symlink(sys.argv[1], "l")
+end = time.time() + float(sys.argv[2])
+while time.time() < end and not os.path.exists("stop"):
+    libc.renameat2(-100, b"d", -100, b"l", 2)
+if os.path.islink("d"): libc.renameat2(-100, b"d", -100, b"l", 2)
+print("swapped")
+`
+
+describe.skipIf(unavailable !== undefined)(title("HOLE: glob while bash swaps a folder for a symlink outside"), () => {
+  it("glob's output does not depend on the names outside the workspace", async () => {
+    const { root, parent, tool } = attackWorkspace(cleanups)
+    const outside = path.join(parent, "outdir")
+    fs.mkdirSync(outside)
+    fs.writeFileSync(path.join(outside, "OUTSIDENAME.txt"), "x\n")
+    fs.mkdirSync(path.join(root, "d"))
+    fs.writeFileSync(path.join(root, "d/f1.txt"), "inside\n")
+    // Honest first: nothing inside matches either pattern.
+    const quiet = (pattern: string) => `no files match ${pattern}`
+    const text = (r: { readonly stdout: string }) => String((JSON.parse(r.stdout) as { text: unknown }).text).trim()
+    for (const pattern of ["OUTSIDEN*", "OUTSIDEX*"]) expect(text(tool("glob", { pattern }))).toBe(quiet(pattern))
+    expect(tool("write_file", { path: "swap.py", content: swapper }).status).toBe(0)
+    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 280`, timeout_ms: 300_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
+    const child = spawn(process.execPath, [bin, ...args], { stdio: "ignore" })
+    const done = new Promise((resolve) => child.on("exit", resolve))
+    cleanups.push(() => child.kill())
+    for (let i = 0; i < 200 && fs.lstatSync(path.join(root, "l"), { throwIfNoEntry: false }) === undefined; i++) await new Promise((r) => setTimeout(r, 50))
+    const differs: Array<string> = []
+    for (let i = 0; i < 40 && differs.length === 0; i++) {
+      const r = tool("glob", { pattern: "OUTSIDEN*" })
+      // A call that met `d` as a symlink at its start is refused (jail.symlink-escape); the others must look alike.
+      if (r.status === 0 && text(r) !== quiet("OUTSIDEN*")) differs.push(text(r))
+    }
+    fs.writeFileSync(path.join(root, "stop"), "")
+    await done
+    expect(differs).toEqual([])
+  }, 320_000)
+})
