@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19, invariant 2), a hole: glob walks by path (Walk.ts `byPath`), so while sandboxed bash swaps a
+ * Red team (issue 19, invariant 2), was a hole: glob walks by path (Walk.ts `byPath`), so while sandboxed bash swaps a
  * workspace folder `d` with a symlink to a folder outside (`renameat2(RENAME_EXCHANGE)` in a loop, from a second CLI
  * process), the walk lists the outside folder. `pathJudge.listed` keeps every outside name out of the list shown,
  * but glob says how many it left out (`[1 match left out: not in a listing of the workspace that follows no link]`):
@@ -7,29 +7,21 @@
  * never does, so an agent learns an outside file's name a character at a time (or whether `~/.ssh/id_ed25519`
  * exists). The same walk's other notes (`[truncated: N more matches]`, `stopped after N entries`) count outside
  * entries too. Through the built binary (default sandbox, allow-all).
+ *
+ * Now glob (tools/FileTools.ts) walks again through descriptors, saying nothing, when a hit is not confirmed or the
+ * walk ran out of entries; what it shows and counts is then what a walk that follows no link finds.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, swapper } from "./support/Attack.js"
 import { bin } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
 
-/** Exchanges `d` (a real folder) and `l` (a symlink to argv[1]) for argv[2] seconds, and leaves `d` real. */
-const swapper = `import ctypes, os, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-if not os.path.lexists("l"): os.symlink(sys.argv[1], "l")
-end = time.time() + float(sys.argv[2])
-while time.time() < end and not os.path.exists("stop"):
-    libc.renameat2(-100, b"d", -100, b"l", 2)
-if os.path.islink("d"): libc.renameat2(-100, b"d", -100, b"l", 2)
-print("swapped")
-`
-
-describe.skipIf(unavailable !== undefined)(title("HOLE: glob while bash swaps a folder for a symlink outside"), () => {
+describe.skipIf(unavailable !== undefined)(title("glob while bash swaps a folder for a symlink outside"), () => {
   it("glob's output does not depend on the names outside the workspace", async () => {
     const { root, parent, tool } = attackWorkspace(cleanups)
     const outside = path.join(parent, "outdir")

@@ -19,23 +19,12 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, swapper } from "./support/Attack.js"
 import { bin } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const canary = "OUTSIDECANARY"
 const cleanups = attackFile()
-
-/** Exchanges `d` (a real folder) and `l` (a symlink to argv[1]) for argv[2] seconds, and leaves `d` real. */
-const swapper = `import ctypes, os, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-if not os.path.lexists("l"): os.symlink(sys.argv[1], "l")
-end = time.time() + float(sys.argv[2])
-while time.time() < end and not os.path.exists("stop"):
-    libc.renameat2(-100, b"d", -100, b"l", 2)
-if os.path.islink("d"): libc.renameat2(-100, b"d", -100, b"l", 2)
-print("swapped")
-`
 
 describe.skipIf(unavailable !== undefined)(title("grep while bash swaps a folder for a symlink outside"), () => {
   it("no grep output shows the outside file's content", async () => {

@@ -57,3 +57,14 @@ for p in glob.glob(".git/objects/**/*", recursive=True) + glob.glob("${extra}**/
                 pass
 PY`
 
+
+/** A swapper for sandboxed bash (python3 ctypes `renameat2(RENAME_EXCHANGE)` in a loop): exchanges `d` (a real folder) and `l` (a symlink to argv[1]) for argv[2] seconds, and leaves `d` real. */
+export const swapper = `import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+if not os.path.lexists("l"): os.symlink(sys.argv[1], "l")
+end = time.time() + float(sys.argv[2])
+while time.time() < end and not os.path.exists("stop"):
+    libc.renameat2(-100, b"d", -100, b"l", 2)
+if os.path.islink("d"): libc.renameat2(-100, b"d", -100, b"l", 2)
+print("swapped")
+`
