@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19, invariant 1), a hole: a repository's store that is not in a `.git` folder is never hidden from
+ * Red team (issue 19, invariant 1), holes: a repository's store that is not in a `.git` folder is never hidden from
  * bash. The sandbox hides nested repositories' stores (SecretObjects.toHide), but it finds them as the scan's pinned
  * `.git` folders only: a bare clone (`git clone --bare`, `backup.git/` or any other name: `HEAD`, `objects/`,
  * `refs/` at its top) and a bundle file (`git bundle create repo.bundle --all`, a pack with a header) kept in the
@@ -7,6 +7,10 @@
  * printed by `git -C backup.git log -p` in sandboxed bash, by inflating its loose objects, and by
  * `git bundle unbundle` / inflating the bundle. Through the built binary (default sandbox, allow-all; the script
  * is written by write_file, so no guard sees what it names).
+ *
+ * Bare clones are fixed: the scan pins a folder whose listing is a git folder's (`HEAD`, `objects/`, `refs/`;
+ * WorkspaceScan.read `isBare`), so its store is hidden as a nested repository's. Bundle files are open (a hole):
+ * the fix is a rule for them (by name, `*.bundle`, or by their first line `# v2 git bundle`) in the sandbox's scan.
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -33,7 +37,7 @@ const secretHistory = () => {
   return src
 }
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: stores outside a .git folder"), () => {
+describe.skipIf(unavailable !== undefined)(title("stores outside a .git folder"), () => {
   for (const name of ["backup.git", "mirror"]) {
     it(`a bare clone in ${name}/ whose history holds a deleted secret: its content is not readable from bash`, () => {
       const { root, script } = attackWorkspace(cleanups)
@@ -42,7 +46,9 @@ describe.skipIf(unavailable !== undefined)(title("HOLE: stores outside a .git fo
       expect(script(`git -C ${name} log -p --all 2>&1 | cat\n${inflateAll(`${name}/`)}`)).not.toContain(canary)
     })
   }
+})
 
+describe.skipIf(unavailable !== undefined)(title("HOLE: a bundle file in the workspace"), () => {
   it("a bundle file holding a deleted secret's history: its content is not readable from bash", () => {
     const { root, script } = attackWorkspace(cleanups)
     spawnSync("git", ["bundle", "create", path.join(root, "repo.bundle"), "--all"], { cwd: secretHistory() })

@@ -49,6 +49,17 @@ const kindOf = (dir: string, d: fs.Dirent): "file" | "directory" | "other" => {
   return st === undefined ? "other" : st.isDirectory() ? "directory" : st.isFile() ? "file" : "other"
 }
 
+/** A listing that is a git folder's: `HEAD`, `objects/` and `refs/` at its top (what git itself looks for). */
+const isBare = (list: ReadonlyArray<fs.Dirent>): boolean => {
+  let found = 0
+  for (const d of list) {
+    if (d.name === "HEAD" && !d.isDirectory()) found |= 1
+    else if (d.name === "objects" && !d.isFile()) found |= 2
+    else if (d.name === "refs" && !d.isFile()) found |= 4
+  }
+  return found === 7
+}
+
 export const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
   const readAt = Date.now()
   let list: Array<fs.Dirent>
@@ -69,8 +80,13 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
     if (kind === "directory" && (verdict === "descend" || verdict === "pin")) folders.push(abs)
     if (verdict === "mask" && kind !== "other" && !held && Profile.restsOnFolderName(root, abs)) held = true
   }
+  const gitFolder = Profile.classify(root, dir, "directory") === "pin"
+  // A bare repository (`git clone --bare` into `backup.git/`, or any name): pinned as a `.git` folder is, so its
+  // store is hidden as a nested repository's is (SecretObjects.toHide). Was a hole (red team): its history, a
+  // deleted `.env` among it, was readable from bash (`git -C backup.git log -p`).
+  if (!gitFolder && dir !== root && !path.relative(root, dir).split(path.sep).includes(".git") && isBare(list)) hits.push({ path: dir, kind: "directory", verdict: "pin" })
   // A git folder is pinned already (by its parent's read).
-  if (held && Profile.classify(root, dir, "directory") !== "pin") hits.push({ path: dir, kind: "directory", verdict: "hold" })
+  else if (held && !gitFolder) hits.push({ path: dir, kind: "directory", verdict: "hold" })
   return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
 }
 
