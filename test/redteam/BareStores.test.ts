@@ -8,8 +8,8 @@
  * `git bundle unbundle` / inflating the bundle. Through the built binary (default sandbox, allow-all; the script
  * is written by write_file, so no guard sees what it names).
  *
- * Bare clones are fixed: the scan pins a folder whose listing is a git folder's (`HEAD`, `objects/`, `refs/`;
- * WorkspaceScan.read `isBare`), so its store is hidden as a nested repository's. Bundle files are open (a hole):
+ * Bare clones are fixed: the scan pins a folder holding an object folder (`objects/` with `info/` and `pack/`;
+ * WorkspaceScan.read `isStore`, judged on what the sandbox masks, so removing `HEAD` and `refs/` changes nothing), so its store is hidden as a nested repository's. Bundle files are open (a hole):
  * the fix is a rule for them (by name, `*.bundle`, or by their first line `# v2 git bundle`) in the sandbox's scan.
  */
 import { spawnSync } from "node:child_process"
@@ -46,6 +46,13 @@ describe.skipIf(unavailable !== undefined)(title("stores outside a .git folder")
       expect(script(`git -C ${name} log -p --all 2>&1 | cat\n${inflateAll(`${name}/`)}`)).not.toContain(canary)
     })
   }
+
+  it("a bare clone whose HEAD and refs bash removed in an earlier call: its store stays hidden", () => {
+    const { root, script } = attackWorkspace(cleanups)
+    spawnSync("git", ["clone", "-q", "--bare", "--no-local", secretHistory(), path.join(root, "backup.git")])
+    expect(script("rm -rf backup.git/HEAD backup.git/refs; ls backup.git")).not.toMatch(/\\nrefs\\n|HEAD/)
+    expect(script(`echo ref: refs/heads/main > backup.git/HEAD; mkdir -p backup.git/refs; git -C backup.git log -p --all 2>&1 | cat\n${inflateAll("backup.git/")}`)).not.toContain(canary)
+  })
 })
 
 describe.skipIf(unavailable !== undefined)(title("HOLE: a bundle file in the workspace"), () => {
