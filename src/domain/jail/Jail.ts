@@ -73,6 +73,9 @@ const secretNames = new Set([
   "kubeconfig",
   "application_default_credentials.json",
   "credentials.json",
+  // The AWS console's access keys download; GnuPG 1's secret keyring.
+  "credentials.csv",
+  "secring.gpg",
   "id_rsa",
   "id_dsa",
   "id_ecdsa",
@@ -97,7 +100,11 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   [".oci", "config"],
   [".m2", "settings.xml"],
   [".m2", "settings-security.xml"],
-  [".gradle", "gradle.properties"]
+  [".gradle", "gradle.properties"],
+  // `bundle config set --local <host> user:pass` keeps gem server credentials in the project's `.bundle/config`.
+  [".bundle", "config"],
+  // hub's GitHub token.
+  [".config", "hub"]
 ]
 /**
  * Globs (gitignore syntax, matched case-insensitively) for names that are secret wherever they are, for a search
