@@ -11,12 +11,10 @@
  * Now glob (tools/FileTools.ts) walks again through descriptors, saying nothing, when a hit is not confirmed or the
  * walk ran out of entries; what it shows and counts is then what a walk that follows no link finds.
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace, swapper } from "./support/Attack.js"
-import { bin } from "../serve/support/McpServeHarness.js"
+import { attackFile, attackWorkspace, startSwapper } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
@@ -33,20 +31,14 @@ describe.skipIf(unavailable !== undefined)(title("glob while bash swaps a folder
     const quiet = (pattern: string) => `no files match ${pattern}`
     const text = (r: { readonly stdout: string }) => String((JSON.parse(r.stdout) as { text: unknown }).text).trim()
     for (const pattern of ["OUTSIDEN*", "OUTSIDEX*"]) expect(text(tool("glob", { pattern }))).toBe(quiet(pattern))
-    expect(tool("write_file", { path: "swap.py", content: swapper }).status).toBe(0)
-    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 280`, timeout_ms: 300_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
-    const child = spawn(process.execPath, [bin, ...args], { stdio: "ignore" })
-    const done = new Promise((resolve) => child.on("exit", resolve))
-    cleanups.push(() => child.kill())
-    for (let i = 0; i < 200 && fs.lstatSync(path.join(root, "l"), { throwIfNoEntry: false }) === undefined; i++) await new Promise((r) => setTimeout(r, 50))
+    const stop = await startSwapper(cleanups, root, outside, tool)
     const differs: Array<string> = []
     for (let i = 0; i < 40 && differs.length === 0; i++) {
       const r = tool("glob", { pattern: "OUTSIDEN*" })
       // A call that met `d` as a symlink at its start is refused (jail.symlink-escape); the others must look alike.
       if (r.status === 0 && text(r) !== quiet("OUTSIDEN*")) differs.push(text(r))
     }
-    fs.writeFileSync(path.join(root, "stop"), "")
-    await done
+    await stop()
     expect(differs).toEqual([])
   }, 320_000)
 })
