@@ -15,27 +15,14 @@
  * Now rg runs inside the read-only sandbox whenever one is usable (adapters/search/RipgrepSearch.ts `wrap`, from
  * app/NodeLayers.ts textSearch): a swapped-in link leads to a path the sandbox does not show, or masks.
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
-import { bin } from "../serve/support/McpServeHarness.js"
+import { attackFile, attackWorkspace, startSwapper } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const canary = "OUTSIDECANARY"
 const cleanups = attackFile()
-
-/** Exchanges `d` (a real folder) and `l` (a symlink to argv[1]) for argv[2] seconds, and leaves `d` real. */
-const swapper = `import ctypes, os, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-if not os.path.lexists("l"): os.symlink(sys.argv[1], "l")
-end = time.time() + float(sys.argv[2])
-while time.time() < end and not os.path.exists("stop"):
-    libc.renameat2(-100, b"d", -100, b"l", 2)
-if os.path.islink("d"): libc.renameat2(-100, b"d", -100, b"l", 2)
-print("swapped")
-`
 
 describe.skipIf(unavailable !== undefined)(title("grep while bash swaps a folder for a symlink outside"), () => {
   it("no grep output shows the outside file's content", async () => {
@@ -47,13 +34,7 @@ describe.skipIf(unavailable !== undefined)(title("grep while bash swaps a folder
     fs.writeFileSync(path.join(root, "d/f1.txt"), "inside line\n")
     // Honest first: grep finds the workspace line.
     expect(tool("grep", { pattern: "line", path: "d" }).stdout).toContain("inside line")
-    expect(tool("write_file", { path: "swap.py", content: swapper }).status).toBe(0)
-    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 280`, timeout_ms: 300_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
-    const child = spawn(process.execPath, [bin, ...args], { stdio: "ignore" })
-    const done = new Promise((resolve) => child.on("exit", resolve))
-    cleanups.push(() => child.kill())
-    // The swapper has started once its symlink exists.
-    for (let i = 0; i < 200 && fs.lstatSync(path.join(root, "l"), { throwIfNoEntry: false }) === undefined; i++) await new Promise((r) => setTimeout(r, 50))
+    const stop = await startSwapper(cleanups, root, outside, tool)
     const leaks: Array<string> = []
     for (let i = 0; i < 20 && leaks.length === 0; i++) {
       // Each call is a synchronous CLI run: let the test runner's own messages through between them.
@@ -63,8 +44,7 @@ describe.skipIf(unavailable !== undefined)(title("grep while bash swaps a folder
         if ((r.stdout + r.stderr).includes(canary)) leaks.push(`${JSON.stringify(args)} → ${r.stdout}`)
       }
     }
-    fs.writeFileSync(path.join(root, "stop"), "")
-    await done
+    await stop()
     expect(leaks).toEqual([])
   }, 320_000)
 })

@@ -106,7 +106,7 @@ describe("glob on the bench tree's features", () => {
 })
 
 describe("glob's walk by path and a folder swapped mid-walk", () => {
-  it("a folder swapped for a symlink to outside after it was seen: nothing from beyond it is shown", async () => {
+  it("a folder swapped for a symlink to outside after it was seen: nothing from beyond it is shown, nor counted", async () => {
     const ws = path.join(base, "race-ws")
     const outside = path.join(base, "race-outside")
     fs.mkdirSync(path.join(ws, "src"), { recursive: true })
@@ -127,8 +127,10 @@ describe("glob's walk by path and a folder swapped mid-walk", () => {
         )
     }))
     const got = await glob({ pattern: "**/*.ts" }, ws, { fileSystem: racing })
-    expect(got.paths).toEqual(["a.ts"])
-    expect(got.notes).toEqual(["[2 matches left out: not in a listing of the workspace that follows no link]"])
+    // What the workspace holds now (the folder was renamed to src-old), none of the outside names.
+    expect(got.paths).toEqual(["a.ts", "src-old/b.ts"])
+    // Walked again through descriptors, silently: a count of what was left out told the outside folder's names.
+    expect(got.notes).toEqual([])
   })
 })
 

@@ -49,6 +49,20 @@ const kindOf = (dir: string, d: fs.Dirent): "file" | "directory" | "other" => {
   return st === undefined ? "other" : st.isDirectory() ? "directory" : st.isFile() ? "file" : "other"
 }
 
+/**
+ * A listing that is a git object folder's: `info/` and `pack/` in it (git makes both for every repository). Judged on
+ * the object folder, not on `HEAD` or `refs/` beside it: the sandbox masks the store, so bash cannot change what is
+ * in it, but it can remove `HEAD` and `refs/`, and the next call would see the store.
+ */
+const isStore = (list: ReadonlyArray<fs.Dirent>): boolean => {
+  let found = 0
+  for (const d of list) {
+    if (d.name === "info" && d.isDirectory()) found |= 1
+    else if (d.name === "pack" && d.isDirectory()) found |= 2
+  }
+  return found === 3
+}
+
 export const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
   const readAt = Date.now()
   let list: Array<fs.Dirent>
@@ -69,8 +83,16 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
     if (kind === "directory" && (verdict === "descend" || verdict === "pin")) folders.push(abs)
     if (verdict === "mask" && kind !== "other" && !held && Profile.restsOnFolderName(root, abs)) held = true
   }
+  const gitFolder = Profile.classify(root, dir, "directory") === "pin"
   // A git folder is pinned already (by its parent's read).
-  if (held && Profile.classify(root, dir, "directory") !== "pin") hits.push({ path: dir, kind: "directory", verdict: "hold" })
+  if (held && !gitFolder) hits.push({ path: dir, kind: "directory", verdict: "hold" })
+  // The folder holding an object folder (a bare repository: `git clone --bare` into `backup.git/`, or any name) is
+  // pinned as a `.git` folder is, so its store is hidden as a nested repository's is (SecretObjects.toHide). Was a
+  // hole (red team): its history, a deleted `.env` among it, was readable from bash (`git -C backup.git log -p`).
+  const repo = path.dirname(dir)
+  if (path.basename(dir) === "objects" && repo !== root && !path.relative(root, repo).split(path.sep).includes(".git") && isStore(list)) {
+    hits.push({ path: repo, kind: "directory", verdict: "pin" })
+  }
   return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
 }
 

@@ -73,6 +73,9 @@ const secretNames = new Set([
   "kubeconfig",
   "application_default_credentials.json",
   "credentials.json",
+  // The AWS console's access keys download; GnuPG 1's secret keyring.
+  "credentials.csv",
+  "secring.gpg",
   "id_rsa",
   "id_dsa",
   "id_ecdsa",
@@ -97,7 +100,11 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   [".oci", "config"],
   [".m2", "settings.xml"],
   [".m2", "settings-security.xml"],
-  [".gradle", "gradle.properties"]
+  [".gradle", "gradle.properties"],
+  // `bundle config set --local <host> user:pass` keeps gem server credentials in the project's `.bundle/config`.
+  [".bundle", "config"],
+  // hub's GitHub token.
+  [".config", "hub"]
 ]
 /**
  * Globs (gitignore syntax, matched case-insensitively) for names that are secret wherever they are, for a search
@@ -183,8 +190,13 @@ const fileSecret = (seg: string): string | undefined => {
   return undefined
 }
 
-/** The decorations editors, tools and people add to a copy of a file: `x~`, `#x#`, `x.bak`, `x.orig`, `x.1`, `.x.swp`. */
-const backupSuffix = /\.(bak|backup|old|orig|save|saved|swp|swo|swx|tmp|temp|copy|prev|previous|\d+)$|~$/
+/**
+ * The decorations editors, tools and people add to a copy of a file: `x~`, `#x#`, `x.bak`, `x.orig`, `x.1`, `.x.swp`,
+ * GNU's numbered backups (`x.~1~`), file managers' and browsers' copies (`x copy 2`, `x - Copy (2)`, `x (copy)`,
+ * `x (another copy)`, `x (1)`), and compressed or archived copies (`x.gz`, `x.tar.gz`, `x.zip`).
+ */
+const backupSuffix =
+  /\.(bak|backup|old|orig|save|saved|swp|swo|swx|tmp|temp|copy|prev|previous|\d+|~\d+~|gz|bz2|xz|zst|lz4|lzma|z|zip|tar|tgz|7z)$|~$| copy( \d+)?$| - copy( \(\d+\))?$| \((copy|another copy|\d+(st|nd|rd|th) copy|\d+)\)$/
 
 /**
  * A name and the names it is a copy of, its backup decorations stripped one by one (`id_rsa.bak`, `#.env#`,

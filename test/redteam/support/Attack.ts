@@ -3,7 +3,7 @@
  * `--work-mode BUILD --policy allow-all` would call it, and a script run in sandboxed bash (written by write_file,
  * so no guard ever sees what it names). `cleanups` is the test file's list, emptied after each test.
  */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, expect } from "vitest"
@@ -57,3 +57,36 @@ for p in glob.glob(".git/objects/**/*", recursive=True) + glob.glob("${extra}**/
                 pass
 PY`
 
+
+/** A swapper for sandboxed bash (python3 ctypes `renameat2(RENAME_EXCHANGE)` in a loop): exchanges `d` (a real folder) and `l` (a symlink to argv[1]) for argv[2] seconds, and leaves `d` real. */
+export const swapper = `import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+if not os.path.lexists("l"): os.symlink(sys.argv[1], "l")
+end = time.time() + float(sys.argv[2])
+while time.time() < end and not os.path.exists("stop"):
+    libc.renameat2(-100, b"d", -100, b"l", 2)
+if os.path.islink("d"): libc.renameat2(-100, b"d", -100, b"l", 2)
+print("swapped")
+`
+
+/**
+ * Starts `swapper` in sandboxed bash in its own CLI process (exchanging `root/d` and `root/l` → `outside`), once it
+ * has begun (its symlink exists); the function that stops it and waits for its process to end.
+ */
+export const startSwapper = async (
+  cleanups: Array<() => unknown>,
+  root: string,
+  outside: string,
+  tool: (name: string, args: unknown) => { readonly status: number | null }
+): Promise<() => Promise<unknown>> => {
+  expect(tool("write_file", { path: "swap.py", content: swapper }).status).toBe(0)
+  const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 280`, timeout_ms: 300_000 }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
+  const child = spawn(process.execPath, [bin, ...args], { stdio: "ignore" })
+  const done = new Promise((resolve) => child.on("exit", resolve))
+  cleanups.push(() => child.kill())
+  for (let i = 0; i < 200 && fs.lstatSync(path.join(root, "l"), { throwIfNoEntry: false }) === undefined; i++) await new Promise((r) => setTimeout(r, 50))
+  return () => {
+    fs.writeFileSync(path.join(root, "stop"), "")
+    return done
+  }
+}
