@@ -55,7 +55,7 @@ describe.skipIf(unavailable !== undefined)(title("stores outside a .git folder")
   })
 })
 
-describe.skipIf(unavailable !== undefined)(title("HOLE: a bundle file in the workspace"), () => {
+describe.skipIf(unavailable !== undefined)(title("a bundle file in the workspace"), () => {
   it("a bundle file holding a deleted secret's history: its content is not readable from bash", () => {
     const { root, script } = attackWorkspace(cleanups)
     spawnSync("git", ["bundle", "create", path.join(root, "repo.bundle"), "--all"], { cwd: secretHistory() })

@@ -1,5 +1,5 @@
 /**
- * Red team (issue 19), HOLE: the repository decides where minicode's own state goes. A checkout that ships
+ * Red team (issue 19), was a hole: the repository decided where minicode's own state goes. A checkout that ships
  * `.minicode` as a symlink (`.minicode -> ../elsewhere`, committed like any other link) makes the first tool call
  * write its `state.db` into an existing `../elsewhere/` (the journal, with the snapshots of every file a tool changes) and a
  * `.gitignore` there: files created outside the workspace (invariant 2). Pointed at a folder inside the workspace
@@ -17,7 +17,7 @@ import { attackFile, attackWorkspace } from "./support/Attack.js"
 
 const cleanups = attackFile()
 
-describe("HOLE: a .minicode symlink shipped by the repository", () => {
+describe("a .minicode symlink shipped by the repository", () => {
   it("a tool call never creates minicode's state outside the workspace", () => {
     const { root, parent, tool } = attackWorkspace(cleanups)
     // An existing folder outside (a dangling link makes the call fail instead).

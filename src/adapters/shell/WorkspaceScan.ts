@@ -63,6 +63,26 @@ const isStore = (list: ReadonlyArray<fs.Dirent>): boolean => {
   return found === 3
 }
 
+/**
+ * A git bundle (`git bundle create x.bundle --all`): a whole history in one file, which `git fetch` in bash would
+ * unpack whatever the object stores hide. Was a hole (red team): a bundle holding a deleted `.env`'s history. Masked
+ * like a store; looked at only for names ending in `.bundle`, by their signature line.
+ */
+const isBundle = (file: string): boolean => {
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+    try {
+      const head = Buffer.alloc(16)
+      const n = fs.readSync(fd, head, 0, 16, 0)
+      return /^# v[23] git bundle/.test(head.subarray(0, n).toString("latin1"))
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    return false
+  }
+}
+
 export const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
   const readAt = Date.now()
   let list: Array<fs.Dirent>
@@ -82,6 +102,7 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
     if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
     if (kind === "directory" && (verdict === "descend" || verdict === "pin")) folders.push(abs)
     if (verdict === "mask" && kind !== "other" && !held && Profile.restsOnFolderName(root, abs)) held = true
+    if (kind === "file" && verdict === "keep" && d.name.endsWith(".bundle") && isBundle(abs)) hits.push({ path: abs, kind, verdict: "mask" })
   }
   const gitFolder = Profile.classify(root, dir, "directory") === "pin"
   // A git folder is pinned already (by its parent's read).
