@@ -21,11 +21,16 @@ const plain = ["id_rsa.~1~", ".env.~2~", "id_rsa copy", "id_rsa copy 2", "id_rsa
 const compressed = ["server.key.gz", "id_rsa.bz2", "id_rsa.xz", "id_rsa.zst", ".pgpass.gz", "id_rsa.bak.gz"]
 
 describe.skipIf(unavailable !== undefined)(title("copies of secret files by other names"), () => {
-  it("read_file and sandboxed bash show none of them", () => {
+  it("read_file and sandboxed bash show none of them", async () => {
     const { root, tool, script } = attackWorkspace(cleanups)
     for (const n of plain) fs.writeFileSync(path.join(root, n), `${canary} ${n}\n`)
     for (const n of compressed) fs.writeFileSync(path.join(root, n), gzipSync(`${canary} ${n}\n`))
-    const shown = plain.filter((n) => (tool("read_file", { path: n }).stdout).includes(canary))
+    const shown: Array<string> = []
+    for (const n of plain) {
+      if (tool("read_file", { path: n }).stdout.includes(canary)) shown.push(n)
+      // Synchronous CLI runs: let the test runner's own messages through between them.
+      await new Promise((r) => setTimeout(r, 0))
+    }
     expect(shown).toEqual([])
     const out = script(`for f in ./*; do cat "$f"; gzip -dc "$f" 2>/dev/null; done`)
     expect([...plain, ...compressed].filter((n) => out.includes(`${canary} ${n}`))).toEqual([])
