@@ -382,7 +382,19 @@ export const textSearch = (sandbox?: SandboxOptions, mode = process.env["MINICOD
                 ? Effect.fail(new TextSearchError({ kind: "unavailable", reason: `no sandbox for rg: ${s.status.reason}` }))
                 : Effect.succeed(undefined)
               : s
-                  .wrap({ command: argv, bindCommand: true, workspace: root, cwd: root, writable: false, network: false, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } })
+                  // rg never reads a git folder (`-g !.git/`): its object folders are masked whole, so the store
+                  // check (StoreSecrets, costly on a big history) is not needed for a search.
+                  .wrap({
+                    command: argv,
+                    bindCommand: true,
+                    workspace: root,
+                    cwd: root,
+                    writable: false,
+                    network: false,
+                    gitTool: true,
+                    hideGitObjects: [`${root}/.git`],
+                    env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" }
+                  })
                   .pipe(Effect.mapError((e) => new TextSearchError({ kind: "failed", reason: e.reason })))
           )
       })
