@@ -51,12 +51,19 @@ export const start = (): Server => {
   fs.chmodSync(dir, 0o755)
   const data = path.join(dir, "data")
   const socket = path.join(dir, "sock")
+  // Its own temp folder: a shared /tmp cleaned by another test under way made the install fail (CI: "Error on delete
+  // of '/tmp/#sql-temptable-…'").
+  const tmp = path.join(dir, "tmp")
+  fs.mkdirSync(tmp)
   if (user !== undefined) execFileSync("chown", ["-R", user, dir])
-  execFileSync(installer, ["--no-defaults", `--datadir=${data}`, "--auth-root-authentication-method=normal", "--skip-test-db", ...(user === undefined ? [] : [`--user=${user}`])], { stdio: "pipe" })
+  execFileSync(installer, ["--no-defaults", `--datadir=${data}`, "--auth-root-authentication-method=normal", "--skip-test-db", ...(user === undefined ? [] : [`--user=${user}`])], {
+    stdio: "pipe",
+    env: { ...process.env, TMPDIR: tmp }
+  })
   const password = `pw-${Math.random().toString(36).slice(2)}`
   const port = 20_000 + Math.floor(Math.random() * 40_000)
   const server = spawn(daemon, [
-    "--no-defaults", `--datadir=${data}`, `--socket=${socket}`, `--port=${port}`, "--bind-address=127.0.0.1",
+    "--no-defaults", `--datadir=${data}`, `--tmpdir=${tmp}`, `--socket=${socket}`, `--port=${port}`, "--bind-address=127.0.0.1",
     `--pid-file=${path.join(dir, "pid")}`, `--log-error=${path.join(dir, "err.log")}`, "--skip-log-bin",
     "--innodb-buffer-pool-size=16M", "--innodb-log-file-size=8M", "--innodb-flush-log-at-trx-commit=0",
     ...(user === undefined ? [] : [`--user=${user}`])
