@@ -41,7 +41,7 @@ const program = await build({
   entryNames: "[name]-[hash]",
   outExtension: { ".js": ".cjs" },
   supported: { "dynamic-import": false },
-  define: { "import.meta.url": "__minicode_import_meta_url" },
+  define: { "import.meta.url": "__minicode_import_meta_url", MINICODE_ENTRY: '"program"' },
   // Already wrapped as the function the launcher calls: it compiles the file's text as it is, so no second copy of
   // the bundle (the text plus a wrapper) is made, and the first lies dead in the heap until a full collection.
   banner: { js: "(function (exports, require, module, __filename, __dirname) {const __minicode_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
@@ -53,16 +53,16 @@ if (bundle === undefined) throw new Error("the program bundle is missing")
 // The launcher runs it as a plain script: anything that needs the ESM loader would fail there.
 if (/\bimport\(|\bimport\.meta\b/.test(readFileSync(bundle, "utf8"))) throw new Error(`${bundle} still uses import() or import.meta`)
 
-// The repo map's worker (src/repomapWorker.ts), started by repo_map from beside dist/bin.js: a bundle of its own,
-// so it loads only what a map needs.
+// The repo map's worker, started by repo_map from beside dist/bin.js: src/bin.ts again, told it is the worker, so
+// the bundle keeps only the worker's branch and loads only what a map needs.
 await build({
   ...common,
   format: "cjs",
-  entryPoints: { "repomap-worker": "src/repomapWorker.ts" },
+  entryPoints: { "repomap-worker": "src/bin.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   supported: { "dynamic-import": false },
-  define: { "import.meta.url": "__minicode_import_meta_url" },
+  define: { "import.meta.url": "__minicode_import_meta_url", MINICODE_ENTRY: '"repomap-worker"' },
   banner: { js: "const __minicode_import_meta_url = require('node:url').pathToFileURL(__filename).href;" }
 })
 

@@ -58,10 +58,10 @@ describe("architecture", () => {
     expect(violations("src/adapters", (s, f) => ![...programs, "src/app"].some((p) => under(p)(f, s)))).toEqual([])
   })
 
-  it("no Effect is run outside src/bin.ts and the Promise API in src/index.ts (Effect.run*, Runtime.run*, a runtime's run*)", () => {
+  it("no Effect is run outside src/bin.ts and the Promise API in src/index.ts (Effect.run*, Runtime.run*, a runtime's run*, runMain)", () => {
     const runners = files("src")
       .filter((f) => f !== path.join("src", "bin.ts") && f !== path.join("src", "index.ts"))
-      .filter((f) => /\b(Effect|Runtime)\.run[A-Z]\w*|\bruntime\.run(Promise|Sync|Fork|Callback)/.test(fs.readFileSync(f, "utf8")))
+      .filter((f) => /\b(Effect|Runtime)\.run[A-Z]\w*|\bruntime\.run(Promise|Sync|Fork|Callback)|\brunMain\b/.test(fs.readFileSync(f, "utf8")))
     expect(runners).toEqual([])
   })
 

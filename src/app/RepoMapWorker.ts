@@ -1,7 +1,7 @@
 /**
  * repo_map in a worker process that exits after the call: the parse's native tree-sitter trees (tree-sitter 0.25's
  * Node binding frees them only on collection) and the build's heap go away with it, so a long-lived `mcp serve`
- * returns to its idle memory. The parent (`run`) spawns the worker (dist/repomap-worker.cjs, `src/repomapWorker.ts`), writes the
+ * returns to its idle memory. The parent (`run`) spawns the worker (dist/repomap-worker.cjs, a build of `src/bin.ts`), writes the
  * job on its stdin and reads JSON lines back: progress notes, then the result. The worker (`main`) makes the map with
  * the same code as the in-process path (`RepoMapTool.makeWith(…).compute`) on the Node file system. Anything that
  * goes wrong on the way (no program to spawn, a crash, a malformed answer) gives undefined, and the map is made in
