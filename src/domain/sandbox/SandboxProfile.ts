@@ -167,6 +167,25 @@ export const objectMasks = (root: string, folders: ReadonlyArray<string>): Reado
     .filter((f) => P.isInside(root, f) && f !== root)
     .map((path) => ({ path, kind: looseObject.test(path) ? ("file" as const) : ("directory" as const), treatment: "mask" as const }))
 
+/**
+ * Every folder between the workspace and a masked or replaced path, pinned: a mount point cannot be renamed (EBUSY),
+ * so no sandbox can move a secret's folder. Was a hole (red team): a concurrent bash call kept moving `conf/` (its
+ * `.env` masked inside it, the mask moving along) between another call's scan and its mounts; bwrap then made an
+ * empty `conf/.env` to mask and the real one sat unmasked at `x/conf/.env`. With `conf/` pinned in every sandbox
+ * started since `conf/.env` was there, no sandbox can move it (file tools refuse to move a folder that holds a
+ * protected path).
+ */
+export const pinAncestors = (root: string, findings: ReadonlyArray<Finding>): ReadonlyArray<Finding> => {
+  const pins = new Map<string, Finding>()
+  for (const f of findings) {
+    if (f.treatment === "pin" || !P.isInside(root, f.path)) continue
+    for (let dir = P.dirname(f.path); dir !== root && P.isInside(root, dir) && !pins.has(dir); dir = P.dirname(dir)) {
+      pins.set(dir, { path: dir, kind: "directory", treatment: "pin" })
+    }
+  }
+  return pins.size === 0 ? findings : [...findings, ...pins.values()]
+}
+
 /** Fixed findings plus scanned ones, one per path, parents before children, children of a mask dropped. */
 export const normalise = (findings: ReadonlyArray<Finding>): ReadonlyArray<Finding> => {
   const byPath = new Map<string, Finding>()
@@ -272,7 +291,7 @@ export const bwrapArgs = (host: HostFacts, profile: Profile, command: ReadonlyAr
     args.push("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve", "--ro-bind-try", "/run/NetworkManager", "/run/NetworkManager")
   }
   args.push(profile.writable ? "--bind" : "--ro-bind", profile.workspace, profile.workspace)
-  for (const f of normalise(profile.findings)) {
+  for (const f of normalise(pinAncestors(profile.workspace, profile.findings))) {
     if (!P.isInside(profile.workspace, f.path) || f.path === profile.workspace) continue
     if (f.treatment === "pin") args.push(profile.writable ? "--bind" : "--ro-bind", f.path, f.path)
     else if (f.treatment === "read-only") args.push("--ro-bind", f.source ?? f.path, f.path)

@@ -175,6 +175,23 @@ describe("SandboxProfile.bwrapArgs", () => {
     assert.strictEqual(indexOf(ro, "--bind", `${root}/sub/.git`, `${root}/sub/.git`), -1)
   })
 
+  it("every folder above a masked or replaced path is pinned, parents first, before the mask (a secret's folder cannot be moved)", () => {
+    const deep = SP.bwrapArgs(host, profile({ findings: [{ path: `${root}/a/b/.env`, kind: "file", treatment: "mask" }, ...findings] }), ["true"])
+    const a = indexOf(deep, "--bind", `${root}/a`, `${root}/a`)
+    const b = indexOf(deep, "--bind", `${root}/a/b`, `${root}/a/b`)
+    const mask = indexOf(deep, "--ro-bind", "/dev/null", `${root}/a/b/.env`)
+    assert.isAbove(a, indexOf(deep, "--bind", root, root))
+    assert.isAbove(b, a)
+    assert.isAbove(mask, b)
+    // The sanitized copy's folders too; the workspace itself is not bound twice, and a masked folder's insides are not pinned.
+    assert.isAtLeast(indexOf(deep, "--bind", `${root}/sub`, `${root}/sub`), 0)
+    assert.strictEqual(deep.filter((x, i) => x === "--bind" && deep[i + 1] === root).length, 1)
+    assert.deepStrictEqual(
+      SP.pinAncestors(root, [{ path: `${root}/.ssh/keys/id`, kind: "file", treatment: "mask" }, { path: `/elsewhere/x`, kind: "file", treatment: "mask" }]).map((f) => f.path),
+      [`${root}/.ssh/keys/id`, "/elsewhere/x", `${root}/.ssh/keys`, `${root}/.ssh`]
+    )
+  })
+
   it("a bash script sets its limits with bash's ulimit on its first line, after the chdir; other commands run through prlimit", () => {
     const sep = args.indexOf("--")
     assert.deepStrictEqual(args.slice(sep - 2, sep), ["--chdir", root])
