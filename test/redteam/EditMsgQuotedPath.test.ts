@@ -28,4 +28,16 @@ describe.skipIf(unavailable !== undefined)(title("a secret's patch in COMMIT_EDI
     expect(out).toContain("read-done")
     expect(out).not.toContain(canary)
   })
+
+  it("git commit -v of a .env in a folder whose name has a space (not quoted, split at the space): not readable either", () => {
+    const ws = attackWorkspace(cleanups)
+    fs.mkdirSync(path.join(ws.root, "my conf"))
+    fs.writeFileSync(path.join(ws.root, "my conf/.env"), `SECRET=${canary}-space\n`)
+    ws.git("add", "my conf")
+    execFileSync("git", ["commit", "-q", "-v"], { cwd: ws.root, env: { ...process.env, GIT_EDITOR: "sed -i '1s/^/add config/'" } })
+    expect(fs.readFileSync(path.join(ws.root, ".git/COMMIT_EDITMSG"), "utf8")).toContain(`${canary}-space`)
+    const out = ws.script("cat .git/COMMIT_EDITMSG; echo read-done")
+    expect(out).toContain("read-done")
+    expect(out).not.toContain(canary)
+  })
 })

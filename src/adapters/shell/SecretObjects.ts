@@ -17,6 +17,7 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as GitOutput from "../../domain/git/GitOutput.js"
 import * as Jail from "../../domain/jail/Jail.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import * as StoreSecrets from "./StoreSecrets.js"
@@ -182,20 +183,15 @@ export const secretMessages = (workspace: string): ReadonlyArray<string> => {
       if (st?.isFile() !== true || st.size > 64 * 1024 * 1024) continue
       let text = ""
       try {
-        text = fs.readFileSync(file, "latin1")
+        text = fs.readFileSync(file, "utf8")
       } catch {
         continue
       }
       if (!text.includes("diff --git ") && !text.includes("+++ ")) continue
-      const named = /^(?:diff --git (\S+) (\S+)|\+\+\+ (\S+)|--- (\S+))/gm
-      for (let m = named.exec(text); m !== null; m = named.exec(text)) {
-        const paths = [m[1], m[2], m[3], m[4]].filter((p): p is string => p !== undefined && p !== "/dev/null")
-        const secret = paths.some((p) => [p, p.replace(/^[a-z]\//, "")].some((q) => Jail.sensitiveReason(path.join(workspace, q), workspace) !== undefined))
-        if (secret) {
-          out.push(file)
-          break
-        }
-      }
+      // Quoted names (`"a/caf\303\251/.env"`) and names with spaces are read as git writes them (was a hole: the
+      // quoted token's last segment was `.env"`).
+      const secret = GitOutput.patchPaths(text).some((p) => Jail.sensitiveReason(path.join(workspace, p), workspace) !== undefined)
+      if (secret) out.push(file)
     }
   }
   return out

@@ -81,6 +81,20 @@ const sectionPaths = (section: ReadonlyArray<string>): ReadonlyArray<string> => 
   return paths
 }
 
+/**
+ * Every path the header lines of a patch name, wherever they sit in `text` (a message file keeps a patch below its
+ * scissors line): quoted names unquoted, names with spaces split every way they can be.
+ */
+export const patchPaths = (text: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\r$/, "")
+    if (starts.test(line)) out.push(...sectionPaths([line]))
+    else if (/^(?:--- |\+\+\+ |rename from |rename to |copy from |copy to )/.test(line)) out.push(...sectionPaths(["", line]))
+  }
+  return out.filter((p) => p !== "")
+}
+
 /** The blob ids a section's `index <old>..<new>` line names (full ids with `--full-index`). */
 const sectionBlobs = (section: ReadonlyArray<string>): ReadonlyArray<string> => {
   const line = section.find((l) => l.startsWith("index "))

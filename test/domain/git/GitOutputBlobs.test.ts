@@ -40,3 +40,29 @@ describe("secret blob ids", () => {
     expect(GitOutput.hideSecretDiffs(patch, secret)).toContain("TOKEN=secret")
   })
 })
+
+describe("patch paths", () => {
+  it("every header line's path, quoted names unquoted and names with spaces split every way, anywhere in a text", () => {
+    const text = [
+      "add config",
+      "# ------------------------ >8 ------------------------",
+      'diff --git "a/caf\\303\\251/.env" "b/caf\\303\\251/.env"',
+      "new file mode 100644",
+      "--- /dev/null",
+      '+++ "b/caf\\303\\251/.env"',
+      "@@ -0,0 +1 @@",
+      "+SECRET=x",
+      "diff --git a/my conf/.env b/my conf/.env",
+      "+++ b/my conf/.env\t",
+      "rename from old dir/.envrc",
+      "rename to new.txt"
+    ].join("\n")
+    const paths = GitOutput.patchPaths(text)
+    expect(paths).toContain("café/.env")
+    expect(paths).toContain("my conf/.env")
+    expect(paths).toContain("old dir/.envrc")
+    expect(paths).toContain("new.txt")
+    expect(paths).not.toContain("/dev/null")
+    expect(GitOutput.patchPaths("a message with no patch\n--- a note")).toEqual(["a note"])
+  })
+})
