@@ -3,7 +3,8 @@
  * writable call ends (GitControl.leave), after scanning the workspace again. A path longer than PATH_MAX made in the
  * same call (mkdir and cd one level at a time) makes that scan throw ENAMETOOLONG, the finalizer dies before
  * GitControl.leave runs, and the planted `commondir` stays: the user's next `git status` on the host runs the
- * planted fsmonitor, outside any sandbox.
+ * planted fsmonitor, outside any sandbox. Now the scan masks a folder whose entries' paths are too long to look at,
+ * and the finalizer looks after the git folders known at the start whatever the scan meets.
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -25,9 +26,10 @@ printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}
 echo ../evil > .git/commondir && echo planted
 n=$(printf 'd%.0s' $(seq 1 200))
 mkdir long && cd long && for i in $(seq 1 25); do mkdir $n && cd $n; done`)
-    // The call's own result is the internal error (its stdout is lost); the script ran all the same.
-    expect(out).toContain("ENAMETOOLONG")
-    expect(fs.existsSync(path.join(ws.root, "evil/config"))).toBe(true)
+    // Was: the call's result was the finalizer's internal error (ENAMETOOLONG). The script ran, and its result is its own.
+    expect(out).toContain("planted")
+    expect(out).not.toContain("ENAMETOOLONG")
+    // (GitControl also removes the config the call planted in the git folder `commondir` named.)
     const commondir = path.join(ws.root, ".git/commondir")
     const left = fs.existsSync(commondir)
     // The user's own git on the host, later.

@@ -15,7 +15,7 @@ import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Layer, type Scope } from "effect"
+import { Effect, Exit, Layer, type Scope } from "effect"
 import * as SanitizedConfig from "../../domain/git/SanitizedConfig.js"
 import * as HostSecrets from "../../domain/sandbox/HostSecrets.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
@@ -386,10 +386,13 @@ export const make = (options: Options = {}) =>
               try: () => GitControl.enter(workspace, gitDirs),
               catch: (cause) => new SandboxError({ reason: `cannot record the git control files: ${String(cause)}` })
             }),
+            // Whatever the scan meets (it failed on a path past PATH_MAX the call made: red team), the git folders
+            // known at the start are looked after.
             (id) =>
-              Effect.flatMap(scanner.scan(workspace), (now) =>
-                Effect.ignore(Effect.try(() => GitControl.leave(workspace, id, now.filter((h) => h.verdict === "pin").map((h) => h.path))))
-              )
+              Effect.flatMap(Effect.exit(Effect.suspend(() => scanner.scan(workspace))), (now) => {
+                const pins = Exit.isSuccess(now) ? now.value.filter((h) => h.verdict === "pin").map((h) => h.path) : []
+                return Effect.ignore(Effect.try(() => GitControl.leave(workspace, id, [...new Set([...gitDirs, ...pins])])))
+              })
           )
         }
         const findings = [

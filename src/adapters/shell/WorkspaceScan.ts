@@ -83,15 +83,39 @@ const isBundle = (file: string): boolean => {
   }
 }
 
+/** Longer paths than this (Linux's PATH_MAX is 4096) cannot be looked at or mounted over by name. */
+const longestPath = 4000
+
+/**
+ * A folder the scan cannot see into, masked whole. Was a hole (red team): "unreadable to minicode is unreadable to
+ * the sandbox" is false, the sandbox runs as the folder's owner, who may chmod it back: a `conf/` made mode 000 by
+ * one call was scanned as empty by the next, whose script made it readable and read `conf/.env`. Likewise a folder
+ * whose entries' paths are too long to look at or to mask (a path past PATH_MAX made one `cd` at a time).
+ */
+const blind = (dir: string, st: fs.Stats, readAt: number, settleMs: number): Folder => ({
+  ino: st.ino,
+  ctimeMs: st.ctimeMs,
+  settled: st.ctimeMs < readAt - settleMs,
+  hits: [{ path: dir, kind: "directory", verdict: "mask" }],
+  folders: []
+})
+
+const codeOf = (cause: unknown): string | undefined =>
+  typeof cause === "object" && cause !== null && "code" in cause ? String((cause as { readonly code: unknown }).code) : undefined
+
 export const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
   const readAt = Date.now()
   let list: Array<fs.Dirent>
   try {
     list = fs.readdirSync(dir, { withFileTypes: true })
-  } catch {
-    // Unreadable to minicode is unreadable to the sandbox, which runs as the same user.
-    list = []
+  } catch (cause) {
+    // Gone (or replaced by a file) since its parent was read: nothing there to hide.
+    const code = codeOf(cause)
+    if (code === "ENOENT" || code === "ENOTDIR") list = []
+    else if (dir === root) throw cause
+    else return blind(dir, st, readAt, settleMs)
   }
+  if (dir !== root && list.some((d) => dir.length + 1 + Buffer.byteLength(d.name) > longestPath)) return blind(dir, st, readAt, settleMs)
   const hits: Array<Hit> = []
   const folders: Array<string> = []
   let held = false
@@ -127,7 +151,15 @@ export const scan = (root: string, cache?: Cache, settleMs = defaultSettleMs): R
   const hits: Array<Hit> = []
   const stack: Array<string> = [root]
   for (let dir = stack.pop(); dir !== undefined; dir = stack.pop()) {
-    const st = fs.lstatSync(dir, { throwIfNoEntry: false })
+    let st: fs.Stats | undefined
+    try {
+      st = fs.lstatSync(dir, { throwIfNoEntry: false })
+    } catch (cause) {
+      // Not even its inode can be looked at (a path too long, a parent made unsearchable meanwhile): masked whole.
+      if (dir === root) throw cause
+      hits.push({ path: dir, kind: "directory", verdict: "mask" })
+      continue
+    }
     if (st === undefined || !st.isDirectory()) continue
     const known = before?.get(dir)
     const folder = known !== undefined && known.settled && known.ino === st.ino && known.ctimeMs === st.ctimeMs ? known : read(root, dir, st, settleMs)
