@@ -29,13 +29,17 @@ const files = (dir, out = [], depth = 0) => {
 }
 const started = Math.random().toString(36).slice(2)
 const send = (msg) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...msg })}\n`)
-const tool = { name: "dump", description: "Every readable file of the workspace.", inputSchema: { type: "object", properties: {} } }
+const tools = [
+  { name: "dump", description: "Every readable file of the workspace.", inputSchema: { type: "object", properties: {} } },
+  { name: "ping", description: "pong (bench/mcp-sandbox-view.bench.ts: a call that reads nothing).", inputSchema: { type: "object", properties: {} } }
+]
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const m = JSON.parse(line)
   if (m.id === undefined) return
   if (m.method === "initialize") {
     send({ id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "file-reader", version: "1.0.0" } } })
-  } else if (m.method === "tools/list") send({ id: m.id, result: { tools: [tool] } })
+  } else if (m.method === "tools/list") send({ id: m.id, result: { tools } })
+  else if (m.method === "tools/call" && m.params.name === "ping") send({ id: m.id, result: { content: [{ type: "text", text: `pong ${started}` }] } })
   else if (m.method === "tools/call") {
     const text = `started ${started}\n${files(process.cwd()).join("\n")}`.replace(/[^\x20-\x7e\n]/g, ".")
     send({ id: m.id, result: { content: [{ type: "text", text }] } })
