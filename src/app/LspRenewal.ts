@@ -26,9 +26,10 @@ const identity = (p: string) => {
 /**
  * What a sandboxed server's profile was made from: the paths the scan masks and pins, which files they are, the
  * object stores hidden. Which files: a mount over a path lasts only while that file is there, so a secret replaced
- * by a rename (an editor's save, `mv new .env`) is the new file, unmasked, in a sandbox that stays up.
+ * by a rename (an editor's save, `mv new .env`) is the new file, unmasked, in a sandbox that stays up. Also what
+ * the MCP client compares for its sandboxed stdio servers (SdkMcpTransport `sandboxView`).
  */
-const viewOf = (root: string, history: History) =>
+export const viewOf = (root: string, history: History) =>
   Effect.zipWith(WatchedScan.shared.scan(root), history, (hits, hidden) =>
     JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), SecretObjects.toHide(root, hits), SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
   )

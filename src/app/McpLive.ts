@@ -11,6 +11,10 @@ import * as SdkMcpTransport from "../adapters/mcp/SdkMcpTransport.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import type { Extension } from "../kernel/Executor.js"
 import * as McpTools from "../tools/McpTools.js"
+import { viewOf } from "./LspRenewal.js"
+
+/** What a sandboxed stdio server's profile is made from: when it changed, the server is started again (issue 19). */
+export const sandboxView = viewOf
 
 export interface LiveOptions extends Omit<SdkMcpTransport.Options, "servers"> {
   readonly servers: Readonly<Record<string, ServerEntry>>

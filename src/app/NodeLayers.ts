@@ -332,7 +332,7 @@ export const extensions = (options: {
       const launch = yield* serverLauncher(session.root, options.sandbox?.bwrap, options.sandbox?.mode !== "none", git.secretHistory)
       const mcp = yield* onFirstUse(
         Effect.flatMap(Effect.promise(() => import("./McpLive.js")), (M) =>
-          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch, authDir: NodeConfig.configHome(), ...options.mcpClient })
+          M.live({ servers: options.mcpServers ?? {}, cwd: session.root, env: process.env, launch, authDir: NodeConfig.configHome(), sandboxView: M.sandboxView(session.root, git.secretHistory), ...options.mcpClient })
         )
       )
       const lsp = yield* onFirstUse(

@@ -83,17 +83,26 @@ const add = Command.make(
     })
 ).pipe(Command.withDescription("Add (or replace) an MCP server: --command CMD [--args A,B] [--arg A]... [--env K=V]... | --url URL [--header K=V]... [--allow-private] [--timeout SECONDS]"))
 
+/**
+ * Whether a server runs confined: a stdio server only with `--sandbox` (opt-in: many need the network and the
+ * user's home), else with the user's rights; an HTTP server is no process of ours.
+ */
+const sandboxing = (entry: ServerEntry): string =>
+  entry.url !== undefined ? "remote (HTTP)" : entry.sandbox === true ? "sandboxed (--sandbox)" : "not sandboxed: runs with your rights"
+
 const list = Command.make("list", { cwd, json, allowLocalConfig }, (flags) =>
   Effect.gen(function* () {
     const trusted = CliLayers.localTrusted(flags.allowLocalConfig)
     const rows = yield* Shared.layered(workspaceOf(flags.cwd), trusted, (c) => c.mcpServers)
     if (flags.json) {
-      return yield* Console.log(JSON.stringify(rows.map((r) => ({ id: r.key, scope: r.scope, used: r.used, entry: Shared.maskedEntry(r.entry), summary: McpServers.describe(r.key, r.entry) }))))
+      return yield* Console.log(
+        JSON.stringify(rows.map((r) => ({ id: r.key, scope: r.scope, used: r.used, sandbox: sandboxing(r.entry), entry: Shared.maskedEntry(r.entry), summary: McpServers.describe(r.key, r.entry) })))
+      )
     }
     if (rows.length === 0) return yield* Console.log("no MCP servers configured (minicode config mcp add ID --command CMD | --url URL)")
-    for (const r of rows) yield* Console.log(`${McpServers.describe(r.key, r.entry)} [${r.scope}]${Shared.rowNote(r)}`)
+    for (const r of rows) yield* Console.log(`${McpServers.describe(r.key, r.entry)} [${r.scope}; ${sandboxing(r.entry)}]${Shared.rowNote(r)}`)
   })
-).pipe(Command.withDescription("List configured MCP servers (header and env values masked)"))
+).pipe(Command.withDescription("List configured MCP servers (header and env values masked), each sandboxed or not"))
 
 const remove = Command.make("remove", { id, cwd, global, local, json: Shared.json("values") }, (flags) =>
   Effect.gen(function* () {

@@ -26,4 +26,19 @@ describe("minicode CLI as an MCP client", () => {
     expect(call.stderr).toContain("bad.progress: 1/3 step 1\nbad.progress: 2/3 step 2")
     fs.rmSync(home, { recursive: true, force: true })
   })
+  it("config mcp list says which stdio server is sandboxed (opt-in --sandbox) and which runs with the user's rights", () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpcli-"))
+    const env = { ...process.env, XDG_CONFIG_HOME: home }
+    const run = (args: ReadonlyArray<string>) => spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env, timeout: 60_000 })
+    expect(run(["config", "mcp", "add", "boxed", "--command", "node", "--arg", "s.mjs", "--sandbox"]).status).toBe(0)
+    expect(run(["config", "mcp", "add", "open", "--command", "node", "--arg", "s.mjs"]).status).toBe(0)
+    expect(run(["config", "mcp", "add", "web", "--url", "https://mcp.example.com/mcp"]).status).toBe(0)
+    const lines = run(["config", "mcp", "list"]).stdout.split("\n")
+    expect(lines.find((l) => l.startsWith("boxed:"))).toContain("sandboxed (--sandbox)")
+    expect(lines.find((l) => l.startsWith("open:"))).toContain("not sandboxed: runs with your rights")
+    expect(lines.find((l) => l.startsWith("web:"))).toContain("remote (HTTP)")
+    const listed = JSON.parse(run(["config", "mcp", "list", "--json"]).stdout) as Array<{ id: string; sandbox: string }>
+    expect(Object.fromEntries(listed.map((r) => [r.id, r.sandbox]))).toEqual({ boxed: "sandboxed (--sandbox)", open: "not sandboxed: runs with your rights", web: "remote (HTTP)" })
+    fs.rmSync(home, { recursive: true, force: true })
+  })
 })

@@ -9,6 +9,8 @@
  *
  * Now GitRepo.inspect (`ownedFrom`) refuses a `.git` in the workspace that leads outside it unless the git folder there
  * names this checkout back (a linked worktree's `gitdir`, a submodule's `core.worktree`), and a `commondir` leading out.
+ * And the planted file no longer stays: the user's own `git` on the host followed it (GitControl `removePlanted`
+ * removes, when the bash call ends, a `.git` file or symlink it made that leads outside the workspace).
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -45,6 +47,38 @@ describe.skipIf(unavailable !== undefined)(title("a .git file planted from bash 
     tool("git_commit", { message: "into the other repository", paths: ["hi.txt"] })
     expect(shown.stdout + shown.stderr).not.toContain(canary)
     expect(git("rev-parse", "HEAD")).toBe(before)
+  })
+
+  it("the planted .git (a gitdir: file at the root or in a sub-folder, a symlink) is gone after the bash call: the user's own git never follows it", () => {
+    const ws = makeWorkspace()
+    cleanups.push(ws.cleanup)
+    const { root, parent } = ws
+    const other = path.join(parent, "other")
+    execFileSync("git", ["init", "-q", "-b", "main", other])
+    const otherGit = path.join(other, ".git")
+    fs.mkdirSync(path.join(root, "src"))
+    const tool = (name: string, args: unknown) =>
+      spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], { encoding: "utf8" })
+    const plant = (script: string) => {
+      expect(tool("write_file", { path: "s.sh", content: `${script} && echo planted\n` }).status).toBe(0)
+      const r = tool("bash", { command: "sh s.sh" })
+      expect(r.stdout, r.stderr).toContain("planted")
+    }
+    // The host's git, as the user runs it in the workspace: which repository it finds.
+    const hostGit = (cwd: string) => spawnSync("git", ["rev-parse", "--absolute-git-dir"], { cwd, encoding: "utf8", env: { ...process.env, GIT_CEILING_DIRECTORIES: parent } })
+    plant(`echo "gitdir: ${otherGit}" > .git && echo "gitdir: ${otherGit}" > src/.git`)
+    expect(fs.existsSync(path.join(root, ".git"))).toBe(false)
+    expect(fs.existsSync(path.join(root, "src", ".git"))).toBe(false)
+    expect(hostGit(root).stdout).not.toContain(otherGit)
+    expect(hostGit(path.join(root, "src")).stdout).not.toContain(otherGit)
+    plant(`ln -s ${otherGit} .git`)
+    expect(fs.lstatSync(path.join(root, ".git"), { throwIfNoEntry: false })).toBeUndefined()
+    expect(hostGit(root).stdout).not.toContain(otherGit)
+    // Honest: a repository bash makes (git init) stays, and the host's git uses it.
+    plant("git init -q -b main .")
+    expect(fs.statSync(path.join(root, ".git")).isDirectory()).toBe(true)
+    expect(hostGit(root).stdout.trim()).toBe(path.join(root, ".git"))
+    expect(fs.existsSync(path.join(otherGit, "HEAD"))).toBe(true)
   })
 
   it("honest: a workspace that is a submodule's checkout (its git folder in the superproject's .git/modules) still works", () => {

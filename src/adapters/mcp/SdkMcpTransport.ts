@@ -52,6 +52,12 @@ export interface Options {
   readonly authDir?: string
   /** The root offered to servers that ask (roots/list); default: `cwd`. */
   readonly root?: string
+  /**
+   * What the sandbox of a `sandbox: true` stdio server is made from (app/LspRenewal.ts `viewOf`): bwrap fixes its
+   * masks when the server starts, so a server started from another view (a `.env` made since, a secret replaced by a
+   * rename) is closed and started again, with a fresh profile, before its next request.
+   */
+  readonly sandboxView?: Effect.Effect<string>
 }
 
 const sdkModules = Effect.promise(() =>
@@ -71,6 +77,8 @@ interface Connection {
   readonly kind: "stdio" | "http"
   /** The Streamable HTTP transport itself (under the message cap's wrapper): its session is ended on close. */
   readonly streamable?: StreamableHTTPClientTransport
+  /** The sandbox view a sandboxed stdio server was started from (see `Options.sandboxView`). */
+  readonly view?: string
   /** Set by the transport's close: a dead server is reconnected on next use. */
   readonly state: { alive: boolean; stderr: string; readonly log: Array<string>; readonly taskOnly: Set<string> }
 }
@@ -256,15 +264,23 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
         const kind = McpServers.kindOf(entry)
         if (Either.isLeft(kind)) return yield* new ToolFailed({ tool: id, reason: kind.left })
         const m = yield* sdk
+        // Taken before the launch, so the profile made next is at least as fresh as the view it is recorded under.
+        const view = kind.right === "stdio" && entry.sandbox === true && options.sandboxView !== undefined ? yield* options.sandboxView : undefined
+        const usable = (c: Connection | undefined) => c !== undefined && c.state.alive && c.view === view
         // A live connection is taken without the lock; opening one is serialised.
         const live = (yield* SynchronizedRef.get(connections)).get(id)
-        if (live !== undefined && live.state.alive) return { sdk: m, conn: live }
+        if (live !== undefined && usable(live)) return { sdk: m, conn: live }
         const conn = yield* SynchronizedRef.modifyEffect(connections, (map) => {
           const found = map.get(id)
-          if (found !== undefined && found.state.alive) return Effect.succeed([found, map] as const)
+          if (found !== undefined && usable(found)) return Effect.succeed([found, map] as const)
           return Effect.gen(function* () {
+            // A sandboxed server whose view is stale still runs: it goes before its successor starts.
+            if (found !== undefined && found.state.alive) {
+              found.state.alive = false
+              yield* Effect.promise(() => closeConnection(found))
+            }
             const fetch = kind.right === "http" ? yield* (entry.allowPrivate === true ? privateFetch : publicFetch) : undefined
-            const opened = yield* open(m, id, entry, fetch)
+            const opened: Connection = { ...(yield* open(m, id, entry, fetch)), ...(view === undefined ? {} : { view }) }
             return [opened, new Map(map).set(id, opened)] as const
           })
         })

@@ -12,6 +12,12 @@
  * workspace): the state kept is the one seen when no writable call was running in the workspace, in any process, and it is put back when the last of the overlapping calls ends, so a call that started
  * after another planted a file never takes the planted file for the original. A control file first seen while calls
  * run is taken to have been absent.
+ *
+ * Likewise a `.git` the call made where there was none (`removePlanted`): a `gitdir:` file that does not lead to a
+ * real folder inside the workspace, or a symlink, is removed. Was a hole (issue 19, red team): bash wrote `.git`,
+ * `gitdir: /another/repository/.git`; the git tools refused it, but it stayed on disk, and the user's own `git` on
+ * the host followed it (`git add . && git commit` in the workspace committed into the other repository). A `.git`
+ * folder the call made (`git init`) stays: its control files, config and hooks are looked after as above.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -63,6 +69,8 @@ const stateOf = (file: string): State => {
 export interface Snapshot {
   readonly gitDirs: ReadonlyArray<string>
   readonly files: ReadonlyMap<string, State>
+  /** The workspace's `.git` entries before the call (the root's, and every `.git` file): absent, a file, or other. */
+  readonly dotGits?: ReadonlyMap<string, State>
 }
 
 /**
@@ -113,11 +121,41 @@ const ownWorktreeFile = (file: string, state: State): boolean => {
   }
 }
 
-export const snapshot = (gitDirs: ReadonlyArray<string>): Snapshot => {
+export const snapshot = (gitDirs: ReadonlyArray<string>, dotGits: ReadonlyArray<string> = []): Snapshot => {
   const files = new Map<string, State>()
   for (const dir of foldersOf(gitDirs)) for (const n of namesIn(dir)) files.set(path.join(dir, n), stateOf(path.join(dir, n)))
   for (const dir of foldersOf(gitDirs)) for (const f of guardedIn(dir)) if (!files.has(f)) files.set(f, stateOf(f))
-  return { gitDirs, files }
+  return { gitDirs, files, dotGits: new Map(dotGits.map((g) => [g, stateOf(g)])) }
+}
+
+/** The `.git` entries to record and check in `workspace`: its root's, and the `.git` files among the scan's pins. */
+const dotGitsOf = (workspace: string, pins: ReadonlyArray<string>): ReadonlyArray<string> => [
+  ...new Set([path.join(workspace, ".git"), ...pins.filter((p) => path.basename(p) === ".git" && fs.lstatSync(p, { throwIfNoEntry: false })?.isFile() === true)])
+]
+
+/**
+ * Removes a `.git` the call made that leads git elsewhere: a symlink, or a `gitdir:` file that `expand` drops (its
+ * folder outside the workspace, reached through a symlink, or no folder at all). One that was there before is pinned
+ * by the sandbox (never replaced) and is left. The paths removed.
+ */
+const removePlanted = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const fixed: Array<string> = []
+  const before = snap.dotGits
+  // A record an older version wrote says nothing of them: none is taken for planted (a worktree's own `.git` file).
+  if (before === undefined) return fixed
+  for (const g of new Set([...before.keys(), ...now])) {
+    if ((before.get(g) ?? { kind: "none" }).kind !== "none") continue
+    const st = fs.lstatSync(g, { throwIfNoEntry: false })
+    if (st === undefined || st.isDirectory()) continue
+    if (st.isFile() && expand(workspace, [g]).length > 0) continue
+    try {
+      fs.rmSync(g, { force: true })
+      fixed.push(g)
+    } catch {
+      // Its folder went away.
+    }
+  }
+  return fixed
 }
 
 /** Puts the control files back as the snapshot saw them; the paths it had to fix. */
@@ -192,6 +230,8 @@ interface Shared {
   readonly calls: Array<{ readonly owner: StateLock.Owner; readonly id: string }>
   readonly gitDirs: Array<string>
   readonly files: Array<readonly [string, { readonly kind: State["kind"]; readonly content?: string }]>
+  /** Absent in a record an older version wrote. */
+  readonly dotGits?: Array<readonly [string, { readonly kind: State["kind"]; readonly content?: string }]>
 }
 
 const sharedFile = "gitcontrol.json"
@@ -211,7 +251,7 @@ const read = (dir: string, workspace: string): Shared | undefined => {
   try {
     const s = JSON.parse(text) as Shared
     const inside = (p: string) => typeof p === "string" && p.startsWith(`${workspace}/`)
-    return { calls: s.calls, gitDirs: s.gitDirs.filter(inside), files: s.files.filter(([f]) => inside(f)) }
+    return { calls: s.calls, gitDirs: s.gitDirs.filter(inside), files: s.files.filter(([f]) => inside(f)), ...(s.dotGits === undefined ? {} : { dotGits: s.dotGits.filter(([f]) => inside(f)) }) }
   } catch {
     return undefined
   }
@@ -228,12 +268,17 @@ const write = (dir: string, shared: Shared): void => {
 const encode = (files: ReadonlyMap<string, State>): Shared["files"] =>
   [...files].map(([f, s]) => [f, s.kind === "file" ? { kind: "file", content: s.content.toString("base64") } : { kind: s.kind }] as const)
 
+const decodeFiles = (files: Shared["files"]): Map<string, State> =>
+  new Map(files.map(([f, s]): [string, State] => [f, s.kind === "file" ? { kind: "file", content: Buffer.from(s.content ?? "", "base64") } : s.kind === "none" ? { kind: "none" } : { kind: "other" }]))
+
 const decode = (shared: Shared): Snapshot => ({
   gitDirs: shared.gitDirs,
-  files: new Map(
-    shared.files.map(([f, s]): [string, State] => [f, s.kind === "file" ? { kind: "file", content: Buffer.from(s.content ?? "", "base64") } : s.kind === "none" ? { kind: "none" } : { kind: "other" }])
-  )
+  files: decodeFiles(shared.files),
+  ...(shared.dotGits === undefined ? {} : { dotGits: decodeFiles(shared.dotGits) })
 })
+
+/** Puts back what the record holds: the control files, then the planted `.git` entries removed (`now`: those seen now). */
+const restoreAll = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>) => [...restore(snap), ...removePlanted(workspace, snap, now)]
 
 let calls = 0
 
@@ -250,12 +295,14 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     const known = read(dir, workspace)
     const live = known?.calls.filter((c) => StateLock.alive(c.owner)) ?? []
     const call = { owner: StateLock.self, id }
+    const dotGits = dotGitsOf(workspace, pins)
     if (known !== undefined && live.length > 0) {
-      write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files })
+      write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }) })
       return
     }
-    if (known !== undefined) restore(decode(known))
-    write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snapshot(gitDirs).files) })
+    if (known !== undefined) restoreAll(workspace, decode(known), dotGits)
+    const snap = snapshot(gitDirs, dotGits)
+    write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()) })
   })
   return id
 }
@@ -272,10 +319,10 @@ export const leave = (workspace: string, id: string, gitDirsNow: ReadonlyArray<s
     const gitDirs = [...new Set([...known.gitDirs, ...expand(workspace, gitDirsNow)])]
     const live = known.calls.filter((c) => c.id !== id && StateLock.alive(c.owner))
     if (live.length > 0) {
-      write(dir, { calls: live, gitDirs, files: known.files })
+      write(dir, { calls: live, gitDirs, files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }) })
       return []
     }
-    const fixed = restore(decode({ ...known, gitDirs }))
+    const fixed = restoreAll(workspace, decode({ ...known, gitDirs }), dotGitsOf(workspace, gitDirsNow))
     fs.rmSync(path.join(dir, sharedFile), { force: true })
     return fixed
   })
