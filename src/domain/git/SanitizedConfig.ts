@@ -4,7 +4,7 @@
  *
  * Removed: `credential.*` (helpers, usernames, per-URL sections), `include.*` / `includeIf.*` (they read further
  * files, possibly secret ones), every `http.*.extraHeader`, and any variable whose name says it holds a secret
- * (token, password, secret, cookie, authorization, api key) or whose value carries an HTTP authorization
+ * (token, pass, password, secret, cookie, auth, credential, api key) or whose value carries an HTTP authorization
  * (`Authorization:`, `Bearer …`, `Basic …`). Kept, with the user information stripped: every URL in a value or a
  * subsection (`https://user:token@host/x` → `https://host/x`), so `remote.origin.url` still names the remote.
  * A file git would reject is shown as empty (git would refuse it anyway; nothing of it leaks).
@@ -14,7 +14,8 @@ import * as GitConfig from "./GitConfig.js"
 /** `scheme://userinfo@` → `scheme://`: what authenticates in a URL, wherever one appears in the text. */
 export const stripUserinfo = (text: string): string => text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s?#]*@/gi, "$1")
 
-const secretName = /token|passw|secret|cookie|authorization|extraheader|apikey|api-key|api_key|privatekey/
+// `pass` on its own: git's documented password keys are `sendemail.smtpPass` and `imap.pass` (was a hole, red team).
+const secretName = /token|pass|secret|cookie|auth|extraheader|apikey|api-key|api_key|privatekey|credential/
 const secretValue = /authorization\s*:|\b(bearer|basic|token)\s+[a-z0-9._~+/=-]{8,}/i
 
 /** Why this entry is left out of the sanitized file, or undefined to keep it (with its URLs stripped). */

@@ -52,7 +52,7 @@ const ok: JailVerdict = { ok: true }
 const no = (rule: string, reason: string): JailVerdict => ({ ok: false, rule, reason })
 
 const envTemplates = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"])
-const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure"])
+const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure", ".password-store"])
 const secretNames = new Set([
   ".git-credentials",
   ".npmrc",
@@ -76,6 +76,19 @@ const secretNames = new Set([
   // The AWS console's access keys download; GnuPG 1's secret keyring.
   "credentials.csv",
   "secring.gpg",
+  // The AWS CLI's shared credentials file copied beside a project; Cloudflare Wrangler's `.env`; Yarn's `.npmrc`
+  // (`npmAuthToken`, `_authToken`); git's HTTP cookie file; a service account's key; rclone's remotes (tokens).
+  "credentials",
+  ".dev.vars",
+  ".yarnrc.yml",
+  ".yarnrc",
+  ".secrets",
+  ".secret",
+  ".gitcookies",
+  "serviceaccountkey.json",
+  "service-account.json",
+  "service_account.json",
+  "rclone.conf",
   "id_rsa",
   "id_dsa",
   "id_ecdsa",
@@ -187,6 +200,8 @@ const fileSecret = (seg: string): string | undefined => {
   if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`
   if (stateExtensions.some((ext) => seg.endsWith(ext))) return `${seg} holds infrastructure secrets (Terraform variables or state)`
   if (seg.startsWith("secrets.")) return `${seg} holds secrets`
+  // Google's OAuth client download: `client_secret_<id>.apps.googleusercontent.com.json`.
+  if (/^client_secret.*\.json$/.test(seg)) return `${seg} holds an OAuth client secret`
   return undefined
 }
 

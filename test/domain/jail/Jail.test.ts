@@ -23,7 +23,11 @@ describe("secret names", () => {
     "config/.env/a", ".env.local/x",
     // copies under the names editors, tools and people give them (red team)
     ".env~", "#.env#", ".env-prod", ".env_local", "prod.env.bak", ".npmrc.bak", "id_rsa.bak", "id_ed25519~", "server.key.orig",
-    "credentials.json.old", "terraform.tfstate.1699999999.backup", ".id_rsa.swp", ".docker/config.json.bak"
+    "credentials.json.old", "terraform.tfstate.1699999999.backup", ".id_rsa.swp", ".docker/config.json.bak",
+    // credential files by the names their tools give them (red team, after the first lists)
+    "credentials", "deploy/credentials.bak", ".dev.vars", ".yarnrc.yml", ".yarnrc", ".secrets", ".secret", ".gitcookies",
+    "firebase/serviceAccountKey.json", "service-account.json", "gcp/service_account.json", ".config/rclone/rclone.conf",
+    "client_secret_123.apps.googleusercontent.com.json", ".password-store/github.gpg"
   ]
   it.each(secrets)("%s is denied for read, write and structure", (p) => {
     for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("jail.sensitive")
@@ -32,7 +36,8 @@ describe("secret names", () => {
   const honest = [
     "config/prod.env.example", ".env.example", ".env-example", ".env_sample", "notes.bak", "src/app.ts~", "src/env.ts", "environment.ts", "infra/main.tf", "infra/prod.tfvars.example",
     "docs/keystore.md", "auth.json", ".cargo/config.toml", ".docker/Dockerfile", "gh/README.md", "src/config.ts",
-    "src/vite-env.d.ts", "src/prod.env.ts", "config/prod.env.sample", "gradle.properties", "pom.xml", "settings.xml", ".config/nvim/init.lua"
+    "src/vite-env.d.ts", "src/prod.env.ts", "config/prod.env.sample", "gradle.properties", "pom.xml", "settings.xml", ".config/nvim/init.lua",
+    "src/credentials/index.ts", "src/credentials.ts", ".yarn/releases/yarn.cjs", "client_secret.ts"
   ]
   it.each(honest)("%s is an ordinary file", (p) => {
     for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("allow")
