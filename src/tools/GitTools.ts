@@ -190,7 +190,7 @@ export const makeTools = (runners?: Runners) =>
       })
     const rel = (inv: Invocation, field: string) => {
       const facts = inv.resolved[field]
-      return facts === undefined ? [] : ["--", Jail.display(session, facts.lexical)]
+      return facts === undefined ? [] : ["--", literal(Jail.display(session, facts.lexical))]
     }
     const out = (text: string, empty: string) => ({ text: redact(text.replace(/\n$/, "")) || empty, truncated: text.includes("[truncated: ") })
     /**
@@ -243,12 +243,15 @@ export const makeTools = (runners?: Runners) =>
         return out(yield* hide(text, git), "(empty)")
       })
 
+    // A path the jail judged is the path git is given: never pathspec magic (`:(glob)**`, `:!x`, `*`), which git would
+    // read as other files than the one judged. Was a hole (red team): git_commit of `:(glob)**` committed `.env`.
+    const literal = (p: string) => `:(literal)${p}`
     const commit = (inv: Invocation, message: string, given: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         const git = yield* prepare("git_commit", commitShell)
         const paths = given.map((_, i) => {
           const facts = inv.resolved[`paths[${i}]`]
-          return facts === undefined ? "" : Jail.display(session, facts.lexical)
+          return facts === undefined ? "" : literal(Jail.display(session, facts.lexical))
         })
         const identity = yield* userIdentity(git.repo)
         yield* git.ok(["add", "--", ...paths])
