@@ -283,6 +283,27 @@ export const protectedNameIn = (dir: string, root?: string) => {
 const gitReason = (absolute: string, root?: string): string | undefined =>
   scopedSegments(absolute, root).some(isDotGit) ? "git reads .git as instructions, so it is never written, moved or removed here (commit with git_commit)" : undefined
 
+/**
+ * What a file tool may read in git's folder: its pointers, names and logs. The rest holds copies of file contents
+ * (the patch `git commit -v` keeps in `COMMIT_EDITMSG`, `lost-found/`, `rr-cache/`, a rebase's patches, objects),
+ * which the git tools show with protected files hidden. Was a hole (red team): read_file showed a `.env`'s patch in
+ * `.git/COMMIT_EDITMSG` and its content in `.git/lost-found/other/<id>`. Linked worktrees' and submodules' git
+ * folders (`worktrees/<name>/`, `modules/<name>/`) are judged the same way.
+ */
+const gitReadable = new Set(["head", "orig_head", "fetch_head", "merge_head", "cherry_pick_head", "revert_head", "bisect_log", "packed-refs", "refs", "logs", "info", "description", "shallow", "branches", "gitdir", "commondir", "worktrees", "modules"])
+
+const gitReadReason = (absolute: string, root?: string): string | undefined => {
+  const segs = scopedSegments(absolute, root)
+  const at = segs.findIndex(isDotGit)
+  if (at === -1) return undefined
+  let rest = segs.slice(at + 1)
+  while ((rest[0] === "worktrees" || rest[0] === "modules") && rest.length > 2) rest = rest.slice(2)
+  const first = rest[0]
+  return first === undefined || gitReadable.has(first)
+    ? undefined
+    : `${first} in git's folder holds copies of file contents: use the git_* tools, which hide protected files`
+}
+
 /** Every rule a non-read access adds to the names: minicode state, secrets, then git's folder. */
 const protectedForChange = (ctx: JailContext, absolute: string): JailVerdict => {
   if (isStatePath(absolute, ctx.root)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
@@ -328,6 +349,12 @@ export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailV
       return facts.dangling
         ? no("jail.symlink-escape", `${facts.input} is a dangling symlink that points outside the workspace`)
         : no("jail.symlink-escape", `${facts.input} leads outside the workspace through a symlink`)
+    }
+  }
+  if (access === "read") {
+    for (const candidate of [facts.lexical, facts.real]) {
+      const git = gitReadReason(candidate, ctx.root)
+      if (git !== undefined) return no("jail.git-internals", `${display(ctx, candidate)} is protected: ${git}`)
     }
   }
   if (access !== "read") {

@@ -9,6 +9,17 @@ const ruleOf = (path: string, access: Jail.Access) => {
   return v.ok ? "allow" : v.rule
 }
 
+describe("git's folder, read", () => {
+  it.each([".git/COMMIT_EDITMSG", ".git/lost-found/other/ab12", ".git/rr-cache/x/preimage", ".git/rebase-apply/0001", ".git/objects/ab/cdef", ".git/index", ".git/worktrees/wt/COMMIT_EDITMSG", ".git/modules/lib/objects/pack/p.pack", "sub/.git/MERGE_MSG"])(
+    "%s is refused: it holds copies of file contents",
+    (p) => expect(ruleOf(p, "read")).toBe("jail.git-internals")
+  )
+  it.each([".git", ".git/HEAD", ".git/refs/heads/main", ".git/packed-refs", ".git/logs/HEAD", ".git/info/exclude", ".git/worktrees/wt/HEAD", ".git/worktrees", ".git/modules/lib/HEAD", "src/git.ts", "gitdir/COMMIT_EDITMSG"])(
+    "%s can be read",
+    (p) => expect(ruleOf(p, "read")).toBe("allow")
+  )
+})
+
 describe("secret names", () => {
   const secrets = [
     ".envrc", "config/prod.env", "deploy/STAGING.ENV", ".pgpass", ".pypirc", ".vault-token", "infra/prod.tfvars",
