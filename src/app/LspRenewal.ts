@@ -29,8 +29,10 @@ const identity = (p: string) => {
  * by a rename (an editor's save, `mv new .env`) is the new file, unmasked, in a sandbox that stays up.
  */
 const viewOf = (root: string, history: History) =>
-  Effect.zipWith(WatchedScan.shared.scan(root), history, (hits, hidden) =>
-    JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), SecretObjects.toHide(root, hits), SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
+  Effect.flatMap(Effect.zip(WatchedScan.shared.scan(root), history), ([hits, hidden]) =>
+    Effect.map(SecretObjects.toHideEffect(root, hits), (hide) =>
+      JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), hide, SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
+    )
   )
 
 /**
