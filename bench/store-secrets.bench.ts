@@ -57,12 +57,14 @@ if (process.argv[2] === "--cold") {
     stall = Math.max(stall, now - last)
     last = now
   }, 2)
+  const cpu0 = process.cpuUsage()
   const start = performance.now()
   last = start
   let peak = 0
   const peaks = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10)
   await hideOnce(ws, hits)
   const took = performance.now() - start
+  const cpuUsed = process.cpuUsage(cpu0)
   stall = Math.max(stall, performance.now() - last)
   clearInterval(ticker)
   clearInterval(peaks)
@@ -71,7 +73,7 @@ if (process.argv[2] === "--cold") {
   await new Promise((r) => setTimeout(r, 50))
   gc()
   const after = process.memoryUsage().rss
-  process.stdout.write(JSON.stringify({ took, stall, kept: mb(after - before), peak: mb(peak - before) }))
+  process.stdout.write(JSON.stringify({ took, cpu: (cpuUsed.user + cpuUsed.system) / 1000, stall, kept: mb(after - before), peak: mb(peak - before) }))
 } else if (process.argv[2] === "--child") {
   const ws = process.argv[3] ?? ""
   const hits = WorkspaceScan.scan(ws)
@@ -85,13 +87,14 @@ if (process.argv[2] === "--cold") {
     fs.writeFileSync(path.join(ws, ".env"), "TOKEN=bench\n")
     const hits = WorkspaceScan.scan(ws)
     // The first check in a fresh process, three times (the state file removed each time).
-    const colds: Array<{ took: number; stall: number; kept: number; peak: number }> = []
+    const colds: Array<{ took: number; cpu: number; stall: number; kept: number; peak: number }> = []
     for (let i = 0; i < 3; i++) {
       fs.rmSync(path.join(ws, ".minicode"), { recursive: true, force: true })
       const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--cold", ws], { encoding: "utf8" })
       colds.push(JSON.parse(r.stdout))
     }
     const cold = median(colds.map((c) => c.took))
+    const coldCpu = median(colds.map((c) => c.cpu))
     const coldStall = median(colds.map((c) => c.stall))
     const coldKept = median(colds.map((c) => c.kept))
     const coldPeak = median(colds.map((c) => c.peak))
@@ -118,6 +121,7 @@ if (process.argv[2] === "--cold") {
     const ms = (v: number) => `${v.toFixed(1)} ms`
     console.log(`raw bwrap true (peer):                    ${ms(bwrap)}`)
     console.log(`cold, first call (all trees of the pack):  ${ms(cold)}  (${(cold / bwrap).toFixed(1)}x bwrap)`)
+    console.log(`  CPU time of it (user + system):          ${ms(coldCpu)}`)
     console.log(`  longest event-loop stall meanwhile:      ${ms(coldStall)}`)
     console.log(`  RSS kept after it (GC'd) / peak over:    ${coldKept.toFixed(0)} MB / ${coldPeak.toFixed(0)} MB`)
     console.log(`CLI call, fresh process, nothing new:     ${ms(median(fresh))}  (${(median(fresh) / bwrap).toFixed(2)}x bwrap)`)

@@ -189,7 +189,7 @@ export const pacer = (sliceMs = 5) => {
   let since = performance.now()
   let n = 0
   return function* (): Steps<void> {
-    if ((++n & 255) !== 0 || performance.now() - since < sliceMs) return
+    if ((++n & 31) !== 0 || performance.now() - since < sliceMs) return
     yield
     since = performance.now()
   }
@@ -239,8 +239,17 @@ export function* scanPack(packFile: string, index: PackIndex, visit: PackVisitor
     const offsets = new Float64Array(count)
     for (let i = 0; i < count; i++) offsets[i] = index.offset(i)
     const order = new Uint32Array(count)
-    for (let i = 0; i < count; i++) order[i] = i
-    order.sort((a, b) => (offsets[a] ?? 0) - (offsets[b] ?? 0))
+    if (count < 2 ** 21 && size < 2 ** 32) {
+      // Offset and position in one number, sorted natively (a comparator sort of 80,000 took ~100 ms).
+      const keys = new Float64Array(count)
+      for (let i = 0; i < count; i++) keys[i] = (offsets[i] ?? 0) * 2 ** 21 + i
+      keys.sort()
+      for (let k = 0; k < count; k++) order[k] = (keys[k] ?? 0) % 2 ** 21
+    } else {
+      for (let i = 0; i < count; i++) order[i] = i
+      order.sort((a, b) => (offsets[a] ?? 0) - (offsets[b] ?? 0))
+    }
+    yield
     const at = new Float64Array(count)
     const rank = new Uint32Array(count)
     for (let k = 0; k < count; k++) {
@@ -297,6 +306,7 @@ export function* scanPack(packFile: string, index: PackIndex, visit: PackVisitor
     const type = new Uint8Array(count)
     const chain: Array<number> = []
     for (let k = 0; k < count; k++) {
+      yield* pause()
       let j = k
       chain.length = 0
       while (j >= 0 && type[j] === 0 && (raw[j] === 6 || raw[j] === 7) && chain.length < 10_000) {
@@ -313,6 +323,7 @@ export function* scanPack(packFile: string, index: PackIndex, visit: PackVisitor
       const b = base[k] ?? -1
       if (type[k] === 2 && b >= 0) pending[b] = (pending[b] ?? 0) + 1
     }
+    yield
     const cached = new Map<number, Buffer>()
     let cachedBytes = 0
     const bodyOf = (k: number, depth = 0): Buffer => {

@@ -108,17 +108,27 @@ const save = (workspace: string, known: Known) => {
 
 /**
  * Reads a batch of trees: every entry at a protected name (judged alone and below each name a parent in the batch
- * gives its tree) is secret, and so is everything below a protected folder.
+ * gives its tree) is secret, and so is everything below a protected folder. Each body is parsed again where needed
+ * rather than every tree's entries kept at once (a big history's trees hold hundreds of thousands of entries).
  */
-function* judgeTrees(workspace: string, trees: ReadonlyMap<string, Buffer>, secret: Set<string>, named: Set<string>, pause: () => GitStore.Steps<void>): GitStore.Steps<void> {
-  const entries = new Map<string, Array<GitStore.TreeEntry>>()
+function* judgeTrees(
+  workspace: string,
+  trees: ReadonlyMap<string, Buffer>,
+  secret: Set<string>,
+  named: Set<string>,
+  pause: () => GitStore.Steps<void>
+): GitStore.Steps<void> {
+  const entriesOf = (id: string) => {
+    const body = trees.get(id)
+    return body === undefined ? [] : GitStore.treeEntries(body)
+  }
   const names = new Map<string, Set<string>>()
-  for (const [id, body] of trees) {
+  for (const [, body] of trees) {
     yield* pause()
-    const list = GitStore.treeEntries(body)
-    entries.set(id, list)
-    for (const e of list) if (e.kind === "blob") named.add(e.id)
-    for (const e of list) if (e.kind === "tree") (names.get(e.id) ?? names.set(e.id, new Set()).get(e.id))?.add(e.name)
+    for (const e of GitStore.treeEntries(body)) {
+      if (e.kind === "blob") named.add(e.id)
+      else if (e.kind === "tree") (names.get(e.id) ?? names.set(e.id, new Set()).get(e.id))?.add(e.name)
+    }
   }
   // Names repeat across a history's trees: each (folder, name) is judged once.
   const judged = new Map<string, boolean>()
@@ -132,10 +142,10 @@ function* judgeTrees(workspace: string, trees: ReadonlyMap<string, Buffer>, secr
     return v
   }
   const secretTrees: Array<string> = []
-  for (const [id, list] of entries) {
+  for (const [id, body] of trees) {
     yield* pause()
     const prefixes = ["", ...(names.get(id) ?? [])]
-    for (const e of list) {
+    for (const e of GitStore.treeEntries(body)) {
       if (e.kind === "commit") continue
       if (!prefixes.some((pre) => judge(pre, e.name))) continue
       secret.add(e.id)
@@ -144,7 +154,7 @@ function* judgeTrees(workspace: string, trees: ReadonlyMap<string, Buffer>, secr
   }
   for (let t = secretTrees.pop(); t !== undefined; t = secretTrees.pop()) {
     yield* pause()
-    for (const e of entries.get(t) ?? []) {
+    for (const e of entriesOf(t)) {
       if (e.kind === "commit" || secret.has(e.id)) continue
       secret.add(e.id)
       if (e.kind === "tree") secretTrees.push(e.id)
@@ -225,6 +235,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
   const own = path.join(gitDir, "index")
   const ownSt = lstat(own)
   if (ownSt?.isFile() === true && known.indexes.get(`named:${own}`) !== fileKey(ownSt)) {
+    yield
     try {
       for (const e of GitStore.indexEntries(fs.readFileSync(own)) ?? []) known.named.add(e.id)
     } catch {
@@ -289,7 +300,15 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
     yield* judgeTrees(workspace, trees, known.secret, known.named, pause)
     yield
   }
-  for (const [pack, blobs] of packBlobs) known.packBlobs.set(pack, blobs.filter((id) => !known.named.has(id)))
+  for (const [pack, blobs] of packBlobs) {
+    const left: Array<string> = []
+    for (const id of blobs) {
+      yield* pause()
+      if (!known.named.has(id)) left.push(id)
+    }
+    known.packBlobs.set(pack, left)
+  }
+  yield
   // A blob named since (by a tree or an index read later) is attributed.
   for (const [pack, blobs] of known.packBlobs) {
     if (packBlobs.has(pack) || blobs.every((id) => !known.named.has(id))) continue
