@@ -4,7 +4,9 @@
  * one pack of ~82,000 objects, ~25,000 trees, a 60,000-entry index), against raw `bwrap --ro-bind / / true` in the
  * same run:
  *
- * - cold: the first call in a workspace (no `.minicode/secret-objects.json`): every tree of the pack is read;
+ * - cold: the first call in a workspace (no `.minicode/secret-objects.json`): every tree of the pack is read, in a
+ *   fresh process, through toHideEffect as the sandbox runs it: its wall and CPU time, the longest the event loop
+ *   stood still meanwhile (what another call of `mcp serve` waits), the RSS it keeps and its peak;
  * - a CLI call: a fresh process, the state file read back, nothing new in the store;
  * - a call in a long-lived process (`mcp serve`), nothing new;
  * - after `git write-tree` and `git add` on the host (a new loose tree, a new index).

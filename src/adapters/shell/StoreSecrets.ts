@@ -11,9 +11,14 @@
  *   files (the workspace's own is the history check's). A folder named like a secret (`.ssh`) makes the whole subtree secret, and a tree's entries are
  *   also judged below the names its parents (in the same batch) give it (`.docker/config.json`).
  *
- * The ids and what was read (pack names, loose ids, index files by inode, size and time) are kept in
- * `.minicode/secret-objects.json`, which the sandbox masks: a call reads only what is new in the store, so the
- * check stays cheap. A pack whose index or body cannot be read counts as holding a secret.
+ * Blobs nobody names (no tree, no index) are content nobody can vouch for: loose, each is masked; packed (a cruft
+ * pack of `git gc --cruft`, `git repack -a --keep-unreachable`, a `.keep` pack), the pack is (`unattributedPacks`).
+ *
+ * The ids and what was read (pack names and their unnamed blobs, loose ids, index files by inode, size and time)
+ * are kept in `.minicode/secret-objects.json`, which the sandbox masks: a call reads only what is new in the store,
+ * so the check stays cheap. A pack whose index or body cannot be read counts as holding a secret. The first check
+ * of a big pack costs about a second of CPU: `checkSteps` pauses every few milliseconds so its caller can let the
+ * event loop turn (SecretObjects.toHideEffect).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
