@@ -374,7 +374,7 @@ export const packTrees = (packFile: string, index: PackIndex, visit: (id: string
  * The entries of an index file (versions 2 to 4): path and blob id (gitlinks left out), and the stages a resolved
  * conflict left in the resolve-undo extension (`REUC`); undefined if not one.
  */
-export const indexEntries = (b: Buffer): Array<{ readonly path: string; readonly id: string }> | undefined => {
+export const indexEntries = (b: Buffer, withPaths = true): Array<{ readonly path: string; readonly id: string }> | undefined => {
   if (b.length < 12 || b.toString("latin1", 0, 4) !== "DIRC") return undefined
   const version = b.readUInt32BE(4)
   if (version < 2 || version > 4) return undefined
@@ -393,7 +393,8 @@ export const indexEntries = (b: Buffer): Array<{ readonly path: string; readonly
       const [strip, next] = offsetVarint(b, p)
       const nul = b.indexOf(0, next)
       if (nul < 0) return undefined
-      name = Buffer.concat([previous.subarray(0, Math.max(0, previous.length - strip)), b.subarray(next, nul)])
+      // Paths not asked for (ids only, `withPaths` false) are not rebuilt: a 60,000-entry index then costs little.
+      name = withPaths ? Buffer.concat([previous.subarray(0, Math.max(0, previous.length - strip)), b.subarray(next, nul)]) : previous
       at = nul + 1
     } else {
       const nul = b.indexOf(0, p)
@@ -402,7 +403,7 @@ export const indexEntries = (b: Buffer): Array<{ readonly path: string; readonly
       at += (nul - at + 8) & ~7
     }
     previous = name
-    if ((mode & 0o170000) !== 0o160000) out.push({ path: name.toString("utf8"), id })
+    if ((mode & 0o170000) !== 0o160000) out.push({ path: withPaths ? name.toString("utf8") : "", id })
   }
   while (at + 8 <= b.length - 20) {
     const sig = b.toString("latin1", at, at + 4)

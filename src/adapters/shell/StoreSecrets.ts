@@ -242,7 +242,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
   if (ownSt?.isFile() === true && known.indexes.get(`named:${own}`) !== fileKey(ownSt)) {
     yield
     try {
-      for (const e of GitStore.indexEntries(fs.readFileSync(own)) ?? []) known.named.add(e.id)
+      for (const e of GitStore.indexEntries(fs.readFileSync(own), false) ?? []) known.named.add(e.id)
     } catch {
       // unreadable: its blobs stay unattributed
     }
@@ -250,6 +250,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
     changed = true
     yield
   }
+  yield
   const unreadable = new Set<string>()
   const loose = new Map<string, Set<string>>()
   const elsewhere: Array<string> = []
@@ -294,6 +295,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
       }
       indexes.set(pack, index)
       if (known.packs.has(pack)) continue
+      yield
       const blobs: Array<string> = []
       if (yield* GitStore.scanPack(pack, index, { tree: (id, body) => trees.set(id, body), blob: (id) => blobs.push(id) }, pause)) {
         known.packs.add(pack)
