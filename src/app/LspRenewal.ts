@@ -30,8 +30,10 @@ const identity = (p: string) => {
  * the MCP client compares for its sandboxed stdio servers (SdkMcpTransport `sandboxView`).
  */
 export const viewOf = (root: string, history: History) =>
-  Effect.zipWith(WatchedScan.shared.scan(root), history, (hits, hidden) =>
-    JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), SecretObjects.toHide(root, hits), SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
+  Effect.flatMap(Effect.zip(WatchedScan.shared.scan(root), history), ([hits, hidden]) =>
+    Effect.map(SecretObjects.toHideEffect(root, hits), (hide) =>
+      JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), hide, SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
+    )
   )
 
 /**

@@ -404,7 +404,7 @@ export const make = (options: Options = {}) =>
             hooksExist: lstat(path.join(workspace, ".git", "hooks"))?.isDirectory() === true
           }),
           ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? [])),
-          ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, SecretObjects.toHide(workspace, hits))),
+          ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, yield* SecretObjects.toHideEffect(workspace, hits))),
           ...(request.gitTool === true ? [] : SecretObjects.secretMessages(workspace).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "mask" })))
         ]
         const home = Profile.chooseHome(workspace, hostHome)

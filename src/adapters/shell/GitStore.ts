@@ -11,7 +11,8 @@ const lstat = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false })
 
 /** The largest object body rebuilt here (a tree is far smaller): a crafted delta or zlib bomb fails instead. */
 const maxBody = 64 * 1024 * 1024
-const inflate = (b: Buffer) => zlib.inflateSync(b, { maxOutputLength: maxBody })
+const inflate = (b: Buffer, size?: number) =>
+  zlib.inflateSync(b, { maxOutputLength: maxBody, ...(size === undefined ? {} : { chunkSize: Math.min(Math.max(64, size + 1), maxBody) }) })
 
 export interface PackIndex {
   /** The sorted object ids, 20 bytes each. */
@@ -169,70 +170,194 @@ const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
   return out
 }
 
+/** A step of work that can pause (a generator yielding nothing): run through at once, or a slice at a time. */
+export type Steps<A> = Generator<void, A, void>
+
+/** Runs steps to their end without pausing. */
+export const drain = <A>(steps: Steps<A>): A => {
+  for (;;) {
+    const r = steps.next()
+    if (r.done === true) return r.value
+  }
+}
+
 /**
- * Every tree in a pack, with its id: object headers are read for all objects (a delta's type is its base's), and
- * only trees are inflated and rebuilt. False when the pack cannot be read (its caller then fails closed).
+ * A pause every few milliseconds of work (`yield* pause()` in a loop): the caller can give the event loop back in
+ * between, so reading a big pack never stops a long-lived process (`mcp serve`) for seconds.
  */
-export const packTrees = (packFile: string, index: PackIndex, visit: (id: string, body: Buffer) => void): boolean => {
+export const pacer = (sliceMs = 5) => {
+  let since = performance.now()
+  let n = 0
+  return function* (): Steps<void> {
+    if ((++n & 31) !== 0 || performance.now() - since < sliceMs) return
+    yield
+    since = performance.now()
+  }
+}
+
+export interface PackVisitor {
+  /** Each tree, with its id and body (valid only during the call). */
+  readonly tree: (id: string, body: Buffer) => void
+  /** Each blob's id. */
+  readonly blob?: (id: string) => void
+}
+
+/** How much of the pack one read brings in, and the most rebuilt tree bodies kept as delta bases. */
+const windowSize = 1024 * 1024
+const maxCached = 32 * 1024 * 1024
+
+/**
+ * Every tree in a pack, with its id, and every blob's id: the pack is read a window at a time (never whole), object
+ * headers for all objects (a delta's type is its base's), and only trees are inflated and rebuilt; a rebuilt tree is
+ * kept only while a tree delta still needs it as a base (bounded, rebuilt again past the bound). False when the pack
+ * cannot be read (its caller then fails closed). Pauses between slices of work (`Steps`).
+ */
+export function* scanPack(packFile: string, index: PackIndex, visit: PackVisitor, pause = pacer()): Steps<boolean> {
   let fd: number | undefined
   try {
     fd = fs.openSync(packFile, "r")
-    const size = fs.fstatSync(fd).size
-    const whole = size <= 256 * 1024 * 1024 ? fs.readFileSync(fd) : undefined
+    const file = fd
+    const size = fs.fstatSync(file).size
+    const window = Buffer.allocUnsafe(windowSize)
+    let windowAt = 0
+    let windowLength = 0
+    /** `len` bytes at `pos`, valid until the next read. */
     const read = (pos: number, len: number): Buffer => {
-      if (whole !== undefined) return whole.subarray(pos, pos + len)
-      const b = Buffer.alloc(Math.max(0, Math.min(len, size - pos)))
-      fs.readSync(fd ?? -1, b, 0, b.length, pos)
-      return b
+      const want = Math.max(0, Math.min(len, size - pos))
+      if (pos >= windowAt && pos + want <= windowAt + windowLength) return window.subarray(pos - windowAt, pos - windowAt + want)
+      if (want > windowSize) {
+        const b = Buffer.allocUnsafe(want)
+        return b.subarray(0, fs.readSync(file, b, 0, want, pos))
+      }
+      windowAt = pos
+      windowLength = fs.readSync(file, window, 0, Math.min(windowSize, size - pos), pos)
+      return window.subarray(0, Math.min(want, windowLength))
     }
-    const head = read(0, 12)
-    if (head.toString("latin1", 0, 4) !== "PACK") return false
-    const order = Array.from({ length: index.count }, (_, i) => i).map((i) => ({ i, at: index.offset(i) })).sort((a, b) => a.at - b.at)
-    const byOffset = new Map<number, { readonly i: number; readonly raw: number; readonly data: number; readonly end: number; readonly base: number }>()
-    for (let k = 0; k < order.length; k++) {
-      const { i, at } = order[k] ?? { i: 0, at: 0 }
-      const end = order[k + 1]?.at ?? size - 20
-      const h = read(at, 64)
+    if (read(0, 12).toString("latin1", 0, 4) !== "PACK") return false
+    const count = index.count
+    // Objects by pack offset: `at[k]` the k-th offset, `order[k]` its position in the index.
+    const offsets = new Float64Array(count)
+    for (let i = 0; i < count; i++) offsets[i] = index.offset(i)
+    const order = new Uint32Array(count)
+    if (count < 2 ** 21 && size < 2 ** 32) {
+      // Offset and position in one number, sorted natively (a comparator sort of 80,000 took ~100 ms).
+      const keys = new Float64Array(count)
+      for (let i = 0; i < count; i++) keys[i] = (offsets[i] ?? 0) * 2 ** 21 + i
+      keys.sort()
+      for (let k = 0; k < count; k++) order[k] = (keys[k] ?? 0) % 2 ** 21
+    } else {
+      for (let i = 0; i < count; i++) order[i] = i
+      order.sort((a, b) => (offsets[a] ?? 0) - (offsets[b] ?? 0))
+    }
+    yield
+    const at = new Float64Array(count)
+    const rank = new Uint32Array(count)
+    for (let k = 0; k < count; k++) {
+      const i = order[k] ?? 0
+      at[k] = offsets[i] ?? 0
+      rank[i] = k
+    }
+    const byOffset = (o: number): number => {
+      let lo = 0
+      let hi = count - 1
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1
+        const v = at[mid] ?? 0
+        if (v === o) return mid
+        if (v < o) lo = mid + 1
+        else hi = mid - 1
+      }
+      return -1
+    }
+    const end = (k: number) => (k + 1 < count ? (at[k + 1] ?? 0) : size - 20)
+    const raw = new Uint8Array(count)
+    /** Each object's inflated size (a delta's own), and where its zlib data starts. */
+    const sizes = new Float64Array(count)
+    const data = new Float64Array(count)
+    /** The base's k of a delta, -1 for none (not a delta), -2 for one outside the pack (a thin pack). */
+    const base = new Int32Array(count)
+    for (let k = 0; k < count; k++) {
+      yield* pause()
+      const o = at[k] ?? 0
+      const h = read(o, 64)
       let p = 0
       let c = h[p++] ?? 0
-      const raw = (c >> 4) & 7
-      while ((c & 0x80) !== 0) c = h[p++] ?? 0
-      let base = -1
-      if (raw === 6) {
+      raw[k] = (c >> 4) & 7
+      let length = c & 15
+      for (let shift = 4; (c & 0x80) !== 0; shift += 7) {
+        c = h[p++] ?? 0
+        length += (c & 0x7f) * 2 ** shift
+      }
+      sizes[k] = length
+      base[k] = -1
+      if (raw[k] === 6) {
         const [back, next] = offsetVarint(h, p)
-        base = at - back
+        const b = byOffset(o - back)
+        base[k] = b < 0 ? -2 : b
         p = next
-      } else if (raw === 7) {
+      } else if (raw[k] === 7) {
         const pos = find(index, h.subarray(p, p + 20))
-        base = pos < 0 ? -2 : index.offset(pos)
+        base[k] = pos < 0 ? -2 : (rank[pos] ?? -2)
         p += 20
       }
-      byOffset.set(at, { i, raw, data: at + p, end, base })
+      data[k] = o + p
     }
-    const types = new Map<number, number>()
-    const typeOf = (at: number, depth = 0): number => {
-      const known = types.get(at)
-      if (known !== undefined) return known
-      const o = byOffset.get(at)
-      // A base outside the pack (a thin pack) or too deep a chain: a type nobody reads.
-      const t = o === undefined || depth > 10_000 ? 0 : o.raw === 6 || o.raw === 7 ? typeOf(o.base, depth + 1) : o.raw
-      types.set(at, t)
-      return t
+    // A delta's type is its base's (a chain's end); 0 for a base outside the pack or a chain too long (a loop).
+    const type = new Uint8Array(count)
+    const chain: Array<number> = []
+    for (let k = 0; k < count; k++) {
+      yield* pause()
+      let j = k
+      chain.length = 0
+      while (j >= 0 && type[j] === 0 && (raw[j] === 6 || raw[j] === 7) && chain.length < 10_000) {
+        chain.push(j)
+        j = base[j] ?? -2
+      }
+      const t = j < 0 || chain.length >= 10_000 ? 0 : type[j] !== 0 ? (type[j] ?? 0) : (raw[j] ?? 0)
+      if (j >= 0 && type[j] === 0 && raw[j] !== 6 && raw[j] !== 7) type[j] = raw[j] ?? 0
+      for (const d of chain) type[d] = t
     }
-    const bodies = new Map<number, Buffer>()
-    const bodyOf = (at: number): Buffer => {
-      const known = bodies.get(at)
+    // How many tree deltas still need each tree as their base.
+    const pending = new Uint32Array(count)
+    for (let k = 0; k < count; k++) {
+      const b = base[k] ?? -1
+      if (type[k] === 2 && b >= 0) pending[b] = (pending[b] ?? 0) + 1
+    }
+    yield
+    const cached = new Map<number, Buffer>()
+    let cachedBytes = 0
+    const bodyOf = (k: number, depth = 0): Buffer => {
+      const known = cached.get(k)
       if (known !== undefined) return known
-      const o = byOffset.get(at)
-      if (o === undefined) throw new Error("missing base")
-      const data = inflate(read(o.data, o.end - o.data))
-      const body = o.raw === 6 || o.raw === 7 ? applyDelta(bodyOf(o.base), data) : data
-      bodies.set(at, body)
+      if (depth > 10_000) throw new Error("delta chain too long")
+      const b = base[k] ?? -1
+      if (b === -2) throw new Error("missing base")
+      const start = data[k] ?? 0
+      // One output chunk of the known size: zlib's default (16 KB a call) made the GC the scan's main cost.
+      const delta = inflate(read(start, end(k) - start), sizes[k] ?? 0)
+      const body = b >= 0 ? applyDelta(bodyOf(b, depth + 1), delta) : delta
+      if ((pending[k] ?? 0) > 0 && cachedBytes + body.length <= maxCached) {
+        cached.set(k, body)
+        cachedBytes += body.length
+      }
       return body
     }
-    for (const { i, at } of order) {
-      if (typeOf(at) !== 2) continue
-      visit(index.ids.toString("hex", i * 20, i * 20 + 20), bodyOf(at))
+    const hex = (k: number) => {
+      const i = order[k] ?? 0
+      return index.ids.toString("hex", i * 20, i * 20 + 20)
+    }
+    for (let k = 0; k < count; k++) {
+      yield* pause()
+      if (type[k] === 3) visit.blob?.(hex(k))
+      if (type[k] !== 2) continue
+      visit.tree(hex(k), bodyOf(k))
+      const b = base[k] ?? -1
+      const left = b >= 0 ? (pending[b] ?? 1) - 1 : -1
+      if (b >= 0) pending[b] = left
+      if (left === 0) {
+        const body = cached.get(b)
+        if (body !== undefined) (cached.delete(b), (cachedBytes -= body.length))
+      }
     }
     return true
   } catch {
@@ -242,11 +367,14 @@ export const packTrees = (packFile: string, index: PackIndex, visit: (id: string
   }
 }
 
+/** `scanPack` run through at once, trees only. */
+export const packTrees = (packFile: string, index: PackIndex, visit: (id: string, body: Buffer) => void): boolean => drain(scanPack(packFile, index, { tree: visit }))
+
 /**
  * The entries of an index file (versions 2 to 4): path and blob id (gitlinks left out), and the stages a resolved
  * conflict left in the resolve-undo extension (`REUC`); undefined if not one.
  */
-export const indexEntries = (b: Buffer): Array<{ readonly path: string; readonly id: string }> | undefined => {
+export const indexEntries = (b: Buffer, withPaths = true): Array<{ readonly path: string; readonly id: string }> | undefined => {
   if (b.length < 12 || b.toString("latin1", 0, 4) !== "DIRC") return undefined
   const version = b.readUInt32BE(4)
   if (version < 2 || version > 4) return undefined
@@ -265,7 +393,8 @@ export const indexEntries = (b: Buffer): Array<{ readonly path: string; readonly
       const [strip, next] = offsetVarint(b, p)
       const nul = b.indexOf(0, next)
       if (nul < 0) return undefined
-      name = Buffer.concat([previous.subarray(0, Math.max(0, previous.length - strip)), b.subarray(next, nul)])
+      // Paths not asked for (ids only, `withPaths` false) are not rebuilt: a 60,000-entry index then costs little.
+      name = withPaths ? Buffer.concat([previous.subarray(0, Math.max(0, previous.length - strip)), b.subarray(next, nul)]) : previous
       at = nul + 1
     } else {
       const nul = b.indexOf(0, p)
@@ -274,7 +403,7 @@ export const indexEntries = (b: Buffer): Array<{ readonly path: string; readonly
       at += (nul - at + 8) & ~7
     }
     previous = name
-    if ((mode & 0o170000) !== 0o160000) out.push({ path: name.toString("utf8"), id })
+    if ((mode & 0o170000) !== 0o160000) out.push({ path: withPaths ? name.toString("utf8") : "", id })
   }
   while (at + 8 <= b.length - 20) {
     const sig = b.toString("latin1", at, at + 4)

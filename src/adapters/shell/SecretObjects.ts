@@ -17,9 +17,11 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Effect } from "effect"
 import * as GitOutput from "../../domain/git/GitOutput.js"
 import * as Jail from "../../domain/jail/Jail.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
+import * as GitStore from "./GitStore.js"
 import * as StoreSecrets from "./StoreSecrets.js"
 import type * as WorkspaceScan from "./WorkspaceScan.js"
 
@@ -115,7 +117,7 @@ const alternatesOf = (workspace: string, objects: string): Array<string> => {
 /** The most loose blobs masked one by one; past it the store is hidden whole. */
 const maxUnattributed = 200
 
-export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => {
+function* hideSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): GitStore.Steps<ReadonlyArray<string>> {
   const rootGit = path.join(workspace, ".git")
   const hide: Array<string> = []
   for (const h of hits) {
@@ -139,7 +141,7 @@ export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>
   const objects = real(path.join(rootGit, "objects"))
   if (objects === undefined) return hide
   const stores = [objects, ...alternatesOf(workspace, objects)]
-  const view = StoreSecrets.check(workspace, rootGit, stores, ids)
+  const view = yield* StoreSecrets.checkSteps(workspace, rootGit, stores, ids)
   hide.push(...view.elsewhere)
   if (view.holds(objects)) {
     for (const name of Profile.objectFolders) {
@@ -154,9 +156,49 @@ export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>
     const files = view.unattributed(store)
     if (files.length > maxUnattributed) hide.push(...(store === objects ? Profile.objectFolders.flatMap((n) => real(path.join(rootGit, n)) ?? []) : [store]))
     else hide.push(...files)
+    // Packs holding such blobs (a cruft pack, one `git repack -A` kept unreachable objects in): the pack file.
+    hide.push(...view.unattributedPacks(store))
   }
   return hide
 }
+
+/** `toHideEffect` run through at once, the event loop standing still meanwhile (a first check of a big pack: seconds). */
+export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => GitStore.drain(hideSteps(workspace, hits))
+
+/** One check at a time per workspace: a second call waits for the first, then finds its work done (the state file). */
+const lanes = new Map<string, Effect.Semaphore>()
+const lane = (workspace: string) => {
+  const known = lanes.get(workspace)
+  if (known !== undefined) return known
+  const made = Effect.unsafeMakeSemaphore(1)
+  lanes.set(workspace, made)
+  return made
+}
+
+/** The event loop's next turn (timers, sockets, other calls' work run before the check goes on). */
+const nextTurn = Effect.async<void>((resume) => {
+  const t = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(t))
+})
+
+/**
+ * The folders and files to mask, computed a slice of a few milliseconds at a time with the event loop turning in
+ * between: the first check of a big history (seconds) no longer stalls a long-lived process's other calls
+ * (`mcp serve`). The call asking waits for the answer, so it never runs with an unchecked store visible; an
+ * interrupted check stops where it is (what it read is not saved) and is done again by the next call.
+ */
+export const toHideEffect = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): Effect.Effect<ReadonlyArray<string>> =>
+  lane(workspace).withPermits(1)(
+    Effect.suspend(() => {
+      const steps = hideSteps(workspace, hits)
+      const step: Effect.Effect<ReadonlyArray<string>> = Effect.suspend(() => {
+        const r = steps.next()
+        return r.done === true ? Effect.succeed(r.value) : Effect.zipRight(nextTurn, step)
+      })
+      // Closing the generator runs its `finally` blocks (an open pack's descriptor).
+      return Effect.onInterrupt(step, () => Effect.sync(() => steps.return([])))
+    })
+  )
 
 /** Files git leaves in its folder with a patch in them (`git commit -v` keeps the diff below the scissors line). */
 const messageFiles = ["COMMIT_EDITMSG", "TAG_EDITMSG", "MERGE_MSG", "SQUASH_MSG", "NOTES_EDITMSG", "ADD_EDIT.patch"]

@@ -11,9 +11,14 @@
  *   files (the workspace's own is the history check's). A folder named like a secret (`.ssh`) makes the whole subtree secret, and a tree's entries are
  *   also judged below the names its parents (in the same batch) give it (`.docker/config.json`).
  *
- * The ids and what was read (pack names, loose ids, index files by inode, size and time) are kept in
- * `.minicode/secret-objects.json`, which the sandbox masks: a call reads only what is new in the store, so the
- * check stays cheap. A pack whose index or body cannot be read counts as holding a secret.
+ * Blobs nobody names (no tree, no index) are content nobody can vouch for: loose, each is masked; packed (a cruft
+ * pack of `git gc --cruft`, `git repack -a --keep-unreachable`, a `.keep` pack), the pack is (`unattributedPacks`).
+ *
+ * The ids and what was read (pack names and their unnamed blobs, loose ids, index files by inode, size and time)
+ * are kept in `.minicode/secret-objects.json`, which the sandbox masks: a call reads only what is new in the store,
+ * so the check stays cheap. A pack whose index or body cannot be read counts as holding a secret. The first check
+ * of a big pack costs about a second of CPU: `checkSteps` pauses every few milliseconds so its caller can let the
+ * event loop turn (SecretObjects.toHideEffect).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -34,6 +39,12 @@ interface Known {
   /** Loose objects read that are blobs, and every blob id a tree or an index names (at any path). */
   readonly blobs: Set<string>
   readonly named: Set<string>
+  /**
+   * Per pack read, its blobs that no tree and no index named when it was read (and none has since): content nobody
+   * can vouch for, as unattributed loose blobs are. A cruft pack (`git gc --cruft`), `git repack -A`/`-a
+   * --keep-unreachable`, a `.keep` pack or `git pack-objects` of everything holds such blobs.
+   */
+  readonly packBlobs: Map<string, ReadonlyArray<string>>
 }
 
 const stateFile = (workspace: string) => path.join(workspace, ".minicode", "secret-objects.json")
@@ -49,14 +60,17 @@ const load = (workspace: string): Known => {
   const st = lstat(file)
   const cached = memory.get(workspace)
   if (st !== undefined && cached !== undefined && cached.key === fileKey(st)) return cached.known
-  const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map(), blobs: new Set(), named: new Set() }
+  const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map(), blobs: new Set(), named: new Set(), packBlobs: new Map() }
   if (st?.isFile() !== true) return known
   try {
     const raw: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
     if (typeof raw !== "object" || raw === null) return known
     const o = raw as Record<string, unknown>
     for (const id of strings(o["secret"])) known.secret.add(id)
-    for (const p of strings(o["packs"])) known.packs.add(p)
+    const packBlobs = o["packBlobs"]
+    if (typeof packBlobs === "object" && packBlobs !== null) for (const [k, v] of Object.entries(packBlobs)) known.packBlobs.set(k, strings(v))
+    // A pack read before its blobs were listed (an older state file) is read again.
+    for (const p of strings(o["packs"])) if (known.packBlobs.has(p)) known.packs.add(p)
     for (const id of strings(o["loose"])) known.loose.add(id)
     for (const id of strings(o["blobs"])) known.blobs.add(id)
     for (const id of strings(o["named"])) known.named.add(id)
@@ -83,6 +97,7 @@ const save = (workspace: string, known: Known) => {
       loose: [...known.loose],
       blobs: [...known.blobs],
       named: [...known.named],
+      packBlobs: Object.fromEntries([...known.packBlobs].filter(([p]) => known.packs.has(p))),
       indexes: Object.fromEntries(known.indexes)
     })
     const tmp = path.join(dir, `secret-objects.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
@@ -98,16 +113,27 @@ const save = (workspace: string, known: Known) => {
 
 /**
  * Reads a batch of trees: every entry at a protected name (judged alone and below each name a parent in the batch
- * gives its tree) is secret, and so is everything below a protected folder.
+ * gives its tree) is secret, and so is everything below a protected folder. Each body is parsed again where needed
+ * rather than every tree's entries kept at once (a big history's trees hold hundreds of thousands of entries).
  */
-const judgeTrees = (workspace: string, trees: ReadonlyMap<string, Buffer>, secret: Set<string>, named: Set<string>) => {
-  const entries = new Map<string, Array<GitStore.TreeEntry>>()
+function* judgeTrees(
+  workspace: string,
+  trees: ReadonlyMap<string, Buffer>,
+  secret: Set<string>,
+  named: Set<string>,
+  pause: () => GitStore.Steps<void>
+): GitStore.Steps<void> {
+  const entriesOf = (id: string) => {
+    const body = trees.get(id)
+    return body === undefined ? [] : GitStore.treeEntries(body)
+  }
   const names = new Map<string, Set<string>>()
-  for (const [id, body] of trees) {
-    const list = GitStore.treeEntries(body)
-    entries.set(id, list)
-    for (const e of list) if (e.kind === "blob") named.add(e.id)
-    for (const e of list) if (e.kind === "tree") (names.get(e.id) ?? names.set(e.id, new Set()).get(e.id))?.add(e.name)
+  for (const [, body] of trees) {
+    yield* pause()
+    for (const e of GitStore.treeEntries(body)) {
+      if (e.kind === "blob") named.add(e.id)
+      else if (e.kind === "tree") (names.get(e.id) ?? names.set(e.id, new Set()).get(e.id))?.add(e.name)
+    }
   }
   // Names repeat across a history's trees: each (folder, name) is judged once.
   const judged = new Map<string, boolean>()
@@ -121,9 +147,10 @@ const judgeTrees = (workspace: string, trees: ReadonlyMap<string, Buffer>, secre
     return v
   }
   const secretTrees: Array<string> = []
-  for (const [id, list] of entries) {
+  for (const [id, body] of trees) {
+    yield* pause()
     const prefixes = ["", ...(names.get(id) ?? [])]
-    for (const e of list) {
+    for (const e of GitStore.treeEntries(body)) {
       if (e.kind === "commit") continue
       if (!prefixes.some((pre) => judge(pre, e.name))) continue
       secret.add(e.id)
@@ -131,7 +158,8 @@ const judgeTrees = (workspace: string, trees: ReadonlyMap<string, Buffer>, secre
     }
   }
   for (let t = secretTrees.pop(); t !== undefined; t = secretTrees.pop()) {
-    for (const e of entries.get(t) ?? []) {
+    yield* pause()
+    for (const e of entriesOf(t)) {
       if (e.kind === "commit" || secret.has(e.id)) continue
       secret.add(e.id)
       if (e.kind === "tree") secretTrees.push(e.id)
@@ -170,13 +198,21 @@ export interface StoreView {
    * `git cat-file --batch-all-objects --batch` in bash printed the old key. The sandbox masks each such file.
    */
   readonly unattributed: (objects: string) => ReadonlyArray<string>
+  /**
+   * The pack files of a store holding such blobs (`Known.packBlobs`): a blob inside a pack cannot be masked alone,
+   * so the sandbox masks the pack. Was a hole (red team): `git gc --cruft` packed the unstaged secret's blob, and
+   * `git cat-file` in bash printed it.
+   */
+  readonly unattributedPacks: (objects: string) => ReadonlyArray<string>
 }
 
 /**
  * Remembers `seen` (the current protected contents' blob ids), reads what is new in the stores and in `gitDir`'s
- * index files, and tells which of the stores hold protected content.
+ * index files, and tells which of the stores hold protected content. Pauses between slices of work (`Steps`): the
+ * caller decides whether the event loop turns meanwhile (`checkEffect`) or not (`check`).
  */
-export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): StoreView => {
+export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): GitStore.Steps<StoreView> {
+  const pause = GitStore.pacer()
   const known = load(workspace)
   let changed = false
   for (const id of seen) {
@@ -198,25 +234,31 @@ export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<s
     for (const e of entries ?? []) known.named.add(e.id)
     known.indexes.set(file, fileKey(st))
     changed = true
+    yield
   }
   // The workspace's own index names what is staged (its paths are the history check's): attribution only.
   const own = path.join(gitDir, "index")
   const ownSt = lstat(own)
   if (ownSt?.isFile() === true && known.indexes.get(`named:${own}`) !== fileKey(ownSt)) {
+    yield
     try {
-      for (const e of GitStore.indexEntries(fs.readFileSync(own)) ?? []) known.named.add(e.id)
+      for (const e of GitStore.indexEntries(fs.readFileSync(own), false) ?? []) known.named.add(e.id)
     } catch {
       // unreadable: its blobs stay unattributed
     }
     known.indexes.set(`named:${own}`, fileKey(ownSt))
     changed = true
+    yield
   }
+  yield
   const unreadable = new Set<string>()
   const loose = new Map<string, Set<string>>()
   const elsewhere: Array<string> = []
   const packsNow = new Set<string>()
   const looseNow = new Set<string>()
   const indexes = new Map<string, GitStore.PackIndex>()
+  /** The blobs of the packs read in this call, judged once every tree and index is. */
+  const packBlobs = new Map<string, Array<string>>()
   for (const objects of stores) {
     const found = GitStore.looseIds(objects)
     loose.set(objects, found.ids)
@@ -225,6 +267,7 @@ export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<s
     for (const id of found.ids) {
       looseNow.add(id)
       if (known.loose.has(id)) continue
+      yield* pause()
       const o = GitStore.looseTree(objects, id)
       if (o?.body !== undefined) trees.set(id, o.body)
       if (o?.type === "blob") known.blobs.add(id)
@@ -252,15 +295,35 @@ export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<s
       }
       indexes.set(pack, index)
       if (known.packs.has(pack)) continue
-      if (GitStore.packTrees(pack, index, (id, body) => trees.set(id, body))) {
+      yield
+      const blobs: Array<string> = []
+      if (yield* GitStore.scanPack(pack, index, { tree: (id, body) => trees.set(id, body), blob: (id) => blobs.push(id) }, pause)) {
         known.packs.add(pack)
+        packBlobs.set(pack, blobs)
         changed = true
       } else unreadable.add(objects)
     }
-    judgeTrees(workspace, trees, known.secret, known.named)
+    yield
+    yield* judgeTrees(workspace, trees, known.secret, known.named, pause)
+    yield
+  }
+  for (const [pack, blobs] of packBlobs) {
+    const left: Array<string> = []
+    for (const id of blobs) {
+      yield* pause()
+      if (!known.named.has(id)) left.push(id)
+    }
+    known.packBlobs.set(pack, left)
+  }
+  yield
+  // A blob named since (by a tree or an index read later) is attributed.
+  for (const [pack, blobs] of known.packBlobs) {
+    if (packBlobs.has(pack) || blobs.every((id) => !known.named.has(id))) continue
+    known.packBlobs.set(pack, blobs.filter((id) => !known.named.has(id)))
+    changed = true
   }
   // What is no longer in a store is forgotten, but not the secret ids (a pack may bring them back).
-  for (const p of known.packs) if (!packsNow.has(p)) (known.packs.delete(p), (changed = true))
+  for (const p of known.packs) if (!packsNow.has(p)) (known.packs.delete(p), known.packBlobs.delete(p), (changed = true))
   for (const id of known.loose) if (!looseNow.has(id)) (known.loose.delete(id), known.blobs.delete(id), (changed = true))
   if (changed) save(workspace, known)
   const raw = [...known.secret].filter((id) => /^[0-9a-f]{40}$/.test(id)).map((id) => Buffer.from(id, "hex"))
@@ -273,5 +336,11 @@ export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<s
   }
   const unattributed = (objects: string): ReadonlyArray<string> =>
     [...(loose.get(objects) ?? [])].filter((id) => known.blobs.has(id) && !known.named.has(id)).map((id) => path.join(objects, id.slice(0, 2), id.slice(2)))
-  return { holds, elsewhere, unattributed }
+  const unattributedPacks = (objects: string): ReadonlyArray<string> =>
+    [...indexes.keys()].filter((pack) => path.dirname(path.dirname(pack)) === objects && (known.packBlobs.get(pack)?.length ?? 1) > 0)
+  return { holds, elsewhere, unattributed, unattributedPacks }
 }
+
+/** `checkSteps` run through at once (the event loop stands still meanwhile). */
+export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): StoreView =>
+  GitStore.drain(checkSteps(workspace, gitDir, stores, seen))

@@ -158,8 +158,11 @@ export const fixedFindings = (
 /** The folders of a git folder that hold object content (the store itself, and copies git makes of objects). */
 export const objectFolders: ReadonlyArray<string> = ["objects", "lost-found", "rr-cache", "rebase-apply", "rebase-merge"]
 
-/** A loose object's file (`objects/ab/cdef…`), masked as a file; anything else named to `objectMasks` is a folder. */
-const looseObject = /\/[0-9a-f]{2}\/[0-9a-f]{38}$/
+/**
+ * A loose object's file (`objects/ab/cdef…`) or a pack (`objects/pack/pack-….pack`), masked as a file; anything
+ * else named to `objectMasks` is a folder.
+ */
+const looseObject = /\/[0-9a-f]{2}\/[0-9a-f]{38}$|\/pack\/[^/]+\.pack$/
 
 /** Masks over folders (already resolved, existing) that hold object content, and loose objects, those inside the workspace. */
 export const objectMasks = (root: string, folders: ReadonlyArray<string>): ReadonlyArray<Finding> =>

@@ -103,6 +103,8 @@ describe("GitStore", () => {
       const { stages, undo } = listed()
       expect(undo.length).toBe(3)
       expect(GitStore.indexEntries(fs.readFileSync(path.join(root, ".git/index")))).toEqual([...stages, ...undo])
+      // Ids only (the store check's attribution): the same ids, in the same order, paths not rebuilt.
+      expect(GitStore.indexEntries(fs.readFileSync(path.join(root, ".git/index")), false)?.map((e) => e.id)).toEqual([...stages, ...undo].map((e) => e.id))
     }
     readAs("2")
     // An intent-to-add entry needs the extended flags (version 3 and up).
