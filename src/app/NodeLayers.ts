@@ -7,6 +7,7 @@ import type { Options as McpClientOptions } from "../adapters/mcp/SdkMcpTranspor
 import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
+import * as StoreSecrets from "../adapters/shell/StoreSecrets.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
@@ -229,7 +230,14 @@ export const gitRunners = (options: { readonly unrestricted: boolean; readonly s
           )
         )
       )
-    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true) }
+    const protectedIds = Effect.sync(() => {
+      try {
+        return StoreSecrets.remembered(session.root)
+      } catch {
+        return new Set<string>()
+      }
+    })
+    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true), protectedIds }
     return runners
   })
 

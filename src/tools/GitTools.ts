@@ -69,6 +69,8 @@ const patchFlags = ["--no-ext-diff", "--no-textconv", "--no-color", "--full-inde
 export interface Runners {
   readonly read: Effect.Effect<ShellShape>
   readonly commit: Effect.Effect<ShellShape>
+  /** Ids of protected content known beyond the history (every protected file's content the sandbox ever saw). */
+  readonly protectedIds?: Effect.Effect<ReadonlySet<string>>
 }
 
 /**
@@ -205,7 +207,7 @@ export const makeTools = (runners?: Runners) =>
         return GitOutput.secretBlobIds(log.exitCode === 0 ? log.stdout : "", stage.exitCode === 0 ? stage.stdout : "", (p) => git.secret(p) !== undefined)
       })
     /** The walk, once per history change: cached by the ref tips' fingerprint (`RefTips`), per repository. */
-    const secretBlobs = (git: Git) =>
+    const historyBlobs = (git: Git) =>
       Effect.gen(function* () {
         const key = git.repo === undefined ? undefined : yield* RefTips.fingerprint(fs, [git.repo.gitDir, git.repo.commonDir])
         const known = yield* Ref.get(walked)
@@ -216,6 +218,10 @@ export const makeTools = (runners?: Runners) =>
         yield* Ref.set(walked, key !== undefined && after === key ? { key, blobs } : undefined)
         return blobs
       })
+    /** The history's secret blobs and every protected content remembered: no name, no ref needed to know one. */
+    const remembered = runners?.protectedIds ?? Effect.succeed<ReadonlySet<string>>(new Set())
+    const secretBlobs = (git: Git) =>
+      Effect.zipWith(historyBlobs(git), remembered, (blobs, more): ReadonlySet<string> => (more.size === 0 ? blobs : new Set([...blobs, ...more])))
     const hide = (text: string, git: Git) =>
       Effect.map(secretBlobs(git), (blobs) => GitOutput.hideSecretDiffs(text, (p) => git.secret(p) !== undefined, blobs))
 

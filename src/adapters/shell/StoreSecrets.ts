@@ -342,5 +342,13 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
 }
 
 /** `checkSteps` run through at once (the event loop stands still meanwhile). */
+/**
+ * Every id of protected content remembered for the workspace (blobs, and trees of secret folders): what the git
+ * tools never show, under any name. Was a hole (red team): bash re-indexed a staged `.env`'s blob as `notes.txt`
+ * (`update-index --cacheinfo`), and moved the history naming it aside; `git_show :notes.txt` printed the secret.
+ * Every sandboxed call's scan remembers the protected files' contents before its command runs.
+ */
+export const remembered = (workspace: string): ReadonlySet<string> => load(workspace).secret
+
 export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): StoreView =>
   GitStore.drain(checkSteps(workspace, gitDir, stores, seen))
