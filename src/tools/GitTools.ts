@@ -333,7 +333,7 @@ export const makeTools = (runners?: Runners) =>
       if (repo.right === undefined) return undefined
       const dirs = local([repo.right.gitDir, repo.right.commonDir])
       if (dirs.length === 0) return undefined
-      const blobs = yield* Effect.either(Effect.flatMap(prepare("bash", read), secretBlobs))
+      const blobs = yield* Effect.either(Effect.flatMap(prepare("bash", read), historyBlobs))
       if (blobs._tag === "Left") return { gitDirs: dirs, why: "its history could not be checked for protected files" }
       return blobs.right.size > 0 ? { gitDirs: dirs, why: "its history holds a protected file" } : undefined
     })
