@@ -6,6 +6,7 @@ import * as NodeConfig from "../adapters/config/NodeConfig.js"
 import type { Options as McpClientOptions } from "../adapters/mcp/SdkMcpTransport.js"
 import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
+import * as HistoryStore from "../adapters/fs/HistoryStore.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as WatchedScan from "../adapters/shell/WatchedScan.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
@@ -230,7 +231,7 @@ export const gitRunners = (options: { readonly unrestricted: boolean; readonly s
           )
         )
       )
-    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true) }
+    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true), history: HistoryStore.make(session.root) }
     return runners
   })
 
