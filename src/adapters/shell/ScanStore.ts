@@ -35,7 +35,8 @@ const identity = (root: string): { readonly dev: number; readonly ino: number } 
 export const load = (root: string): Folders | undefined => {
   const id = identity(root)
   const body = id === undefined ? undefined : StateFile.read(root, file, format)
-  if (id === undefined || body === undefined) return undefined
+  // Paths are rebuilt by concatenation (as path.join would give them for a normalized root and plain names).
+  if (id === undefined || body === undefined || path.normalize(root) !== root || root.endsWith("/")) return undefined
   try {
     const data: unknown = JSON.parse(body)
     if (!Array.isArray(data) || data.length !== 4 || data[0] !== root || data[1] !== id.dev || data[2] !== id.ino || !Array.isArray(data[3])) return undefined
@@ -50,13 +51,13 @@ export const load = (root: string): Folders | undefined => {
         dir = root
       } else {
         if (!Number.isInteger(parent) || (parent as number) < 0 || (parent as number) >= paths.length || !isName(name)) return undefined
-        dir = path.join(paths[parent as number] ?? "", name)
+        dir = `${paths[parent as number] ?? ""}/${name}`
       }
       if (!isNum(ino) || !isNum(ctimeMs) || (settled !== 0 && settled !== 1) || !Array.isArray(subs) || !Array.isArray(hits)) return undefined
       const folders: Array<string> = []
       for (const s of subs as Array<unknown>) {
         if (!isName(s)) return undefined
-        folders.push(path.join(dir, s))
+        folders.push(`${dir}/${s}`)
       }
       const found: Array<WorkspaceScan.Hit> = []
       for (const h of hits as Array<unknown>) {
