@@ -324,11 +324,12 @@ export const make = (options: Options = {}): WatchedScan => {
   return { scan, close, lastMode: (root) => modes.get(root) }
 }
 
-/**
- * One per process: every sandbox of a session (bash, git's reads, servers) shares the scan and its watchers; its
- * first scan of a workspace starts from the cache an earlier process saved (`ScanStore`).
- */
-export const shared: WatchedScan = make({ store: ScanStore.store })
+/** One per process: every sandbox of a session (bash, git's reads, servers) shares the scan and its watchers. */
+export const shared: WatchedScan = make()
 
-/** For a one-shot process (a CLI command): the stored cache, validated per folder, and no watchers. */
+/**
+ * For a one-shot process (a CLI command): the cache an earlier process saved in `.minicode/` (`ScanStore`),
+ * validated per folder, saved again when it changed, and no watchers. Only the CLI writes the store (chosen in its
+ * composition), so a library embedding or a server leaves the workspace's state folder as it was.
+ */
 export const oneShot = (): WatchedScan => make({ watch: false, store: ScanStore.store })
