@@ -41,6 +41,8 @@ export const sessionAdapters = (options: {
 }): Adapters<ToolFailed> => ({
   ...NodeAdapters.frontEnd({
     ...options,
+    // One command per process: no watchers, the workspace scan's cache kept in .minicode/ between commands.
+    oneShot: true,
     // A long MCP call shows its progress on stderr (stdout stays the result).
     mcpClient: { onProgress: (p) => void process.stderr.write(`${McpFormat.progressLine(p)}\n`) }
   }),

@@ -6,8 +6,10 @@ import * as NodeConfig from "../adapters/config/NodeConfig.js"
 import type { Options as McpClientOptions } from "../adapters/mcp/SdkMcpTransport.js"
 import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
+import * as HistoryStore from "../adapters/fs/HistoryStore.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as StoreSecrets from "../adapters/shell/StoreSecrets.js"
+import * as WatchedScan from "../adapters/shell/WatchedScan.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
 import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
@@ -237,7 +239,7 @@ export const gitRunners = (options: { readonly unrestricted: boolean; readonly s
         return new Set<string>()
       }
     })
-    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true), protectedIds }
+    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true), protectedIds, history: HistoryStore.make(session.root) }
     return runners
   })
 
@@ -421,13 +423,18 @@ export const frontEnd = (options: {
   readonly lsp: Readonly<Record<string, ServerEntry>>
   readonly sandbox: SandboxMode
   readonly mcpClient: McpClientHooks
+  /**
+   * A one-shot process (a CLI command): the sandbox's workspace scan makes no watchers (they cost more to set than
+   * they save in one call) and starts from the cache an earlier process saved. Servers keep the watched scan.
+   */
+  readonly oneShot?: boolean
 }): Adapters<ToolFailed> =>
   adapters({
     unrestricted: false,
     sql: options.sql,
     mcpServers: options.mcpServers,
     lsp: options.lsp,
-    sandbox: { mode: options.sandbox },
+    sandbox: { mode: options.sandbox, ...(options.oneShot === true ? { bwrap: { scan: WatchedScan.oneShot() } } : {}) },
     mcpClient: options.mcpClient,
     lspBroker: lspBrokerWanted()
   })

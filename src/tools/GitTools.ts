@@ -24,6 +24,7 @@ import { redact } from "../domain/core/Redact.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import { Session } from "../ports/Session.js"
 import { type ProcessSpec, Shell, type ShellShape } from "../ports/Shell.js"
+import type { HistoryStoreShape } from "../ports/HistoryStore.js"
 import type { Invocation } from "../ports/ToolExecutor.js"
 import type { Extension } from "../kernel/Executor.js"
 import * as GitRepo from "./GitRepo.js"
@@ -71,6 +72,8 @@ export interface Runners {
   readonly commit: Effect.Effect<ShellShape>
   /** Ids of protected content known beyond the history (every protected file's content the sandbox ever saw). */
   readonly protectedIds?: Effect.Effect<ReadonlySet<string>>
+  /** The history walk's result kept across processes (a one-shot CLI call then walks only a changed history). */
+  readonly history?: HistoryStoreShape
 }
 
 /**
@@ -212,10 +215,17 @@ export const makeTools = (runners?: Runners) =>
         const key = git.repo === undefined ? undefined : yield* RefTips.fingerprint(fs, [git.repo.gitDir, git.repo.commonDir])
         const known = yield* Ref.get(walked)
         if (key !== undefined && known !== undefined && known.key === key) return known.blobs
+        const stored = key === undefined || runners?.history === undefined ? undefined : yield* runners.history.load(key)
+        if (key !== undefined && stored !== undefined) {
+          yield* Ref.set(walked, { key, blobs: stored })
+          return stored
+        }
         const blobs = yield* walkSecretBlobs(git)
         // Fingerprinted again after the walk: a change while it ran leaves nothing cached.
         const after = git.repo === undefined ? undefined : yield* RefTips.fingerprint(fs, [git.repo.gitDir, git.repo.commonDir])
-        yield* Ref.set(walked, key !== undefined && after === key ? { key, blobs } : undefined)
+        const settled = key !== undefined && after === key
+        yield* Ref.set(walked, settled ? { key, blobs } : undefined)
+        if (settled && runners?.history !== undefined) yield* runners.history.save(key, blobs)
         return blobs
       })
     /** The history's secret blobs and every protected content remembered: no name, no ref needed to know one. */

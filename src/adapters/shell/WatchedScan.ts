@@ -22,6 +22,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect } from "effect"
+import * as ScanStore from "./ScanStore.js"
 import * as WorkspaceScan from "./WorkspaceScan.js"
 
 export interface Options {
@@ -30,6 +31,15 @@ export interface Options {
   /** Events between two barriers from which an overflow of the inotify queue is assumed. */
   readonly eventLimit?: number
   readonly barrierTimeoutMs?: number
+  /** False for a one-shot process: every scan is the per-folder validation, no watcher is ever made. */
+  readonly watch?: boolean
+  /** The cache kept across processes (`ScanStore`): loaded before a root's first scan, saved after a plain scan. */
+  readonly store?: Store
+}
+
+export interface Store {
+  readonly load: (root: string) => Map<string, WorkspaceScan.Folder> | undefined
+  readonly save: (root: string, before: Map<string, WorkspaceScan.Folder> | undefined, after: Map<string, WorkspaceScan.Folder> | undefined) => void
 }
 
 interface Root {
@@ -69,6 +79,8 @@ export const make = (options: Options = {}): WatchedScan => {
   const minFolders = options.minFolders ?? 2_000
   const eventLimit = options.eventLimit ?? Math.floor(maxQueued() / 4)
   const barrierTimeoutMs = options.barrierTimeoutMs ?? 2_000
+  const watching = options.watch ?? true
+  const store = options.store
   const roots = new Map<string, Root>()
   const modes = new Map<string, "cold" | "stat" | "watch" | "full">()
   let events = 0
@@ -154,9 +166,22 @@ export const make = (options: Options = {}): WatchedScan => {
     r.dirty.clear()
   }
 
+  /** The per-folder validation, from the stored cache on a root's first scan, the cache saved when it changed. */
+  const plain = (root: string, r: Root): ReadonlyArray<WorkspaceScan.Hit> => {
+    if (store === undefined) return WorkspaceScan.scan(root, r.cache)
+    if (!r.cache.has(root)) {
+      const loaded = store.load(root)
+      if (loaded !== undefined) r.cache.set(root, loaded)
+    }
+    const before = r.cache.get(root)
+    const hits = WorkspaceScan.scan(root, r.cache)
+    store.save(root, before, r.cache.get(root))
+    return hits
+  }
+
   /** The per-folder validation, then watchers made to match the folders it saw (new ones are read again next time). */
   const full = (root: string, r: Root): ReadonlyArray<WorkspaceScan.Hit> => {
-    const hits = WorkspaceScan.scan(root, r.cache)
+    const hits = plain(root, r)
     const seen = folders(root, r)
     for (const dir of [...r.watchers.keys()]) if (!seen.has(dir)) unwatch(r, dir)
     for (const dir of seen.keys()) {
@@ -263,7 +288,7 @@ export const make = (options: Options = {}): WatchedScan => {
         closeAll(r)
         r.mode = "off"
         modes.set(root, "stat")
-        return WorkspaceScan.scan(root, r.cache)
+        return plain(root, r)
       }
     })
 
@@ -276,13 +301,13 @@ export const make = (options: Options = {}): WatchedScan => {
       }
       r.scans++
       const cold = r.scans === 1
-      if (r.mode === "off" || cold || folders(root, r).size < minFolders) {
+      if (!watching || r.mode === "off" || cold || folders(root, r).size < minFolders) {
         if (r.mode === "watch") {
           closeAll(r)
           r.mode = "stat"
         }
         modes.set(root, cold ? "cold" : "stat")
-        return Effect.succeed(WorkspaceScan.scan(root, r.cache))
+        return Effect.succeed(plain(root, r))
       }
       return scanWatched(root, r)
     })
@@ -301,3 +326,10 @@ export const make = (options: Options = {}): WatchedScan => {
 
 /** One per process: every sandbox of a session (bash, git's reads, servers) shares the scan and its watchers. */
 export const shared: WatchedScan = make()
+
+/**
+ * For a one-shot process (a CLI command): the cache an earlier process saved in `.minicode/` (`ScanStore`),
+ * validated per folder, saved again when it changed, and no watchers. Only the CLI writes the store (chosen in its
+ * composition), so a library embedding or a server leaves the workspace's state folder as it was.
+ */
+export const oneShot = (): WatchedScan => make({ watch: false, store: ScanStore.store })

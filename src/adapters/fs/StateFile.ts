@@ -1,0 +1,87 @@
+/**
+ * Small caches minicode keeps across its processes in the workspace's `.minicode/` folder (masked in every
+ * sandbox, refused to the file tools): read and written only through a real folder of ours, never a symlink, the
+ * file private (0600) and ours, written whole to a fresh name then renamed into place (a reader sees the old file or
+ * the new one, never half; two writers race harmlessly, the last rename wins and both files are whole).
+ *
+ * Each file starts with a header line: the format, the code that wrote it (`codeIdentity`: a new minicode may judge
+ * paths differently, so what an older one cached is not trusted) and a sha256 of the body. Anything unexpected reads
+ * as nothing: the caller then computes afresh (fail closed).
+ */
+import { createHash, randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as StateLock from "./StateLock.js"
+
+const stamp = (file: string): string => {
+  const st = fs.statSync(file, { throwIfNoEntry: false })
+  return st === undefined ? "?" : `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
+}
+
+/**
+ * The running code, as the file holding this module (the program bundle, named by its content hash): its path, and
+ * its inode, size and times, which every build and every install renews (an install may set mtimes back, not ctimes).
+ */
+export const codeIdentity: string = (() => {
+  try {
+    const file = fileURLToPath(import.meta.url)
+    return `${file}@${stamp(file)}`
+  } catch {
+    return `unknown@${randomBytes(8).toString("hex")}`
+  }
+})()
+
+const uid = process.getuid?.()
+
+/** The body of `.minicode/<name>` when its header says `format` and this code, and the checksum holds. */
+export const read = (workspace: string, name: string, format: string): string | undefined => {
+  try {
+    const dir = path.join(workspace, ".minicode")
+    const dst = fs.lstatSync(dir, { throwIfNoEntry: false })
+    if (dst === undefined || !dst.isDirectory() || (uid !== undefined && dst.uid !== uid)) return undefined
+    const fd = fs.openSync(path.join(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+    let text: string
+    try {
+      const st = fs.fstatSync(fd)
+      if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0 || st.size > 256 * 1024 * 1024) return undefined
+      text = fs.readFileSync(fd, "utf8")
+    } finally {
+      fs.closeSync(fd)
+    }
+    const nl = text.indexOf("\n")
+    if (nl < 0) return undefined
+    const header: unknown = JSON.parse(text.slice(0, nl))
+    const body = text.slice(nl + 1)
+    if (typeof header !== "object" || header === null) return undefined
+    const h = header as Record<string, unknown>
+    if (h["format"] !== format || h["code"] !== codeIdentity) return undefined
+    if (h["sum"] !== createHash("sha256").update(body).digest("hex")) return undefined
+    return body
+  } catch {
+    return undefined
+  }
+}
+
+/** Writes `.minicode/<name>` (the folder made private if missing). Throws as `fs` does; callers ignore a failure. */
+export const write = (workspace: string, name: string, format: string, body: string): void => {
+  const dir = StateLock.stateFolder(workspace)
+  const header = JSON.stringify({ format, code: codeIdentity, sum: createHash("sha256").update(body).digest("hex") })
+  const tmp = path.join(dir, `${name}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`)
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600)
+  try {
+    fs.writeSync(fd, `${header}\n`)
+    fs.writeSync(fd, body)
+  } catch (e) {
+    fs.closeSync(fd)
+    fs.rmSync(tmp, { force: true })
+    throw e
+  }
+  fs.closeSync(fd)
+  try {
+    fs.renameSync(tmp, path.join(dir, name))
+  } catch (e) {
+    fs.rmSync(tmp, { force: true })
+    throw e
+  }
+}
