@@ -28,6 +28,35 @@ import * as StateLock from "../fs/StateLock.js"
 const namesIn = (dir: string): ReadonlyArray<string> =>
   path.basename(path.dirname(dir)) === "worktrees" ? ["commondir", "gitdir", "config.worktree", "config"] : ["commondir", "gitdir", "config.worktree"]
 
+/**
+ * The entries of a folder in a git folder (its `hooks`, `worktrees`, `modules`); none when there is no such folder.
+ * One that cannot be listed is never taken for empty: it is made listable (minicode runs as its owner), else moved
+ * aside whole, so git finds nothing there either. Was a hole (red team): bash made a nested repository's
+ * `.git/hooks` mode 311 (searchable, not listable); its planted `pre-commit` was never seen and ran on the user's
+ * next commit.
+ */
+const entriesOf = (dir: string): ReadonlyArray<fs.Dirent> => {
+  const list = () => fs.readdirSync(dir, { withFileTypes: true })
+  try {
+    return list()
+  } catch (cause) {
+    const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
+    if (code === "ENOENT" || code === "ENOTDIR") return []
+  }
+  try {
+    const st = fs.lstatSync(dir)
+    if (st.isDirectory()) {
+      fs.chmodSync(dir, (st.mode & 0o7777) | 0o700)
+      return list()
+    }
+  } catch {
+    // Not ours to chmod, or still unlistable.
+  }
+  const aside = `${dir}.minicode-unlistable-${process.pid}-${Date.now()}`
+  fs.renameSync(dir, aside)
+  return []
+}
+
 /** The git folders to watch: each `.git` folder, and its linked worktrees' and submodules' folders. */
 const foldersOf = (gitDirs: ReadonlyArray<string>): Array<string> => {
   const out: Array<string> = []
@@ -35,9 +64,9 @@ const foldersOf = (gitDirs: ReadonlyArray<string>): Array<string> => {
     out.push(g)
     for (const sub of ["worktrees", "modules"]) {
       try {
-        for (const d of fs.readdirSync(path.join(g, sub), { withFileTypes: true })) out.push(path.join(g, sub, d.name))
+        for (const d of entriesOf(path.join(g, sub))) out.push(path.join(g, sub, d.name))
       } catch {
-        // none
+        // The git folder went away.
       }
     }
   }
@@ -83,9 +112,9 @@ export interface Snapshot {
 const guardedIn = (dir: string): ReadonlyArray<string> => {
   const out = [path.join(dir, "config")]
   try {
-    for (const d of fs.readdirSync(path.join(dir, "hooks"), { withFileTypes: true })) if (!d.name.endsWith(".sample")) out.push(path.join(dir, "hooks", d.name))
+    for (const d of entriesOf(path.join(dir, "hooks"))) if (!d.name.endsWith(".sample")) out.push(path.join(dir, "hooks", d.name))
   } catch {
-    // no hooks folder
+    // The git folder went away.
   }
   return out
 }
