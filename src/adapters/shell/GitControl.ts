@@ -18,6 +18,10 @@
  * `gitdir: /another/repository/.git`; the git tools refused it, but it stayed on disk, and the user's own `git` on
  * the host followed it (`git add . && git commit` in the workspace committed into the other repository). A `.git`
  * folder the call made (`git init`) stays: its control files, config and hooks are looked after as above.
+ *
+ * A git folder is whatever git's discovery takes for one, not only a `.git`: the scan pins any folder holding `HEAD`
+ * and `objects`/`refs` (or `commondir`), and reports `.git` symlinks, so a layout planted in `src/` has its config and
+ * hooks looked after as above, and a planted `.git` symlink is removed.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -123,7 +127,8 @@ const guardedIn = (dir: string): ReadonlyArray<string> => {
 const runsSomething = (file: string, state: State): boolean => {
   if (state.kind === "none") return false
   if (path.basename(path.dirname(file)) === "hooks") return true
-  if (state.kind !== "file") return true
+  // A folder named `config` (in a folder the scan takes for a git folder, `src/config/`) is no config git reads.
+  if (state.kind !== "file") return fs.lstatSync(file, { throwIfNoEntry: false })?.isDirectory() !== true
   const parsed = GitConfig.parse(state.content.toString("utf8"))
   return !parsed.ok || parsed.entries.some((e) => GitConfig.programReason(e) !== undefined || GitConfig.includePath(e) !== undefined)
 }
@@ -159,7 +164,7 @@ export const snapshot = (gitDirs: ReadonlyArray<string>, dotGits: ReadonlyArray<
 
 /** The `.git` entries to record and check in `workspace`: its root's, and the `.git` files among the scan's pins. */
 const dotGitsOf = (workspace: string, pins: ReadonlyArray<string>): ReadonlyArray<string> => [
-  ...new Set([path.join(workspace, ".git"), ...pins.filter((p) => path.basename(p) === ".git" && fs.lstatSync(p, { throwIfNoEntry: false })?.isFile() === true)])
+  ...new Set([path.join(workspace, ".git"), ...pins.filter((p) => path.basename(p) === ".git" && fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === false)])
 ]
 
 /**
