@@ -309,7 +309,8 @@ const sanitizedCopy = (workspace: string, file: string): string => {
 export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>) =>
   Effect.try({
     try: () =>
-      hits.map((h): Profile.Finding =>
+      // A `.git` symlink is only looked after (GitControl): a mount on it would land on whatever it names.
+      hits.filter((h) => h.verdict !== "link").map((h): Profile.Finding =>
         h.verdict === "pin" || h.verdict === "hold"
           ? { path: h.path, kind: h.kind, treatment: "pin" }
           : h.verdict === "mask"
@@ -379,7 +380,7 @@ export const make = (options: Options = {}) =>
         const hits = yield* scanner.scan(workspace)
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
-          const gitDirs = hits.filter((h) => h.verdict === "pin").map((h) => h.path)
+          const gitDirs = hits.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run.
           yield* Effect.acquireRelease(
             Effect.try({
@@ -390,7 +391,7 @@ export const make = (options: Options = {}) =>
             // known at the start are looked after.
             (id) =>
               Effect.flatMap(Effect.exit(Effect.suspend(() => scanner.scan(workspace))), (now) => {
-                const pins = Exit.isSuccess(now) ? now.value.filter((h) => h.verdict === "pin").map((h) => h.path) : []
+                const pins = Exit.isSuccess(now) ? now.value.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path) : []
                 return Effect.ignore(Effect.try(() => GitControl.leave(workspace, id, [...new Set([...gitDirs, ...pins])])))
               })
           )

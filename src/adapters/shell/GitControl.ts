@@ -18,6 +18,10 @@
  * `gitdir: /another/repository/.git`; the git tools refused it, but it stayed on disk, and the user's own `git` on
  * the host followed it (`git add . && git commit` in the workspace committed into the other repository). A `.git`
  * folder the call made (`git init`) stays: its control files, config and hooks are looked after as above.
+ *
+ * A git folder is whatever git's discovery takes for one, not only a `.git`: the scan pins any folder holding `HEAD`
+ * and `objects`/`refs` (or `commondir`), and reports `.git` symlinks, so a layout planted in `src/` has its config and
+ * hooks looked after as above, and a planted `.git` symlink is removed.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -28,6 +32,35 @@ import * as StateLock from "../fs/StateLock.js"
 const namesIn = (dir: string): ReadonlyArray<string> =>
   path.basename(path.dirname(dir)) === "worktrees" ? ["commondir", "gitdir", "config.worktree", "config"] : ["commondir", "gitdir", "config.worktree"]
 
+/**
+ * The entries of a folder in a git folder (its `hooks`, `worktrees`, `modules`); none when there is no such folder.
+ * One that cannot be listed is never taken for empty: it is made listable (minicode runs as its owner), else moved
+ * aside whole, so git finds nothing there either. Was a hole (red team): bash made a nested repository's
+ * `.git/hooks` mode 311 (searchable, not listable); its planted `pre-commit` was never seen and ran on the user's
+ * next commit.
+ */
+const entriesOf = (dir: string): ReadonlyArray<fs.Dirent> => {
+  const list = () => fs.readdirSync(dir, { withFileTypes: true })
+  try {
+    return list()
+  } catch (cause) {
+    const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : ""
+    if (code === "ENOENT" || code === "ENOTDIR") return []
+  }
+  try {
+    const st = fs.lstatSync(dir)
+    if (st.isDirectory()) {
+      fs.chmodSync(dir, (st.mode & 0o7777) | 0o700)
+      return list()
+    }
+  } catch {
+    // Not ours to chmod, or still unlistable.
+  }
+  const aside = `${dir}.minicode-unlistable-${process.pid}-${Date.now()}`
+  fs.renameSync(dir, aside)
+  return []
+}
+
 /** The git folders to watch: each `.git` folder, and its linked worktrees' and submodules' folders. */
 const foldersOf = (gitDirs: ReadonlyArray<string>): Array<string> => {
   const out: Array<string> = []
@@ -35,9 +68,9 @@ const foldersOf = (gitDirs: ReadonlyArray<string>): Array<string> => {
     out.push(g)
     for (const sub of ["worktrees", "modules"]) {
       try {
-        for (const d of fs.readdirSync(path.join(g, sub), { withFileTypes: true })) out.push(path.join(g, sub, d.name))
+        for (const d of entriesOf(path.join(g, sub))) out.push(path.join(g, sub, d.name))
       } catch {
-        // none
+        // The git folder went away.
       }
     }
   }
@@ -83,9 +116,9 @@ export interface Snapshot {
 const guardedIn = (dir: string): ReadonlyArray<string> => {
   const out = [path.join(dir, "config")]
   try {
-    for (const d of fs.readdirSync(path.join(dir, "hooks"), { withFileTypes: true })) if (!d.name.endsWith(".sample")) out.push(path.join(dir, "hooks", d.name))
+    for (const d of entriesOf(path.join(dir, "hooks"))) if (!d.name.endsWith(".sample")) out.push(path.join(dir, "hooks", d.name))
   } catch {
-    // no hooks folder
+    // The git folder went away.
   }
   return out
 }
@@ -94,7 +127,8 @@ const guardedIn = (dir: string): ReadonlyArray<string> => {
 const runsSomething = (file: string, state: State): boolean => {
   if (state.kind === "none") return false
   if (path.basename(path.dirname(file)) === "hooks") return true
-  if (state.kind !== "file") return true
+  // A folder named `config` (in a folder the scan takes for a git folder, `src/config/`) is no config git reads.
+  if (state.kind !== "file") return fs.lstatSync(file, { throwIfNoEntry: false })?.isDirectory() !== true
   const parsed = GitConfig.parse(state.content.toString("utf8"))
   return !parsed.ok || parsed.entries.some((e) => GitConfig.programReason(e) !== undefined || GitConfig.includePath(e) !== undefined)
 }
@@ -130,7 +164,7 @@ export const snapshot = (gitDirs: ReadonlyArray<string>, dotGits: ReadonlyArray<
 
 /** The `.git` entries to record and check in `workspace`: its root's, and the `.git` files among the scan's pins. */
 const dotGitsOf = (workspace: string, pins: ReadonlyArray<string>): ReadonlyArray<string> => [
-  ...new Set([path.join(workspace, ".git"), ...pins.filter((p) => path.basename(p) === ".git" && fs.lstatSync(p, { throwIfNoEntry: false })?.isFile() === true)])
+  ...new Set([path.join(workspace, ".git"), ...pins.filter((p) => path.basename(p) === ".git" && fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === false)])
 ]
 
 /**

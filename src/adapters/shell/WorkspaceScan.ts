@@ -15,12 +15,13 @@ import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 /**
  * What the scan reports: a path and what to do with it (`sanitize`: show a sanitized copy of git's config; `pin`: a
  * git folder or `.git` file, made a mount point and looked after; `hold`: a folder made a mount point only, as a
- * secret's protection rests on its name).
+ * secret's protection rests on its name; `link`: a `.git` that is a symlink, never mounted, only looked after by
+ * GitControl).
  */
 export interface Hit {
   readonly path: string
   readonly kind: Profile.MaskKind
-  readonly verdict: "mask" | "sanitize" | "pin" | "hold"
+  readonly verdict: "mask" | "sanitize" | "pin" | "hold" | "link"
 }
 
 export interface Folder {
@@ -61,6 +62,24 @@ const isStore = (list: ReadonlyArray<fs.Dirent>): boolean => {
     else if (d.name === "pack" && d.isDirectory()) found |= 2
   }
   return found === 3
+}
+
+/**
+ * A listing git's discovery takes for a git folder (`is_git_directory` in git's setup.c): a `HEAD` that is not a
+ * folder (git then checks it holds a ref or an id: looser here, never stricter), and either a `commondir` or both an
+ * `objects` and a `refs` that are not plain files (git asks `access(X_OK)`, which a symlink to a folder passes).
+ * Was a hole (red team): bash made `src/` such a folder (no `objects/info`, `objects/pack`, so no store) with a
+ * config naming an fsmonitor; the user's `git status` in `src/` took `src` for a git folder and ran the program.
+ */
+const isGitLayout = (list: ReadonlyArray<fs.Dirent>): boolean => {
+  let found = 0
+  for (const d of list) {
+    if (d.name === "HEAD" && !d.isDirectory()) found |= 1
+    else if (d.name === "commondir" && !d.isDirectory()) found |= 2
+    else if (d.name === "objects" && !d.isFile()) found |= 4
+    else if (d.name === "refs" && !d.isFile()) found |= 8
+  }
+  return (found & 1) === 1 && ((found & 2) === 2 || (found & 12) === 12)
 }
 
 /**
@@ -123,6 +142,9 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
     const abs = path.join(dir, d.name)
     const kind = kindOf(dir, d)
     const verdict = Profile.classify(root, abs, kind)
+    // A `.git` symlink: git follows it to whatever folder it names (red team: `src/.git -> ../gd`, an fsmonitor in
+    // `gd/config`). Reported for GitControl, which removes one the call made; never mounted.
+    if (kind === "other" && d.name === ".git") hits.push({ path: abs, kind: "file", verdict: "link" })
     if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
     if (kind === "directory" && (verdict === "descend" || verdict === "pin")) folders.push(abs)
     if (verdict === "mask" && kind !== "other" && !held && Profile.restsOnFolderName(root, abs)) held = true
@@ -135,9 +157,13 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
   // pinned as a `.git` folder is, so its store is hidden as a nested repository's is (SecretObjects.toHide). Was a
   // hole (red team): its history, a deleted `.env` among it, was readable from bash (`git -C backup.git log -p`).
   const repo = path.dirname(dir)
-  if (path.basename(dir) === "objects" && repo !== root && !path.relative(root, repo).split(path.sep).includes(".git") && isStore(list)) {
+  const inGit = (p: string) => path.relative(root, p).split(path.sep).includes(".git")
+  if (path.basename(dir) === "objects" && repo !== root && !inGit(repo) && isStore(list)) {
     hits.push({ path: repo, kind: "directory", verdict: "pin" })
   }
+  // Any folder git would take for a git folder, pinned and looked after like a `.git` folder (the ones in a `.git`
+  // folder, its worktrees' and modules', are looked after with it).
+  if (!gitFolder && !inGit(dir) && isGitLayout(list)) hits.push({ path: dir, kind: "directory", verdict: "pin" })
   return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
 }
 

@@ -112,4 +112,15 @@ describe("GitControl", () => {
     expect(GitControl.leave(ws, id, [path.join(ws, ".git"), subGit])).toEqual([])
     expect(fs.existsSync(subGit)).toBe(true)
   })
+
+  // As root every folder is listable (test/redteam/UnreadableFolder.test.ts runs minicode as an ordinary user).
+  it.skipIf(process.getuid?.() === 0)("a hooks folder made unlistable (mode 311) is made listable again and its planted hook removed", () => {
+    const { root, git } = repo()
+    const id = GitControl.enter(root, [git])
+    const hook = path.join(git, "hooks", "pre-commit")
+    fs.writeFileSync(hook, "#!/bin/sh\ntouch /tmp/pwned\n", { mode: 0o755 })
+    fs.chmodSync(path.join(git, "hooks"), 0o311)
+    expect(GitControl.leave(root, id)).toContain(hook)
+    expect(fs.existsSync(hook)).toBe(false)
+  })
 })

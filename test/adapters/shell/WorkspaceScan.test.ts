@@ -47,6 +47,17 @@ describe("WorkspaceScan.scan", () => {
     }
   })
 
+  it("pins any folder git's discovery takes for a git folder (HEAD with objects and refs, or with commondir); reports a .git symlink", () => {
+    const root = tree(["src/HEAD", "src/objects/ab", "src/refs/heads/main", "wt/HEAD", "wt/commondir", "plain/objects/ab", "plain/refs/x", "half/HEAD", "half/refs/x", "n/.git/x/HEAD", "n/.git/x/objects/ab", "n/.git/x/refs/x"])
+    fs.symlinkSync("../n/.git/x", path.join(root, "plain", ".git"))
+    try {
+      // No HEAD, or no objects: git takes neither for a git folder. A folder inside a `.git` is looked after with it.
+      assert.deepStrictEqual(rel(root, WorkspaceScan.scan(root)), ["link plain/.git", "pin n/.git", "pin src", "pin wt"])
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it("holds in place a folder a secret's protection rests on (a credential pair), not one holding a secret by name", () => {
     const root = tree(["p/.docker/config.json", "q/.config/gcloud/creds.db", "r/.docker/other.txt", "s/.env", "t/.config/minicode/config.json"])
     try {
