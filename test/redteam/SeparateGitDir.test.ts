@@ -2,9 +2,12 @@
  * Red team (issue 19), a workspace whose git folder is not named `.git`: `git init --separate-git-dir=.repo` leaves a
  * `.git` file (`gitdir: …/.repo`) and the repository in `.repo/`. The jail protects `config` and `hooks` only below a
  * `.git` segment, and the scan sanitizes git's config only there, so `.repo/config` (a remote URL with its token
- * here) is shown whole by read_file and by sandboxed bash, and `.repo/hooks` is open to bash.
+ * here) is shown whole by read_file and by sandboxed bash; and write_file (on the host, where no GitControl looks)
+ * replaces `.repo/config` with one naming core.fsmonitor, which the user's next `git status` runs.
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
@@ -23,5 +26,13 @@ describe.skipIf(unavailable !== undefined)(title("a separate git folder inside t
     expect(out).toContain("read-done")
     expect(read.stdout + read.stderr).not.toContain(canary)
     expect(out).not.toContain(canary)
+  })
+  it("write_file cannot replace its config: the user's git status runs nothing", () => {
+    const ws = attackWorkspace(cleanups)
+    execFileSync("git", ["init", "-q", "--separate-git-dir=.repo"], { cwd: ws.root })
+    const marker = path.join(ws.parent, "PWNED")
+    ws.tool("write_file", { path: ".repo/config", content: `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch ${marker}\n` })
+    spawnSync("git", ["status", "--short"], { cwd: ws.root, encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+    expect(fs.existsSync(marker)).toBe(false)
   })
 })
