@@ -2,12 +2,14 @@
  * The checks of a workspace path that came from a listing the caller did not hold descriptors for (ripgrep's output,
  * glob's walk by path): lexical (workspace-relative, no `..`, not below `.git` or `.minicode`, not a name the jail
  * protects), and real (`lstat`: every folder below the root a real folder, not a symlink; the file a regular file),
- * or listed (the name is in its folder's descriptor-based listing now). Folders are memoised, so checking many files
+ * or listed (the name is in its folder's descriptor-based listing now), and no folder on the way a git folder by
+ * another name. Folders are memoised, so checking many files
  * of one folder costs one `lstat` or one listing for it.
  */
 import { Effect, Option } from "effect"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
+import * as GitFolders from "../kernel/GitFolders.js"
 import type { FileSystemShape } from "../ports/FileSystem.js"
 
 /** The folder of a workspace-relative path ("" at the root). */
@@ -42,10 +44,14 @@ export const pathJudge = (fs: FileSystemShape, root: string) => {
     if (known !== undefined) return Effect.succeed(known)
     return Effect.flatMap(folder(parentOf(rel)), (up) =>
       up
-        ? Effect.map(isKind(P.join(root, rel), "directory"), (ok) => {
-            folders.set(rel, ok)
-            return ok
-          })
+        ? Effect.map(
+            // A git folder by another name (`.repo/`, a bare clone) is left out as `.git` is (kernel/GitFolders).
+            Effect.zipWith(isKind(P.join(root, rel), "directory"), GitFolders.isGitFolder(fs, P.join(root, rel)), (dir, git) => dir && !git),
+            (ok) => {
+              folders.set(rel, ok)
+              return ok
+            }
+          )
         : Effect.succeed(false)
     )
   }
@@ -55,7 +61,8 @@ export const pathJudge = (fs: FileSystemShape, root: string) => {
    * `rel` is in its folder as a listing that follows no link shows it now: what a walk by path met through a folder
    * swapped for a symlink (and swapped back) is not there, and a folder on the way that is a link now fails.
    */
-  const listed = (rel: string): Effect.Effect<boolean> => {
+  const listed = (rel: string): Effect.Effect<boolean> => Effect.flatMap(folder(parentOf(rel)), (up) => (up ? inListing(rel) : Effect.succeed(false)))
+  const inListing = (rel: string): Effect.Effect<boolean> => {
     const dir = parentOf(rel)
     const name = rel.slice(rel.lastIndexOf("/") + 1)
     if (listings.has(dir)) return Effect.succeed(listings.get(dir)?.has(name) === true)

@@ -26,6 +26,15 @@ describe.skipIf(unavailable !== undefined)(title("a separate git folder inside t
     expect(out).toContain("read-done")
     expect(read.stdout + read.stderr).not.toContain(canary)
     expect(out).not.toContain(canary)
+    // Nor by grep, glob or list_dir's neighbours: the folder is left out as .git is.
+    const grep = ws.tool("grep", { pattern: canary })
+    expect(grep.stdout + grep.stderr).not.toContain(`bob:${canary}`)
+    const glob = ws.tool("glob", { pattern: "**/config" })
+    expect(glob.stdout).not.toContain(".repo/config")
+    // A bare clone by any name is a git folder too: its config is neither read nor written.
+    execFileSync("git", ["clone", "-q", "--bare", ws.root, path.join(ws.root, "backup")])
+    expect(ws.tool("read_file", { path: "backup/config" }).stdout).not.toContain("[core]")
+    expect(ws.tool("write_file", { path: "backup/hooks/post-update", content: "#!/bin/sh\n" }).stdout).toContain("git folder")
   })
   it("write_file cannot replace its config: the user's git status runs nothing", () => {
     const ws = attackWorkspace(cleanups)

@@ -163,7 +163,15 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
   }
   // Any folder git would take for a git folder, pinned and looked after like a `.git` folder (the ones in a `.git`
   // folder, its worktrees' and modules', are looked after with it).
-  if (!gitFolder && !inGit(dir) && isGitLayout(list)) hits.push({ path: dir, kind: "directory", verdict: "pin" })
+  if (!gitFolder && !inGit(dir) && isGitLayout(list)) {
+    hits.push({ path: dir, kind: "directory", verdict: "pin" })
+    // Its configuration shown sanitized and its hooks masked, as a `.git` folder's are (was a hole, red team: a
+    // `git init --separate-git-dir=.repo` workspace's `.repo/config` showed a token in its remote's URL).
+    for (const d of list) {
+      if ((d.name === "config" || d.name === "config.worktree") && d.isFile()) hits.push({ path: path.join(dir, d.name), kind: "file", verdict: "sanitize" })
+      else if (d.name === "hooks" && d.isDirectory()) hits.push({ path: path.join(dir, d.name), kind: "directory", verdict: "mask" })
+    }
+  }
   return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
 }
 

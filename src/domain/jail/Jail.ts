@@ -48,7 +48,7 @@ export type JailVerdict =
   | { readonly ok: true }
   | { readonly ok: false; readonly rule: string; readonly reason: string }
 
-const ok: JailVerdict = { ok: true }
+export const ok: JailVerdict = { ok: true }
 const no = (rule: string, reason: string): JailVerdict => ({ ok: false, rule, reason })
 
 const envTemplates = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"])

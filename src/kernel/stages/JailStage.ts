@@ -4,6 +4,7 @@ import * as Jail from "../../domain/jail/Jail.js"
 import { FileSystem } from "../../ports/FileSystem.js"
 import { Session } from "../../ports/Session.js"
 import { ToolExecutor } from "../../ports/ToolExecutor.js"
+import * as GitFolders from "../GitFolders.js"
 import * as PathResolver from "../PathResolver.js"
 import * as Subtree from "../Subtree.js"
 import { denied, jailContext, wrap } from "./Stage.js"
@@ -29,6 +30,13 @@ export const JailStage = wrap((next) =>
             )
             const verdict = Jail.check(ctx, facts, use.access)
             if (!verdict.ok) return yield* denied(inv, D.deny("jail", verdict.rule, `${use.field}: ${verdict.reason}`))
+            // In a git folder by another name (`.repo/config`), judged as the same path under `.git` is.
+            const alias = yield* GitFolders.asDotGit(fs, session.root, facts.real)
+            const asGit = alias === undefined ? Jail.ok : Jail.checkLexical(ctx, session.root, alias, use.access)
+            if (!asGit.ok) {
+              const shown = Jail.display(ctx, facts.real)
+              return yield* denied(inv, D.deny("jail", asGit.rule, `${use.field}: ${shown} is in a git folder, judged as ${Jail.display(ctx, alias ?? "")}: ${asGit.reason}`))
+            }
             resolved[use.field] = facts
           }
           // A folder moved, removed or replaced is judged with everything in it (and, moved, where it lands).

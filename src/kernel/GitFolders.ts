@@ -1,0 +1,45 @@
+/**
+ * Git folders by other names: a repository made with `git init --separate-git-dir=.repo`, a bare clone, any folder
+ * git's discovery would take for a git folder (a `HEAD` beside `objects/` and `refs/`, or beside a `commondir`).
+ * The jail's names protect what is under `.git`; a path in such a folder is judged as the same path under `.git`
+ * would be (its `config` and hooks secret and unwritable, nothing in it written, moved or removed, only pointers and
+ * logs read). Was a hole (red team): read_file showed `.repo/config` with a token in a remote URL, and write_file
+ * replaced it with a `core.fsmonitor` the user's next `git status` ran.
+ */
+import { Effect, Option } from "effect"
+import * as P from "../domain/jail/PosixPath.js"
+import type { FileKind, FileStat, FileSystemShape } from "../ports/FileSystem.js"
+
+const present = (fs: FileSystemShape, path: string): Effect.Effect<Option.Option<FileKind>> =>
+  Effect.map(
+    Effect.orElseSucceed(fs.lstat(path), () => Option.none<FileStat>()),
+    Option.map((s) => s.kind)
+  )
+
+/** Whether git would take `dir` for a git folder (looser than git's own test, never stricter: HEAD is not read). */
+export const isGitFolder = (fs: FileSystemShape, dir: string) =>
+  Effect.gen(function* () {
+    const head = yield* present(fs, P.join(dir, "HEAD"))
+    if (Option.isNone(head) || head.value === "directory") return false
+    if (Option.isSome(yield* present(fs, P.join(dir, "commondir")))) return true
+    const objects = yield* present(fs, P.join(dir, "objects"))
+    if (Option.isNone(objects) || objects.value === "file") return false
+    const refs = yield* present(fs, P.join(dir, "refs"))
+    return Option.isSome(refs) && refs.value !== "file"
+  })
+
+/**
+ * The path `absolute` stands for under the workspace's `.git` when it is (or is in) a git folder inside `root`
+ * other than one the names already cover; undefined otherwise. The root itself is not looked at.
+ */
+export const asDotGit = (fs: FileSystemShape, root: string, absolute: string) =>
+  Effect.gen(function* () {
+    for (let dir = absolute; dir !== root && P.isInside(root, dir); dir = P.dirname(dir)) {
+      if (P.basename(dir).toLowerCase() === ".git") return undefined
+      if (yield* isGitFolder(fs, dir)) {
+        const rest = P.relative(dir, absolute)
+        return rest === "" ? P.join(root, ".git") : P.join(root, ".git", rest)
+      }
+    }
+    return undefined
+  })
