@@ -122,6 +122,9 @@ const blind = (dir: string, st: fs.Stats, readAt: number, settleMs: number): Fol
 const codeOf = (cause: unknown): string | undefined =>
   typeof cause === "object" && cause !== null && "code" in cause ? String((cause as { readonly code: unknown }).code) : undefined
 
+/** Most folders hold no hit and many no subfolder: one empty list for all (an empty array is 32 bytes or more). */
+const none: ReadonlyArray<never> = Object.freeze([])
+
 export const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
   const readAt = Date.now()
   let list: Array<fs.Dirent>
@@ -172,7 +175,13 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
       else if (d.name === "hooks" && d.isDirectory()) hits.push({ path: path.join(dir, d.name), kind: "directory", verdict: "mask" })
     }
   }
-  return { ino: st.ino, ctimeMs: st.ctimeMs, settled: st.ctimeMs < readAt - settleMs, hits, folders }
+  return {
+    ino: st.ino,
+    ctimeMs: st.ctimeMs,
+    settled: st.ctimeMs < readAt - settleMs,
+    hits: hits.length === 0 ? none : hits,
+    folders: folders.length === 0 ? none : folders
+  }
 }
 
 /**
@@ -198,8 +207,8 @@ export const scan = (root: string, cache?: Cache, settleMs = defaultSettleMs): R
     const known = before?.get(dir)
     const folder = known !== undefined && known.settled && known.ino === st.ino && known.ctimeMs === st.ctimeMs ? known : read(root, dir, st, settleMs)
     after.set(dir, folder)
-    for (const h of folder.hits) hits.push(h)
-    for (const f of folder.folders) stack.push(f)
+    for (let i = 0; i < folder.hits.length; i++) hits.push(folder.hits[i] as Hit)
+    for (let i = 0; i < folder.folders.length; i++) stack.push(folder.folders[i] as string)
   }
   cache?.set(root, after)
   return hits
