@@ -8,43 +8,31 @@
  * symlink (`src/.git -> ../gd`): the scan never follows or pins a symlink, and GitControl expands only a `.git`
  * folder or `gitdir:` file, so the folder it names is never looked after.
  */
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, committedSrc } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
 
 describe.skipIf(unavailable !== undefined)(title("a bare repository's layout planted in a workspace folder from bash"), () => {
   it("the user's git status in that folder runs nothing", () => {
-    const ws = attackWorkspace(cleanups)
-    fs.mkdirSync(path.join(ws.root, "src"))
-    fs.writeFileSync(path.join(ws.root, "src/main.c"), "int main(void) { return 0; }\n")
-    ws.git("add", "src")
-    ws.git("commit", "-q", "-m", "src")
-    const marker = path.join(ws.parent, "PWNED")
+    const { ws, marker, userStatus } = committedSrc(cleanups)
     const out = ws.script(`cd src && mkdir -p refs/heads objects hooks && echo 'ref: refs/heads/main' > HEAD
 printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = touch ${marker}\\n' > config
 printf '#!/bin/sh\\ntouch ${marker}\\n' > hooks/pre-commit && chmod +x hooks/pre-commit && echo planted`)
     expect(out).toContain("planted")
     // The user's own git on the host, later, in src/.
-    spawnSync("git", ["status", "--short"], { cwd: path.join(ws.root, "src"), encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+    userStatus()
     expect(fs.existsSync(marker)).toBe(false)
   })
   it("a .git symlink planted in a workspace folder, naming a git folder with an fsmonitor: the user's git status there runs nothing", () => {
-    const ws = attackWorkspace(cleanups)
-    fs.mkdirSync(path.join(ws.root, "src"))
-    fs.writeFileSync(path.join(ws.root, "src/main.c"), "int main(void) { return 0; }\n")
-    ws.git("add", "src")
-    ws.git("commit", "-q", "-m", "src")
-    const marker = path.join(ws.parent, "PWNED")
+    const { ws, marker, userStatus } = committedSrc(cleanups)
     const out = ws.script(`mkdir -p gd/refs/heads gd/objects && echo 'ref: refs/heads/main' > gd/HEAD
 printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n' > gd/config
 ln -s ../gd src/.git && echo planted`)
     expect(out).toContain("planted")
-    spawnSync("git", ["status", "--short"], { cwd: path.join(ws.root, "src"), encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+    userStatus()
     expect(fs.existsSync(marker)).toBe(false)
   })
 })

@@ -5,27 +5,19 @@
  * `commondir` (its `config.worktree` giving the work tree). Each time the user's own `git status` in `src/`, later,
  * on the host, must run nothing.
  */
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, committedSrc } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
 
 /** A workspace with `src/` committed; the marker the planted fsmonitor would make; the layout's planting script. */
 const setup = () => {
-  const ws = attackWorkspace(cleanups)
-  fs.mkdirSync(path.join(ws.root, "src"))
-  fs.writeFileSync(path.join(ws.root, "src/main.c"), "int main(void) { return 0; }\n")
-  ws.git("add", "src")
-  ws.git("commit", "-q", "-m", "src")
-  const marker = path.join(ws.parent, "PWNED")
+  const { ws, marker, userStatus } = committedSrc(cleanups)
   const hidden = `git init -q n && mkdir -p n/.git/x/refs/heads n/.git/x/objects && echo 'ref: refs/heads/main' > n/.git/x/HEAD
 printf '[core]\\n\\trepositoryformatversion = 1\\n\\tworktree = ${path.join(ws.root, "src")}\\n\\tfsmonitor = touch ${marker}\\n[extensions]\\n\\tworktreeConfig = true\\n' > n/.git/x/config`
-  const userStatus = () =>
-    spawnSync("git", ["status", "--short"], { cwd: path.join(ws.root, "src"), encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
   return { ws, marker, hidden, userStatus }
 }
 

@@ -90,3 +90,19 @@ export const startSwapper = async (
     return done
   }
 }
+
+/**
+ * A workspace with `src/` committed, the marker a planted program would make outside it, and the user's own
+ * `git status` in `src/` on the host (no global or system configuration): for plants git's discovery would follow.
+ */
+export const committedSrc = (cleanups: Array<() => unknown>) => {
+  const ws = attackWorkspace(cleanups)
+  fs.mkdirSync(path.join(ws.root, "src"))
+  fs.writeFileSync(path.join(ws.root, "src/main.c"), "int main(void) { return 0; }\n")
+  ws.git("add", "src")
+  ws.git("commit", "-q", "-m", "src")
+  const marker = path.join(ws.parent, "PWNED")
+  const userStatus = () =>
+    spawnSync("git", ["status", "--short"], { cwd: path.join(ws.root, "src"), encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+  return { ws, marker, userStatus }
+}
