@@ -113,5 +113,6 @@ describe("the packed package", () => {
     const bad = spawnSync(process.execPath, [tsc, "-p", "."], { cwd: consumer, encoding: "utf8", timeout: 300_000 })
     expect(bad.status).not.toBe(0)
     expect(bad.stdout).toMatch(/bad\.ts\(2,/)
-  })
+    // Two whole type-checks: tens of seconds each on a loaded machine.
+  }, 600_000)
 })
