@@ -305,9 +305,28 @@ export const makeTools = (runners?: Runners) =>
         if (risky.stdout.trim() !== "") {
           return yield* new ToolFailed({ tool: "git_push", reason: "this repository's own config can run programs on push (sshCommand, askPass, credential helper, receivepack, url rewrite); push it yourself" })
         }
-        // A local path or file:// URL as the remote would run that repository's receive-pack (and whatever its own
-        // configuration names) on the host, and write outside the workspace: pushes go over the network only.
-        const args = ["-c", "protocol.file.allow=never", "push", "--no-verify", ...(remote === undefined ? [] : ["--end-of-options", remote]), ...(branch === undefined ? [] : [branch])]
+        // Only a remote the repository names (the schema already refused URLs, paths and options): a model-chosen URL
+        // would push the whole history wherever it says. A remote given without a branch keeps git's own choice.
+        const target = remote ?? (branch === undefined ? undefined : "origin")
+        if (target !== undefined) {
+          const url = yield* spawn(host, ["config", "--get", `remote.${target}.url`], "git_push", env)
+          if (url.exitCode !== 0 || url.stdout.trim() === "") {
+            return yield* new ToolFailed({ tool: "git_push", reason: `no remote named ${target} is configured in this repository (git remote -v lists them); git_push pushes only to a configured remote` })
+          }
+        }
+        // A local path or file:// URL as a remote's URL would run that repository's receive-pack (and whatever its own
+        // configuration names) on the host, and write outside the workspace; ext:: runs a command: pushes go over the
+        // network only.
+        const args = [
+          "-c",
+          "protocol.file.allow=never",
+          "-c",
+          "protocol.ext.allow=never",
+          "push",
+          "--no-verify",
+          ...(target === undefined ? [] : ["--end-of-options", target]),
+          ...(branch === undefined ? [] : [branch])
+        ]
         const r = yield* spawn(host, args, "git_push", env)
         return { text: redact(`${r.stdout}${r.stderr}`.trim() || "pushed"), truncated: false, isError: r.exitCode !== 0 }
       })

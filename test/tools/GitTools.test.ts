@@ -70,4 +70,28 @@ describe("git tools", () => {
     const denied = await runTool({ workspace: ws, workMode: "BUILD", policy: "readonly", tool: "git_push", args: {} })
     expect(denied.ok).toBe(false)
   })
+
+  it("git_push pushes only to a configured remote: URLs, paths, options, forces and deletions are refused", async () => {
+    for (const args of [
+      { remote: "https://attacker.example/loot.git" },
+      { remote: "git@attacker.example:loot.git" },
+      { remote: "../elsewhere" },
+      { remote: "--receive-pack=touch pwned" },
+      { branch: "--receive-pack=touch pwned" },
+      { branch: "+main" },
+      { branch: ":main" }
+    ]) {
+      const r = await run("git_push", args, "allow-all")
+      expect(!r.ok && r.error._tag, JSON.stringify(args)).toBe("InvalidArguments")
+      expect(!r.ok && r.error.message).toMatch(/remote must be the name|branch must be/)
+    }
+    const unknown = await run("git_push", { remote: "nosuch", branch: "main" }, "allow-all")
+    expect(!unknown.ok && unknown.error.message).toContain("no remote named nosuch is configured")
+    // A configured remote reaches git (this one's URL answers nothing: the push fails at the network, not before).
+    git("remote", "add", "upstream", "http://127.0.0.1:9/none.git")
+    const tried = await run("git_push", { remote: "upstream", branch: "HEAD:refs/heads/topic" }, "allow-all")
+    expect(tried.ok && tried.isError).toBe(true)
+    expect(tried.ok && tried.text).toMatch(/127\.0\.0\.1|unable to access|Failed to connect|Could not connect/i)
+    expect(fs.existsSync(path.join(ws, "pwned"))).toBe(false)
+  })
 })

@@ -15,6 +15,22 @@ const NonNegativeInt = (description: string) =>
   Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description })
 const Flag = (description: string) => Schema.optional(Schema.Boolean.annotations({ description, default: false }))
 
+/**
+ * git_push's words reach git's command line on the host. A remote is the name of one configured in the repository
+ * (never a URL or a path: those push the history, secrets and all, wherever the model says); a branch is a ref or
+ * `src:dst`, never an option (`--receive-pack=…`), a force (`+main`) or a deletion (`:main`).
+ */
+const RemoteName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/, {
+    message: () => "remote must be the name of a remote configured in this repository (like origin), not a URL or a path"
+  })
+).annotations({ description: "A configured remote's name (default: the branch's remote, else origin)" })
+const PushRef = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_][A-Za-z0-9._/@{}^~-]*(:[A-Za-z0-9_][A-Za-z0-9._/-]*)?$/, {
+    message: () => "branch must be a branch or src:dst refspec, without a leading -, + (force) or : (delete)"
+  })
+).annotations({ description: "Branch or src:dst refspec (default the current branch)" })
+
 const Position = {
   path: Path("File to ask about, relative to the workspace"),
   line: Schema.optional(PositiveInt("1-based line")),
@@ -78,8 +94,8 @@ export const Args = {
     paths: Schema.Array(Path("Path to stage")).annotations({ description: "Paths to stage and commit" })
   }),
   git_push: Schema.Struct({
-    remote: Schema.optional(Schema.String.annotations({ description: "Remote (default origin)", default: "origin" })),
-    branch: Schema.optional(Schema.String.annotations({ description: "Branch (default the current one)" }))
+    remote: Schema.optional(RemoteName),
+    branch: Schema.optional(PushRef)
   }),
   lsp_diagnostics: Schema.Struct({ path: Position.path }),
   lsp_definition: Schema.Struct(Position),
