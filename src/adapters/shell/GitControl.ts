@@ -86,11 +86,22 @@ const realFolder = (dir: string): boolean => {
   }
 }
 
-type State = { readonly kind: "none" } | { readonly kind: "file"; readonly content: Buffer } | { readonly kind: "other" }
+type State =
+  | { readonly kind: "none" }
+  | { readonly kind: "file"; readonly content: Buffer }
+  | { readonly kind: "link"; readonly target: string }
+  | { readonly kind: "other" }
 
 const stateOf = (file: string): State => {
   const st = fs.lstatSync(file, { throwIfNoEntry: false })
   if (st === undefined) return { kind: "none" }
+  if (st.isSymbolicLink()) {
+    try {
+      return { kind: "link", target: fs.readlinkSync(file) }
+    } catch {
+      return { kind: "other" }
+    }
+  }
   if (!st.isFile()) return { kind: "other" }
   try {
     return { kind: "file", content: fs.readFileSync(file) }
@@ -168,9 +179,36 @@ const dotGitsOf = (workspace: string, pins: ReadonlyArray<string>): ReadonlyArra
 ]
 
 /**
+ * A `.git` file or symlink that was there before the call, put back as it was. The sandbox pins a `.git` file (it
+ * cannot be replaced) but its content stays writable, and a `.git` symlink is no mount point at all (bwrap mounts
+ * onto what it leads to). Was a hole (issue 19): bash retargeted the workspace's `.git` symlink, or rewrote its
+ * `gitdir:` line, to a repository it built; the user's next `git` followed it. Whatever stands there now (a folder
+ * is moved aside, never deleted) gives way to the original. Whether it had to.
+ */
+const putBack = (g: string, was: Extract<State, { kind: "file" | "link" }>): boolean => {
+  const now = stateOf(g)
+  if (was.kind === "link" && now.kind === "link" && now.target === was.target) return false
+  if (was.kind === "file" && now.kind === "file" && now.content.equals(was.content)) return false
+  try {
+    const st = fs.lstatSync(g, { throwIfNoEntry: false })
+    if (st?.isDirectory() === true) fs.renameSync(g, `${g}.minicode-replaced-${process.pid}-${Date.now()}`)
+    // Made beside it, then renamed over it: a planted `.git.minicode-restore` symlink is never written through.
+    const tmp = `${g}.minicode-restore`
+    fs.rmSync(tmp, { recursive: true, force: true })
+    if (was.kind === "link") fs.symlinkSync(was.target, tmp)
+    else fs.writeFileSync(tmp, was.content, { flag: "wx" })
+    fs.renameSync(tmp, g)
+    return true
+  } catch {
+    // Its folder went away.
+    return false
+  }
+}
+
+/**
  * Removes a `.git` the call made that leads git elsewhere: a symlink, or a `gitdir:` file that `expand` drops (its
- * folder outside the workspace, reached through a symlink, or no folder at all). One that was there before is pinned
- * by the sandbox (never replaced) and is left. The paths removed.
+ * folder outside the workspace, reached through a symlink, or no folder at all); puts back one that was there
+ * (`putBack`). The paths fixed.
  */
 const removePlanted = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>): ReadonlyArray<string> => {
   const fixed: Array<string> = []
@@ -178,7 +216,12 @@ const removePlanted = (workspace: string, snap: Snapshot, now: ReadonlyArray<str
   // A record an older version wrote says nothing of them: none is taken for planted (a worktree's own `.git` file).
   if (before === undefined) return fixed
   for (const g of new Set([...before.keys(), ...now])) {
-    if ((before.get(g) ?? { kind: "none" }).kind !== "none") continue
+    const was = before.get(g) ?? { kind: "none" }
+    if (was.kind === "file" || was.kind === "link") {
+      if (putBack(g, was)) fixed.push(g)
+      continue
+    }
+    if (was.kind !== "none") continue
     const st = fs.lstatSync(g, { throwIfNoEntry: false })
     if (st === undefined || st.isDirectory()) continue
     if (st.isFile() && expand(workspace, [g]).length > 0) continue
@@ -210,7 +253,7 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
     }
     const before = snap.files.get(file) ?? { kind: "none" as const }
     const now = stateOf(file)
-    if (before.kind === "other") continue
+    if (before.kind === "other" || before.kind === "link") continue
     if (before.kind === "none" && now.kind === "none") continue
     if (before.kind === "file" && now.kind === "file" && now.content.equals(before.content)) continue
     // A config or hook changed by the call stays when it runs nothing (git init, git submodule add, git config user.name).
@@ -300,10 +343,21 @@ const write = (dir: string, shared: Shared): void => {
 }
 
 const encode = (files: ReadonlyMap<string, State>): Shared["files"] =>
-  [...files].map(([f, s]) => [f, s.kind === "file" ? { kind: "file", content: s.content.toString("base64") } : { kind: s.kind }] as const)
+  [...files].map(
+    ([f, s]) =>
+      [f, s.kind === "file" ? { kind: "file", content: s.content.toString("base64") } : s.kind === "link" ? { kind: "link", content: s.target } : { kind: s.kind }] as const
+  )
 
-const decodeFiles = (files: Shared["files"]): Map<string, State> =>
-  new Map(files.map(([f, s]): [string, State] => [f, s.kind === "file" ? { kind: "file", content: Buffer.from(s.content ?? "", "base64") } : s.kind === "none" ? { kind: "none" } : { kind: "other" }]))
+const decodeState = (s: Shared["files"][number][1]): State =>
+  s.kind === "file"
+    ? { kind: "file", content: Buffer.from(s.content ?? "", "base64") }
+    : s.kind === "link" && typeof s.content === "string"
+      ? { kind: "link", target: s.content }
+      : s.kind === "none"
+        ? { kind: "none" }
+        : { kind: "other" }
+
+const decodeFiles = (files: Shared["files"]): Map<string, State> => new Map(files.map(([f, s]): [string, State] => [f, decodeState(s)]))
 
 const decode = (shared: Shared): Snapshot => ({
   gitDirs: shared.gitDirs,
