@@ -10,6 +10,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Tools from "../../src/domain/core/Tools.js"
+import { runCli } from "../support/Cli.js"
 import * as Help from "../../src/cli/Help.js"
 
 const bin = path.resolve("dist/bin.js")
@@ -28,6 +29,9 @@ const baseEnv = (): NodeJS.ProcessEnv => {
 }
 const minicode = (args: ReadonlyArray<string>, extra: NodeJS.ProcessEnv = {}) =>
   spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: ws, env: { ...baseEnv(), ...extra } })
+
+/** The same, without blocking the test worker (test/support/Cli.ts). */
+const minicodeAsync = (args: ReadonlyArray<string>) => runCli(bin, args, { cwd: ws, env: baseEnv() })
 
 const ansi = new RegExp(`${String.fromCharCode(27)}\\[`)
 const widest = (text: string) => Math.max(...text.split("\n").map((l) => l.length))
@@ -213,8 +217,8 @@ describe("minicode tools and tool NAME --help", () => {
 })
 
 describe("completion scripts", () => {
-  it("bash completes commands at every depth, and flags; zsh and fish scripts are printed", () => {
-    const script = minicode(["--completions", "bash"])
+  it("bash completes commands at every depth, and flags; zsh and fish scripts are printed", async () => {
+    const script = await minicodeAsync(["--completions", "bash"])
     expect(script.status).toBe(0)
     const file = path.join(home, "minicode.bash")
     fs.writeFileSync(file, script.stdout)
@@ -235,7 +239,7 @@ describe("completion scripts", () => {
     expect(complete(["minicode", "config", "m"])).toEqual(["mcp"])
     expect(complete(["minicode", "config", "mcp", "a"])).toEqual(["add"])
     expect(complete(["minicode", "config", "mcp", "add", "--allow-p"])).toEqual(["--allow-private"])
-    expect(minicode(["--completions", "zsh"]).stdout).toMatch(/^#compdef minicode\n/)
-    expect(minicode(["--completions", "fish"]).stdout).toMatch(/^complete -c minicode /m)
+    expect((await minicodeAsync(["--completions", "zsh"])).stdout).toMatch(/^#compdef minicode\n/)
+    expect((await minicodeAsync(["--completions", "fish"])).stdout).toMatch(/^complete -c minicode /m)
   })
 })

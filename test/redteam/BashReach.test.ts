@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { runCli } from "../support/Cli.js"
 import { bin, gitWorkspaces, snapshot } from "../serve/support/McpServeHarness.js"
 
 const canary = "RTCANARY"
@@ -28,8 +29,14 @@ const setup = () => {
     expect(tool("write_file", { path: "s.sh", content: `${body}\n` }).status).toBe(0)
     return tool("bash", { command: "sh s.sh" })
   }
+  const toolAsync = (name: string, args: unknown) =>
+    runCli(bin, ["tool", name, JSON.stringify(args), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], { timeoutMs: 300_000 })
+  const scriptAsync = async (body: string) => {
+    expect((await toolAsync("write_file", { path: "s.sh", content: `${body}\n` })).status).toBe(0)
+    return toolAsync("bash", { command: "sh s.sh" })
+  }
   const outside = () => snapshot(ws.parent, root)
-  return { root, parent: ws.parent, git, tool, script, outside }
+  return { root, parent: ws.parent, git, tool, script, scriptAsync, outside }
 }
 const output = (r: { stdout: string; stderr: string }) => r.stdout + r.stderr
 
@@ -95,10 +102,10 @@ describe("bash reaching secrets the sandbox view does not mask", () => {
   })
 
   // Closed: when the history holds a protected file, bash's sandbox masks the object store (test/redteam/GitObjects).
-  it("a committed .env is not readable from bash through git", () => {
-    const { git, script } = setup()
+  it("a committed .env is not readable from bash through git", async () => {
+    const { git, scriptAsync } = setup()
     git("add", "-f", ".env")
     git("commit", "-q", "-m", "oops")
-    expect(output(script("git show HEAD:.env; git log -p | cat"))).not.toContain(`${canary}-ENV`)
+    expect(output(await scriptAsync("git show HEAD:.env; git log -p | cat"))).not.toContain(`${canary}-ENV`)
   })
 })

@@ -42,7 +42,7 @@ const setup = () => {
     git("commit", "-q", "-m", "oops")
     fs.rmSync(path.join(root, ".env"))
   }
-  return { root, git, tool, script, commitSecret }
+  return { root, git, tool, script, toolAsync: ws.toolAsync, scriptAsync: ws.scriptAsync, commitSecret }
 }
 
 if (unavailable !== undefined && mustRun) {
@@ -105,12 +105,12 @@ describe.skipIf(unavailable !== undefined)(title("a committed secret is not read
     expect(out).not.toContain(canary)
   })
 
-  it("the git tools still work (history shown, the secret hidden), and bash's git works on a clean history", () => {
-    const { tool, script, commitSecret } = setup()
-    expect(script("git log --oneline | cat")).toContain("first")
+  it("the git tools still work (history shown, the secret hidden), and bash's git works on a clean history", async () => {
+    const { toolAsync, scriptAsync, commitSecret } = setup()
+    expect(await scriptAsync("git log --oneline | cat")).toContain("first")
     commitSecret()
-    const log = tool("git_log", {})
+    const log = await toolAsync("git_log", {})
     expect(log.stdout).toContain("oops")
-    expect(tool("git_show", { rev: "HEAD" }).stdout).not.toContain(canary)
+    expect((await toolAsync("git_show", { rev: "HEAD" })).stdout).not.toContain(canary)
   })
 })

@@ -28,7 +28,7 @@ const setup = () => {
   const evil = `mkdir -p evil/hooks && cp -r .git/objects .git/refs .git/HEAD evil/ 2>&1
 printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n' > evil/config
 printf '#!/bin/sh\\ntouch ${marker}\\n' > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit`
-  return { root, git, marker, tool, script, startScript, hostGit, evil }
+  return { root, git, marker, tool, script, startScript, hostGit, evil, toolAsync: ws.toolAsync }
 }
 
 describe.skipIf(unavailable !== undefined)(title("git control files planted from bash"), () => {
@@ -157,11 +157,11 @@ describe.skipIf(unavailable !== undefined)(title("git control files planted acro
   }
 
   it("a call in a second process that outlives the planting call does not bring the plant back", async () => {
-    const { root, marker, tool, startScript, hostGit, evil } = setup()
+    const { root, marker, toolAsync, startScript, hostGit, evil } = setup()
     // A plants and ends once B runs; B ends after A's process has ended (the test says when).
     const wait = (f: string) => `i=0; while [ ! -e ${f} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`
-    expect(tool("write_file", { path: "a.sh", content: `${evil}\necho ../evil > .git/commondir\n${wait("b-in")}\necho a-done\n` }).status).toBe(0)
-    expect(tool("write_file", { path: "b.sh", content: `touch b-in\n${wait("go")}\necho b-done\n` }).status).toBe(0)
+    expect((await toolAsync("write_file", { path: "a.sh", content: `${evil}\necho ../evil > .git/commondir\n${wait("b-in")}\necho a-done\n` })).status).toBe(0)
+    expect((await toolAsync("write_file", { path: "b.sh", content: `touch b-in\n${wait("go")}\necho b-done\n` })).status).toBe(0)
     const a = startScript("a.sh")
     await until(path.join(root, ".git/commondir"))
     const b = startScript("b.sh")

@@ -183,11 +183,11 @@ describe.skipIf(unavailable !== undefined)(title("secrets in the object store th
     expect(script("cat .git/COMMIT_EDITMSG 2>&1")).toContain("cmsg")
   })
 
-  it("honest work: git in bash shows, reads and commits in a repository whose store holds no secret", () => {
-    const { root, git, script } = setup()
+  it("honest work: git in bash shows, reads and commits in a repository whose store holds no secret", async () => {
+    const { root, git, scriptAsync } = setup()
     secret(root, "NEVERSTORED")
     git("stash", "list")
-    const out = script(
+    const out = await scriptAsync(
       "git status --short 2>&1; git log --format=%s 2>&1; git cat-file -p HEAD:a.txt 2>&1; echo b > b.txt && git add b.txt && git -c user.email=a@b -c user.name=A commit -q -m second 2>&1; git log --format=%s 2>&1"
     )
     expect(out).toContain("first")

@@ -38,7 +38,14 @@ export const attackWorkspace = (cleanups: Array<() => unknown>) => {
     const r = tool("bash", { command: "sh s.sh" })
     return r.stdout + r.stderr
   }
-  return { ...ws, tool, script, startScript }
+  /** As `tool` and `script`, without blocking the test worker (for tests that make many calls: see test/support/Cli.ts). */
+  const toolAsync = (name: string, args: unknown) => runCli(bin, toolArgs(name, args), { timeoutMs: 300_000 })
+  const scriptAsync = async (body: string) => {
+    expect((await toolAsync("write_file", { path: "s.sh", content: `${body}\n` })).status).toBe(0)
+    const r = await toolAsync("bash", { command: "sh s.sh" })
+    return r.stdout + r.stderr
+  }
+  return { ...ws, tool, script, startScript, toolAsync, scriptAsync }
 }
 
 /** Inflates every file under .git/objects (and `extra`) as zlib, loose objects and every offset of every pack. */
