@@ -12,6 +12,7 @@ import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
+import { runCli } from "../support/Cli.js"
 import { fakeServer, running } from "../support/LspFake.js"
 import { tempDir } from "../support/Workspace.js"
 import { ensureBuilt, textOf } from "../serve/support/McpServeHarness.js"
@@ -78,22 +79,24 @@ const setup = (extraEnv: Record<string, string> = {}) => {
   fs.writeFileSync(path.join(ws, "src/main.ts"), 'import { add } from "./math.js"\n\nexport const total: number = add(1, 2)\n')
   const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), XDG_RUNTIME_DIR: runtime, ...extraEnv }
   delete env["MINICODE_LSP_BROKER"]
-  const run = (args: ReadonlyArray<string>, more: Record<string, string> = {}) =>
+  const runSync = (args: ReadonlyArray<string>, more: Record<string, string> = {}) =>
     spawnSync(process.execPath, [bin, ...args, "--cwd", ws], { encoding: "utf8", cwd: ws, env: { ...env, ...more }, timeout: 150_000 })
-  const added = run(["config", "lsp", "add", ".ts", "--command", server, "--arg", "--stdio", "--no-sandbox", ...slowMachine])
+  // Calls that may start a language server cold: without blocking the test worker (test/support/Cli.ts).
+  const run = (args: ReadonlyArray<string>, more: Record<string, string> = {}) => runCli(bin, [...args, "--cwd", ws], { cwd: ws, env: { ...env, ...more }, timeoutMs: 150_000 })
+  const added = runSync(["config", "lsp", "add", ".ts", "--command", server, "--arg", "--stdio", "--no-sandbox", ...slowMachine])
   expect(added.status, added.stderr).toBe(0)
   // A scripted server for failures (test/support/lsp-fake-server.mjs): a.fake dies at start, b.hung never answers hover.
   fs.writeFileSync(path.join(ws, "a.fake"), "hello\n")
   fs.writeFileSync(path.join(ws, "b.hung"), "hello\n")
   const marker = path.join(home, "fake")
   for (const [ext, modes, timeouts] of [[".fake", "exit-at-start", []], [".hung", "hang-hover", ["--timeout", "request=1200"]]] as const) {
-    const fake = run(["config", "lsp", "add", ext, "--command", process.execPath, "--arg", fakeServer, "--arg", modes, "--arg", `${marker}${ext}`, "--no-sandbox", ...timeouts])
+    const fake = runSync(["config", "lsp", "add", ext, "--command", process.execPath, "--arg", fakeServer, "--arg", modes, "--arg", `${marker}${ext}`, "--no-sandbox", ...timeouts])
     expect(fake.status, fake.stderr).toBe(0)
   }
   const folder = path.join(runtime, "minicode")
-  const status = (): ReadonlyArray<{ readonly socket: string; readonly status?: Status; readonly error?: string }> => JSON.parse(run(["lsp", "status", "--json"]).stdout)
+  const status = async (): Promise<ReadonlyArray<{ readonly socket: string; readonly status?: Status; readonly error?: string }>> => JSON.parse((await run(["lsp", "status", "--json"])).stdout)
   cleanups.push(() => {
-    run(["lsp", "stop"])
+    runSync(["lsp", "stop"])
     for (const pid of brokersOf(ws)) process.kill(pid, "SIGKILL")
   })
   return { home, ws, env, run, folder, status }
@@ -104,8 +107,8 @@ const expected = /definition of src\/main\.ts:3:30: 1 location\nsrc\/math\.ts:2:
 
 /** The first call, which starts the broker; its pid and server processes, read at once from the pid file (a CLI
  * start-up on a loaded machine may outlast a short idle period). */
-const firstCall = (s: ReturnType<typeof setup>) => {
-  const r = s.run(definition)
+const firstCall = async (s: ReturnType<typeof setup>) => {
+  const r = await s.run(definition)
   expect(r.stdout, r.stderr).toMatch(expected)
   const [pidFile] = fs.readdirSync(s.folder).filter((n) => n.endsWith(".pid"))
   const pid = Number(fs.readFileSync(path.join(s.folder, pidFile ?? ""), "utf8"))
@@ -115,10 +118,10 @@ const firstCall = (s: ReturnType<typeof setup>) => {
 describe("the LSP broker", () => {
   it("the first call starts it, the second reuses it and its server, mcp serve shares it, answers equal the in-process path's", async () => {
     const s = setup()
-    const first = s.run(definition)
+    const first = await s.run(definition)
     expect(first.status, first.stderr).toBe(0)
     expect(first.stdout).toMatch(expected)
-    const [row] = s.status()
+    const [row] = await s.status()
     expect(row?.status, row?.error).toBeDefined()
     const broker = row?.status as Status
     expect(fs.readFileSync(row?.socket.replace(/\.sock$/, ".pid") ?? "", "utf8").trim()).toBe(String(broker.pid))
@@ -130,15 +133,15 @@ describe("the LSP broker", () => {
     expect(fs.statSync(row?.socket ?? "").mode & 0o777).toBe(0o600)
     expect(fs.readdirSync(s.ws).filter((n) => /\.(sock|pid|log)$/.test(n))).toEqual([])
 
-    const second = s.run(definition)
+    const second = await s.run(definition)
     expect(second.status, second.stderr).toBe(0)
     expect(second.stdout).toBe(first.stdout)
-    const [again] = s.status()
+    const [again] = await s.status()
     expect(again?.status?.pid).toBe(broker.pid)
     expect(again?.status?.children).toEqual(broker.children)
     expect(again?.status?.requests).toBeGreaterThan(broker.requests)
 
-    const direct = s.run(definition, { MINICODE_LSP_BROKER: "off" })
+    const direct = await s.run(definition, { MINICODE_LSP_BROKER: "off" })
     expect(direct.status, direct.stderr).toBe(0)
     expect(direct.stdout).toBe(first.stdout)
 
@@ -151,7 +154,7 @@ describe("the LSP broker", () => {
     } finally {
       await client.close()
     }
-    const [shared] = s.status()
+    const [shared] = await s.status()
     expect(shared?.status?.pid).toBe(broker.pid)
     expect(shared?.status?.children).toEqual(broker.children)
     expect(shared?.status?.requests).toBeGreaterThan(again?.status?.requests ?? 0)
@@ -172,37 +175,37 @@ describe("the LSP broker", () => {
     const garbage = await raw({ version: 99, op: "status" })
     expect(garbage).toContain("a request it does not understand")
 
-    const stop = s.run(["lsp", "stop"])
+    const stop = await s.run(["lsp", "stop"])
     expect(stop.stdout).toContain("stopped 1 LSP broker")
     await until("the broker and its servers exit", () => !alive(broker.pid) && broker.children.every((c) => !alive(c)))
     expect(fs.existsSync(row?.socket ?? "")).toBe(false)
-    expect(s.run(["lsp", "stop"]).stdout).toContain("no LSP broker running")
+    expect((await s.run(["lsp", "stop"])).stdout).toContain("no LSP broker running")
   }, 300_000)
 
-  it("a server's failures come back through the broker as they do in-process: same message, same exit code", () => {
+  it("a server's failures come back through the broker as they do in-process: same message, same exit code", async () => {
     const s = setup()
     for (const call of [
       ["tool", "lsp_hover", '{"path":"a.fake","line":1,"character":2}'],
       ["tool", "lsp_hover", '{"path":"b.hung","line":1,"character":2}', "--json"]
     ]) {
-      const brokered = s.run(call)
-      const direct = s.run(call, { MINICODE_LSP_BROKER: "off" })
+      const brokered = await s.run(call)
+      const direct = await s.run(call, { MINICODE_LSP_BROKER: "off" })
       expect(brokered.status).toBe(1)
       expect(direct.status).toBe(1)
       expect(brokered.stdout).toBe(direct.stdout)
       expect(brokered.stderr).toBe(direct.stderr)
     }
-    expect(s.run(["tool", "lsp_hover", '{"path":"a.fake","line":1,"character":2}']).stderr).toContain("the language server exited at start (code 7)")
-    expect(JSON.parse(s.run(["tool", "lsp_hover", '{"path":"b.hung","line":1,"character":2}', "--json"]).stdout)).toMatchObject({
+    expect((await s.run(["tool", "lsp_hover", '{"path":"a.fake","line":1,"character":2}'])).stderr).toContain("the language server exited at start (code 7)")
+    expect(JSON.parse((await s.run(["tool", "lsp_hover", '{"path":"b.hung","line":1,"character":2}', "--json"])).stdout)).toMatchObject({
       ok: false,
       error: { _tag: "ToolTimeout", message: "language server node (.hung) (textDocument/hover) timed out after 1200 ms" }
     })
-    expect(s.status()[0]?.status?.pid).toBeGreaterThan(0)
+    expect((await s.status())[0]?.status?.pid).toBeGreaterThan(0)
   }, 120_000)
 
   it("stops by itself after its idle period (MINICODE_LSP_IDLE_MS), with its servers, socket and pid file", async () => {
     const s = setup({ MINICODE_LSP_IDLE_MS: "4000" })
-    const { pid, children } = firstCall(s)
+    const { pid, children } = await firstCall(s)
     expect(brokersOf(s.ws)).toEqual([pid])
     expect(children.length).toBeGreaterThan(0)
     await until("the idle broker exits", () => !alive(pid) && children.every((c) => !alive(c)))
@@ -211,7 +214,7 @@ describe("the LSP broker", () => {
 
   it("stops soon after its workspace is deleted, long before its idle period", async () => {
     const s = setup({ MINICODE_LSP_IDLE_MS: "600000" })
-    const { pid, children } = firstCall(s)
+    const { pid, children } = await firstCall(s)
     expect(alive(pid)).toBe(true)
     fs.rmSync(s.ws, { recursive: true, force: true })
     await until("the broker of a deleted workspace exits", () => !alive(pid) && children.every((c) => !alive(c)))
@@ -219,8 +222,8 @@ describe("the LSP broker", () => {
 
   it("a stale socket and pid file are replaced; a socket open to others or not the user's own is refused with a sentence, the call answered in-process", async () => {
     const s = setup()
-    expect(s.run(definition).stdout).toMatch(expected)
-    const [row] = s.status()
+    expect((await s.run(definition)).stdout).toMatch(expected)
+    const [row] = await s.status()
     expect(row?.status, row?.error).toBeDefined()
     const socket = row?.socket ?? ""
     const pidFile = socket.replace(/\.sock$/, ".pid")
@@ -230,27 +233,27 @@ describe("the LSP broker", () => {
     for (const c of killed.children) process.kill(c, "SIGKILL")
     await until("the broker is gone", () => !alive(killed.pid))
     expect(fs.existsSync(socket) && fs.existsSync(pidFile)).toBe(true)
-    expect(s.status()[0]?.error).toContain("stale")
-    const replaced = s.run(definition)
+    expect((await s.status())[0]?.error).toContain("stale")
+    const replaced = await s.run(definition)
     expect(replaced.status, replaced.stderr).toBe(0)
     expect(replaced.stdout).toMatch(expected)
-    const [fresh] = s.status()
+    const [fresh] = await s.status()
     expect(fresh?.status?.pid).toBeGreaterThan(0)
     expect(fresh?.status?.pid).not.toBe(killed.pid)
     expect(fs.readFileSync(pidFile, "utf8").trim()).toBe(String(fresh?.status?.pid))
 
     // The live broker's socket opened to everyone: not spoken to.
     fs.chmodSync(socket, 0o666)
-    const open = s.run(definition)
+    const open = await s.run(definition)
     expect(open.status, open.stderr).toBe(0)
     expect(open.stdout).toMatch(expected)
     expect(open.stderr).toContain(`the LSP broker socket ${socket} is open to other users (mode 666): refused; answering in-process`)
-    expect(s.status()[0]?.error).toContain("refused")
+    expect((await s.status())[0]?.error).toContain("refused")
 
     // Someone else's socket in its place.
     fs.chmodSync(socket, 0o600)
     fs.chownSync(socket, 65534, 65534)
-    const foreign = s.run(definition)
+    const foreign = await s.run(definition)
     expect(foreign.status, foreign.stderr).toBe(0)
     expect(foreign.stdout).toMatch(expected)
     expect(foreign.stderr).toContain(`the LSP broker socket ${socket} is owned by uid 65534, not by you (uid 0): refused; answering in-process`)
@@ -273,7 +276,7 @@ describe("the LSP broker", () => {
     expect(b.stdout).toBe(a.stdout)
     // A second broker that lost the race leaves at once; one remains, the one in the pid file.
     await until("one broker left", () => brokersOf(s.ws).length === 1)
-    const [row] = s.status()
+    const [row] = await s.status()
     expect(brokersOf(s.ws)).toEqual([row?.status?.pid])
     expect(row?.status?.requests).toBe(2)
   }, 200_000)
