@@ -36,8 +36,14 @@ export const pathJudge = (fs: FileSystemShape, root: string) => {
     const judge = folderNames(slash === -1 ? "" : rel.slice(0, slash))
     return judge !== undefined && judge(name) === undefined
   }
+  // Per folder: the names a descriptor-based listing (FileSystem.readDir: no link followed on the way) holds now.
+  const listings = new Map<string, ReadonlySet<string> | undefined>()
   const isKind = (abs: string, kind: "file" | "directory") =>
     Effect.map(Effect.orElseSucceed(fs.lstat(abs), () => Option.none()), (st) => Option.isSome(st) && st.value.kind === kind)
+  const noHead = (rel: string): boolean => {
+    const names = listings.get(rel)
+    return names !== undefined && !names.has("HEAD")
+  }
   const folder = (rel: string): Effect.Effect<boolean> => {
     if (rel === "") return Effect.succeed(true)
     const known = folders.get(rel)
@@ -46,7 +52,8 @@ export const pathJudge = (fs: FileSystemShape, root: string) => {
       up
         ? Effect.map(
             // A git folder by another name (`.repo/`, a bare clone) is left out as `.git` is (kernel/GitFolders).
-            Effect.zipWith(isKind(P.join(root, rel), "directory"), GitFolders.isGitFolder(fs, P.join(root, rel)), (dir, git) => dir && !git),
+            // A folder whose own listing (taken in this call, `listed`) holds no `HEAD` is not one: no lstat of it.
+            Effect.zipWith(isKind(P.join(root, rel), "directory"), noHead(rel) ? Effect.succeed(false) : GitFolders.isGitFolder(fs, P.join(root, rel)), (dir, git) => dir && !git),
             (ok) => {
               folders.set(rel, ok)
               return ok
@@ -55,13 +62,14 @@ export const pathJudge = (fs: FileSystemShape, root: string) => {
         : Effect.succeed(false)
     )
   }
-  // Per folder: the names a descriptor-based listing (FileSystem.readDir: no link followed on the way) holds now.
-  const listings = new Map<string, ReadonlySet<string> | undefined>()
   /**
    * `rel` is in its folder as a listing that follows no link shows it now: what a walk by path met through a folder
    * swapped for a symlink (and swapped back) is not there, and a folder on the way that is a link now fails.
    */
-  const listed = (rel: string): Effect.Effect<boolean> => Effect.flatMap(folder(parentOf(rel)), (up) => (up ? inListing(rel) : Effect.succeed(false)))
+  const listed = (rel: string): Effect.Effect<boolean> =>
+    // The folder's listing first (it follows no link, so taking it is safe before the folder is judged): its names
+    // answer whether the folder has a `HEAD`, which the git-folder check of it would otherwise lstat.
+    Effect.flatMap(inListing(rel), (there) => Effect.map(folder(parentOf(rel)), (up) => up && there))
   const inListing = (rel: string): Effect.Effect<boolean> => {
     const dir = parentOf(rel)
     const name = rel.slice(rel.lastIndexOf("/") + 1)

@@ -55,13 +55,49 @@ const fileKey = (st: fs.Stats) => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctime
 
 const strings = (v: unknown): Array<string> => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [])
 
+/**
+ * Ids of protected content found since the state file was last written whole, one per line, appended (`addSeen`):
+ * most calls learn only those (`.minicode/state.db`, which the journal changes each call, is protected content
+ * hashed like any other), and rewriting the whole state file (megabytes on a big store) for them cost each call
+ * tens of milliseconds. Merged into the state file, and emptied, when it is written next.
+ */
+const addedFile = (workspace: string) => path.join(workspace, ".minicode", "secret-objects.add")
+
+/** Past this size the additions are folded into the state file. */
+const maxAdded = 256 * 1024
+
+const isId = (s: string) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(s)
+
+/** The ids appended since the state file was last written (a torn last line is left out). */
+const addedIds = (file: string): Array<string> => {
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+    try {
+      if (!fs.fstatSync(fd).isFile()) return []
+      return fs.readFileSync(fd, "latin1").split("\n").filter(isId)
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    return []
+  }
+}
+
+/** What the memory copy was made from: the state file and the additions beside it. */
+const keyOf = (workspace: string): string | undefined => {
+  const st = lstat(stateFile(workspace))
+  const add = lstat(addedFile(workspace))
+  return st === undefined && add === undefined ? undefined : `${st === undefined ? "-" : fileKey(st)}+${add === undefined ? "-" : fileKey(add)}`
+}
+
 const load = (workspace: string): Known => {
   const file = stateFile(workspace)
-  const st = lstat(file)
+  const key = keyOf(workspace)
   const cached = memory.get(workspace)
-  if (st !== undefined && cached !== undefined && cached.key === fileKey(st)) return cached.known
+  if (key !== undefined && cached !== undefined && cached.key === key) return cached.known
   const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map(), blobs: new Set(), named: new Set(), packBlobs: new Map() }
-  if (st?.isFile() !== true) return known
+  for (const id of addedIds(addedFile(workspace))) known.secret.add(id)
+  if (lstat(file)?.isFile() !== true) return known
   try {
     const raw: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
     if (typeof raw !== "object" || raw === null) return known
@@ -82,15 +118,32 @@ const load = (workspace: string): Known => {
   return known
 }
 
+/** The state folder, made when missing; undefined when there is no real folder to write in. */
+const stateDir = (workspace: string): string | undefined => {
+  const dir = path.join(workspace, ".minicode")
+  // A folder that exists is left as it is (the user's own `.minicode/config.json` beside it, no `.gitignore` added).
+  if (lstat(dir) === undefined) StateDir.prepare(dir)
+  return lstat(dir)?.isDirectory() === true ? dir : undefined
+}
+
 /** Writes what is known (merged with what another process wrote meanwhile), beside the journal; best effort. */
 const save = (workspace: string, known: Known) => {
-  const dir = path.join(workspace, ".minicode")
   try {
-    // A folder that exists is left as it is (the user's own `.minicode/config.json` beside it, no `.gitignore` added).
-    if (lstat(dir) === undefined) StateDir.prepare(dir)
-    if (lstat(dir)?.isDirectory() !== true) return
+    const dir = stateDir(workspace)
+    if (dir === undefined) return
+    // The additions are taken aside first: whatever another process appends from now on lands in a new file.
+    const taken = path.join(dir, `secret-objects.${process.pid}.${Math.random().toString(36).slice(2)}.taken`)
+    let took = false
+    try {
+      fs.renameSync(addedFile(workspace), taken)
+      took = true
+    } catch {
+      // none
+    }
+    memory.delete(workspace)
     const other = load(workspace)
     for (const id of other.secret) known.secret.add(id)
+    if (took) for (const id of addedIds(taken)) known.secret.add(id)
     const body = JSON.stringify({
       secret: [...known.secret],
       packs: [...known.packs],
@@ -103,10 +156,41 @@ const save = (workspace: string, known: Known) => {
     const tmp = path.join(dir, `secret-objects.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
     fs.writeFileSync(tmp, body, { mode: 0o600, flag: "wx" })
     fs.renameSync(tmp, stateFile(workspace))
-    const st = lstat(stateFile(workspace))
-    if (st !== undefined) memory.set(workspace, { key: fileKey(st), known })
+    if (took) fs.rmSync(taken, { force: true })
+    // Additions another process made since are not in `known`: read back next time.
+    const key = lstat(addedFile(workspace)) === undefined ? keyOf(workspace) : undefined
+    if (key !== undefined) memory.set(workspace, { key, known })
+    else memory.delete(workspace)
   } catch {
     // A read-only workspace: remembered for this process only.
+    memory.delete(workspace)
+  }
+}
+
+/** Appends ids of protected content (nothing else new): one short write instead of the whole state file. */
+const addSeen = (workspace: string, known: Known, ids: ReadonlyArray<string>) => {
+  if (ids.some((id) => !isId(id)) || (lstat(addedFile(workspace))?.size ?? 0) > maxAdded) return save(workspace, known)
+  try {
+    const dir = stateDir(workspace)
+    if (dir === undefined) return
+    const fd = fs.openSync(addedFile(workspace), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600)
+    let after: fs.Stats
+    let alone: boolean
+    try {
+      const before = fs.fstatSync(fd)
+      if (!before.isFile()) throw new Error("not a file")
+      const text = ids.map((id) => `${id}\n`).join("")
+      fs.writeSync(fd, text)
+      after = fs.fstatSync(fd)
+      // Nobody else appended meanwhile, so `known` holds all the file does.
+      alone = after.size === before.size + text.length
+    } finally {
+      fs.closeSync(fd)
+    }
+    const st = lstat(stateFile(workspace))
+    if (alone) memory.set(workspace, { key: `${st === undefined ? "-" : fileKey(st)}+${fileKey(after)}`, known })
+    else memory.delete(workspace)
+  } catch {
     memory.delete(workspace)
   }
 }
@@ -215,10 +299,12 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
   const pause = GitStore.pacer()
   const known = load(workspace)
   let changed = false
+  /** Ids of protected content new to the state (appended when nothing else changed). */
+  const added: Array<string> = []
   for (const id of seen) {
     if (!known.secret.has(id)) {
       known.secret.add(id)
-      changed = true
+      added.push(id)
     }
   }
   for (const file of indexFiles(gitDir)) {
@@ -326,6 +412,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
   for (const p of known.packs) if (!packsNow.has(p)) (known.packs.delete(p), known.packBlobs.delete(p), (changed = true))
   for (const id of known.loose) if (!looseNow.has(id)) (known.loose.delete(id), known.blobs.delete(id), (changed = true))
   if (changed) save(workspace, known)
+  else if (added.length > 0) addSeen(workspace, known, added)
   const raw = [...known.secret].filter((id) => /^[0-9a-f]{40}$/.test(id)).map((id) => Buffer.from(id, "hex"))
   const holds = (objects: string): boolean => {
     if (unreadable.has(objects)) return true
