@@ -20,3 +20,21 @@ export const prepare = (dir: string): void => {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
   }
 }
+
+/**
+ * Whether `name`, in the workspace's `.minicode/`, is a file minicode itself writes there: the journal (with SQLite's
+ * side files), the scan cache, the git tools' history walk, the store check's state, locks and the temporary files
+ * they are written through. Their content changes on nearly every call and only minicode ever reads it (the jail
+ * refuses `.minicode/` to every tool, the sandbox masks it), so it never reaches a git store through a tool: the
+ * store check does not hash and remember it as protected content (each call added about two ids to remember, for
+ * ever). Any other file there (the user's `config.json`, a file the user put there) is still protected content.
+ */
+const ownNames = new Set([".gitignore", "state.db", "state.db-wal", "state.db-shm", "state.db-journal", "scan-cache", "secret-history", "secret-objects.json", "secret-objects.add", "gitcontrol.json", "gitcontrol.lock"])
+
+export const isOwnState = (name: string): boolean => {
+  if (ownNames.has(name)) return true
+  // What those files are written through: `<name>.<pid>-<hex>.tmp` (StateFile), `secret-objects.<pid>.<rand>.tmp`
+  // or `.taken` (StoreSecrets).
+  const m = /^(.+?)\.\d+[.-][0-9a-z]+\.(?:tmp|taken)$/.exec(name)
+  return m !== null && (ownNames.has(m[1]!) || m[1] === "secret-objects")
+}

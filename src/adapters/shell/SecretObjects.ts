@@ -21,6 +21,7 @@ import { Effect } from "effect"
 import * as GitOutput from "../../domain/git/GitOutput.js"
 import * as Jail from "../../domain/jail/Jail.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
+import * as StateDir from "../fs/StateDir.js"
 import * as GitStore from "./GitStore.js"
 import * as StoreSecrets from "./StoreSecrets.js"
 import type * as WorkspaceScan from "./WorkspaceScan.js"
@@ -137,7 +138,10 @@ function* hideSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): 
     if (h.kind === "file") files.push(h.path)
     else filesUnder(h.path, files)
   }
-  const ids = files.map(blobId).filter((id): id is string => id !== undefined)
+  // minicode's own state files are not content a tool could carry into the store (StateDir.isOwnState).
+  const state = path.join(workspace, ".minicode") + "/"
+  const content = files.filter((f) => !(f.startsWith(state) && !f.slice(state.length).includes("/") && StateDir.isOwnState(f.slice(state.length))))
+  const ids = content.map(blobId).filter((id): id is string => id !== undefined)
   const objects = real(path.join(rootGit, "objects"))
   if (objects === undefined) return hide
   const stores = [objects, ...alternatesOf(workspace, objects)]
