@@ -14,14 +14,18 @@
  * sqlite3_interrupt, and a worker thread stuck in SQLite's C code cannot be terminated, so a process it is.
  * Starting one costs ~80 ms, so up to `maxIdle` healthy ones are kept for the next calls; a killed one is replaced
  * on demand. Each call still opens and closes its own connection: no state (an attached file, a changed pragma)
- * outlives a call. The processes end with the layer, and by themselves if minicode dies.
+ * outlives a call. The processes end with the layer, and by themselves if minicode dies. A workspace file's process
+ * runs, where bubblewrap works, with the file's folder pinned by a mount (SqliteFolderPin): it serves only calls on
+ * that same folder.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import { Duration, Effect, Either, Exit, Layer, Ref, Schema } from "effect"
 import { defaultOptions, lex } from "../../domain/sql/SqlLexer.js"
 import { positional, type SqlParam, type SqlParams, type SqlRequest, type SqlResult, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 import { script } from "./SqliteChildScript.js"
+import * as FolderPin from "./SqliteFolderPin.js"
 
 /** Healthy query processes kept for later calls. */
 const maxIdle = 2
@@ -108,11 +112,19 @@ const hold = (child: ChildProcess, held: boolean) => {
   }
 }
 
-/** Starts a query process and waits for it to have loaded better-sqlite3. */
-const start = (code: string) =>
+/** A folder pinned for a query process: bubblewrap, and the folder's descriptor (fd 4 of the process). */
+interface PinWith {
+  readonly bwrap: string
+  readonly fd: number
+}
+
+/** Starts a query process (in its own mount namespace when `pin` is given) and waits for it to have loaded better-sqlite3. */
+const start = (code: string, pin?: PinWith) =>
   Effect.async<ChildProcess, SqlEngineError>((resume) => {
     const { NODE_OPTIONS: _ignored, ...env } = process.env
-    const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "advanced", env })
+    const child = pin === undefined
+      ? spawn(process.execPath, ["-e", code], { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "advanced", env })
+      : spawn(pin.bwrap, FolderPin.bwrapArgs([process.execPath, "-e", code]), { stdio: ["ignore", "ignore", "ignore", "ipc", pin.fd], serialization: "advanced", env })
     const done = () => {
       child.off("message", onMessage)
       child.off("exit", onExit)
@@ -176,29 +188,59 @@ const exchange = (child: ChildProcess, message: object) =>
     return Effect.sync(done)
   })
 
+/** An idle query process, and the pinned folder it was started on ("" for none). */
+interface Idle {
+  readonly child: ChildProcess
+  readonly key: string
+}
+
 export const make = Effect.gen(function* () {
   const betterSqlite3 = yield* Effect.try({
     try: () => createRequire(import.meta.url).resolve("better-sqlite3"),
     catch: (cause) => unavailable(`better-sqlite3 cannot be loaded: ${message(cause)}`)
   })
   const code = script(betterSqlite3)
-  const idle = yield* Ref.make<ReadonlyArray<ChildProcess>>([])
-  yield* Effect.addFinalizer(() => Effect.flatMap(Ref.getAndSet(idle, []), (children) => Effect.forEach(children, kill, { discard: true, concurrency: "unbounded" })))
+  const idle = yield* Ref.make<ReadonlyArray<Idle>>([])
+  yield* Effect.addFinalizer(() => Effect.flatMap(Ref.getAndSet(idle, []), (children) => Effect.forEach(children, (i) => kill(i.child), { discard: true, concurrency: "unbounded" })))
+  // Whether query processes on workspace files get their folder pinned by a mount (SqliteFolderPin): asked once.
+  const pinning = yield* Effect.cached(Effect.promise(FolderPin.probe))
 
-  const acquire = Effect.flatMap(
-    Ref.modify(idle, (children): readonly [ChildProcess | undefined, ReadonlyArray<ChildProcess>] => {
-      const alive = children.filter(running)
-      return [alive[0], alive.slice(1)]
-    }),
-    (found) => (found !== undefined ? Effect.succeed(found) : start(code))
-  ).pipe(Effect.tap((child) => Effect.sync(() => hold(child, true))))
-
-  const giveBack = (child: ChildProcess) =>
+  const acquire = (key: string, fresh: Effect.Effect<ChildProcess, SqlEngineError>) =>
     Effect.flatMap(
-      Ref.modify(idle, (children): readonly [boolean, ReadonlyArray<ChildProcess>] =>
-        running(child) && children.length < maxIdle ? [true, [...children, child]] : [false, children]),
-      (kept) => (kept ? Effect.sync(() => hold(child, false)) : kill(child))
+      Ref.modify(idle, (children): readonly [ChildProcess | undefined, ReadonlyArray<Idle>] => {
+        const alive = children.filter((i) => running(i.child))
+        const found = alive.find((i) => i.key === key)
+        return [found?.child, alive.filter((i) => i !== found)]
+      }),
+      (found) => (found !== undefined ? Effect.succeed(found) : fresh)
+    ).pipe(Effect.tap((child) => Effect.sync(() => hold(child, true))))
+
+  const giveBack = (key: string) => (child: ChildProcess) =>
+    Effect.flatMap(
+      Ref.modify(idle, (children): readonly [ReadonlyArray<ChildProcess>, ReadonlyArray<Idle>] => {
+        if (!running(child)) return [[child], children]
+        // The newest is kept; past `maxIdle` the oldest goes (a call on another folder needs its own process).
+        const kept = [...children, { child, key }]
+        return [kept.slice(0, Math.max(0, kept.length - maxIdle)).map((i) => i.child), kept.slice(-maxIdle)]
+      }),
+      (dropped) => Effect.zipRight(Effect.sync(() => hold(child, false)), Effect.forEach(dropped, kill, { discard: true }))
     )
+
+  /**
+   * The process a call runs in, and the name of its file there: for a workspace file, where bubblewrap works, a
+   * process whose namespace has the file's folder pinned (opened now, with no link followed), else the shared kind.
+   */
+  const processFor = (target: { readonly file: string; readonly expect?: unknown }) =>
+    Effect.gen(function* () {
+      const bwrap = target.expect === undefined ? undefined : yield* pinning
+      if (bwrap === undefined) return { key: "", file: target.file, child: yield* acquire("", start(code)) }
+      const pin = yield* Effect.try({ try: () => FolderPin.pinFolder(target.file), catch: () => undefined }).pipe(Effect.orElseSucceed(() => undefined))
+      if (pin === undefined) {
+        return yield* refused("jail.changed", `${target.file}'s folder cannot be opened without following a link: it changed since the jail checked it`)
+      }
+      const child = yield* acquire(pin.key, start(code, { bwrap, fd: pin.fd })).pipe(Effect.ensuring(Effect.sync(() => fs.closeSync(pin.fd))))
+      return { key: pin.key, file: `${FolderPin.mountPoint}/${pin.name}`, child }
+    })
 
   const run = (target: SqlTarget, request: SqlRequest): Effect.Effect<SqlResult, SqlEngineError> => {
     if (target.dialect !== "sqlite") {
@@ -210,11 +252,11 @@ export const make = Effect.gen(function* () {
     const limit = request.timeoutMs
     const overTime = new SqlEngineError({ kind: "timeout", rule: "sql.engine.timeout", reason: `the query ran past its time limit of ${limit} ms` })
     return Effect.acquireUseRelease(
-      acquire,
-      (child) =>
+      processFor(target),
+      ({ child, file }) =>
         Effect.suspend(() =>
           exchange(child, {
-            file: target.file,
+            file,
             // A workspace file: SQLite must open the very file the jail judged (see the query process's openPinned).
             expect: target.expect,
             write: request.write,
@@ -225,7 +267,7 @@ export const make = Effect.gen(function* () {
           })
         ).pipe(Effect.timeoutFail({ duration: Duration.millis(limit), onTimeout: () => overTime })),
       // A process that answered is healthy and may serve again; one that ran over, died or was interrupted is killed.
-      (child, exit) => (Exit.isSuccess(exit) ? giveBack(child) : kill(child))
+      ({ child, key }, exit) => (Exit.isSuccess(exit) ? giveBack(key)(child) : kill(child))
     ).pipe(
       Effect.flatMap((reply): Effect.Effect<SqlResult, SqlEngineError> =>
         reply.ok ? Effect.succeed({ results: reply.results }) : Effect.fail(new SqlEngineError({ kind: reply.kind, rule: reply.rule, reason: reply.reason })))

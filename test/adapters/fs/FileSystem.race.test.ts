@@ -114,6 +114,11 @@ beforeAll(() => {
     db.exec(`CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('${value}')`)
     db.close()
   }
+  // A WAL database inside; outside, a log under its name (an escape would write or truncate it, or make a -shm).
+  const wal = new Database(path.join(ws, "rdir", "wal.db"))
+  wal.exec("PRAGMA journal_mode = WAL; CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('inside wal')")
+  wal.close()
+  fs.writeFileSync(path.join(outside, "wal.db-wal"), canary + "wal")
   fs.symlinkSync(outside, path.join(ws, "rdir_evil"))
 })
 
@@ -280,6 +285,41 @@ describe.skipIf(!linux || !python)("file operations against a concurrent RENAME_
     expect(attempts).toBeGreaterThanOrEqual(500)
     expect(seen.get("inside db") ?? 0).toBeGreaterThan(0)
     expect([...seen.keys()].filter((k) => k.includes(canary))).toEqual([])
+    expect(snapshot(outside)).toEqual(before)
+  }, 60_000)
+
+  // SQLite opens a WAL database's -wal and -shm after the file itself, by a name: the folder on the way, swapped
+  // meanwhile, sent them outside (a write made and wrote out.db-wal there). The query process has the folder
+  // pinned by a mount (SqliteFolderPin), so every name it makes stays in the folder the jail judged.
+  it("sql_query writes and reads on rdir/wal.db (WAL): its -wal and -shm are made in rdir or nowhere, never outside", async () => {
+    const before = snapshot(outside)
+    const fsys: FileSystemShape = Effect.runSync(NodeFileSystem.make)
+    const resolve = resolveWith(fsys)
+    const ctx: Jail.JailContext = { root: ws, unrestricted: false }
+    const write = { statements: ["INSERT INTO t VALUES ('w')"], params: [], maxRows: 10, write: true, timeoutMs: 5_000 }
+    const read = { statements: ["SELECT count(*) FROM t"], params: [], maxRows: 10, write: false, timeoutMs: 5_000 }
+    const seen = new Map<string, number>()
+    await startSwapper()
+    let attempts = 0
+    const deadline = Date.now() + 20_000
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const engine = Context.get(yield* Layer.build(SqliteEngine.layer), SqlEngine)
+          for (; attempts < 3_000 && Date.now() < deadline; attempts++) {
+            const r = yield* Effect.either(resolve(ws, "rdir/wal.db", ws))
+            if (Either.isLeft(r) || !Jail.check(ctx, r.right, "write").ok || r.right.kind !== "file") continue
+            const result = yield* Effect.either(engine.run({ dialect: "sqlite", file: r.right.real, expect: { dev: r.right.dev, ino: r.right.ino } }, attempts % 2 === 0 ? write : read))
+            const key = Either.isRight(result) ? (attempts % 2 === 0 ? "written" : "read") : result.left.reason.replace(/\/[^ ]*/g, "PATH").slice(0, 80)
+            seen.set(key, (seen.get(key) ?? 0) + 1)
+          }
+        })
+      )
+    )
+    const swaps = await stopSwapper()
+    console.log(`race (sqlite wal): ${attempts} attempts, ${swaps} swaps`, [...seen])
+    expect(attempts).toBeGreaterThanOrEqual(300)
+    expect(seen.get("written") ?? 0).toBeGreaterThan(0)
     expect(snapshot(outside)).toEqual(before)
   }, 60_000)
 })
