@@ -9,6 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as StateFile from "../../../src/adapters/fs/StateFile.js"
 import * as ScanStore from "../../../src/adapters/shell/ScanStore.js"
 import * as WatchedScan from "../../../src/adapters/shell/WatchedScan.js"
 import * as WorkspaceScan from "../../../src/adapters/shell/WorkspaceScan.js"
@@ -97,7 +98,7 @@ const cases: Record<string, (root: string) => ReadonlyArray<string>> = {
 describe("ScanStore: the scan's cache across processes", () => {
   const seeded = new Map<string, string>()
   beforeAll(async () => {
-    for (const name of [...Object.keys(cases), "round trip", "corrupt"]) seeded.set(name, tree())
+    for (const name of [...Object.keys(cases), "round trip", "corrupt", "format 1"]) seeded.set(name, tree())
     await settle()
     // The first process: a full scan, saved.
     for (const root of seeded.values()) fresh(root)
@@ -173,6 +174,20 @@ describe("ScanStore: the scan's cache across processes", () => {
     expect(ScanStore.load(root)).toBeUndefined()
     fs.rmSync(file)
     fs.writeFileSync(file, good, { mode: 0o600 })
+    expect(ScanStore.load(root)).toBeDefined()
+  })
+
+  it("a store in format 1 (the map of paths', written by this same code) loads as nothing, never as a tree", () => {
+    const root = seeded.get("format 1") ?? ""
+    expect(ScanStore.load(root)).toBeDefined()
+    // Format 1's body: an entry per folder listing its subfolders' names; here the root alone, said to hold nothing.
+    const st = fs.lstatSync(root)
+    const entry = [-1, "", st.ino, st.ctimeMs, 1, [], []]
+    StateFile.write(root, "scan-cache", "minicode-scan/1", JSON.stringify([root, st.dev, st.ino, [entry]]))
+    expect(StateFile.read(root, "scan-cache", "minicode-scan/1")).toBeDefined()
+    expect(ScanStore.load(root)).toBeUndefined()
+    expect(rel(root, fresh(root))).toEqual(full(root))
+    expect(full(root)).toContain("mask file dist/.env")
     expect(ScanStore.load(root)).toBeDefined()
   })
 })
