@@ -161,6 +161,11 @@ const main = async () => {
   }
   const rgPeak = peerPeakMb("rg", [...rgBase, "-F", markers.bigC])
   console.log(`grep peak RSS: minicode ${median(peaks).toFixed(0)} MB (max ${Math.max(...peaks).toFixed(0)}) | rg ${rgPeak.toFixed(0)} MB`)
+  // The one-shot CLI's peak (its whole process: start-up, the scan, the search, exit), per grep case.
+  for (const c of chosen.filter((x) => x.ours.tool === "grep")) {
+    const cliPeaks = Array.from({ length: rounds }, () => peerPeakMb(bin(repo), ["tool", c.ours.tool, JSON.stringify(c.ours.args), "--cwd", root]))
+    console.log(`  one-shot CLI peak RSS (${c.name}): ${median(cliPeaks).toFixed(0)} MB (max ${Math.max(...cliPeaks).toFixed(0)}) → ${(median(cliPeaks) / rgPeak).toFixed(2)}× rg`)
+  }
   console.log(`mcp serve RSS at rest: idle ${idleRss.toFixed(0)} MB, after the greps ${afterRss.toFixed(0)} MB (+${(afterRss - idleRss).toFixed(0)} MB; goal ≤ +50)`)
   await client.close()
 }

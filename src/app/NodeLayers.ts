@@ -403,6 +403,8 @@ export const textSearch = (sandbox?: SandboxOptions, mode = process.env["MINICOD
                     network: false,
                     gitTool: true,
                     hideGitObjects: [`${root}/.git`],
+                    // A search reads the whole tree (~1 s on 60,000 files): one lstat per folder beats 20 MB of watchers.
+                    watchWorkspace: false,
                     env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" }
                   })
                   .pipe(Effect.mapError((e) => new TextSearchError({ kind: "failed", reason: e.reason })))

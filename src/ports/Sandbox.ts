@@ -47,6 +47,11 @@ export interface WrapRequest {
    * repositories', and one holding a masked file's content) are shown.
    */
   readonly gitTool?: boolean
+  /**
+   * False for a long call over the whole tree (rg's search): the workspace scan does not set a watcher on every
+   * folder for it (~20 MB on a 25,000-folder tree, to spare a ~50 ms check); watchers set for other calls serve it.
+   */
+  readonly watchWorkspace?: boolean
   /** Canonical workspace root. */
   readonly workspace: string
   readonly cwd: string

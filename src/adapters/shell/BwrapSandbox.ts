@@ -377,7 +377,7 @@ export const make = (options: Options = {}) =>
           return yield* new SandboxError({ reason: `${request.cwd} is outside the workspace, which is all the sandbox shows` })
         }
         const gitStat = lstat(path.join(workspace, ".git"))
-        const hits = yield* scanner.scan(workspace)
+        const hits = yield* scanner.scan(workspace, request.watchWorkspace ?? true)
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
           const gitDirs = hits.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)

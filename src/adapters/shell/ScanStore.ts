@@ -7,21 +7,20 @@
  * or unreadable file, or one an older minicode wrote, loads as nothing (a full scan). What loads is exactly what an
  * earlier read found: the scan then trusts a folder only as it trusts its own cache within one process.
  *
- * Body: JSON `[rootPath, dev, ino, entries]`, an entry per folder in the walk's order (a parent before its folders):
- * `[parent index, name, ino, ctimeMs, settled 0|1, [names of the folders walked from it], [[path from the root,
- * kind 0 file | 1 directory, verdict index], …]]`.
+ * Body: JSON `[rootPath, dev, ino, entries]`, an entry per folder of the cached tree (`WorkspaceScan.Folder`) in the
+ * walk's order (a parent before its folders, its folders in its list's order): `[parent index, name, ino (-1: not
+ * read), ctimeMs (null: not settled), [[path from the root, kind 0 file | 1 directory, verdict index], …]]`. Format 2:
+ * format 1 (an entry listed its subfolders' names) was the map of paths' format, and loads as nothing.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as StateFile from "../fs/StateFile.js"
-import type * as WorkspaceScan from "./WorkspaceScan.js"
+import * as WorkspaceScan from "./WorkspaceScan.js"
 
 const file = "scan-cache"
-const format = "minicode-scan/1"
+const format = "minicode-scan/2"
 const kinds = ["file", "directory"] as const
 const verdicts = ["mask", "sanitize", "pin", "hold", "link"] as const
-
-type Folders = Map<string, WorkspaceScan.Folder>
 
 const isName = (s: unknown): s is string => typeof s === "string" && s !== "" && s !== "." && s !== ".." && !s.includes("/") && !s.includes("\0")
 const isNum = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n)
@@ -31,8 +30,8 @@ const identity = (root: string): { readonly dev: number; readonly ino: number } 
   return st === undefined || !st.isDirectory() ? undefined : { dev: st.dev, ino: st.ino }
 }
 
-/** The folders last saved for `root`, or undefined (none, or anything not exactly as written: a full scan). */
-export const load = (root: string): Folders | undefined => {
+/** The tree last saved for `root`, or undefined (none, or anything not exactly as written: a full scan). */
+export const load = (root: string): WorkspaceScan.Folder | undefined => {
   const id = identity(root)
   const body = id === undefined ? undefined : StateFile.read(root, file, format)
   // Paths are rebuilt by concatenation (as path.join would give them for a normalized root and plain names).
@@ -40,25 +39,33 @@ export const load = (root: string): Folders | undefined => {
   try {
     const data: unknown = JSON.parse(body)
     if (!Array.isArray(data) || data.length !== 4 || data[0] !== root || data[1] !== id.dev || data[2] !== id.ino || !Array.isArray(data[3])) return undefined
-    const paths: Array<string> = []
-    const out: Folders = new Map()
+    const nodes: Array<WorkspaceScan.Folder> = []
+    const lasts: Array<WorkspaceScan.Folder | undefined> = []
+    const seen = new Set<string>()
     for (const e of data[3] as Array<unknown>) {
-      if (!Array.isArray(e) || e.length !== 7) return undefined
-      const [parent, name, ino, ctimeMs, settled, subs, hits] = e as Array<unknown>
-      let dir: string
-      if (paths.length === 0) {
+      if (!Array.isArray(e) || e.length !== 5) return undefined
+      const [parent, name, ino, ctimeMs, hits] = e as Array<unknown>
+      let f: WorkspaceScan.Folder
+      if (nodes.length === 0) {
         if (parent !== -1 || name !== "") return undefined
-        dir = root
+        f = WorkspaceScan.node(root, undefined)
       } else {
-        if (!Number.isInteger(parent) || (parent as number) < 0 || (parent as number) >= paths.length || !isName(name)) return undefined
-        dir = `${paths[parent as number] ?? ""}/${name}`
+        if (!Number.isInteger(parent) || (parent as number) < 0 || (parent as number) >= nodes.length || !isName(name)) return undefined
+        // Two folders of one name in one folder: not what a walk writes.
+        const key = `${parent as number}/${name}`
+        if (seen.has(key)) return undefined
+        seen.add(key)
+        const up = nodes[parent as number] as WorkspaceScan.Folder
+        // A folder not read has nothing below it.
+        if (up.ino === -1) return undefined
+        f = WorkspaceScan.node(name, up)
+        const last = lasts[parent as number]
+        if (last === undefined) up.first = f
+        else last.next = f
+        lasts[parent as number] = f
       }
-      if (!isNum(ino) || !isNum(ctimeMs) || (settled !== 0 && settled !== 1) || !Array.isArray(subs) || !Array.isArray(hits)) return undefined
-      const folders: Array<string> = []
-      for (const s of subs as Array<unknown>) {
-        if (!isName(s)) return undefined
-        folders.push(`${dir}/${s}`)
-      }
+      if (!Number.isInteger(ino) || (ino as number) < -1 || (ctimeMs !== null && !isNum(ctimeMs)) || !Array.isArray(hits)) return undefined
+      if (ino === -1 && (ctimeMs !== null || hits.length > 0)) return undefined
       const found: Array<WorkspaceScan.Hit> = []
       for (const h of hits as Array<unknown>) {
         if (!Array.isArray(h) || h.length !== 3 || typeof h[0] !== "string" || h[0].includes("\0")) return undefined
@@ -66,57 +73,48 @@ export const load = (root: string): Folders | undefined => {
         const verdict = verdicts[h[2] as number]
         if (kind === undefined || verdict === undefined || !Number.isInteger(h[1]) || !Number.isInteger(h[2])) return undefined
         const p = h[0] === "" ? root : path.join(root, h[0])
-        if (p !== root && !p.startsWith(root.endsWith("/") ? root : `${root}/`)) return undefined
+        if (p !== root && !p.startsWith(`${root}/`)) return undefined
         found.push({ path: p, kind, verdict })
       }
-      if (out.has(dir)) return undefined
-      paths.push(dir)
-      out.set(dir, { ino, ctimeMs, settled: settled === 1, hits: found, folders })
+      f.ino = ino as number
+      f.ctimeMs = ctimeMs === null ? Number.NaN : (ctimeMs as number)
+      if (found.length > 0) f.hits = found
+      nodes.push(f)
+      lasts.push(undefined)
     }
-    return out.size > 0 ? out : undefined
+    return nodes[0]
   } catch {
     return undefined
   }
 }
 
-/** Whether the walk read anything again (a folder it did not take as it was, or a different set of folders). */
-const changed = (before: Folders | undefined, after: Folders): boolean => {
-  if (before === undefined || before.size !== after.size) return true
-  for (const [dir, f] of after) if (before.get(dir) !== f) return true
-  return false
-}
-
 /**
- * Saves the folders of `root` when the walk changed them (`before` is the cache it started from). A folder saved
- * here is trusted by a later process only as far as the scan would trust it: by inode, ctime and settle window.
+ * Saves the tree of `root` (the caller knows it changed). A folder saved here is trusted by a later process only as
+ * far as the scan would trust it: by inode, ctime and settle window.
  */
-export const save = (root: string, before: Folders | undefined, after: Folders | undefined): void => {
-  if (after === undefined || !changed(before, after)) return
+export const save = (root: string, top: WorkspaceScan.Folder): void => {
   const id = identity(root)
-  if (id === undefined) return
-  const index = new Map<string, number>()
+  if (id === undefined || top.parent !== undefined || top.name !== root) return
   const entries: Array<unknown> = []
-  const vIndex = (v: WorkspaceScan.Hit["verdict"]) => verdicts.indexOf(v)
-  for (const [dir, f] of after) {
-    let parent = -1
-    let name = ""
-    if (dir !== root) {
-      const p = index.get(path.dirname(dir))
-      // Not under a folder saved before it: the walk's order was not kept, so nothing is saved.
-      if (p === undefined) return
-      parent = p
-      name = path.basename(dir)
-    }
-    index.set(dir, entries.length)
+  const rel = (p: string) => (p === root ? "" : path.relative(root, p))
+  const stack: Array<WorkspaceScan.Folder> = [top]
+  const parents: Array<number> = [-1]
+  for (let f = stack.pop(), parent = parents.pop(); f !== undefined && parent !== undefined; f = stack.pop(), parent = parents.pop()) {
+    const at = entries.length
     entries.push([
       parent,
-      name,
+      parent === -1 ? "" : f.name,
       f.ino,
-      f.ctimeMs,
-      f.settled ? 1 : 0,
-      f.folders.map((s) => path.basename(s)),
-      f.hits.map((h) => [h.path === root ? "" : path.relative(root, h.path), h.kind === "file" ? 0 : 1, vIndex(h.verdict)])
+      Number.isNaN(f.ctimeMs) ? null : f.ctimeMs,
+      f.hits.map((h) => [rel(h.path), h.kind === "file" ? 0 : 1, verdicts.indexOf(h.verdict)])
     ])
+    // Pushed last to first, so popped (and written) in the list's order.
+    const subs: Array<WorkspaceScan.Folder> = []
+    for (let c = f.first; c !== undefined; c = c.next) subs.push(c)
+    for (let i = subs.length - 1; i >= 0; i--) {
+      stack.push(subs[i] as WorkspaceScan.Folder)
+      parents.push(at)
+    }
   }
   try {
     StateFile.write(root, file, format, JSON.stringify([root, id.dev, id.ino, entries]))

@@ -35,11 +35,14 @@ export interface Options {
   readonly watch?: boolean
   /** The cache kept across processes (`ScanStore`): loaded before a root's first scan, saved after a plain scan. */
   readonly store?: Store
+  /** `WorkspaceScan.defaultSettleMs` unless told (tests: a short margin, so folders read are trusted soon). */
+  readonly settleMs?: number
 }
 
 export interface Store {
-  readonly load: (root: string) => Map<string, WorkspaceScan.Folder> | undefined
-  readonly save: (root: string, before: Map<string, WorkspaceScan.Folder> | undefined, after: Map<string, WorkspaceScan.Folder> | undefined) => void
+  readonly load: (root: string) => WorkspaceScan.Folder | undefined
+  /** Told only when a scan read or forgot a folder. */
+  readonly save: (root: string, top: WorkspaceScan.Folder) => void
 }
 
 interface Root {
@@ -49,10 +52,11 @@ interface Root {
   mode: "stat" | "watch" | "off"
   scans: number
   mark: number
-  readonly watchers: Map<string, fs.FSWatcher>
-  readonly dirty: Set<string>
+  /** How many folders the last scan found (below `minFolders`: no watchers). */
+  folders: number
+  readonly dirty: Set<WorkspaceScan.Folder>
   /** Folders whose watch could not be set (unreadable, vanished): read again on every scan. */
-  readonly unwatched: Set<string>
+  readonly unwatched: Set<WorkspaceScan.Folder>
   /**
    * The last answer, while no folder was read again since: a call that finds nothing changed gathers nothing (a
    * walk over 25,000 folders' lists made 2 MB of garbage per sandboxed call).
@@ -74,16 +78,28 @@ const maxQueued = (): number => {
 class NoWatches extends Error {}
 
 /**
- * A folder's watcher knows its folder: its listeners are the root's, shared by all (25,000 folders: 12 MB resident
- * with one closure for changes and one for errors per watcher, 6 MB more than the watchers themselves).
+ * A folder's watcher knows its folder: its listeners are the root's, shared by all (25,000 folders' watchers held
+ * ~24 MB resident with a closure for changes and one for errors each, ~12 MB with the root's two).
  */
 interface Watch extends fs.FSWatcher {
-  dir: string
+  folder: WorkspaceScan.Folder
+}
+
+/** The folders of a tree that the last scan found there (read). */
+const count = (top: WorkspaceScan.Folder | undefined): number => {
+  let n = 0
+  if (top !== undefined) WorkspaceScan.eachBelow(top, (f) => void (f.ino !== -1 && n++))
+  return n
 }
 
 export interface WatchedScan {
-  /** What the sandbox must hide under `root`, as `WorkspaceScan.scan` would find it now. */
-  readonly scan: (root: string) => Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>>
+  /**
+   * What the sandbox must hide under `root`, as `WorkspaceScan.scan` would find it now. `watch: false` (a long call,
+   * rg's search): answered by the watchers when another call has set them, else by the per-folder validation, and
+   * never the reason watchers are set (25,000 folders' watchers hold ~20 MB; validating them is ~50 ms, a few
+   * percent of a search over the tree).
+   */
+  readonly scan: (root: string, watch?: boolean) => Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>>
   /** Closes every watcher (tests; the watchers never keep the process alive). */
   readonly close: () => void
   /** How the last scan of `root` was made (tests and the bench). */
@@ -96,6 +112,7 @@ export const make = (options: Options = {}): WatchedScan => {
   const barrierTimeoutMs = options.barrierTimeoutMs ?? 2_000
   const watching = options.watch ?? true
   const store = options.store
+  const settleMs = options.settleMs ?? WorkspaceScan.defaultSettleMs
   const roots = new Map<string, Root>()
   const modes = new Map<string, "cold" | "stat" | "watch" | "full">()
   let events = 0
@@ -147,48 +164,62 @@ export const make = (options: Options = {}): WatchedScan => {
     }
   })
 
-  const folders = (root: string, r: Root) => {
-    let m = r.cache.get(root)
-    if (m === undefined) r.cache.set(root, (m = new Map()))
-    return m
+  const topOf = (root: string, r: Root): WorkspaceScan.Folder => {
+    let top = r.cache.get(root)
+    if (top === undefined) r.cache.set(root, (top = WorkspaceScan.node(root, undefined)))
+    return top
   }
 
-  const watch = (r: Root, dir: string): void => {
-    if (r.watchers.has(dir)) return
+  const watch = (r: Root, f: WorkspaceScan.Folder, dir = WorkspaceScan.pathOf(f)): void => {
+    if (f.watch !== undefined) return
     try {
       const w = fs.watch(dir, { persistent: false }, r.onEvent) as Watch
-      w.dir = dir
+      w.folder = f
       // A watcher whose folder is gone reports an error: the folder's parent has an event of its own.
       w.on("error", r.onEvent)
-      r.watchers.set(dir, w)
-      r.unwatched.delete(dir)
+      f.watch = w
+      r.unwatched.delete(f)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOSPC") throw new NoWatches()
-      r.unwatched.add(dir)
+      r.unwatched.add(f)
     }
   }
-  const unwatch = (r: Root, dir: string): void => {
-    r.watchers.get(dir)?.close()
-    r.watchers.delete(dir)
-    r.unwatched.delete(dir)
+  /** For a folder forgotten by the scan (gone, replaced, or below such a folder). */
+  const unwatch = (r: Root, f: WorkspaceScan.Folder): void => {
+    f.watch?.close()
+    f.watch = undefined
+    r.unwatched.delete(f)
   }
-  const closeAll = (r: Root) => {
-    for (const w of r.watchers.values()) w.close()
-    r.watchers.clear()
+  const closeAll = (root: string, r: Root) => {
+    const top = r.cache.get(root)
+    if (top !== undefined) WorkspaceScan.eachBelow(top, (f) => unwatch(r, f))
     r.unwatched.clear()
     r.dirty.clear()
   }
 
-  /** The per-folder validation, from the stored cache on a root's first scan, the cache saved when it changed. */
+  /**
+   * The per-folder validation (folders it forgets lose their watchers), from the stored cache on a root's first
+   * scan, the cache saved when the scan read or forgot a folder.
+   */
   const plain = (root: string, r: Root): ReadonlyArray<WorkspaceScan.Hit> => {
-    if (store === undefined) return WorkspaceScan.scan(root, r.cache)
+    if (store === undefined) return WorkspaceScan.scan(root, r.cache, settleMs, (f) => unwatch(r, f))
     if (!r.cache.has(root)) {
       const loaded = store.load(root)
       if (loaded !== undefined) r.cache.set(root, loaded)
     }
-    const before = r.cache.get(root)
-    const hits = WorkspaceScan.scan(root, r.cache)
-    store.save(root, before, r.cache.get(root))
+    let changed = !r.cache.has(root)
+    const hits = WorkspaceScan.scan(
+      root,
+      r.cache,
+      settleMs,
+      (f) => {
+        changed = true
+        unwatch(r, f)
+      },
+      () => void (changed = true)
+    )
+    const top = r.cache.get(root)
+    if (changed && top !== undefined) store.save(root, top)
     return hits
   }
 
@@ -196,87 +227,88 @@ export const make = (options: Options = {}): WatchedScan => {
   const full = (root: string, r: Root): ReadonlyArray<WorkspaceScan.Hit> => {
     const hits = plain(root, r)
     r.hits = hits
-    const seen = folders(root, r)
-    for (const dir of [...r.watchers.keys()]) if (!seen.has(dir)) unwatch(r, dir)
-    for (const dir of seen.keys()) {
-      if (r.watchers.has(dir)) continue
-      watch(r, dir)
-      // Read before its watch existed: a change in between would be missed, so it is read again next time.
-      r.dirty.add(dir)
+    r.folders = 0
+    const stack = [topOf(root, r)]
+    const paths = [root]
+    for (let f = stack.pop(), dir = paths.pop(); f !== undefined && dir !== undefined; f = stack.pop(), dir = paths.pop()) {
+      if (f.ino === -1) continue
+      r.folders++
+      if (f.watch === undefined) {
+        watch(r, f, dir)
+        // Read before its watch existed: a change in between would be missed, so it is read again next time.
+        r.dirty.add(f)
+      }
+      for (let c = f.first; c !== undefined; c = c.next) {
+        stack.push(c)
+        paths.push(WorkspaceScan.join(dir, c.name))
+      }
     }
     return hits
   }
 
-  /** Forgets a folder and everything below it. */
-  const drop = (root: string, r: Root, dir: string) => {
-    const map = folders(root, r)
-    const stack = [dir]
-    for (let d = stack.pop(); d !== undefined; d = stack.pop()) {
-      const f = map.get(d)
-      map.delete(d)
-      unwatch(r, d)
-      if (f !== undefined) for (const sub of f.folders) stack.push(sub)
-    }
-  }
+  /** Forgets a folder and everything below it: read anew when walked. */
+  const drop = (r: Root, f: WorkspaceScan.Folder) => WorkspaceScan.forget(f, (d) => unwatch(r, d))
 
   /** Walks a folder not known yet: each folder watched, then read. */
-  const adopt = (root: string, r: Root, dir: string) => {
-    const map = folders(root, r)
-    const stack = [dir]
-    for (let d = stack.pop(); d !== undefined; d = stack.pop()) {
-      watch(r, d)
-      const st = lstat(d)
+  const adopt = (root: string, r: Root, top: WorkspaceScan.Folder) => {
+    const stack = [top]
+    const paths = [WorkspaceScan.pathOf(top)]
+    for (let f = stack.pop(), dir = paths.pop(); f !== undefined && dir !== undefined; f = stack.pop(), dir = paths.pop()) {
+      watch(r, f, dir)
+      const st = lstat(dir)
       if (st === undefined || !st.isDirectory()) {
-        unwatch(r, d)
+        drop(r, f)
         continue
       }
-      const f = WorkspaceScan.read(root, d, st, WorkspaceScan.defaultSettleMs)
-      map.set(d, f)
-      for (const sub of f.folders) stack.push(sub)
+      WorkspaceScan.read(root, f, dir, st, settleMs, (d) => unwatch(r, d))
+      for (let c = f.first; c !== undefined; c = c.next) {
+        stack.push(c)
+        paths.push(WorkspaceScan.join(dir, c.name))
+      }
     }
   }
 
   /** Reads again what changed since the last scan; false when the root itself changed (a full scan is needed). */
   const incremental = (root: string, r: Root): boolean => {
-    const map = folders(root, r)
     const work = [...r.dirty, ...r.unwatched]
     r.dirty.clear()
-    if (work.length > 0) r.hits = undefined
-    for (let dir = work.pop(); dir !== undefined; dir = work.pop()) {
-      const known = map.get(dir)
-      if (known === undefined) continue
+    if (work.length === 0) return true
+    r.hits = undefined
+    for (let f = work.pop(); f !== undefined; f = work.pop()) {
+      // Forgotten since it was marked (a folder gone, or below one).
+      if (f.ino === -1) continue
+      const dir = WorkspaceScan.pathOf(f)
       const st = lstat(dir)
-      if (st === undefined || !st.isDirectory() || st.ino !== known.ino) {
-        if (dir === root) return false
-        drop(root, r, dir)
-        const parent = path.dirname(dir)
-        if (map.has(parent)) work.push(parent)
+      if (st === undefined || !st.isDirectory() || st.ino !== f.ino) {
+        if (f.parent === undefined) return false
+        drop(r, f)
+        if (f.parent.ino !== -1) work.push(f.parent)
         continue
       }
-      if (r.unwatched.has(dir)) watch(r, dir)
+      if (r.unwatched.has(f)) watch(r, f, dir)
+      const before = new Set<WorkspaceScan.Folder>()
+      for (let c = f.first; c !== undefined; c = c.next) before.add(c)
       // The settle margin keeps a folder read just now from being trusted by a later per-folder validation.
-      const fresh = WorkspaceScan.read(root, dir, st, WorkspaceScan.defaultSettleMs)
-      map.set(dir, fresh)
-      const before = new Set(known.folders)
-      const after = new Set(fresh.folders)
-      for (const sub of known.folders) if (!after.has(sub)) drop(root, r, sub)
-      for (const sub of fresh.folders) {
-        const old = before.has(sub) ? map.get(sub) : undefined
-        if (old !== undefined) {
-          const sst = lstat(sub)
-          if (sst !== undefined && sst.isDirectory() && sst.ino === old.ino) continue
+      WorkspaceScan.read(root, f, dir, st, settleMs, (d) => unwatch(r, d))
+      for (let c = f.first; c !== undefined; c = c.next) {
+        if (before.has(c) && c.ino !== -1) {
+          const sst = lstat(WorkspaceScan.join(dir, c.name))
+          if (sst !== undefined && sst.isDirectory() && sst.ino === c.ino) continue
         }
-        drop(root, r, sub)
-        adopt(root, r, sub)
+        drop(r, c)
+        adopt(root, r, c)
       }
     }
+    r.folders = count(r.cache.get(root))
     return true
   }
 
   const hitsOf = (root: string, r: Root): ReadonlyArray<WorkspaceScan.Hit> => {
     if (r.hits !== undefined) return r.hits
     const out: Array<WorkspaceScan.Hit> = []
-    for (const f of folders(root, r).values()) for (let i = 0; i < f.hits.length; i++) out.push(f.hits[i] as WorkspaceScan.Hit)
+    WorkspaceScan.eachBelow(topOf(root, r), (f) => {
+      for (let i = 0; i < f.hits.length; i++) out.push(f.hits[i] as WorkspaceScan.Hit)
+    })
     r.hits = out
     return out
   }
@@ -286,7 +318,16 @@ export const make = (options: Options = {}): WatchedScan => {
       try {
         if (r.mode === "stat") {
           // Watch what is known first, then validate it: a change after its watch is an event, one before is seen.
-          for (const dir of folders(root, r).keys()) watch(r, dir)
+          const stack = [topOf(root, r)]
+          const paths = [root]
+          for (let f = stack.pop(), dir = paths.pop(); f !== undefined && dir !== undefined; f = stack.pop(), dir = paths.pop()) {
+            if (f.ino === -1) continue
+            watch(r, f, dir)
+            for (let c = f.first; c !== undefined; c = c.next) {
+              stack.push(c)
+              paths.push(WorkspaceScan.join(dir, c.name))
+            }
+          }
           r.mode = "watch"
           r.mark = mark ?? events
           modes.set(root, "full")
@@ -302,7 +343,7 @@ export const make = (options: Options = {}): WatchedScan => {
         return full(root, r)
       } catch (e) {
         if (!(e instanceof NoWatches)) throw e
-        closeAll(r)
+        closeAll(root, r)
         r.mode = "off"
         r.hits = undefined
         modes.set(root, "stat")
@@ -310,34 +351,37 @@ export const make = (options: Options = {}): WatchedScan => {
       }
     })
 
-  const scan = (root: string): Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>> =>
+  const scan = (root: string, watch = true): Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>> =>
     Effect.suspend(() => {
       let r = roots.get(root)
       if (r === undefined) {
-        const dirty = new Set<string>()
+        const dirty = new Set<WorkspaceScan.Folder>()
         const onEvent = function (this: Watch) {
           events++
-          dirty.add(this.dir)
+          dirty.add(this.folder)
         }
-        r = { cache: WorkspaceScan.makeCache(), onEvent, mode: "stat", scans: 0, mark: 0, watchers: new Map(), dirty, unwatched: new Set(), hits: undefined }
+        r = { cache: WorkspaceScan.makeCache(), onEvent, mode: "stat", scans: 0, mark: 0, folders: 0, dirty, unwatched: new Set(), hits: undefined }
         roots.set(root, r)
       }
-      r.scans++
-      const cold = r.scans === 1
-      if (!watching || r.mode === "off" || cold || folders(root, r).size < minFolders) {
+      const cold = !r.cache.has(root)
+      // Watching starts at the second scan that wants it.
+      if (watch) r.scans++
+      if (!watching || r.mode === "off" || r.scans < 2 || r.folders < minFolders || (!watch && r.mode !== "watch")) {
         if (r.mode === "watch") {
-          closeAll(r)
+          closeAll(root, r)
           r.mode = "stat"
         }
         modes.set(root, cold ? "cold" : "stat")
         r.hits = undefined
-        return Effect.succeed(plain(root, r))
+        const hits = plain(root, r)
+        r.folders = count(r.cache.get(root))
+        return Effect.succeed(hits)
       }
       return scanWatched(root, r)
     })
 
   const close = () => {
-    for (const r of roots.values()) closeAll(r)
+    for (const [root, r] of roots) closeAll(root, r)
     roots.clear()
     barrierWatcher?.close()
     barrierWatcher = undefined

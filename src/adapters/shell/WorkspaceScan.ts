@@ -3,10 +3,11 @@
  * (`node_modules/.npmrc`, `dist/.env`, `a/b/c/d/e/f/g/h/.env`). A fast walk: `readdir` with file types, no stat per
  * file, symlinks never followed; the rule per entry is the pure `SandboxProfile.classify`.
  *
- * Cached per workspace, and validated on every call by one `lstat` per folder seen: a folder's ctime changes
- * whenever an entry in it is added, removed or renamed, and unlike its mtime it cannot be set back (`touch -d`).
- * A folder whose ctime is too recent to be trusted against the clock's granularity is read again next time, so a
- * change in the same tick as the read is never missed; a folder replaced by another (new inode) is read again.
+ * Cached per workspace as a tree of folders, and validated on every call by one `lstat` per folder seen: a folder's
+ * ctime changes whenever an entry in it is added, removed or renamed, and unlike its mtime it cannot be set back
+ * (`touch -d`). A folder whose ctime is too recent to be trusted against the clock's granularity is read again next
+ * time, so a change in the same tick as the read is never missed; a folder replaced by another (new inode) is read
+ * again, and what was known below it forgotten.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -24,19 +25,81 @@ export interface Hit {
   readonly verdict: "mask" | "sanitize" | "pin" | "hold" | "link"
 }
 
+/**
+ * A folder the scan knows, a node of the workspace's tree (a 25,000-folder tree is ~4 MB so, where a map of absolute
+ * paths to records with their subfolders' paths held ~8 MB). Its path is its ancestors' names joined; its subfolders
+ * (those the scan walks) are a list through `first` and each one's `next`, no array per folder.
+ */
 export interface Folder {
-  readonly ino: number
-  readonly ctimeMs: number
-  /** False when the ctime was too close to the read to rule out a later change in the same tick. */
-  readonly settled: boolean
-  readonly hits: ReadonlyArray<Hit>
-  readonly folders: ReadonlyArray<string>
+  /** Its name in its parent; the root's: its absolute path. */
+  readonly name: string
+  readonly parent: Folder | undefined
+  /** -1 while not read (new, or gone when last looked at): read before it is trusted. */
+  ino: number
+  /** The ctime when read; NaN when it was too close to the read to rule out a later change in the same tick. */
+  ctimeMs: number
+  hits: ReadonlyArray<Hit>
+  first: Folder | undefined
+  next: Folder | undefined
+  /** What `WatchedScan` keeps on the folder (its watcher). */
+  watch: { readonly close: () => void } | undefined
 }
 
-/** The cache: per workspace root, per folder (`WatchedScan` keeps one per process). */
-export type Cache = Map<string, Map<string, Folder>>
+/** Most folders hold no hit: one empty list for all (an empty array is 32 bytes or more). */
+const none: ReadonlyArray<never> = Object.freeze([])
+
+/** A folder's subfolder's path. */
+export const join = (dir: string, name: string): string => (dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`)
+
+/** The cache: per workspace root, its tree (`WatchedScan` keeps one per process). */
+export type Cache = Map<string, Folder>
 
 export const makeCache = (): Cache => new Map()
+
+/** A folder not read yet. */
+export const node = (name: string, parent: Folder | undefined): Folder => ({
+  name,
+  parent,
+  ino: -1,
+  ctimeMs: Number.NaN,
+  hits: none,
+  first: undefined,
+  next: undefined,
+  watch: undefined
+})
+
+/** The folder's absolute path. */
+export const pathOf = (f: Folder): string => {
+  if (f.parent === undefined) return f.name
+  const names: Array<string> = []
+  let at: Folder | undefined = f
+  for (; at?.parent !== undefined; at = at.parent) names.push(at.name)
+  let out = at?.name ?? ""
+  for (let i = names.length - 1; i >= 0; i--) out = join(out, names[i] as string)
+  return out
+}
+
+/** The folder and everything below it. */
+export const eachBelow = (f: Folder, visit: (f: Folder) => void): void => {
+  const stack = [f]
+  for (let d = stack.pop(); d !== undefined; d = stack.pop()) {
+    visit(d)
+    for (let c = d.first; c !== undefined; c = c.next) stack.push(c)
+  }
+}
+
+/** Forgets what is known of a folder and of everything below it (`onDrop` is told of each): it is read anew. */
+export const forget = (f: Folder, onDrop?: (f: Folder) => void): void => {
+  const stack = [f]
+  for (let d = stack.pop(); d !== undefined; d = stack.pop()) {
+    for (let c = d.first; c !== undefined; c = c.next) stack.push(c)
+    onDrop?.(d)
+    d.ino = -1
+    d.ctimeMs = Number.NaN
+    d.hits = none
+    d.first = undefined
+  }
+}
 
 /** A change this close (ms) to the read may share its timestamp tick (coarse clocks, 2 s on FAT): read again. */
 export const defaultSettleMs = 3_000
@@ -111,21 +174,26 @@ const longestPath = 4000
  * one call was scanned as empty by the next, whose script made it readable and read `conf/.env`. Likewise a folder
  * whose entries' paths are too long to look at or to mask (a path past PATH_MAX made one `cd` at a time).
  */
-const blind = (dir: string, st: fs.Stats, readAt: number, settleMs: number): Folder => ({
-  ino: st.ino,
-  ctimeMs: st.ctimeMs,
-  settled: st.ctimeMs < readAt - settleMs,
-  hits: [{ path: dir, kind: "directory", verdict: "mask" }],
-  folders: []
-})
+const blind = (f: Folder, dir: string, st: fs.Stats, readAt: number, settleMs: number, onDrop?: (f: Folder) => void): void => {
+  for (let c = f.first; c !== undefined; c = c.next) forget(c, onDrop)
+  settle(f, st, readAt, settleMs)
+  f.hits = [{ path: dir, kind: "directory", verdict: "mask" }]
+  f.first = undefined
+}
+
+const settle = (f: Folder, st: fs.Stats, readAt: number, settleMs: number): void => {
+  f.ino = st.ino
+  f.ctimeMs = st.ctimeMs < readAt - settleMs ? st.ctimeMs : Number.NaN
+}
 
 const codeOf = (cause: unknown): string | undefined =>
   typeof cause === "object" && cause !== null && "code" in cause ? String((cause as { readonly code: unknown }).code) : undefined
 
-/** Most folders hold no hit and many no subfolder: one empty list for all (an empty array is 32 bytes or more). */
-const none: ReadonlyArray<never> = Object.freeze([])
-
-export const read = (root: string, dir: string, st: fs.Stats, settleMs: number): Folder => {
+/**
+ * Reads a folder again: its hits, and its subfolders to walk, each one known before (same name) kept with what is
+ * known of it (checked when walked) and the others forgotten (`onDrop` is told of each folder below them).
+ */
+export const read = (root: string, f: Folder, dir: string, st: fs.Stats, settleMs: number, onDrop?: (f: Folder) => void): void => {
   const readAt = Date.now()
   let list: Array<fs.Dirent>
   try {
@@ -135,11 +203,15 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
     const code = codeOf(cause)
     if (code === "ENOENT" || code === "ENOTDIR") list = []
     else if (dir === root) throw cause
-    else return blind(dir, st, readAt, settleMs)
+    else return blind(f, dir, st, readAt, settleMs, onDrop)
   }
-  if (dir !== root && list.some((d) => dir.length + 1 + Buffer.byteLength(d.name) > longestPath)) return blind(dir, st, readAt, settleMs)
+  if (dir !== root && list.some((d) => dir.length + 1 + Buffer.byteLength(d.name) > longestPath)) return blind(f, dir, st, readAt, settleMs, onDrop)
   const hits: Array<Hit> = []
-  const folders: Array<string> = []
+  // Read for the first time (the cold scan): nothing to keep.
+  const known = f.first === undefined ? undefined : new Map<string, Folder>()
+  for (let c = f.first; c !== undefined; c = c.next) known?.set(c.name, c)
+  let first: Folder | undefined
+  let last: Folder | undefined
   let held = false
   for (const d of list) {
     const abs = path.join(dir, d.name)
@@ -149,7 +221,14 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
     // `gd/config`). Reported for GitControl, which removes one the call made; never mounted.
     if (kind === "other" && d.name === ".git") hits.push({ path: abs, kind: "file", verdict: "link" })
     if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
-    if (kind === "directory" && (verdict === "descend" || verdict === "pin")) folders.push(abs)
+    if (kind === "directory" && (verdict === "descend" || verdict === "pin")) {
+      const sub = known?.get(d.name) ?? node(d.name, f)
+      known?.delete(d.name)
+      sub.next = undefined
+      if (last === undefined) first = sub
+      else last.next = sub
+      last = sub
+    }
     if (verdict === "mask" && kind !== "other" && !held && Profile.restsOnFolderName(root, abs)) held = true
     if (kind === "file" && verdict === "keep" && d.name.endsWith(".bundle") && isBundle(abs)) hits.push({ path: abs, kind, verdict: "mask" })
   }
@@ -175,41 +254,60 @@ export const read = (root: string, dir: string, st: fs.Stats, settleMs: number):
       else if (d.name === "hooks" && d.isDirectory()) hits.push({ path: path.join(dir, d.name), kind: "directory", verdict: "mask" })
     }
   }
-  return {
-    ino: st.ino,
-    ctimeMs: st.ctimeMs,
-    settled: st.ctimeMs < readAt - settleMs,
-    hits: hits.length === 0 ? none : hits,
-    folders: folders.length === 0 ? none : folders
-  }
+  if (known !== undefined) for (const gone of known.values()) forget(gone, onDrop)
+  settle(f, st, readAt, settleMs)
+  f.hits = hits.length === 0 ? none : hits
+  f.first = first
 }
 
 /**
  * Everything under `root` the sandbox hides, pins or sanitizes. With a cache, folders unchanged since they were
- * last read are not read again (one lstat each); the cache keeps only the folders this walk saw.
+ * last read are not read again (one lstat each); folders no longer there are forgotten (`onDrop` is told of each),
+ * and `onRead` of each folder read again (ScanStore: whether the cache changed).
  */
-export const scan = (root: string, cache?: Cache, settleMs = defaultSettleMs): ReadonlyArray<Hit> => {
-  const before = cache?.get(root)
-  const after = new Map<string, Folder>()
+export const scan = (
+  root: string,
+  cache?: Cache,
+  settleMs = defaultSettleMs,
+  onDrop?: (f: Folder) => void,
+  onRead?: (f: Folder) => void
+): ReadonlyArray<Hit> => {
+  let top = cache?.get(root)
+  if (top === undefined) {
+    top = node(root, undefined)
+    cache?.set(root, top)
+  }
   const hits: Array<Hit> = []
-  const stack: Array<string> = [root]
-  for (let dir = stack.pop(); dir !== undefined; dir = stack.pop()) {
+  const stack: Array<Folder> = [top]
+  const paths: Array<string> = [root]
+  for (let f = stack.pop(), dir = paths.pop(); f !== undefined && dir !== undefined; f = stack.pop(), dir = paths.pop()) {
     let st: fs.Stats | undefined
     try {
       st = fs.lstatSync(dir, { throwIfNoEntry: false })
     } catch (cause) {
       // Not even its inode can be looked at (a path too long, a parent made unsearchable meanwhile): masked whole.
       if (dir === root) throw cause
+      if (f.ino !== -1) forget(f, onDrop)
       hits.push({ path: dir, kind: "directory", verdict: "mask" })
       continue
     }
-    if (st === undefined || !st.isDirectory()) continue
-    const known = before?.get(dir)
-    const folder = known !== undefined && known.settled && known.ino === st.ino && known.ctimeMs === st.ctimeMs ? known : read(root, dir, st, settleMs)
-    after.set(dir, folder)
-    for (let i = 0; i < folder.hits.length; i++) hits.push(folder.hits[i] as Hit)
-    for (let i = 0; i < folder.folders.length; i++) stack.push(folder.folders[i] as string)
+    if (st === undefined || !st.isDirectory()) {
+      // Gone: its parent, changed, drops it when read again; until then it is looked at on every scan.
+      if (f.ino !== -1) forget(f, onDrop)
+      continue
+    }
+    // A NaN ctime (not settled when read) never equals: read again.
+    if (f.ino !== st.ino || f.ctimeMs !== st.ctimeMs) {
+      // Another folder under the same name: nothing known below the old one holds.
+      if (f.ino !== -1 && f.ino !== st.ino) forget(f, onDrop)
+      read(root, f, dir, st, settleMs, onDrop)
+      onRead?.(f)
+    }
+    for (let i = 0; i < f.hits.length; i++) hits.push(f.hits[i] as Hit)
+    for (let c = f.first; c !== undefined; c = c.next) {
+      stack.push(c)
+      paths.push(join(dir, c.name))
+    }
   }
-  cache?.set(root, after)
   return hits
 }

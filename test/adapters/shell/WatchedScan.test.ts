@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as BwrapSandbox from "../../../src/adapters/shell/BwrapSandbox.js"
 import * as SandboxedShell from "../../../src/adapters/shell/SandboxedShell.js"
+import * as ScanStore from "../../../src/adapters/shell/ScanStore.js"
 import * as WatchedScan from "../../../src/adapters/shell/WatchedScan.js"
 import * as WorkspaceScan from "../../../src/adapters/shell/WorkspaceScan.js"
 import { Session } from "../../../src/ports/Session.js"
@@ -105,6 +106,84 @@ describe("WatchedScan", () => {
     fs.writeFileSync(path.join(root, deep, "prod.tfvars"), "x")
     expect(await check("full")).toEqual([`mask ${deep}/prod.tfvars`])
     expect(await check("watch")).toEqual([`mask ${deep}/prod.tfvars`])
+  })
+})
+
+describe("WatchedScan for long calls (watch: false)", () => {
+  it("never sets the watchers itself, sees every change by the per-folder validation, and uses watchers others set", async () => {
+    const root = tree([`${deep}/index.js`, "src/a.ts"])
+    const scanner = WatchedScan.make({ minFolders: 1 })
+    cleanups.push(scanner.close)
+    const scan = (watch: boolean) => Effect.runPromise(scanner.scan(root, watch)).then((hits) => rel(root, hits))
+    expect(await scan(false)).toEqual([])
+    expect(scanner.lastMode(root)).toBe("cold")
+    for (let i = 0; i < 3; i++) {
+      fs.writeFileSync(path.join(root, deep, `k${i}.pem`), "x")
+      expect(await scan(false)).toEqual(rel(root, WorkspaceScan.scan(root)))
+      expect(scanner.lastMode(root)).toBe("stat")
+    }
+    // Two scans that want watchers (bash's) set them; a long call's scan is then answered by them.
+    await scan(true)
+    await scan(true)
+    expect(scanner.lastMode(root)).toBe("full")
+    fs.writeFileSync(path.join(root, "src", ".env"), "x")
+    expect(await scan(false)).toEqual(rel(root, WorkspaceScan.scan(root)))
+    expect(scanner.lastMode(root)).toBe("watch")
+  })
+})
+
+describe("WatchedScan and the cached scan against a fresh scan, random changes", () => {
+  // The cache is a tree of folders kept across scans (WorkspaceScan.Folder): every kind of change, in any order,
+  // must leave it as a fresh walk finds the tree. A seeded generator: a failure replays.
+  const random = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const secrets = [".env", "id_rsa", "key.pem", ".npmrc", "credentials.json"]
+  const folders = (root: string): Array<string> => {
+    const out: Array<string> = []
+    const stack = [""]
+    for (let rel = stack.pop(); rel !== undefined; rel = stack.pop()) {
+      out.push(rel)
+      // The state folder the stored cache lives in is minicode's, not the workspace's to change.
+      for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) if (d.isDirectory() && d.name !== ".minicode") stack.push(path.join(rel, d.name))
+    }
+    return out
+  }
+  it.each([1, 2, 3])("seed %i: 40 rounds of creations, removals, renames and replacements (watched, cached, stored)", async (seed) => {
+    const next = random(seed)
+    const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(next() * xs.length)] as A
+    const root = tree(["a/b/c/x.txt", "node_modules/p/q/index.js", "src/s.ts", "d/e/f/g/y.txt"])
+    const { check } = await warmed(root)
+    const cache = WorkspaceScan.makeCache()
+    let n = 0
+    for (let round = 0; round < 40; round++) {
+      for (let k = 0; k < 3; k++) {
+        const dirs = folders(root)
+        const dir = path.join(root, pick(dirs))
+        const op = Math.floor(next() * 6)
+        if (op === 0) fs.writeFileSync(path.join(dir, pick(secrets)), "x")
+        else if (op === 1) fs.mkdirSync(path.join(dir, `n${n++}`, "m"), { recursive: true })
+        else if (op === 2 && dir !== root) fs.rmSync(dir, { recursive: true, force: true })
+        else if (op === 3 && dir !== root) {
+          // A folder moved elsewhere in the tree (not into itself).
+          const to = path.join(root, pick(dirs.filter((d) => !path.join(root, d).startsWith(dir))) ?? "", `r${n++}`)
+          if (fs.existsSync(path.dirname(to))) fs.renameSync(dir, to)
+        } else if (op === 4 && dir !== root) {
+          // Replaced by another folder under the same name (a new inode).
+          fs.mkdirSync(path.join(root, `t${n}`))
+          fs.writeFileSync(path.join(root, `t${n}`, pick(secrets)), "x")
+          fs.rmSync(dir, { recursive: true, force: true })
+          fs.renameSync(path.join(root, `t${n++}`), dir)
+        } else if (op === 5) for (const f of fs.readdirSync(dir)) if (secrets.includes(f)) fs.rmSync(path.join(dir, f), { force: true })
+      }
+      const fresh = rel(root, WorkspaceScan.scan(root))
+      expect(await check()).toEqual(fresh)
+      // The per-folder validation, a short settle margin passed: only what changed is read again.
+      expect(rel(root, WorkspaceScan.scan(root, cache, 20))).toEqual(fresh)
+      // A one-shot process: the tree the previous one saved (ScanStore), validated, saved again (the same short
+      // settle margin, so its folders are trusted on their inode and ctime).
+      const oneShot = WatchedScan.make({ watch: false, store: ScanStore.store, settleMs: 20 })
+      expect(rel(root, await Effect.runPromise(oneShot.scan(root)))).toEqual(fresh)
+      await new Promise((r) => setTimeout(r, 30))
+    }
   })
 })
 
