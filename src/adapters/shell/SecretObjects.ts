@@ -27,23 +27,49 @@ import type * as WorkspaceScan from "./WorkspaceScan.js"
 
 const lstat = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false })
 
-const blobIds = new Map<string, { readonly key: string; readonly id: string | undefined }>()
-/** git's blob id of a regular file, or undefined (not a file, unreadable, over 64 MB). */
-const blobId = (file: string): string | undefined => {
+const blobIds = new Map<string, { readonly key: string; readonly ids: ReadonlyArray<string> }>()
+const hash = (content: Buffer) => createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex")
+
+/**
+ * The content as git's message cleanup (`stripspace`, without comments) leaves it: trailing whitespace cut from each
+ * line, runs of blank lines made one, leading and trailing ones dropped, a final newline. `git notes add -F .env`
+ * (and `-m "$(cat .env)"`) stores that, not the file: a `.env` without a final newline gave a note blob no hash of
+ * the file matched (red team).
+ */
+const stripspace = (content: Buffer): Buffer | undefined => {
+  if (content.length > 1024 * 1024) return undefined
+  const out: Array<string> = []
+  let blank = false
+  for (const line of content.toString("latin1").split("\n")) {
+    const trimmed = line.replace(/[ \t\r]+$/, "")
+    if (trimmed === "") {
+      blank = true
+      continue
+    }
+    if (blank && out.length > 0) out.push("")
+    blank = false
+    out.push(trimmed)
+  }
+  return out.length === 0 ? undefined : Buffer.from(out.map((l) => `${l}\n`).join(""), "latin1")
+}
+
+/** git's blob ids of a regular file's content and of its cleaned-up form, or none (not a file, unreadable, over 64 MB). */
+const blobId = (file: string): ReadonlyArray<string> => {
   const st = lstat(file)
-  if (st === undefined || !st.isFile() || st.size > 64 * 1024 * 1024) return undefined
+  if (st === undefined || !st.isFile() || st.size > 64 * 1024 * 1024) return []
   const key = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
   const known = blobIds.get(file)
-  if (known !== undefined && known.key === key) return known.id
-  let id: string | undefined
+  if (known !== undefined && known.key === key) return known.ids
+  let ids: ReadonlyArray<string> = []
   try {
     const content = fs.readFileSync(file)
-    id = createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex")
+    const cleaned = stripspace(content)
+    ids = [...new Set([hash(content), ...(cleaned === undefined ? [] : [hash(cleaned)])])]
   } catch {
-    id = undefined
+    ids = []
   }
-  blobIds.set(file, { key, id })
-  return id
+  blobIds.set(file, { key, ids })
+  return ids
 }
 
 /** The files of a masked folder (a `.ssh`, a `.aws`), a few levels and a bounded number. */
@@ -119,7 +145,7 @@ export const maskedIds = (hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray
     if (h.kind === "file") files.push(h.path)
     else filesUnder(h.path, files)
   }
-  return files.map(blobId).filter((id): id is string => id !== undefined)
+  return files.flatMap(blobId)
 }
 
 /**
