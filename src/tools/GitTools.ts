@@ -74,7 +74,11 @@ const patchFlags = ["--no-ext-diff", "--no-textconv", "--no-color", "--full-inde
 export interface Runners {
   readonly read: Effect.Effect<ShellShape>
   readonly commit: Effect.Effect<ShellShape>
-  /** Ids of protected content known beyond the history (every protected file's content the sandbox ever saw). */
+  /**
+   * Ids of protected content known beyond the history: bash's store check (`SecretObjects.protectedIds`), the
+   * protected files' current contents, every blob a tree in the store names at a protected path, and every content
+   * remembered. Any object with one is refused or hidden, whatever names it (a notes ref, a tree path, a patch).
+   */
   readonly protectedIds?: Effect.Effect<ReadonlySet<string>>
   /** The history walk's result kept across processes (a one-shot CLI call then walks only a changed history). */
   readonly history?: HistoryStoreShape
