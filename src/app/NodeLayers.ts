@@ -8,6 +8,7 @@ import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
 import * as HistoryStore from "../adapters/fs/HistoryStore.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
+import * as SecretObjects from "../adapters/shell/SecretObjects.js"
 import * as StoreSecrets from "../adapters/shell/StoreSecrets.js"
 import * as WatchedScan from "../adapters/shell/WatchedScan.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
@@ -232,13 +233,20 @@ export const gitRunners = (options: { readonly unrestricted: boolean; readonly s
           )
         )
       )
-    const protectedIds = Effect.sync(() => {
-      try {
-        return StoreSecrets.remembered(session.root)
-      } catch {
-        return new Set<string>()
-      }
-    })
+    // The scan the sandbox makes (the same cache): the protected files' current contents, as bash's store check
+    // hashes them, beside every protected content remembered.
+    const scanner = sandbox.bwrap?.scan ?? WatchedScan.shared
+    const protectedIds = Effect.flatMap(scanner.scan(session.root), (hits) =>
+      Effect.catchAllDefect(SecretObjects.protectedIds(session.root, hits), () =>
+        Effect.sync(() => {
+          try {
+            return new Set([...SecretObjects.maskedIds(hits), ...StoreSecrets.remembered(session.root)])
+          } catch {
+            return new Set<string>()
+          }
+        })
+      )
+    )
     const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true), protectedIds, history: HistoryStore.make(session.root) }
     return runners
   })

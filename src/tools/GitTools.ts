@@ -6,8 +6,8 @@
  *    a program (drivers, filters, textconv, fsmonitor, hooks, pagers, editors, ssh, askpass, credential helpers,
  *    `!` aliases…) or borrowed objects outside the workspace is a refusal naming the key and the file.
  * 2. Every git invocation also neutralises them on its command line and environment: no fsmonitor, no hooks, no
- *    external diff or textconv, no pager or editor, no system or global config, no replace objects, no bare
- *    repository found by accident, an empty home, and `GIT_DIR`/`GIT_WORK_TREE` set to the inspected repository.
+ *    external diff or textconv, no pager or editor, no system or global config, no replace objects or grafts, no
+ *    notes, no bare repository found by accident, an empty home, and `GIT_DIR`/`GIT_WORK_TREE` set to the inspected repository.
  *    Reads run inside the read-only sandbox and `git_commit` inside the bash sandbox when one is available.
  *
  * Output never shows a protected file's content: a `git_show` revision naming a secret path (`HEAD:.env`,
@@ -44,7 +44,9 @@ const safety = [
   "-c", "protocol.ext.allow=never",
   "-c", "diff.noprefix=false",
   "-c", "diff.mnemonicPrefix=false",
-  "--no-pager"
+  "--no-pager",
+  // Replace refs make git show another object than the one named and judged (`GIT_NO_REPLACE_OBJECTS` too).
+  "--no-replace-objects"
 ]
 
 /** What every git call gets; the read and commit calls add the empty home and no global configuration. */
@@ -52,6 +54,8 @@ const gitEnv = {
   GIT_CONFIG_NOSYSTEM: "1",
   GIT_ATTR_NOSYSTEM: "1",
   GIT_NO_REPLACE_OBJECTS: "1",
+  // `info/grafts` rewrites parents (a history cut short hides the commits the secret walk must see): none is read.
+  GIT_GRAFT_FILE: "/nonexistent/minicode-git-home/grafts",
   GIT_TERMINAL_PROMPT: "0",
   GIT_PAGER: "cat",
   GIT_EDITOR: "true",
@@ -70,7 +74,11 @@ const patchFlags = ["--no-ext-diff", "--no-textconv", "--no-color", "--full-inde
 export interface Runners {
   readonly read: Effect.Effect<ShellShape>
   readonly commit: Effect.Effect<ShellShape>
-  /** Ids of protected content known beyond the history (every protected file's content the sandbox ever saw). */
+  /**
+   * Ids of protected content known beyond the history: bash's store check (`SecretObjects.protectedIds`), the
+   * protected files' current contents, every blob a tree in the store names at a protected path, and every content
+   * remembered. Any object with one is refused or hidden, whatever names it (a notes ref, a tree path, a patch).
+   */
   readonly protectedIds?: Effect.Effect<ReadonlySet<string>>
   /** The history walk's result kept across processes (a one-shot CLI call then walks only a changed history). */
   readonly history?: HistoryStoreShape
@@ -255,7 +263,9 @@ export const makeTools = (runners?: Runners) =>
             return yield* new ToolFailed({ tool: "git_show", reason: `${rev} is the content of a protected file (the same blob sits at a secret path)` })
           }
         }
-        const text = yield* git.ok(["show", ...patchFlags, "--no-show-signature", "--ignore-submodules=dirty", "--end-of-options", rev, ...rel(inv, "path")])
+        // No notes: git prints them under the message, outside any section the filter judges (was a hole, red team:
+        // a note written from a committed `.env` was shown whole by `git_show <commit>`).
+        const text = yield* git.ok(["show", ...patchFlags, "--no-notes", "--no-show-signature", "--ignore-submodules=dirty", "--end-of-options", rev, ...rel(inv, "path")])
         return out(yield* hide(text, git), "(empty)")
       })
 
@@ -341,7 +351,7 @@ export const makeTools = (runners?: Runners) =>
         case "git_log":
           return Effect.flatMap(prepare("git_log", read), (git) =>
             Effect.map(
-              git.ok(["log", "--no-color", "--no-show-signature", `-n${call.args.limit ?? 20}`, "--format=%h %ad %an%n    %s", "--date=short", ...rel(inv, "path")]),
+              git.ok(["log", "--no-color", "--no-notes", "--no-show-signature", `-n${call.args.limit ?? 20}`, "--format=%h %ad %an%n    %s", "--date=short", ...rel(inv, "path")]),
               (t) => out(t, "no commits")
             )
           )

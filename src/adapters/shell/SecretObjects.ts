@@ -28,23 +28,49 @@ import type * as WorkspaceScan from "./WorkspaceScan.js"
 
 const lstat = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false })
 
-const blobIds = new Map<string, { readonly key: string; readonly id: string | undefined }>()
-/** git's blob id of a regular file, or undefined (not a file, unreadable, over 64 MB). */
-const blobId = (file: string): string | undefined => {
+const blobIds = new Map<string, { readonly key: string; readonly ids: ReadonlyArray<string> }>()
+const hash = (content: Buffer) => createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex")
+
+/**
+ * The content as git's message cleanup (`stripspace`, without comments) leaves it: trailing whitespace cut from each
+ * line, runs of blank lines made one, leading and trailing ones dropped, a final newline. `git notes add -F .env`
+ * (and `-m "$(cat .env)"`) stores that, not the file: a `.env` without a final newline gave a note blob no hash of
+ * the file matched (red team).
+ */
+const stripspace = (content: Buffer): Buffer | undefined => {
+  if (content.length > 1024 * 1024) return undefined
+  const out: Array<string> = []
+  let blank = false
+  for (const line of content.toString("latin1").split("\n")) {
+    const trimmed = line.replace(/[ \t\r]+$/, "")
+    if (trimmed === "") {
+      blank = true
+      continue
+    }
+    if (blank && out.length > 0) out.push("")
+    blank = false
+    out.push(trimmed)
+  }
+  return out.length === 0 ? undefined : Buffer.from(out.map((l) => `${l}\n`).join(""), "latin1")
+}
+
+/** git's blob ids of a regular file's content and of its cleaned-up form, or none (not a file, unreadable, over 64 MB). */
+const blobId = (file: string): ReadonlyArray<string> => {
   const st = lstat(file)
-  if (st === undefined || !st.isFile() || st.size > 64 * 1024 * 1024) return undefined
+  if (st === undefined || !st.isFile() || st.size > 64 * 1024 * 1024) return []
   const key = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
   const known = blobIds.get(file)
-  if (known !== undefined && known.key === key) return known.id
-  let id: string | undefined
+  if (known !== undefined && known.key === key) return known.ids
+  let ids: ReadonlyArray<string> = []
   try {
     const content = fs.readFileSync(file)
-    id = createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex")
+    const cleaned = stripspace(content)
+    ids = [...new Set([hash(content), ...(cleaned === undefined ? [] : [hash(cleaned)])])]
   } catch {
-    id = undefined
+    ids = []
   }
-  blobIds.set(file, { key, id })
-  return id
+  blobIds.set(file, { key, ids })
+  return ids
 }
 
 /** The files of a masked folder (a `.ssh`, a `.aws`), a few levels and a bounded number. */
@@ -109,6 +135,22 @@ const alternatesOf = (workspace: string, objects: string): Array<string> => {
 }
 
 /**
+ * The blob ids of the files the scan masks (each protected file, and the files of a masked folder, outside git
+ * folders), as git would hash their current content: bash's store check looks them up in the stores, and the git
+ * tools refuse any object with one of them (`GitTools` `Runners.protectedIds`), whatever names it.
+ */
+export const maskedIds = (hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => {
+  const files: Array<string> = []
+  for (const h of hits) {
+    if (h.verdict !== "mask" || h.path.split("/").includes(".git")) continue
+    if (h.kind === "file") files.push(h.path)
+    else filesUnder(h.path, files)
+  }
+  // minicode's own state files are not content a tool could carry into a store (StateDir.isOwnState).
+  return files.filter((f) => !(path.basename(path.dirname(f)) === ".minicode" && StateDir.isOwnState(path.basename(f)))).flatMap(blobId)
+}
+
+/**
  * The object folders (inside the workspace) the sandbox must mask: nested repositories' and submodules' always,
  * `.git/lost-found` and `.git/rr-cache` always (plain copies of objects and of conflicted files), and the
  * workspace repository's store (with the folders git copies objects to) when it holds protected content
@@ -132,16 +174,7 @@ function* hideSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): 
     const folder = real(path.join(rootGit, copies))
     if (folder !== undefined) hide.push(folder)
   }
-  const files: Array<string> = []
-  for (const h of hits) {
-    if (h.verdict !== "mask" || h.path.split("/").includes(".git")) continue
-    if (h.kind === "file") files.push(h.path)
-    else filesUnder(h.path, files)
-  }
-  // minicode's own state files are not content a tool could carry into the store (StateDir.isOwnState).
-  const state = path.join(workspace, ".minicode") + "/"
-  const content = files.filter((f) => !(f.startsWith(state) && !f.slice(state.length).includes("/") && StateDir.isOwnState(f.slice(state.length))))
-  const ids = content.map(blobId).filter((id): id is string => id !== undefined)
+  const ids = maskedIds(hits)
   const objects = real(path.join(rootGit, "objects"))
   if (objects === undefined) return hide
   const stores = [objects, ...alternatesOf(workspace, objects)]
@@ -192,17 +225,40 @@ const nextTurn = Effect.async<void>((resume) => {
  * interrupted check stops where it is (what it read is not saved) and is done again by the next call.
  */
 export const toHideEffect = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): Effect.Effect<ReadonlyArray<string>> =>
+  paced(workspace, () => hideSteps(workspace, hits), [])
+
+/** Steps run in the workspace's lane, the event loop turning between slices; `none` is what an interruption gives. */
+const paced = <A>(workspace: string, make: () => GitStore.Steps<A>, none: A): Effect.Effect<A> =>
   lane(workspace).withPermits(1)(
     Effect.suspend(() => {
-      const steps = hideSteps(workspace, hits)
-      const step: Effect.Effect<ReadonlyArray<string>> = Effect.suspend(() => {
+      const steps = make()
+      const step: Effect.Effect<A> = Effect.suspend(() => {
         const r = steps.next()
         return r.done === true ? Effect.succeed(r.value) : Effect.zipRight(nextTurn, step)
       })
       // Closing the generator runs its `finally` blocks (an open pack's descriptor).
-      return Effect.onInterrupt(step, () => Effect.sync(() => steps.return([])))
+      return Effect.onInterrupt(step, () => Effect.sync(() => steps.return(none)))
     })
   )
+
+function* protectedSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): GitStore.Steps<ReadonlySet<string>> {
+  const rootGit = path.join(workspace, ".git")
+  const ids = maskedIds(hits)
+  const objects = lstat(rootGit)?.isDirectory() === true ? real(path.join(rootGit, "objects")) : undefined
+  if (objects === undefined) return StoreSecrets.rememberSeen(workspace, ids)
+  yield* StoreSecrets.checkSteps(workspace, rootGit, [objects, ...alternatesOf(workspace, objects)], ids)
+  return StoreSecrets.remembered(workspace)
+}
+
+/**
+ * The ids of every protected content bash's store check knows (`StoreSecrets.check`, the same state): the protected
+ * files' current contents, every blob a tree or an index in the stores names at a protected path (reachable from a
+ * ref or not, whatever grafts, a shallow file or replace refs say), and every content remembered. What the git
+ * tools never show under any name (`GitTools` `Runners.protectedIds`). Was a hole (red team): a note written from a
+ * never-committed `.env` was shown by `git_show refs/notes/commits:<commit>` until a bash call had run the check.
+ */
+export const protectedIds = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): Effect.Effect<ReadonlySet<string>> =>
+  paced(workspace, () => protectedSteps(workspace, hits), new Set<string>())
 
 /** Files git leaves in its folder with a patch in them (`git commit -v` keeps the diff below the scissors line). */
 const messageFiles = ["COMMIT_EDITMSG", "TAG_EDITMSG", "MERGE_MSG", "SQUASH_MSG", "NOTES_EDITMSG", "ADD_EDIT.patch"]

@@ -437,5 +437,21 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
  */
 export const remembered = (workspace: string): ReadonlySet<string> => load(workspace).secret
 
+/**
+ * `remembered`, after remembering `seen` (the protected files' current contents' ids, `SecretObjects.maskedIds`):
+ * what the git tools judge objects by. Was a hole (red team): a note written from a never-committed `.env` (`git
+ * notes add -F .env`) was shown by `git_show refs/notes/commits:<commit>` until a bash call had run its store check;
+ * the git tools now know the current contents as bash does, and remember them (a later change of `.env` leaves its
+ * old content protected). Only the ids are appended: the stores are not read (that is bash's check).
+ */
+export const rememberSeen = (workspace: string, seen: ReadonlyArray<string>): ReadonlySet<string> => {
+  const known = load(workspace)
+  const added = seen.filter((id) => !known.secret.has(id))
+  if (added.length === 0) return known.secret
+  for (const id of added) known.secret.add(id)
+  addSeen(workspace, known, added)
+  return known.secret
+}
+
 export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): StoreView =>
   GitStore.drain(checkSteps(workspace, gitDir, stores, seen))
