@@ -6,8 +6,9 @@
  * gives lies in the tree, reached by no link: the walk is its own no-follow check, with one listing per folder.
  *
  * A parent's descriptor stays open until its last subfolder is opened: depth first, that is the folders on the way
- * down (and the siblings still waiting there share their parent's one descriptor). Synchronous; throws only from
- * `open` (the start), every later failure passes the folder over.
+ * down (and the siblings still waiting there share their parent's one descriptor). Synchronous. A folder that is
+ * not one any more (a symlink, a file, gone) or that may not be read is passed over; any other failure (out of
+ * descriptors, say) is thrown, so a walk fails loudly rather than coming back short without a word.
  *
  * Without /proc (DirFd.supported false) folders are opened by path: the check holds for the last component only.
  */
@@ -31,6 +32,10 @@ interface Job {
   readonly name: string
   readonly rel: string
 }
+
+/** What a folder met in a listing can honestly turn out to be by the time it is opened (or listed). */
+const passedOver = new Set(["ELOOP", "ENOTDIR", "ENOENT", "EACCES", "EPERM"])
+const codeOf = (cause: unknown) => (typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "")
 
 const kindOf = (e: fs.Dirent): DirEntry["kind"] =>
   e.isFile() ? "file" : e.isDirectory() ? "directory" : e.isSymbolicLink() ? "symlink" : "other"
@@ -74,8 +79,9 @@ export const open = (start: string): FdTree => {
       if (!DirFd.supported) fs.closeSync(fd)
       held.add(h)
       return h
-    } catch {
-      return undefined
+    } catch (cause) {
+      if (passedOver.has(codeOf(cause))) return undefined
+      throw cause
     } finally {
       release(job.parent)
     }
@@ -84,8 +90,10 @@ export const open = (start: string): FdTree => {
     let entries: ReadonlyArray<DirEntry>
     try {
       entries = fs.readdirSync(DirFd.self(h.dir), { withFileTypes: true }).map((e) => ({ name: e.name, kind: kindOf(e) }))
-    } catch {
-      return release(h)
+    } catch (cause) {
+      release(h)
+      if (passedOver.has(codeOf(cause))) return
+      throw cause
     }
     const subs = visit({ rel, entries, read: readIn(h.dir) })
     h.uses += subs.length

@@ -271,6 +271,7 @@ export const make = Effect.sync(() => {
     walkTree: (start) =>
       Effect.map(
         sys("list", start, () => FdTree.open(start)),
+        // A step fails only as nothing should (out of descriptors): a defect, not a walk that comes back short.
         (tree): TreeWalk => ({ step: (folders, visit) => Effect.sync(() => tree.step(folders, visit)), close: Effect.sync(tree.close) })
       ),
     scan: (dir, names, sink) => sys("list", dir, () => Scan.scanDir(dir, names, sink, scanBuffer)),
