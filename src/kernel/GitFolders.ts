@@ -29,6 +29,26 @@ export const isGitFolder = (fs: FileSystemShape, dir: string) =>
   })
 
 /**
+ * `isGitFolder` answered from the folder's own listing (the kinds a listing gives are lstat's): for a walk, which
+ * has the listing already and so needs no lstat of `HEAD` per folder.
+ */
+export const isGitListing = (entries: ReadonlyArray<{ readonly name: string; readonly kind: FileKind }>): boolean => {
+  let head: FileKind | undefined
+  let commondir = false
+  let objects: FileKind | undefined
+  let refs: FileKind | undefined
+  for (const e of entries) {
+    if (e.name === "HEAD") head = e.kind
+    else if (e.name === "commondir") commondir = true
+    else if (e.name === "objects") objects = e.kind
+    else if (e.name === "refs") refs = e.kind
+  }
+  if (head === undefined || head === "directory") return false
+  if (commondir) return true
+  return objects !== undefined && objects !== "file" && refs !== undefined && refs !== "file"
+}
+
+/**
  * The path `absolute` stands for under the workspace's `.git` when it is (or is in) a git folder inside `root`
  * other than one the names already cover; undefined otherwise. The root itself is not looked at.
  */

@@ -31,6 +31,25 @@ export interface DirEntry {
  */
 export type ScanSink = (index: number, bytes: Uint8Array, first: boolean, last: boolean) => boolean | "stop"
 
+/** One folder of a `walkTree`, as its own descriptor lists it. */
+export interface TreeFolder {
+  /** Relative to the walk's start ("" for the start itself). */
+  readonly rel: string
+  readonly entries: ReadonlyArray<DirEntry>
+  /** A regular file of this folder read through the folder's descriptor (not followed); undefined when it is not one. */
+  readonly read: (name: string) => Uint8Array | undefined
+}
+
+/** Hears one folder; returns the names of its subfolders to enter, listed in that order before the walk goes on (depth first). */
+export type TreeVisit = (folder: TreeFolder) => ReadonlyArray<string>
+
+/** A walk under way: it holds descriptors (the folders on the way down) until `close`. */
+export interface TreeWalk {
+  /** Lists up to `folders` folders more, each handed to `visit`; false when no folder is left. */
+  readonly step: (folders: number, visit: TreeVisit) => Effect.Effect<boolean>
+  readonly close: Effect.Effect<void>
+}
+
 export class FsError extends Schema.TaggedError<FsError>()("FsError", {
   op: Schema.String,
   path: Schema.String,
@@ -58,12 +77,12 @@ export interface FileSystemShape {
   ) => Effect.Effect<void, FsError>
   readonly readDir: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, FsError>
   /**
-   * Lists a directory as `readDir` does, but by its path as it stands (one listing, no descriptor walk from `/`, no
-   * re-check): several times faster, and not race-free. A folder on the path swapped for a symlink after the caller
-   * saw it as a folder is followed. For walks only (glob's), whose caller shows a path only once it has checked,
-   * after the walk, that every folder on its way is a real folder (`lstat`).
+   * Walks the folders below `start` through descriptors (one listing per folder, no second look): `start` opened as
+   * `readDir` opens it, each folder below opened relative to its parent's descriptor without following a link (a
+   * folder swapped for a symlink after its parent was listed fails that open and is passed over: `visit` never hears
+   * of it), then listed through its own descriptor. For glob's and grep's walks.
    */
-  readonly readDirByPath: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, FsError>
+  readonly walkTree: (start: string) => Effect.Effect<TreeWalk, FsError>
   /**
    * Reads the regular files `names` of the directory `dir` in turn (for grep): the directory opened once, as
    * `readDir` opens it, and each name opened relative to it without following a link. A name that is a symlink, a

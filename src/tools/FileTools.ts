@@ -16,7 +16,6 @@ import type { SessionShape } from "../ports/Session.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
-import { pathJudge } from "./PathJudge.js"
 import { walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
@@ -227,24 +226,14 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
     const isMatch = matcher(call.args.pattern)
     const base = P.relative(session.root, facts.real)
     const keep = (f: string) => isMatch(base === "" ? f : f.slice(base.length + 1))
-    const listing = (byPath: boolean) =>
-      Effect.gen(function* () {
-        const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries, byPath, dirs: false, keep }).pipe(
-          Effect.provideService(FileSystem, env.fs)
-        )
-        // Every hit confirmed (not only those shown): the count of the rest is shown too.
-        const judge = pathJudge(env.fs, session.root)
-        const confirmed: Array<string> = []
-        for (const hit of walked.files) if (yield* judge.listed(hit)) confirmed.push(hit)
-        return { confirmed, unconfirmed: walked.files.length - confirmed.length, incomplete: walked.incomplete }
-      })
-    // Listed by path (fast, not race-free), each hit confirmed by a listing that follows no link. A hit that is not
-    // there was met through a folder swapped for a symlink (or removed meanwhile): the walk is done again through
-    // descriptors, and nothing says so; so is a walk that ran out of entries (what it counted may lie outside). Was a hole (red team): glob said how many matches it left out, an oracle on
-    // the names of the folder outside that bash swapped in (`glob OUTSIDEN*` noted one, `OUTSIDEX*` none).
-    const first = yield* listing(true)
-    const walked = first.unconfirmed === 0 && !first.incomplete ? first : yield* listing(false)
-    const hits = walked.confirmed
+    // One walk through descriptors (Walk.ts): every folder opened without following a link and listed once, so what
+    // it finds and counts lies in the workspace as it is. Was a hole (red team), when glob walked by path and then
+    // confirmed each hit: a count of the hits left out was an oracle on the names of a folder outside that bash swapped
+    // in (`glob OUTSIDEN*` noted one, `OUTSIDEX*` none); a walk that never lists the outside folder has nothing to count.
+    const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries, dirs: false, keep }).pipe(
+      Effect.provideService(FileSystem, env.fs)
+    )
+    const hits = walked.files
     const shownHits = hits.slice(0, limits.globResults)
     const notes = [
       hits.length > shownHits.length ? `[truncated: ${hits.length - shownHits.length} more matches]` : "",

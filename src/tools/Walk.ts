@@ -1,15 +1,19 @@
 /**
- * Walks the workspace for glob and grep through the FileSystem port: honours .gitignore files (nested ones too, a
+ * Walks the workspace for glob and grep through the FileSystem port's `walkTree`: each folder opened relative to its
+ * parent's descriptor without following a link and listed once through its own, so the walk is itself the
+ * no-follow check (a folder swapped for a symlink mid-walk fails its open and is passed over: nothing from beyond it
+ * is listed or counted) and what it returns needs no second look. Honours .gitignore files (nested ones too, a
  * deeper file's rules before a shallower one's, negations included, as git does), never descends into .git or
- * .minicode, never follows a symlink (one is listed, not entered; with `byPath`, a folder swapped for one mid-walk is
- * followed, and the caller checks what it shows). Each directory's rules are the chain of the
- * .gitignore files above it, compiled once when the directory is entered: an entry is judged against that chain
- * only, not against every rule file seen so far. A directory's .gitignore is read only when its listing has one.
+ * .minicode, nor into a git folder by another name (kernel/GitFolders, judged from the folder's own listing), never
+ * follows a symlink (one is listed, not entered). Each directory's rules are the chain of the .gitignore files
+ * above it, compiled once when the directory is entered: an entry is judged against that chain only, not against
+ * every rule file seen so far. A directory's .gitignore is read (through its descriptor) only when its listing has one.
  */
 import { Effect } from "effect"
 import * as GitIgnore from "../domain/files/GitIgnore.js"
 import * as P from "../domain/jail/PosixPath.js"
-import { FileSystem } from "../ports/FileSystem.js"
+import * as GitFolders from "../kernel/GitFolders.js"
+import { FileSystem, type TreeFolder } from "../ports/FileSystem.js"
 
 export interface WalkOptions {
   readonly root: string
@@ -17,11 +21,6 @@ export interface WalkOptions {
   readonly maxEntries: number
   /** Told how many entries were seen so far, now and then (a progress note for a long walk). */
   readonly onProgress?: ((entries: number) => void) | undefined
-  /**
-   * Lists each folder by its path (`FileSystem.readDirByPath`: fast, but a folder swapped for a symlink mid-walk is
-   * followed) instead of through descriptors. The caller must check what it shows (glob: `pathJudge.listed`).
-   */
-  readonly byPath?: boolean | undefined
   /** Only the files and symlinks this keeps are in `files` (a glob's matcher): the others are neither kept nor sorted. */
   readonly keep?: ((rel: string) => boolean) | undefined
   /** False: `dirs` stays empty (glob wants only `files`; less to allocate). */
@@ -76,6 +75,9 @@ const ignoredBy = (chain: ReadonlyArray<Rules>, rel: string, isDir: boolean): bo
 
 const byName = (a: { readonly name: string }, b: { readonly name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
+/** Folders listed between two breaths: the event loop turns (and an interruption lands) at least this often. */
+const foldersPerStep = 256
+
 export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
   const fs = yield* FileSystem
   const load = (rel: string) =>
@@ -83,36 +85,36 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
       Effect.map((bytes): Rules => ({ base: rel, ig: GitIgnore.compile(decoder.decode(bytes)) })),
       Effect.option
     )
-  // .gitignore files above the start directory apply too.
+  // .gitignore files above the start directory apply too; a git folder by another name above it holds nothing to list.
   const startRel = P.relative(options.root, options.start)
   let chain: ReadonlyArray<Rules> = []
   let above = ""
+  let inGitFolder = false
   for (const seg of P.segments(startRel)) {
     const rules = yield* load(above)
     if (rules._tag === "Some") chain = [...chain, rules.value]
     above = above === "" ? seg : `${above}/${seg}`
+    if (above !== startRel && (yield* GitFolders.isGitFolder(fs, P.join(options.root, above)))) inGitFolder = true
   }
-  const list = options.byPath === true ? fs.readDirByPath : fs.readDir
   const keep = options.keep
   const byDir = options.dirs !== false
   const files: Array<string> = []
   const dirs: Array<WalkedDir> = []
   let seen = 0
-  let visited = 0
   let incomplete = false
-  const stack: Array<{ readonly rel: string; readonly chain: ReadonlyArray<Rules> }> = [{ rel: startRel, chain }]
-  while (stack.length > 0 && !incomplete) {
-    const current = stack.pop()
-    if (current === undefined) break
-    if (++visited % 256 === 0) {
-      options.onProgress?.(seen)
-      yield* breathe
-    }
-    const entries = [...(yield* list(current.rel === "" ? options.root : P.join(options.root, current.rel)).pipe(Effect.orElseSucceed(() => [])))].sort(byName)
-    let here = current.chain
+  // The rule chain of each folder waiting to be listed, set when its parent is listed.
+  const chains = new Map<string, ReadonlyArray<Rules>>([[startRel, chain]])
+  const visit = (folder: TreeFolder): ReadonlyArray<string> => {
+    const rel = folder.rel === "" ? startRel : startRel === "" ? folder.rel : `${startRel}/${folder.rel}`
+    let here = chains.get(rel) ?? []
+    chains.delete(rel)
+    if (incomplete) return []
+    const entries = [...folder.entries].sort(byName)
+    // A git folder by another name (`.repo/`, a bare clone) is left out as `.git` is: nothing in it listed.
+    if (rel !== "" && GitFolders.isGitListing(entries)) return []
     if (entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
-      const rules = yield* load(current.rel)
-      if (rules._tag === "Some") here = [...here, rules.value]
+      const bytes = folder.read(".gitignore")
+      if (bytes !== undefined) here = [...here, { base: rel, ig: GitIgnore.compile(decoder.decode(bytes)) }]
     }
     const regular: Array<string> = []
     const subdirs: Array<string> = []
@@ -121,18 +123,35 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
         incomplete = true
         break
       }
-      const rel = current.rel === "" ? entry.name : `${current.rel}/${entry.name}`
+      const path = rel === "" ? entry.name : `${rel}/${entry.name}`
       if (entry.kind === "directory") {
-        if (!alwaysSkipped.has(entry.name) && !ignoredBy(here, rel, true)) subdirs.push(rel)
+        if (!alwaysSkipped.has(entry.name) && !ignoredBy(here, path, true)) {
+          subdirs.push(entry.name)
+          chains.set(path, here)
+        }
       } else if (entry.kind === "file" || entry.kind === "symlink") {
-        if (!ignoredBy(here, rel, false)) {
-          if (keep === undefined || keep(rel)) files.push(rel)
+        if (!ignoredBy(here, path, false)) {
+          if (keep === undefined || keep(path)) files.push(path)
           if (byDir && entry.kind === "file") regular.push(entry.name)
         }
       }
     }
-    if (regular.length > 0) dirs.push({ rel: current.rel, files: regular })
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ rel: subdirs[i] ?? "", chain: here })
+    if (regular.length > 0) dirs.push({ rel, files: regular })
+    return incomplete ? [] : subdirs
+  }
+  if (!inGitFolder) {
+    yield* Effect.acquireUseRelease(
+      Effect.option(fs.walkTree(options.start)),
+      (tree) =>
+        Effect.gen(function* () {
+          if (tree._tag === "None") return
+          while ((yield* tree.value.step(foldersPerStep, visit)) && !incomplete) {
+            options.onProgress?.(seen)
+            yield* breathe
+          }
+        }),
+      (tree) => (tree._tag === "None" ? Effect.void : tree.value.close)
+    )
   }
   files.sort()
   const result: Walked = { files, dirs, incomplete }

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
-import type { FileSystemShape } from "../../src/ports/FileSystem.js"
+import type { FileSystemShape, TreeFolder } from "../../src/ports/FileSystem.js"
 
 export interface Fixture {
   /**
@@ -52,9 +52,35 @@ export const contract = (name: string, fixture: Fixture) =>
         const orphan = yield* Effect.either(fs.writeFile(`${root}/nope/b.txt`, enc.encode("x")))
         assert.isTrue(Either.isLeft(orphan))
         assert.deepStrictEqual((yield* fs.readDir(root)).map((e) => e.name).sort(), ["a.txt", "dir", "link"])
-        const byPath = [...(yield* fs.readDirByPath(root))].sort((a, b) => a.name.localeCompare(b.name))
-        assert.deepStrictEqual(byPath, [...(yield* fs.readDir(root))].sort((a, b) => a.name.localeCompare(b.name)))
-        assert.deepStrictEqual(byPath.map((e) => e.kind), ["file", "directory", "symlink"])
+      }))
+
+    it.effect("walkTree lists each folder once with the kinds readDir gives, enters only what visit names, follows no link", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        const tree = yield* fs.walkTree(root)
+        const seen: Array<{ readonly rel: string; readonly entries: ReadonlyArray<string> }> = []
+        const reads: Array<string | undefined> = []
+        const visit = (folder: TreeFolder) => {
+          seen.push({ rel: folder.rel, entries: [...folder.entries].map((e) => `${e.name}:${e.kind}`).sort() })
+          if (folder.rel === "") for (const name of ["a.txt", "link", "dir", "missing"]) reads.push(((b) => (b === undefined ? undefined : dec.decode(b)))(folder.read(name)))
+          // Asked to enter a symlink to a folder ("back" -> ..) too: it is passed over, not followed.
+          return folder.entries.filter((e) => e.kind !== "file").map((e) => e.name)
+        }
+        while (yield* tree.step(1, visit)) {
+          // one folder at a time, as a walk that breathes between steps
+        }
+        yield* tree.close
+        assert.deepStrictEqual(seen, [
+          { rel: "", entries: ["a.txt:file", "dir:directory", "link:symlink"] },
+          { rel: "dir", entries: ["back:symlink"] }
+        ])
+        assert.deepStrictEqual(reads, ["alpha", undefined, undefined, undefined])
+        assert.deepStrictEqual(
+          [...(yield* fs.readDir(root))].map((e) => `${e.name}:${e.kind}`).sort(),
+          seen[0]?.entries
+        )
+        const refused = yield* Effect.either(fs.walkTree(`${root}/link`))
+        assert.isTrue(Either.isLeft(refused))
       }))
 
     it.effect("makeDirectory, rename and remove", () =>

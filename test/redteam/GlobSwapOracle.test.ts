@@ -8,8 +8,9 @@
  * exists). The same walk's other notes (`[truncated: N more matches]`, `stopped after N entries`) count outside
  * entries too. Through the built binary (default sandbox, allow-all).
  *
- * Now glob (tools/FileTools.ts) walks again through descriptors, saying nothing, when a hit is not confirmed or the
- * walk ran out of entries; what it shows and counts is then what a walk that follows no link finds.
+ * Now glob's one walk (tools/Walk.ts over FileSystem.walkTree) opens each folder relative to its parent's descriptor
+ * without following a link, so it never lists the outside folder: what it shows and counts is what a walk that
+ * follows no link finds, and there is nothing left out to count.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"

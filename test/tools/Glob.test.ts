@@ -3,8 +3,8 @@
  * of the big bench tree (bench/tree/generate.ts, small: a vendored node_modules, .gitignore rules at three depths
  * with a negation, secrets, symlinks out of the tree), the same as `rg --files` plus the symlinks (which glob lists
  * and rg does not), and the same as the walk through descriptors; sorted by path (code units), at most
- * `limits.globResults` shown and the rest counted. Its walk lists folders by path, so a folder swapped for a symlink
- * mid-walk is followed: what came from beyond it is not shown (the attack test).
+ * `limits.globResults` shown and the rest counted. Its walk opens each folder without following a link, so a folder
+ * swapped for a symlink mid-walk is passed over: nothing from beyond it is shown or counted (the attack test).
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -93,20 +93,17 @@ describe("glob on the bench tree's features", () => {
     expect([...got.paths].sort()).toEqual(got.paths)
   })
 
-  it("the walk by path lists what the walk through descriptors lists", async () => {
-    const both = await Effect.runPromise(
-      Effect.all([walk({ root, start: root, maxEntries: 1_000_000 }), walk({ root, start: root, maxEntries: 1_000_000, byPath: true })]).pipe(
-        Effect.provide(NodeFileSystem.layer)
-      )
-    )
-    expect(both[0].files.length).toBeGreaterThan(1000)
-    expect(both[1].files).toEqual(both[0].files)
-    expect(both[1].dirs).toEqual(both[0].dirs)
+  it("the walk grep uses lists git's files, and per folder its regular files (the symlinks left out)", async () => {
+    const walked = await Effect.runPromise(walk({ root, start: root, maxEntries: 1_000_000 }).pipe(Effect.provide(NodeFileSystem.layer)))
+    const git = gitFiles()
+    expect(walked.files).toEqual(git)
+    const regular = walked.dirs.flatMap((d) => d.files.map((f) => (d.rel === "" ? f : `${d.rel}/${f}`))).sort()
+    expect(regular).toEqual(git.filter((f) => !fs.lstatSync(path.join(root, f)).isSymbolicLink()))
   })
 })
 
-describe("glob's walk by path and a folder swapped mid-walk", () => {
-  it("a folder swapped for a symlink to outside after it was seen: nothing from beyond it is shown, nor counted", async () => {
+describe("glob's walk and a folder swapped for a symlink mid-walk", () => {
+  it("the folder seen in its parent's listing, then swapped before it is opened: nothing from beyond it is shown, nor counted", async () => {
     const ws = path.join(base, "race-ws")
     const outside = path.join(base, "race-outside")
     fs.mkdirSync(path.join(ws, "src"), { recursive: true })
@@ -115,22 +112,32 @@ describe("glob's walk by path and a folder swapped mid-walk", () => {
     fs.writeFileSync(path.join(ws, "src", "b.ts"), "b\n")
     fs.writeFileSync(path.join(outside, "outside-name.ts"), "x\n")
     fs.writeFileSync(path.join(outside, "other-name.ts"), "y\n")
+    let swapped = 0
     const racing = nodeFileSystemWith((real) => ({
-      readDirByPath: (p) =>
-        Effect.zipRight(
-          Effect.sync(() => {
-            if (p !== path.join(ws, "src") || fs.lstatSync(p).isSymbolicLink()) return
-            fs.renameSync(p, path.join(ws, "src-old"))
-            fs.symlinkSync(outside, p)
-          }),
-          real.readDirByPath(p)
-        )
+      walkTree: (start) =>
+        Effect.map(real.walkTree(start), (tree) => ({
+          ...tree,
+          step: (folders, visit) =>
+            tree.step(folders, (folder) => {
+              const subs = visit(folder)
+              // The root was listed (src a folder in it): src is swapped now, before the walk opens it.
+              if (folder.rel === "" && subs.includes("src")) {
+                fs.renameSync(path.join(ws, "src"), path.join(ws, "src-old"))
+                fs.symlinkSync(outside, path.join(ws, "src"))
+                swapped++
+              }
+              return subs
+            })
+        }))
     }))
     const got = await glob({ pattern: "**/*.ts" }, ws, { fileSystem: racing })
-    // What the workspace holds now (the folder was renamed to src-old), none of the outside names.
-    expect(got.paths).toEqual(["a.ts", "src-old/b.ts"])
-    // Walked again through descriptors, silently: a count of what was left out told the outside folder's names.
+    expect(swapped).toBe(1)
+    // src failed its no-follow open and was passed over; src-old was not in the root's listing when it was taken.
+    expect(got.paths).toEqual(["a.ts"])
     expect(got.notes).toEqual([])
+    // A second call, the swap in place: src is a symlink now, listed and not entered.
+    const after = await glob({ pattern: "**" }, ws)
+    expect(after.paths).toEqual(["a.ts", "src", "src-old/b.ts"])
   })
 })
 

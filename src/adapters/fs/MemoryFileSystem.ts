@@ -4,7 +4,7 @@
  */
 import { Effect, Layer, Option, Ref } from "effect"
 import * as P from "../../domain/jail/PosixPath.js"
-import { type DirEntry, type Expect, FileSystem, FsError, type FileStat, type ScanSink } from "../../ports/FileSystem.js"
+import { type DirEntry, type Expect, FileSystem, FsError, type FileStat, type ScanSink, type TreeVisit, type TreeWalk } from "../../ports/FileSystem.js"
 
 type Node =
   | { readonly kind: "file"; readonly content: Uint8Array; readonly mode: number; readonly ino: number }
@@ -248,8 +248,31 @@ export const make = (seed: Seed = {}) =>
         yield* Ref.set(state, { nodes: next, nextIno })
       })
 
-    // The fake has no races to lose: listing by path is listing.
-    const fs = FileSystem.of({ lstat, readlink, readFile, writeFile, readDir, readDirByPath: readDir, scan, makeDirectory, remove, rename, chmod })
+    /** As the Node adapter: the start opened as `readDir` opens it; a folder that is no longer one is passed over. */
+    const walkTree = (start: string) =>
+      Effect.map(readDir(start), (): TreeWalk => {
+        const stack: Array<string> = [""]
+        const step = (folders: number, visit: TreeVisit) =>
+          Effect.map(Ref.get(state), ({ nodes }) => {
+            for (let n = 0; n < folders && stack.length > 0; n++) {
+              const rel = stack.pop() ?? ""
+              const at = rel === "" ? start : P.join(start, rel)
+              if (nodes.get(at)?.kind !== "directory") continue
+              const entries: Array<DirEntry> = []
+              for (const [k, v] of nodes) if (k !== at && P.dirname(k) === at) entries.push({ name: P.basename(k), kind: v.kind })
+              const read = (name: string) => {
+                const node = nodes.get(P.join(at, name))
+                return node?.kind === "file" ? node.content.slice() : undefined
+              }
+              const subs = visit({ rel, entries, read })
+              for (let i = subs.length - 1; i >= 0; i--) stack.push(rel === "" ? (subs[i] ?? "") : `${rel}/${subs[i] ?? ""}`)
+            }
+            return stack.length > 0
+          })
+        return { step, close: Effect.sync(() => void (stack.length = 0)) }
+      })
+
+    const fs = FileSystem.of({ lstat, readlink, readFile, writeFile, readDir, walkTree, scan, makeDirectory, remove, rename, chmod })
     /** Test helpers: the effect log, and a hard link (which the jail must refuse to write through). */
     const link = (existing: string, alias: string) =>
       Ref.update(state, ({ nodes, nextIno }) => {

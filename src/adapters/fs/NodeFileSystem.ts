@@ -15,8 +15,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer, Option } from "effect"
 import * as DirFd from "./DirFd.js"
+import * as FdTree from "./FdTree.js"
 import * as Scan from "./Scan.js"
-import { type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat } from "../../ports/FileSystem.js"
+import { type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat, type TreeWalk } from "../../ports/FileSystem.js"
 
 const syncLimit = 4 * 1024 * 1024
 
@@ -267,7 +268,12 @@ export const make = Effect.sync(() => {
     readFile,
     writeFile,
     readDir,
-    readDirByPath: (p) => sys("list", p, () => entriesOf(fs.readdirSync(p, { withFileTypes: true }))),
+    walkTree: (start) =>
+      Effect.map(
+        sys("list", start, () => FdTree.open(start)),
+        // A step fails only as nothing should (out of descriptors): a defect, not a walk that comes back short.
+        (tree): TreeWalk => ({ step: (folders, visit) => Effect.sync(() => tree.step(folders, visit)), close: Effect.sync(tree.close) })
+      ),
     scan: (dir, names, sink) => sys("list", dir, () => Scan.scanDir(dir, names, sink, scanBuffer)),
     makeDirectory: (p) => sys("mkdir", p, () => DirFd.close(DirFd.open(p, { create: true }))),
     remove: (p, options) =>

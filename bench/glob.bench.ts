@@ -1,0 +1,80 @@
+/**
+ * glob `**\/*.ts` on the big tree of issue 22 (bench/tree's cached 60,000-file tree), one-shot and through
+ * `minicode mcp serve`, against `rg --files` and `fdfind` in the same run: each round runs every kind once, in an
+ * order that alternates, under the machine's load; medians over the rounds, each ratio ours / peer. The one-shot
+ * is `dist/bin.js tool glob …` (start-up, the call, exit), after a first call that wrote the code cache. With
+ * BENCH_BASE=<another dist/bin.js>, that build takes its turns too (the one-shot and its own server), so a change is
+ * measured against the build before it in the same rounds.
+ *
+ *   npm run build && npx tsx bench/glob.bench.ts [rounds=7]      (BENCH_TREE_FILES=6000 for a quick run)
+ */
+import { spawnSync } from "node:child_process"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { bin, warmed, type Served } from "./support/Serve.js"
+import { cached } from "./tree/generate.js"
+
+const repo = fileURLToPath(new URL("../", import.meta.url))
+const rounds = Number(process.argv[2] ?? 7)
+const files = Number(process.env["BENCH_TREE_FILES"] ?? 60_000)
+const root = cached(files, files >= 20_000 ? path.join(repo, "node_modules") : undefined)
+const builds: Record<string, string> = { ours: bin(repo), ...(process.env["BENCH_BASE"] === undefined ? {} : { base: process.env["BENCH_BASE"] }) }
+const args = { pattern: "**/*.ts" }
+
+const have = (cmd: string) => spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0
+const peers: Record<string, ReadonlyArray<string>> = {
+  "rg --files": ["rg", "--files", "--hidden", "-g", "!.git", "--no-config", "-g", "*.ts"],
+  fdfind: ["fdfind", "--hidden", "--exclude", ".git", "-t", "f", "-e", "ts"]
+}
+for (const [k, argv] of Object.entries(peers)) if (!have(argv[0] ?? "")) delete peers[k]
+
+const run = (argv: ReadonlyArray<string>) => {
+  const t = performance.now()
+  const r = spawnSync(argv[0] ?? "", argv.slice(1), { cwd: root, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 30 })
+  const ms = performance.now() - t
+  if (r.status !== 0) throw new Error(`${argv.join(" ")}: ${r.stderr.toString().slice(-400)}`)
+  return { ms, lines: r.stdout.toString().split("\n").filter((l) => l !== "").length }
+}
+const oneShot = (b: string) => [process.execPath, b, "tool", "glob", JSON.stringify(args), "--cwd", root]
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
+
+const main = async () => {
+  const servers: Record<string, Served> = {}
+  for (const [k, b] of Object.entries(builds)) servers[k] = await warmed(b, root)
+  const serveCall = async (k: string) => {
+    const t = performance.now()
+    const r = await servers[k]?.client.callTool({ name: "glob", arguments: args })
+    const ms = performance.now() - t
+    const content: unknown = Array.isArray(r?.content) ? r.content[0] : undefined
+    const text = typeof content === "object" && content !== null && "text" in content ? String(content.text) : ""
+    if (r?.isError === true) throw new Error(text.slice(0, 300))
+    return { ms, lines: text.split("\n").length }
+  }
+  const kinds: Array<{ readonly name: string; readonly go: () => Promise<{ ms: number; lines: number }> }> = [
+    ...Object.entries(builds).map(([k, b]) => ({ name: `${k} one-shot`, go: async () => run(oneShot(b)) })),
+    ...Object.keys(builds).map((k) => ({ name: `${k} mcp serve`, go: () => serveCall(k) })),
+    ...Object.entries(peers).map(([k, argv]) => ({ name: k, go: async () => run(argv) }))
+  ]
+  // Warm-up: the code caches, the JIT of the servers, the page cache for everyone.
+  for (const k of kinds) await k.go()
+  const samples = new Map<string, Array<number>>()
+  const lines = new Map<string, number>()
+  for (let i = 0; i < rounds; i++) {
+    const order = i % 2 === 0 ? kinds : [...kinds].reverse()
+    for (const k of order) {
+      const r = await k.go()
+      samples.set(k.name, [...(samples.get(k.name) ?? []), r.ms])
+      lines.set(k.name, r.lines)
+    }
+  }
+  for (const s of Object.values(servers)) await s.client.close()
+  const rg = median(samples.get("rg --files") ?? [])
+  const fd = median(samples.get("fdfind") ?? [])
+  console.log(`glob ${args.pattern} on ${root}: ${rounds} interleaved rounds, medians`)
+  for (const k of kinds) {
+    const m = median(samples.get(k.name) ?? [])
+    console.log(`${k.name.padEnd(16)} ${m.toFixed(0).padStart(6)} ms  (${lines.get(k.name)} lines)  ${(m / rg).toFixed(2)}× rg --files  ${(m / fd).toFixed(2)}× fdfind`)
+  }
+}
+
+await main()

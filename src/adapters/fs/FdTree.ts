@@ -1,0 +1,130 @@
+/**
+ * A walk of a tree through descriptors, for NodeFileSystem's `walkTree`: the start opened from `/` as `DirFd.open`
+ * does, then each folder opened `O_DIRECTORY | O_NOFOLLOW` relative to its parent's descriptor
+ * (`/proc/self/fd/<parent>/<name>`) and listed through its own (`/proc/self/fd/<fd>`). A folder swapped for a
+ * symlink after its parent was listed fails the open (ELOOP or ENOTDIR) and is passed over, so every name a listing
+ * gives lies in the tree, reached by no link: the walk is its own no-follow check, with one listing per folder.
+ *
+ * A parent's descriptor stays open until its last subfolder is opened: depth first, that is the folders on the way
+ * down (and the siblings still waiting there share their parent's one descriptor). Synchronous. A folder that is
+ * not one any more (a symlink, a file, gone) or that may not be read is passed over; any other failure (out of
+ * descriptors, say) is thrown, so a walk fails loudly rather than coming back short without a word.
+ *
+ * Without /proc (DirFd.supported false) folders are opened by path: the check holds for the last component only.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { DirEntry, TreeVisit } from "../../ports/FileSystem.js"
+import * as DirFd from "./DirFd.js"
+
+const dirFlags = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
+// O_NONBLOCK: a FIFO named like a rule file must not block the open.
+const fileFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK
+
+/** An open folder and how many of its uses are still to come (its own listing, each subfolder's open). */
+interface Held {
+  readonly dir: DirFd.Dir
+  uses: number
+}
+
+interface Job {
+  readonly parent: Held
+  readonly name: string
+  readonly rel: string
+}
+
+/** What a folder met in a listing can honestly turn out to be by the time it is opened (or listed). */
+const passedOver = new Set(["ELOOP", "ENOTDIR", "ENOENT", "EACCES", "EPERM"])
+const codeOf = (cause: unknown) => (typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "")
+
+const kindOf = (e: fs.Dirent): DirEntry["kind"] =>
+  e.isFile() ? "file" : e.isDirectory() ? "directory" : e.isSymbolicLink() ? "symlink" : "other"
+
+const readIn = (dir: DirFd.Dir) => (name: string): Uint8Array | undefined => {
+  let fd: number
+  try {
+    fd = fs.openSync(DirFd.at(dir, name), fileFlags)
+  } catch {
+    return undefined
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd) : undefined
+  } catch {
+    return undefined
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+export interface FdTree {
+  readonly step: (folders: number, visit: TreeVisit) => boolean
+  readonly close: () => void
+}
+
+export const open = (start: string): FdTree => {
+  const held = new Set<Held>()
+  const release = (h: Held) => {
+    if (--h.uses > 0) return
+    held.delete(h)
+    DirFd.close(h.dir)
+  }
+  const first: Held = { dir: DirFd.open(start), uses: 1 }
+  held.add(first)
+  let pendingFirst: Held | undefined = first
+  const stack: Array<Job> = []
+  const enter = (job: Job): Held | undefined => {
+    try {
+      const fd = fs.openSync(DirFd.at(job.parent.dir, job.name), dirFlags)
+      const h: Held = { dir: { path: path.posix.join(job.parent.dir.path, job.name), fd: DirFd.supported ? fd : undefined }, uses: 1 }
+      if (!DirFd.supported) fs.closeSync(fd)
+      held.add(h)
+      return h
+    } catch (cause) {
+      if (passedOver.has(codeOf(cause))) return undefined
+      throw cause
+    } finally {
+      release(job.parent)
+    }
+  }
+  const list = (h: Held, rel: string, visit: TreeVisit) => {
+    let entries: ReadonlyArray<DirEntry>
+    try {
+      entries = fs.readdirSync(DirFd.self(h.dir), { withFileTypes: true }).map((e) => ({ name: e.name, kind: kindOf(e) }))
+    } catch (cause) {
+      release(h)
+      if (passedOver.has(codeOf(cause))) return
+      throw cause
+    }
+    const subs = visit({ rel, entries, read: readIn(h.dir) })
+    h.uses += subs.length
+    for (let i = subs.length - 1; i >= 0; i--) {
+      const name = subs[i] ?? ""
+      stack.push({ parent: h, name, rel: rel === "" ? name : `${rel}/${name}` })
+    }
+    release(h)
+  }
+  const step = (folders: number, visit: TreeVisit): boolean => {
+    let n = 0
+    if (pendingFirst !== undefined) {
+      const h = pendingFirst
+      pendingFirst = undefined
+      list(h, "", visit)
+      n++
+    }
+    while (n < folders && stack.length > 0) {
+      const job = stack.pop()
+      if (job === undefined) break
+      const h = enter(job)
+      if (h !== undefined) list(h, job.rel, visit)
+      n++
+    }
+    return stack.length > 0
+  }
+  const close = () => {
+    for (const h of held) DirFd.close(h.dir)
+    held.clear()
+    stack.length = 0
+    pendingFirst = undefined
+  }
+  return { step, close }
+}
