@@ -19,8 +19,8 @@ const cleanups = attackFile()
 const hostGit = (cwd: string, ...args: Array<string>) =>
   spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
 
-/** A folder `evil` (beside `.git` or under `at`) that git takes for a repository whose config runs `touch marker`. */
-const evilRepo = (marker: string, at = ".") => `mkdir -p ${at}/evil/hooks && cp -r .git/objects .git/refs .git/HEAD ${at}/evil/
+/** A folder `evil` under `at`, a copy of the git folder `from` whose config runs `touch marker`. */
+const evilRepo = (marker: string, at = ".", from = ".git") => `mkdir -p ${at}/evil/hooks && cp -r ${from}/objects ${from}/refs ${from}/HEAD ${at}/evil/
 printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n' > ${at}/evil/config`
 
 /**
@@ -99,6 +99,23 @@ mkdir -p ${admin}-y && cp ${admin}-x/HEAD ${admin}-x/gitdir ${admin}-y/ && echo 
     expect(fs.existsSync(marker)).toBe(false)
     expect(out).toMatch(/plant [1-9]/)
     expect(fs.existsSync(path.join(sub, ".git/commondir"))).toBe(false)
+  }, 60_000)
+
+  it("a submodule's .git file retargeted: the user's git status in the workspace runs nothing", async () => {
+    const ws = attackWorkspace(cleanups)
+    const marker = path.join(ws.parent, "PWNED")
+    const sub = path.join(ws.root, "sub")
+    fs.mkdirSync(sub)
+    hostGit(sub, "init", "-q", `--separate-git-dir=${path.join(ws.root, "subgit")}`)
+    fs.writeFileSync(path.join(sub, "s.txt"), "s\n")
+    hostGit(sub, "add", "s.txt")
+    hostGit(sub, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "s")
+    hostGit(ws.root, "-c", "advice.addEmbeddedRepo=false", "add", "sub")
+    const dotGit = fs.readFileSync(path.join(sub, ".git"), "utf8")
+    const out = await during(ws, `(cd sub && ${evilRepo(marker, ".", "../subgit")}\necho 'gitdir: evil' > .git; echo "plant $?")`, () => hostGit(ws.root, "status", "--short"))
+    expect(fs.existsSync(marker)).toBe(false)
+    expect(out).toMatch(/plant [1-9]/)
+    expect(fs.readFileSync(path.join(sub, ".git"), "utf8")).toBe(dotGit)
   }, 60_000)
 
   it("config.worktree where the configuration reads one: the user's git status meanwhile runs nothing", async () => {

@@ -337,15 +337,20 @@ const contentOf = (file: string): string => {
 }
 
 /**
- * The git control files a writable call may not change while it runs (`GitControl.liveControls`), shown read-only:
- * each as a private copy of its content (sanitized for a `config.worktree`), never the file itself, so a symlink
- * put there by a concurrent call never has a host file bound into the workspace; `hooks` folders masked.
+ * The git control files a writable call may not change while it runs (`GitControl.liveControls`, and the `.git`
+ * files among `gitDirs`, which name a git folder), shown read-only: each as a private copy of its content
+ * (sanitized for a `config.worktree`), never the file itself, so a symlink put there by a concurrent call never has
+ * a host file bound into the workspace; `hooks` folders masked. Was a hole (issue 19): bash rewrote a submodule's
+ * `.git` file to `gitdir: ../evil`; until the call ended the user's `git status` in the workspace ran the planted
+ * repository's `core.fsmonitor` (git looks into a submodule's checkout).
  */
 export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) =>
   Effect.try({
     try: (): ReadonlyArray<Profile.Finding> => {
       const live = GitControl.liveControls(workspace, gitDirs)
+      const dotGitFiles = gitDirs.filter((g) => path.basename(g) === ".git" && lstat(g)?.isFile() === true)
       return [
+        ...dotGitFiles.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
         ...live.files.map((f): Profile.Finding => {
           const text = contentOf(f)
           return { path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, path.basename(f) === "commondir" ? text : SanitizedConfig.sanitize(text)) }
@@ -433,9 +438,9 @@ export const make = (options: Options = {}) =>
           )
         }
         const findings = [
-          ...(yield* findingsOf(workspace, hits)),
-          // After the scan's: a sanitized copy of an existing `config.worktree` is the one shown.
+          // Before the scan's: a `.git` file the scan pins (writable) is shown read-only instead.
           ...(request.writable ? yield* liveFindings(workspace, gitDirs) : []),
+          ...(yield* findingsOf(workspace, hits)),
           ...Profile.fixedFindings(workspace, {
             writable: request.writable,
             stateExists: lstat(path.join(workspace, ".minicode")) !== undefined,

@@ -261,6 +261,8 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
     if (controls.has(file) && ownWorktreeFile(file, now)) continue
     try {
       if (now.kind !== "none") fs.rmSync(file, { recursive: true, force: true })
+      // Made before the call (`precreate`) and read-only during it: nothing the call did.
+      if (before.kind === "none" && now.kind === "file" && now.content.equals(Buffer.from(madeContent(path.basename(file)) ?? "\0"))) continue
       if (before.kind === "file") {
         // Created afresh (O_EXCL): a planted `config.minicode-restore` symlink is never written through.
         const tmp = `${file}.minicode-restore`
@@ -368,6 +370,9 @@ const decode = (shared: Shared): Snapshot => ({
 /** Puts back what the record holds: the control files, then the planted `.git` entries removed (`now`: those seen now). */
 const restoreAll = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>) => [...restore(snap), ...removePlanted(workspace, snap, now)]
 
+/** What `precreate` writes in a control file of this name. */
+const madeContent = (name: string): string | undefined => (name === "commondir" ? ".\n" : name === "config.worktree" ? "" : undefined)
+
 /** Whether the configuration in `dir` (a common git folder) turns on `extensions.worktreeConfig`. */
 const worktreeConfigOn = (dir: string): boolean => {
   try {
@@ -404,8 +409,8 @@ const precreate = (gitDirs: ReadonlyArray<string>): void => {
         // Not ours to write, or made meanwhile.
       }
     }
-    make("commondir", ".\n")
-    if (worktreeConfigOn(commonOf(dir))) make("config.worktree", "")
+    make("commondir", madeContent("commondir") ?? "")
+    if (worktreeConfigOn(commonOf(dir))) make("config.worktree", madeContent("config.worktree") ?? "")
   }
 }
 
