@@ -322,10 +322,10 @@ export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.
     catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
   })
 
-/** A file's content, read without following a symlink; empty when it cannot be read so. */
+/** A file's content, read without following a symlink on the way (`GitControl.beneath`); empty when it cannot be read so. */
 const contentOf = (file: string): string => {
   try {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+    const fd = GitControl.beneath(file, (f) => fs.openSync(f, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
     try {
       return fs.readFileSync(fd, "utf8")
     } finally {

@@ -400,17 +400,31 @@ const commonOf = (dir: string): string => {
  */
 const precreate = (gitDirs: ReadonlyArray<string>): void => {
   for (const dir of foldersOf(gitDirs)) {
-    if (!realFolder(dir) || fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) continue
     const make = (name: string, content: string) => {
       if (fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false }) !== undefined) return
       try {
-        fs.writeFileSync(path.join(dir, name), content, { flag: "wx" })
+        beneath(path.join(dir, name), (file) => fs.writeFileSync(file, content, { flag: "wx" }))
       } catch {
-        // Not ours to write, or made meanwhile.
+        // Not ours to write, made meanwhile, or its folder is no longer where it was.
       }
     }
     make("commondir", madeContent("commondir") ?? "")
     if (worktreeConfigOn(commonOf(dir))) make("config.worktree", madeContent("config.worktree") ?? "")
+  }
+}
+
+/**
+ * Runs `use` on a path to `file` through its folder opened without following a symlink, once that folder is known
+ * to be `dirname(file)` itself (no symlink on the way): a concurrent sandbox that swaps a folder it made (`git init
+ * sub`, then `sub/.git` → outside) never has a file made or read outside the workspace. Throws when it is not.
+ */
+export const beneath = <A>(file: string, use: (file: string) => A): A => {
+  const fd = fs.openSync(path.dirname(file), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW)
+  try {
+    if (fs.realpathSync(`/proc/self/fd/${fd}`) !== path.dirname(file)) throw new Error(`${path.dirname(file)} moved`)
+    return use(`/proc/self/fd/${fd}/${path.basename(file)}`)
+  } finally {
+    fs.closeSync(fd)
   }
 }
 
