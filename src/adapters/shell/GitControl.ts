@@ -6,7 +6,10 @@
  * `core.fsmonitor` and `hooks/pre-commit`; the user's next `git status` on the host ran the program, outside any
  * sandbox. bwrap can only protect a file that exists (a mount point), and an empty `commondir` breaks git, so the
  * sandbox records these files before a call and puts them back afterwards (the sandbox has died by then: PID
- * namespace, `--die-with-parent`): planted ones removed, changed ones restored.
+ * namespace, `--die-with-parent`): planted ones removed, changed ones restored. While the call runs, `commondir`,
+ * `config.worktree` and `hooks` are read-only in the sandbox (`precreate`, `liveControls`), so no plant is live on
+ * the host meanwhile. Still live until the end: a repository the call makes (its config, hooks, a gitlink to it in
+ * the index), which no bind made before the call can cover.
  *
  * Calls may overlap (`mcp serve` runs them concurrently; a CLI call or a second serve session may run on the same
  * workspace): the state kept is the one seen when no writable call was running in the workspace, in any process, and it is put back when the last of the overlapping calls ends, so a call that started
