@@ -23,7 +23,8 @@ describe.skipIf(unavailable !== undefined)(title("a planted commondir and a path
     const marker = path.join(ws.parent, "PWNED")
     const out = ws.script(`mkdir -p evil/hooks && cp -r .git/objects .git/refs .git/HEAD evil/
 printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n' > evil/config
-echo ../evil > .git/commondir && echo planted
+# Read-only for the call now (BwrapSandbox.liveFindings); the one made before it must still go.
+echo ../evil > .git/commondir; echo planted
 n=$(printf 'd%.0s' $(seq 1 200))
 mkdir long && cd long && for i in $(seq 1 25); do mkdir $n && cd $n; done`)
     // Was: the call's result was the finalizer's internal error (ENAMETOOLONG). The script ran, and its result is its own.

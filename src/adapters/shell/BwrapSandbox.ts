@@ -293,9 +293,11 @@ const copiesDir = (workspace: string): string => {
   return dir
 }
 
-const sanitizedCopy = (workspace: string, file: string): string => {
+const sanitizedCopy = (workspace: string, file: string): string =>
   // An unreadable or vanished config is shown empty.
-  const text = SanitizedConfig.sanitize(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "")
+  copyOf(workspace, SanitizedConfig.sanitize(fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""))
+
+const copyOf = (workspace: string, text: string): string => {
   const source = path.join(copiesDir(workspace), `config-${createHash("sha256").update(text).digest("hex").slice(0, 32)}`)
   if (!fs.existsSync(source)) {
     const tmp = `${source}.${randomBytes(4).toString("hex")}`
@@ -318,6 +320,45 @@ export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.
             : { path: h.path, kind: h.kind, treatment: "read-only", source: sanitizedCopy(workspace, h.path) }
       ),
     catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
+  })
+
+/** A file's content, read without following a symlink on the way (`GitControl.beneath`); empty when it cannot be read so. */
+const contentOf = (file: string): string => {
+  try {
+    const fd = GitControl.beneath(file, (f) => fs.openSync(f, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
+    try {
+      return fs.readFileSync(fd, "utf8")
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    return ""
+  }
+}
+
+/**
+ * The git control files a writable call may not change while it runs (`GitControl.liveControls`, and the `.git`
+ * files among `gitDirs`, which name a git folder), shown read-only: each as a private copy of its content
+ * (sanitized for a `config.worktree`), never the file itself, so a symlink put there by a concurrent call never has
+ * a host file bound into the workspace; `hooks` folders masked. Was a hole (issue 19): bash rewrote a submodule's
+ * `.git` file to `gitdir: ../evil`; until the call ended the user's `git status` in the workspace ran the planted
+ * repository's `core.fsmonitor` (git looks into a submodule's checkout).
+ */
+export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) =>
+  Effect.try({
+    try: (): ReadonlyArray<Profile.Finding> => {
+      const live = GitControl.liveControls(workspace, gitDirs)
+      const dotGitFiles = gitDirs.filter((g) => path.basename(g) === ".git" && lstat(g)?.isFile() === true)
+      return [
+        ...dotGitFiles.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
+        ...live.files.map((f): Profile.Finding => {
+          const text = contentOf(f)
+          return { path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, path.basename(f) === "commondir" ? text : SanitizedConfig.sanitize(text)) }
+        }),
+        ...live.hooks.map((h): Profile.Finding => ({ path: h, kind: "directory", treatment: "mask" }))
+      ]
+    },
+    catch: (cause) => new SandboxError({ reason: `cannot show the git control files read-only: ${String(cause)}` })
   })
 
 /** One probe per bwrap path and process: every sandbox of a session (bash, git's reads, servers) shares it. */
@@ -378,9 +419,9 @@ export const make = (options: Options = {}) =>
         }
         const gitStat = lstat(path.join(workspace, ".git"))
         const hits = yield* scanner.scan(workspace, request.watchWorkspace ?? true)
+        const gitDirs = hits.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
-          const gitDirs = hits.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run.
           yield* Effect.acquireRelease(
             Effect.try({
@@ -397,6 +438,8 @@ export const make = (options: Options = {}) =>
           )
         }
         const findings = [
+          // Before the scan's: a `.git` file the scan pins (writable) is shown read-only instead.
+          ...(request.writable ? yield* liveFindings(workspace, gitDirs) : []),
           ...(yield* findingsOf(workspace, hits)),
           ...Profile.fixedFindings(workspace, {
             writable: request.writable,

@@ -6,7 +6,10 @@
  * `core.fsmonitor` and `hooks/pre-commit`; the user's next `git status` on the host ran the program, outside any
  * sandbox. bwrap can only protect a file that exists (a mount point), and an empty `commondir` breaks git, so the
  * sandbox records these files before a call and puts them back afterwards (the sandbox has died by then: PID
- * namespace, `--die-with-parent`): planted ones removed, changed ones restored.
+ * namespace, `--die-with-parent`): planted ones removed, changed ones restored. While the call runs, `commondir`,
+ * `config.worktree` and `hooks` are read-only in the sandbox (`precreate`, `liveControls`), so no plant is live on
+ * the host meanwhile. Still live until the end: a repository the call makes (its config, hooks, a gitlink to it in
+ * the index), which no bind made before the call can cover.
  *
  * Calls may overlap (`mcp serve` runs them concurrently; a CLI call or a second serve session may run on the same
  * workspace): the state kept is the one seen when no writable call was running in the workspace, in any process, and it is put back when the last of the overlapping calls ends, so a call that started
@@ -261,6 +264,8 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
     if (controls.has(file) && ownWorktreeFile(file, now)) continue
     try {
       if (now.kind !== "none") fs.rmSync(file, { recursive: true, force: true })
+      // Made before the call (`precreate`) and read-only during it: nothing the call did.
+      if (before.kind === "none" && now.kind === "file" && now.content.equals(Buffer.from(madeContent(path.basename(file)) ?? "\0"))) continue
       if (before.kind === "file") {
         // Created afresh (O_EXCL): a planted `config.minicode-restore` symlink is never written through.
         const tmp = `${file}.minicode-restore`
@@ -368,6 +373,84 @@ const decode = (shared: Shared): Snapshot => ({
 /** Puts back what the record holds: the control files, then the planted `.git` entries removed (`now`: those seen now). */
 const restoreAll = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>) => [...restore(snap), ...removePlanted(workspace, snap, now)]
 
+/** What `precreate` writes in a control file of this name. */
+const madeContent = (name: string): string | undefined => (name === "commondir" ? ".\n" : name === "config.worktree" ? "" : undefined)
+
+/** Whether the configuration in `dir` (a common git folder) turns on `extensions.worktreeConfig`. */
+const worktreeConfigOn = (dir: string): boolean => {
+  try {
+    const parsed = GitConfig.parse(fs.readFileSync(path.join(dir, "config"), "utf8"))
+    return parsed.ok && parsed.entries.some((e) => e.section === "extensions" && e.name === "worktreeconfig" && (e.value === undefined || /^(true|yes|on|1)$/i.test(e.value.trim())))
+  } catch {
+    return false
+  }
+}
+
+/** The folder whose `config` git reads for `dir`: the one its `commondir` names, else `dir` itself. */
+const commonOf = (dir: string): string => {
+  const now = stateOf(path.join(dir, "commondir"))
+  return now.kind === "file" && now.content.toString("utf8").trim() !== "" ? path.resolve(dir, now.content.toString("utf8").trim()) : dir
+}
+
+/**
+ * Before a writable call, the control files a planted one would take the place of, made where there are none, so
+ * the sandbox can show them read-only (bwrap binds only onto a file that exists): a `commondir` holding `.` (git
+ * takes the folder itself for its common folder, as with none), and an empty `config.worktree` where the
+ * configuration reads one. They were absent in the record, so the last overlapping call removes them (`restore`).
+ * Was a hole (issue 19, red team): restoring only when the call ended left a planted `commondir` → `../evil` live
+ * meanwhile; the user's `git status` on the host during a long call ran the planted `core.fsmonitor`. Created
+ * afresh (O_EXCL): a planted symlink is never written through.
+ */
+const precreate = (gitDirs: ReadonlyArray<string>): void => {
+  for (const dir of foldersOf(gitDirs)) {
+    const make = (name: string, content: string) => {
+      if (fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false }) !== undefined) return
+      try {
+        beneath(path.join(dir, name), (file) => fs.writeFileSync(file, content, { flag: "wx" }))
+      } catch {
+        // Not ours to write, made meanwhile, or its folder is no longer where it was.
+      }
+    }
+    make("commondir", madeContent("commondir") ?? "")
+    if (worktreeConfigOn(commonOf(dir))) make("config.worktree", madeContent("config.worktree") ?? "")
+  }
+}
+
+/**
+ * Runs `use` on a path to `file` through its folder opened without following a symlink, once that folder is known
+ * to be `dirname(file)` itself (no symlink on the way): a concurrent sandbox that swaps a folder it made (`git init
+ * sub`, then `sub/.git` → outside) never has a file made or read outside the workspace. Throws when it is not.
+ */
+export const beneath = <A>(file: string, use: (file: string) => A): A => {
+  const fd = fs.openSync(path.dirname(file), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW)
+  try {
+    if (fs.realpathSync(`/proc/self/fd/${fd}`) !== path.dirname(file)) throw new Error(`${path.dirname(file)} moved`)
+    return use(`/proc/self/fd/${fd}/${path.basename(file)}`)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * What a writable sandbox shows read-only for the call, in each git folder `pins` lead to: its `commondir` and
+ * `config.worktree` (regular files; `precreate` made them where there were none), and its `hooks` folder, masked
+ * (a linked worktree's folder has none of its own: git runs the common folder's). A planted hook would run on the
+ * user's `git commit` on the host while the call runs.
+ */
+export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string> } => {
+  const files: Array<string> = []
+  const hooks: Array<string> = []
+  for (const dir of foldersOf(expand(workspace, pins))) {
+    if (!realFolder(dir)) continue
+    for (const n of ["commondir", "config.worktree"]) if (fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false })?.isFile() === true) files.push(path.join(dir, n))
+    if (path.basename(path.dirname(dir)) === "worktrees") continue
+    const h = fs.lstatSync(path.join(dir, "hooks"), { throwIfNoEntry: false })
+    // An absent one is made empty by bwrap (a mount point) only where git itself keeps one.
+    if (h?.isDirectory() === true || (h === undefined && (path.basename(dir) === ".git" || path.basename(path.dirname(dir)) === "modules"))) hooks.push(path.join(dir, "hooks"))
+  }
+  return { files, hooks }
+}
+
 let calls = 0
 
 /**
@@ -386,11 +469,14 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     const dotGits = dotGitsOf(workspace, pins)
     if (known !== undefined && live.length > 0) {
       write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }) })
+      // A git folder first seen now has no record: what is made in it is taken to have been absent, as it was.
+      precreate(gitDirs)
       return
     }
     if (known !== undefined) restoreAll(workspace, decode(known), dotGits)
     const snap = snapshot(gitDirs, dotGits)
     write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()) })
+    precreate(gitDirs)
   })
   return id
 }

@@ -22,6 +22,40 @@ const repo = () => {
 }
 
 describe("GitControl", () => {
+  it("before a call, commondir (.) and, where the configuration reads one, config.worktree (empty) are made to be shown read-only; the last call removes them and reports nothing", () => {
+    const { root, git, commondir } = repo()
+    execFileSync("git", ["-C", root, "config", "extensions.worktreeConfig", "true"])
+    const sub = path.join(root, "sub")
+    execFileSync("git", ["init", "-q", sub])
+    const first = GitControl.enter(root, [git, path.join(sub, ".git")])
+    const second = GitControl.enter(root, [git])
+    expect(fs.readFileSync(commondir, "utf8")).toBe(".\n")
+    expect(fs.readFileSync(path.join(git, "config.worktree"), "utf8")).toBe("")
+    expect(fs.readFileSync(path.join(sub, ".git/commondir"), "utf8")).toBe(".\n")
+    // The nested repository's configuration reads no config.worktree.
+    expect(fs.existsSync(path.join(sub, ".git/config.worktree"))).toBe(false)
+    const live = GitControl.liveControls(root, [git, path.join(sub, ".git")])
+    expect([...live.files].sort()).toEqual([commondir, path.join(git, "config.worktree"), path.join(sub, ".git/commondir")].sort())
+    expect([...live.hooks].sort()).toEqual([path.join(git, "hooks"), path.join(sub, ".git/hooks")].sort())
+    expect(execFileSync("git", ["-C", root, "status", "--short"], { encoding: "utf8" })).toBe("?? sub/\n")
+    expect(GitControl.leave(root, first)).toEqual([])
+    expect(fs.existsSync(commondir)).toBe(true)
+    expect(GitControl.leave(root, second)).toEqual([])
+    for (const f of [commondir, path.join(git, "config.worktree"), path.join(sub, ".git/commondir")]) expect(fs.existsSync(f)).toBe(false)
+  })
+
+  it("a commondir that was there is neither replaced nor removed", () => {
+    const { root, git } = repo()
+    fs.mkdirSync(path.join(git, "worktrees", "w"), { recursive: true })
+    const wt = path.join(git, "worktrees", "w", "commondir")
+    fs.writeFileSync(wt, "../..\n")
+    const id = GitControl.enter(root, [git])
+    expect(fs.readFileSync(wt, "utf8")).toBe("../..\n")
+    expect(GitControl.liveControls(root, [git]).files).toContain(wt)
+    GitControl.leave(root, id)
+    expect(fs.readFileSync(wt, "utf8")).toBe("../..\n")
+  })
+
   it("a planted commondir is removed and a changed one restored when the call ends", () => {
     const { root, git, commondir } = repo()
     const first = GitControl.enter(root, [git])
