@@ -3,6 +3,7 @@
  * It judges facts an adapter already gathered (the lexical path and its resolution through symlinks),
  * so the same rules hold for the real file system and the in-memory one.
  */
+import { undecorated } from "./CopyNames.js"
 import * as P from "./PosixPath.js"
 
 /**
@@ -170,6 +171,11 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
     const seg = segs[i] ?? ""
     const last = i === segs.length - 1
     if (secretDirs.has(seg)) return `${seg}/ holds credentials`
+    // A copy of such a folder (`.ssh.bak/`, `.aws (1)/`, `Copy of .ssh/`): every name of them holds a dot.
+    if (seg.includes(".")) {
+      const copied = undecorated(seg).find((d) => secretDirs.has(d))
+      if (copied !== undefined) return `${seg}/ is a copy of ${copied}/, which holds credentials`
+    }
     if (isDotGit(seg)) {
       const rest = segs.slice(i + 1)
       if (rest.includes("hooks")) return ".git/hooks/ runs code outside any sandbox"
@@ -203,33 +209,6 @@ const fileSecret = (seg: string): string | undefined => {
   // Google's OAuth client download: `client_secret_<id>.apps.googleusercontent.com.json`.
   if (/^client_secret.*\.json$/.test(seg)) return `${seg} holds an OAuth client secret`
   return undefined
-}
-
-/**
- * The decorations editors, tools and people add to a copy of a file: `x~`, `#x#`, `x.bak`, `x.orig`, `x.1`, `.x.swp`,
- * GNU's numbered backups (`x.~1~`), file managers' and browsers' copies (`x copy 2`, `x - Copy (2)`, `x (copy)`,
- * `x (another copy)`, `x (1)`), and compressed or archived copies (`x.gz`, `x.tar.gz`, `x.zip`).
- */
-const backupSuffix =
-  /\.(bak|backup|old|orig|save|saved|swp|swo|swx|tmp|temp|copy|prev|previous|\d+|~\d+~|gz|bz2|xz|zst|lz4|lzma|z|zip|tar|tgz|7z)$|~$| copy( \d+)?$| - copy( \(\d+\))?$| \((copy|another copy|\d+(st|nd|rd|th) copy|\d+)\)$/
-
-/**
- * A name and the names it is a copy of, its backup decorations stripped one by one (`id_rsa.bak`, `#.env#`,
- * `terraform.tfstate.1699999999.backup`): a copy of a secret is as secret as the original. Was a hole (red team):
- * `.env~`, `.npmrc.bak`, `server.key.bak` and the like were shown by read_file and grep.
- */
-const undecorated = (seg: string): ReadonlyArray<string> => {
-  const out = [seg]
-  let name = seg
-  for (let i = 0; i < 8; i++) {
-    const next = /^#(.+)#$/.exec(name)?.[1] ?? name.replace(backupSuffix, "")
-    if (next === name || next === "") break
-    // vim's swap file of `id_rsa` is `.id_rsa.swp`.
-    if (/\.sw[opx]$/.test(name) && next.startsWith(".")) out.push(next.slice(1))
-    out.push(next)
-    name = next
-  }
-  return out
 }
 
 const stateSegments = (segs: ReadonlyArray<string>): boolean =>
