@@ -24,45 +24,41 @@ const copyWords = "copy|kopie|copie|copia|kopia|kopio|kopi|cópia|másolat|ко�
  * - git mergetool: `x_BACKUP_12345`, `x_BASE_…`, `x_LOCAL_…`, `x_REMOTE_…` (and the older `x.BACKUP.12345`);
  * - compressed or archived copies: `x.gz`, `x.tar.gz`, `x.zip`.
  */
-const tail = new RegExp(
-  `(?:${[
-    String.raw`\.(bak|backup|old|orig|save|saved|sw[a-px]|un~|tmp|temp|copy|prev|previous|rej|part|partial|crdownload|download|~\d+~|gz|bz2|xz|zst|lz4|lzma|z|zip|tar|tgz|7z)`,
-    String.raw`\.\d[\d_:t-]*`,
-    String.raw`[-_ ](bak|backup|old|orig|save|prev)`,
-    String.raw`[-_]\d+`,
-    "~",
-    String.raw`\.sync-conflict-\d{8}-\d{6}(-[a-z0-9]+)?`,
-    String.raw`[._](backup|base|local|remote)[._]\d+`,
-    ` (${copyWords})( \\d+)?`,
-    ` - (${copyWords})( \\(\\d+\\))?`,
-    String.raw` \d+`,
-    String.raw` ?\((?:[^()]|\([^()]*\))*\)`
-  ]
-    .map((d) => `(?:${d})`)
-    .join("|")})$`
-)
+const decorations = [
+  String.raw`\.(bak|backup|old|orig|save|saved|sw[a-px]|un~|tmp|temp|copy|prev|previous|rej|part|partial|crdownload|download|~\d+~|gz|bz2|xz|zst|lz4|lzma|z|zip|tar|tgz|7z)`,
+  String.raw`\.\d[\d_:t-]*`,
+  String.raw`[-_ ](bak|backup|old|orig|save|prev)`,
+  String.raw`[-_]\d+`,
+  "~",
+  String.raw`\.sync-conflict-\d{8}-\d{6}(-[a-z0-9]+)?`,
+  String.raw`[._](backup|base|local|remote)[._]\d+`,
+  ` (${copyWords})( \\d+)?`,
+  ` - (${copyWords})( \\(\\d+\\))?`,
+  String.raw` \d+`,
+  String.raw` ?\((?:[^()]|\([^()]*\))*\)`
+]
+/** One decoration at the end, or just before the last extension (kept, `ext`): one regex run per name. */
+const tail = new RegExp(`(?:${decorations.map((d) => `(?:${d})`).join("|")})(?<ext>\\.[a-z0-9]{1,10})?$`)
 
 const copyOf = new RegExp(`^(?:${copyWords})(?: \\(\\d+\\))? of (.+)$`)
 
-/** Wrappings around a copy's whole name: emacs `#x#` and `.#x`, Windows `Copy of x` / `Copy (2) of x`, rsync's `.x.AbC123`. */
-const wrapped = (name: string): string | undefined =>
-  /^#(.+)#$/.exec(name)?.[1] ??
-  /^\.#(.+)$/.exec(name)?.[1] ??
-  copyOf.exec(name)?.[1] ??
-  /^\.(.+)\.[a-z0-9]{6}$/.exec(name)?.[1]
+/**
+ * Wrappings around a copy's whole name: emacs `#x#` and `.#x`, Windows `Copy of x` / `Copy (2) of x`, rsync's
+ * `.x.AbC123`. Looked for only in names starting with what they start with (most names do not).
+ */
+const unwrapped = (name: string): string | undefined => {
+  const first = name.charCodeAt(0)
+  if (first === 0x23 /* # */) return /^#(.+)#$/.exec(name)?.[1]
+  if (first === 0x2e /* . */) return /^\.#(.+)$/.exec(name)?.[1] ?? /^\.(.+)\.[a-z0-9]{6}$/.exec(name)?.[1]
+  return first > 0x7a || first === 0x63 /* c */ || first === 0x6b /* k */ || first === 0x6d /* m */ ? copyOf.exec(name)?.[1] : undefined
+}
 
 /** One decoration less, or the name itself when it has none. */
 const strip = (name: string): string => {
-  const whole = name.replace(tail, "")
-  if (whole !== name && whole !== "") return whole
-  const unwrapped = wrapped(name)
-  if (unwrapped !== undefined) return unwrapped
-  // Before the last extension: Dropbox, browsers and file managers keep the extension last.
-  const dot = name.lastIndexOf(".")
-  if (dot <= 0) return name
-  const stem = name.slice(0, dot)
-  const bare = stem.replace(tail, "")
-  return bare !== stem && bare !== "" && bare !== "." ? bare + name.slice(dot) : name
+  const bare = name.replace(tail, "$<ext>")
+  // Never a hidden name out of a plain one (`(1).npmrc` is no copy of `.npmrc`).
+  if (bare !== name && bare !== "" && (bare.charCodeAt(0) !== 0x2e || name.charCodeAt(0) === 0x2e)) return bare
+  return unwrapped(name) ?? name
 }
 
 /** The name as it looks: compatibility forms folded (`ｉｄ_ｒｓａ`, `ⅰd_rsa`), marks and invisible characters dropped. */

@@ -166,29 +166,42 @@ const isDotGit = (seg: string): boolean => {
   return bare === ".git" || bare === "git~1"
 }
 
+/**
+ * The names a segment is a copy of (itself first). Folders' copies are looked for only in names holding a dot: every
+ * secret or paired folder's name starts with one (`gh` aside), and so does every decorated form of it (`.ssh (1)`,
+ * `Copy of .aws`, `#.ssh#`).
+ */
+const copiesOf = (seg: string, last: boolean): ReadonlyArray<string> => (last || seg.includes(".") ? undecorated(seg) : [seg])
+
 const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
+  let copies = copiesOf(segs[0] ?? "", segs.length === 1)
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i] ?? ""
     const last = i === segs.length - 1
-    if (secretDirs.has(seg)) return `${seg}/ holds credentials`
-    // A copy of such a folder (`.ssh.bak/`, `.aws (1)/`, `Copy of .ssh/`): every name of them holds a dot.
-    if (seg.includes(".")) {
-      const copied = undecorated(seg).find((d) => secretDirs.has(d))
-      if (copied !== undefined) return `${seg}/ is a copy of ${copied}/, which holds credentials`
-    }
+    const next = segs[i + 1]
+    const nextCopies = next === undefined ? undefined : copiesOf(next, i + 1 === segs.length - 1)
+    // `.ssh/`, and a copy of it (`.ssh.bak/`, `.aws (1)/`, `Copy of .ssh/`).
+    const dir = copies.find((d) => secretDirs.has(d))
+    if (dir !== undefined) return dir === seg ? `${seg}/ holds credentials` : `${seg}/ is a copy of ${dir}/, which holds credentials`
     if (isDotGit(seg)) {
       const rest = segs.slice(i + 1)
       if (rest.includes("hooks")) return ".git/hooks/ runs code outside any sandbox"
       const tail = rest[rest.length - 1]
       if (tail === "config" || tail === "config.worktree") return ".git/config can run programs and hold credentials"
     }
-    const pairFiles = secretPairFiles.get(seg)
-    const next = segs[i + 1]
-    if (pairFiles !== undefined && next !== undefined && undecorated(next).some((n) => pairFiles.has(n))) return `${seg}/${next} holds credentials`
+    if (nextCopies !== undefined) {
+      for (const d of copies) {
+        const pairFiles = secretPairFiles.get(d)
+        if (pairFiles !== undefined && nextCopies.some((n) => pairFiles.has(n))) return `${seg}/${next} holds credentials`
+      }
+    }
     // A folder named like an env file is treated as one: what it holds is secret, and no write may create it.
     if (!last && (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
-    if (!last) continue
-    for (const name of undecorated(seg)) {
+    if (!last) {
+      copies = nextCopies ?? []
+      continue
+    }
+    for (const name of copies) {
       const why = fileSecret(name)
       if (why !== undefined) return name === seg ? why : `${seg} is a copy of a secret file: ${why}`
     }
