@@ -37,55 +37,85 @@ const decorations = [
   String.raw` \d+`,
   String.raw` ?\((?:[^()]|\([^()]*\))*\)`
 ]
-/** One decoration at the end, or just before the last extension (kept, `ext`): one regex run per name. */
-const tail = new RegExp(`(?:${decorations.map((d) => `(?:${d})`).join("|")})(?<ext>\\.[a-z0-9]{1,10})?$`)
+/**
+ * One decoration at the end, or just before the last extension (kept, `ext`: what follows the last dot, as sync
+ * clients and browsers take it, `#.env#` -> `# (1).env#`): one regex run for most names.
+ */
+const tail = new RegExp(`(?:${decorations.map((d) => `(?:${d})`).join("|")})(?<ext>\\.[^.]+)?$`)
+const tailEnd = new RegExp(`(?:${decorations.map((d) => `(?:${d})`).join("|")})$`)
+/** The same, the decoration that starts last (`x - Kopie 1` is `x - Kopie` plus macOS's ` 1`, too). */
+const lastTail = new RegExp(`^(?<stem>.*)(?:${decorations.map((d) => `(?:${d})`).join("|")})(?<ext>\\.[^.]+)?$`, "s")
+const lastTailEnd = new RegExp(`^(?<stem>.*)(?:${decorations.map((d) => `(?:${d})`).join("|")})$`, "s")
 
-const copyOf = new RegExp(`^(?:${copyWords})(?: \\(\\d+\\))? of (.+)$`)
+// The space after `of` may have gone with a decoration stripped before the extension (`Copy of  (1).envrc`).
+const copyOf = new RegExp(`^(?:${copyWords})(?: \\(\\d+\\))? of ?(.+)$`)
 
 /**
- * Wrappings around a copy's whole name: emacs `#x#` and `.#x`, Windows `Copy of x` / `Copy (2) of x`, rsync's
- * `.x.AbC123`. Looked for only in names starting with what they start with (most names do not).
+ * The names one decoration less gives (none when it has none). Several when the decorations are ambiguous
+ * (`#.#.ssh#.Ab12Cd#`: emacs's `.#x` or rsync's `.x.Ab12Cd`?): every reading is judged.
+ * - a decoration at the end, or before the last extension;
+ * - a wrapping around the whole name: emacs `#x#` and `.#x`, Windows `Copy of x` / `Copy (2) of x`, rsync's
+ *   `.x.AbC123` (looked for only in names starting with what they start with: most names do not);
+ * - a hidden copy (`.x`), the last decoration of vim's `.x.swp` and `.x.un~`: `x` itself.
  */
-const unwrapped = (name: string): string | undefined => {
+const stripped = (name: string, into: (next: string) => void): void => {
   const first = name.charCodeAt(0)
-  if (first === 0x23 /* # */) return /^#(.+)#$/.exec(name)?.[1]
-  if (first === 0x2e /* . */) return /^\.#(.+)$/.exec(name)?.[1] ?? /^\.(.+)\.[a-z0-9]{6}$/.exec(name)?.[1]
-  return first > 0x7a || first === 0x63 /* c */ || first === 0x6b /* k */ || first === 0x6d /* m */ ? copyOf.exec(name)?.[1] : undefined
+  const dotted = first === 0x2e
+  const give = (next: string | undefined) => {
+    if (next !== undefined && next !== "" && next !== name) into(next)
+  }
+  // Never a hidden name out of a plain one by a suffix (`(1).npmrc` is no copy of `.npmrc`).
+  const suffixed = (next: string) => {
+    if (dotted || next.charCodeAt(0) !== 0x2e) give(next)
+  }
+  const m = tail.exec(name)
+  if (m !== null) {
+    const ext = m.groups?.["ext"]
+    suffixed(name.slice(0, m.index) + (ext ?? ""))
+    if (ext !== undefined) suffixed(name.replace(tailEnd, ""))
+    const last = lastTail.exec(name)?.groups
+    if (last !== undefined) suffixed((last["stem"] ?? "") + (last["ext"] ?? ""))
+    const lastEnd = lastTailEnd.exec(name)?.groups
+    if (lastEnd !== undefined) suffixed(lastEnd["stem"] ?? "")
+  }
+  if (first === 0x23 /* # */) give(/^#(.+)#$/.exec(name)?.[1])
+  else if (dotted) {
+    give(/^\.#(.+)$/.exec(name)?.[1])
+    give(/^\.(.+)\.[a-z0-9]{6}$/.exec(name)?.[1])
+    if (name.length > 1) give(name.slice(1))
+  } else if (first > 0x7a || first === 0x63 /* c */ || first === 0x6b /* k */ || first === 0x6d /* m */) give(copyOf.exec(name)?.[1])
 }
 
-/** One decoration less, or the name itself when it has none. */
-const strip = (name: string): string => {
-  const bare = name.replace(tail, "$<ext>")
-  // Never a hidden name out of a plain one (`(1).npmrc` is no copy of `.npmrc`).
-  if (bare !== name && bare !== "" && (bare.charCodeAt(0) !== 0x2e || name.charCodeAt(0) === 0x2e)) return bare
-  return unwrapped(name) ?? name
-}
+/**
+ * More readings than this and a name is judged protected whatever they are (`Jail`): a file name (255 bytes at most)
+ * never has as many, only a path segment built to have them, whose readings would take long to enumerate.
+ */
+export const mostReadings = 1024
 
 /** The name as it looks: compatibility forms folded (`ｉｄ_ｒｓａ`, `ⅰd_rsa`), marks and invisible characters dropped. */
 const folded = (name: string): string =>
   name.normalize("NFKD").replace(/[\p{Mn}\p{Cf}]/gu, "").normalize("NFC").toLowerCase()
 
 /**
- * A (lower-cased) name and every name it is a copy of, its decorations stripped one by one: `id_rsa (1).bak` gives
- * `id_rsa (1)` and `id_rsa`. A vim swap or rsync temporary file of `id_rsa` is `.id_rsa.swp` / `.id_rsa.XyZ123`: the
- * hidden name is given without its dot too. A name with characters beyond ASCII is also judged as it looks.
+ * A (lower-cased) name and every name it is a copy of, its decorations stripped one by one in every reading:
+ * `id_rsa (1).bak` gives `id_rsa (1)` and `id_rsa`; `.id_rsa.swp` (vim's swap file of `id_rsa`) gives `.id_rsa` and
+ * `id_rsa`. A name with characters beyond ASCII is also judged as it looks. Each step shortens the name, so this
+ * ends, with no step bound an adversary could stack decorations past; past `mostReadings` it stops (the list is then
+ * longer than `mostReadings`, which the jail refuses).
  */
 export const undecorated = (seg: string): ReadonlyArray<string> => {
-  const out = [seg]
+  // Most names have no reading: answered without a Set.
   // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(seg)) {
-    const f = folded(seg)
-    if (f !== seg) out.push(f)
+  const ascii = !/[^\x00-\x7f]/.test(seg)
+  const first: Array<string> = []
+  stripped(seg, (next) => first.push(next))
+  if (first.length === 0 && ascii) return [seg]
+  const seen = new Set([seg, ...first])
+  if (!ascii) seen.add(folded(seg))
+  const add = (next: string) => {
+    if (seen.size <= mostReadings) seen.add(next)
   }
-  for (let i = 0, n = out.length; i < n; i++) {
-    let name = out[i] as string
-    for (;;) {
-      const next = strip(name)
-      if (next === name) break
-      out.push(next)
-      if (name.startsWith(".") && next.startsWith(".") && !next.startsWith("..")) out.push(next.slice(1))
-      name = next
-    }
-  }
-  return out
+  // A Set iterates over what is added while it iterates.
+  for (const name of seen) stripped(name, add)
+  return seen.size === 1 ? [seg] : [...seen]
 }

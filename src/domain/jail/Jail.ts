@@ -3,7 +3,7 @@
  * It judges facts an adapter already gathered (the lexical path and its resolution through symlinks),
  * so the same rules hold for the real file system and the in-memory one.
  */
-import { undecorated } from "./CopyNames.js"
+import { mostReadings, undecorated } from "./CopyNames.js"
 import * as P from "./PosixPath.js"
 
 /**
@@ -180,6 +180,7 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
     const last = i === segs.length - 1
     const next = segs[i + 1]
     const nextCopies = next === undefined ? undefined : copiesOf(next, i + 1 === segs.length - 1)
+    if (copies.length > mostReadings) return `${seg} has too many readings as a copy of another name to judge`
     // `.ssh/`, and a copy of it (`.ssh.bak/`, `.aws (1)/`, `Copy of .ssh/`).
     const dir = copies.find((d) => secretDirs.has(d))
     if (dir !== undefined) return dir === seg ? `${seg}/ holds credentials` : `${seg}/ is a copy of ${dir}/, which holds credentials`
