@@ -3,6 +3,7 @@
  * It judges facts an adapter already gathered (the lexical path and its resolution through symlinks),
  * so the same rules hold for the real file system and the in-memory one.
  */
+import { mostReadings, undecorated } from "./CopyNames.js"
 import * as P from "./PosixPath.js"
 
 /**
@@ -165,24 +166,43 @@ const isDotGit = (seg: string): boolean => {
   return bare === ".git" || bare === "git~1"
 }
 
+/**
+ * The names a segment is a copy of (itself first). Folders' copies are looked for only in names holding a dot: every
+ * secret or paired folder's name starts with one (`gh` aside), and so does every decorated form of it (`.ssh (1)`,
+ * `Copy of .aws`, `#.ssh#`).
+ */
+const copiesOf = (seg: string, last: boolean): ReadonlyArray<string> => (last || seg.includes(".") ? undecorated(seg) : [seg])
+
 const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
+  let copies = copiesOf(segs[0] ?? "", segs.length === 1)
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i] ?? ""
     const last = i === segs.length - 1
-    if (secretDirs.has(seg)) return `${seg}/ holds credentials`
+    const next = segs[i + 1]
+    const nextCopies = next === undefined ? undefined : copiesOf(next, i + 1 === segs.length - 1)
+    if (copies.length > mostReadings) return `${seg} has too many readings as a copy of another name to judge`
+    // `.ssh/`, and a copy of it (`.ssh.bak/`, `.aws (1)/`, `Copy of .ssh/`).
+    const dir = copies.find((d) => secretDirs.has(d))
+    if (dir !== undefined) return dir === seg ? `${seg}/ holds credentials` : `${seg}/ is a copy of ${dir}/, which holds credentials`
     if (isDotGit(seg)) {
       const rest = segs.slice(i + 1)
       if (rest.includes("hooks")) return ".git/hooks/ runs code outside any sandbox"
       const tail = rest[rest.length - 1]
       if (tail === "config" || tail === "config.worktree") return ".git/config can run programs and hold credentials"
     }
-    const pairFiles = secretPairFiles.get(seg)
-    const next = segs[i + 1]
-    if (pairFiles !== undefined && next !== undefined && undecorated(next).some((n) => pairFiles.has(n))) return `${seg}/${next} holds credentials`
+    if (nextCopies !== undefined) {
+      for (const d of copies) {
+        const pairFiles = secretPairFiles.get(d)
+        if (pairFiles !== undefined && nextCopies.some((n) => pairFiles.has(n))) return `${seg}/${next} holds credentials`
+      }
+    }
     // A folder named like an env file is treated as one: what it holds is secret, and no write may create it.
     if (!last && (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
-    if (!last) continue
-    for (const name of undecorated(seg)) {
+    if (!last) {
+      copies = nextCopies ?? []
+      continue
+    }
+    for (const name of copies) {
       const why = fileSecret(name)
       if (why !== undefined) return name === seg ? why : `${seg} is a copy of a secret file: ${why}`
     }
@@ -203,33 +223,6 @@ const fileSecret = (seg: string): string | undefined => {
   // Google's OAuth client download: `client_secret_<id>.apps.googleusercontent.com.json`.
   if (/^client_secret.*\.json$/.test(seg)) return `${seg} holds an OAuth client secret`
   return undefined
-}
-
-/**
- * The decorations editors, tools and people add to a copy of a file: `x~`, `#x#`, `x.bak`, `x.orig`, `x.1`, `.x.swp`,
- * GNU's numbered backups (`x.~1~`), file managers' and browsers' copies (`x copy 2`, `x - Copy (2)`, `x (copy)`,
- * `x (another copy)`, `x (1)`), and compressed or archived copies (`x.gz`, `x.tar.gz`, `x.zip`).
- */
-const backupSuffix =
-  /\.(bak|backup|old|orig|save|saved|swp|swo|swx|tmp|temp|copy|prev|previous|\d+|~\d+~|gz|bz2|xz|zst|lz4|lzma|z|zip|tar|tgz|7z)$|~$| copy( \d+)?$| - copy( \(\d+\))?$| \((copy|another copy|\d+(st|nd|rd|th) copy|\d+)\)$/
-
-/**
- * A name and the names it is a copy of, its backup decorations stripped one by one (`id_rsa.bak`, `#.env#`,
- * `terraform.tfstate.1699999999.backup`): a copy of a secret is as secret as the original. Was a hole (red team):
- * `.env~`, `.npmrc.bak`, `server.key.bak` and the like were shown by read_file and grep.
- */
-const undecorated = (seg: string): ReadonlyArray<string> => {
-  const out = [seg]
-  let name = seg
-  for (let i = 0; i < 8; i++) {
-    const next = /^#(.+)#$/.exec(name)?.[1] ?? name.replace(backupSuffix, "")
-    if (next === name || next === "") break
-    // vim's swap file of `id_rsa` is `.id_rsa.swp`.
-    if (/\.sw[opx]$/.test(name) && next.startsWith(".")) out.push(next.slice(1))
-    out.push(next)
-    name = next
-  }
-  return out
 }
 
 const stateSegments = (segs: ReadonlyArray<string>): boolean =>
