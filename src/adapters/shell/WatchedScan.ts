@@ -199,7 +199,7 @@ export const make = (options: Options = {}): WatchedScan => {
 
   /**
    * The per-folder validation (folders it forgets lose their watchers), from the stored cache on a root's first
-   * scan, the cache saved when the scan read or forgot a folder.
+   * scan, the cache saved when the scan forgot a folder or read one and found something else there.
    */
   const plain = (root: string, r: Root): ReadonlyArray<WorkspaceScan.Hit> => {
     if (store === undefined) return WorkspaceScan.scan(root, r.cache, settleMs, (f) => unwatch(r, f))
@@ -216,7 +216,7 @@ export const make = (options: Options = {}): WatchedScan => {
         changed = true
         unwatch(r, f)
       },
-      () => void (changed = true)
+      (_, same) => void (changed ||= !same)
     )
     const top = r.cache.get(root)
     if (changed && top !== undefined) store.save(root, top)

@@ -260,17 +260,28 @@ export const read = (root: string, f: Folder, dir: string, st: fs.Stats, settleM
   f.first = first
 }
 
+/** What a folder's read found (its hits, its subfolders' names); "" for one never read. */
+const known = (f: Folder): string => {
+  if (f.ino === -1) return ""
+  let out = ""
+  for (const h of f.hits) out += `${h.verdict} ${h.kind} ${h.path}\0`
+  for (let c = f.first; c !== undefined; c = c.next) out += `/${c.name}\0`
+  return out
+}
+
 /**
  * Everything under `root` the sandbox hides, pins or sanitizes. With a cache, folders unchanged since they were
  * last read are not read again (one lstat each); folders no longer there are forgotten (`onDrop` is told of each),
- * and `onRead` of each folder read again (ScanStore: whether the cache changed).
+ * and `onRead` of each folder read again, and whether the read found what was known of it (its hits and subfolders):
+ * a folder whose ctime alone changed (a file made and removed in it, as GitControl does in `.git` during a call)
+ * need not be saved again (ScanStore), since the stored ctime, no longer matching, makes the next process read it.
  */
 export const scan = (
   root: string,
   cache?: Cache,
   settleMs = defaultSettleMs,
   onDrop?: (f: Folder) => void,
-  onRead?: (f: Folder) => void
+  onRead?: (f: Folder, same: boolean) => void
 ): ReadonlyArray<Hit> => {
   let top = cache?.get(root)
   if (top === undefined) {
@@ -300,8 +311,9 @@ export const scan = (
     if (f.ino !== st.ino || f.ctimeMs !== st.ctimeMs) {
       // Another folder under the same name: nothing known below the old one holds.
       if (f.ino !== -1 && f.ino !== st.ino) forget(f, onDrop)
+      const before = onRead === undefined ? undefined : known(f)
       read(root, f, dir, st, settleMs, onDrop)
-      onRead?.(f)
+      onRead?.(f, before === known(f))
     }
     for (let i = 0; i < f.hits.length; i++) hits.push(f.hits[i] as Hit)
     for (let c = f.first; c !== undefined; c = c.next) {
