@@ -8,6 +8,7 @@ import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/core/Mode
 import * as P from "../domain/jail/PosixPath.js"
 import type { Allowlist } from "../ports/Allowlist.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
+import type { ProtectedAliases } from "../ports/ProtectedAliases.js"
 import type { Approver } from "../ports/Approver.js"
 import type { BashParser } from "../ports/BashParser.js"
 import type { FileSystem } from "../ports/FileSystem.js"
@@ -98,6 +99,11 @@ export interface Adapters<E = never> {
    * `Unavailable.textSearch` (grep then always walks the tree itself, with the same results).
    */
   readonly textSearch: Layer.Layer<TextSearch, E>
+  /**
+   * Protected content under other names (hard links, protected symlinks' targets) for the jail stage and grep.
+   * Absent: names alone are judged (the in-memory compositions).
+   */
+  readonly aliases?: Layer.Layer<ProtectedAliases, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
@@ -111,7 +117,8 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
     adapters.sandboxState,
     adapters.sql
   )
-  return Layer.provideMerge(core, session)
+  const withAliases = adapters.aliases === undefined ? core : Layer.merge(core, adapters.aliases)
+  return Layer.provideMerge(withAliases, session)
 }
 
 /** A fixed set of executor extensions, without a post-write hook, as the layer `Adapters.extensions` takes. */

@@ -19,7 +19,7 @@ import type * as WorkspaceScan from "./WorkspaceScan.js"
 const file = "scan-cache"
 const format = "minicode-scan/1"
 const kinds = ["file", "directory"] as const
-const verdicts = ["mask", "sanitize", "pin", "hold", "link"] as const
+const verdicts = ["mask", "sanitize", "pin", "hold", "link", "secret-link"] as const
 
 type Folders = Map<string, WorkspaceScan.Folder>
 
