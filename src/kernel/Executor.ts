@@ -88,7 +88,7 @@ const build = (extensions: ReadonlyArray<Extension>, diagnostics: Option.Option<
       )
     }
     const textSearch = yield* TextSearch
-    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch, aliases: yield* ProtectedAliases.finder }
+    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch, aliases: yield* ProtectedAliases.ProtectedAliases }
     const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
       const call = inv.facts.call
       switch (call.tool) {

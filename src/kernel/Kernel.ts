@@ -101,9 +101,9 @@ export interface Adapters<E = never> {
   readonly textSearch: Layer.Layer<TextSearch, E>
   /**
    * Protected content under other names (hard links, protected symlinks' targets) for the jail stage and grep.
-   * Absent: names alone are judged (the in-memory compositions).
+   * Required: a composition without a workspace scan gives `ProtectedAliases.nothing` (names alone are judged).
    */
-  readonly aliases?: Layer.Layer<ProtectedAliases, E>
+  readonly aliases: Layer.Layer<ProtectedAliases, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
@@ -115,10 +115,10 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
     adapters.journal,
     adapters.netGuard,
     adapters.sandboxState,
-    adapters.sql
+    adapters.sql,
+    adapters.aliases
   )
-  const withAliases = adapters.aliases === undefined ? core : Layer.merge(core, adapters.aliases)
-  return Layer.provideMerge(withAliases, session)
+  return Layer.provideMerge(core, session)
 }
 
 /** A fixed set of executor extensions, without a post-write hook, as the layer `Adapters.extensions` takes. */
@@ -130,7 +130,7 @@ export const withoutDiagnostics = <E, R>(extensions: Layer.Layer<Executor.Extens
   Layer.merge(extensions, Layer.succeed(Diagnostics, Executor.noDiagnostics))
 
 /** The executor at the end of the chain, with the session's extensions (bash, git, MCP, LSP, SQL…). */
-export const executorOf = <E>(adapters: Adapters<E>): Layer.Layer<ToolExecutor, E, Session | FileSystem | Journal | SandboxState> =>
+export const executorOf = <E>(adapters: Adapters<E>): Layer.Layer<ToolExecutor, E, Session | FileSystem | Journal | SandboxState | ProtectedAliases> =>
   (adapters.extensions === undefined ? Executor.layer() : Executor.layerWith().pipe(Layer.provide(adapters.extensions))).pipe(Layer.provide(adapters.textSearch))
 
 /** The runtime chain for one session, or the given list of stages (default: the shipped `stages`) over its executor. */

@@ -1,4 +1,4 @@
-import { Context, Effect, Option } from "effect"
+import { Context, Effect } from "effect"
 import * as Aliases from "../domain/jail/Aliases.js"
 
 /**
@@ -11,10 +11,5 @@ export interface ProtectedAliasesShape {
 
 export class ProtectedAliases extends Context.Tag("minicode/ProtectedAliases")<ProtectedAliases, ProtectedAliasesShape>() {}
 
-/**
- * The composition's finder, or one that finds nothing (the in-memory compositions: names alone are judged there).
- * Taken where a stage or the executor is built (a call runs in its caller's context, which does not hold it).
- */
-export const finder: Effect.Effect<ProtectedAliasesShape> = Effect.map(Effect.serviceOption(ProtectedAliases), Option.getOrElse(() => nothing))
-
+/** For compositions without a real workspace scan (the in-memory ones): names alone are judged there. */
 export const nothing: ProtectedAliasesShape = { of: () => Effect.succeed(Aliases.none) }

@@ -18,7 +18,7 @@ export const JailStage = wrap((next) =>
     const fs = yield* FileSystem
     const ctx = jailContext(session)
     const resolve = PathResolver.resolveWith(fs)
-    const protectedAliases = yield* ProtectedAliases.finder
+    const protectedAliases = yield* ProtectedAliases.ProtectedAliases
     return ToolExecutor.of({
       run: (inv) =>
         Effect.gen(function* () {
