@@ -9,7 +9,9 @@
  * - `app/.env -> ../shared/app.env`: a relative link from a subfolder;
  * - a hard link made by the user between two calls (after a scan found none);
  * - a hard link from inside the secret folder (`.ssh/id_ed25519` linked as `docs/key.txt`);
- * - a hard link made by sandboxed bash itself (`ln .env x`), then read by the next call.
+ * - a hard link made by sandboxed bash itself (`ln .env x`), then read by the next call;
+ * - the link removed by sandboxed bash (a symlink is not masked: a mount lands on its target), its target read by the
+ *   next call (was a hole of the first fix: the target was protected only while the link was there).
  *
  * Through the built binary (allow-all, default sandbox).
  */
@@ -68,8 +70,10 @@ describe(title("protected content under other names"), () => {
     fs.unlinkSync(path.join(ws.root, "links/a"))
     fs.symlinkSync("../c", path.join(ws.root, "links/a"))
     expect(await shown(ws, "c")).not.toContain(canary)
-    // Honest: the old end is no secret any more, and is read.
-    expect(ws.tool("read_file", { path: "links/b" }).stdout).toContain("TOKEN=old")
+    // The old end stays protected while it is the same file (remembered: the link could have been removed by bash).
+    expect(ws.tool("read_file", { path: "links/b" }).stdout).not.toContain("TOKEN=old")
+    // Honest: what no link ever named is read.
+    expect(ws.tool("read_file", { path: "a.txt" }).stdout).toContain("a")
   }, 300_000)
 
   it(".ssh -> dotfiles/ssh: the folder's files are protected", async () => {
@@ -111,6 +115,17 @@ describe(title("protected content under other names"), () => {
     const made = await ws.scriptAsync("ln .env x 2>&1; cat x 2>&1; ln -f .env docs-x 2>&1; cat docs-x 2>&1; true")
     expect(made).not.toContain(canary)
     for (const name of ["x", "docs-x"]) if (fs.existsSync(path.join(ws.root, name))) expect(await shown(ws, name)).not.toContain(canary)
+  }, 300_000)
+
+  it.skipIf(unavailable !== undefined)("the link removed by sandboxed bash: its target stays protected at the next call", async () => {
+    const ws = attackWorkspace(cleanups)
+    put(ws.root, "env/development", `TOKEN=${canary}\n`)
+    fs.symlinkSync("env/development", path.join(ws.root, ".env"))
+    const out = await ws.scriptAsync("n=.env; rm -f $n; mv env/development env/moved 2>&1; ls -la . env")
+    expect(out).not.toContain(canary)
+    expect(fs.lstatSync(path.join(ws.root, ".env"), { throwIfNoEntry: false })).toBeUndefined()
+    const at = fs.existsSync(path.join(ws.root, "env/development")) ? "env/development" : "env/moved"
+    expect(await shown(ws, at)).not.toContain(canary)
   }, 300_000)
 
   it("honest: a hard link between two ordinary files is read as before", async () => {

@@ -10,6 +10,10 @@
  *   regular files, ending when every link is found. The search is kept while no folder was read again and no
  *   protected inode changed (a new link changes the inode's ctime, and its folder's).
  *
+ * A target, once seen, is remembered (`.minicode/alias-targets`: its path and identity) while the same file is at
+ * that path: sandboxed bash can remove the link itself (a symlink cannot be masked, a mount lands on its target),
+ * and was a hole (red team AliasFamily): `rm .env` in one call, `read_file env/development` in the next.
+ *
  * Why not in the per-folder cache: a symlink's target and a file's link count change without any event in the
  * folder that names them.
  */
@@ -17,7 +21,44 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Aliases from "../../domain/jail/Aliases.js"
 import * as Jail from "../../domain/jail/Jail.js"
+import * as StateFile from "../fs/StateFile.js"
 import type * as WorkspaceScan from "./WorkspaceScan.js"
+
+const targetsFile = "alias-targets"
+const targetsFormat = "minicode-alias-targets/1"
+
+interface Target {
+  readonly path: string
+  readonly dev: number
+  readonly ino: number
+}
+
+/** The targets remembered for `root` (nothing when absent, unreadable or not as written). */
+const remembered = (root: string): Array<Target> => {
+  try {
+    const body = StateFile.read(root, targetsFile, targetsFormat)
+    if (body === undefined) return []
+    const data: unknown = JSON.parse(body)
+    if (!Array.isArray(data)) return []
+    const out: Array<Target> = []
+    for (const e of data as Array<unknown>) {
+      if (!Array.isArray(e) || typeof e[0] !== "string" || typeof e[1] !== "number" || typeof e[2] !== "number") continue
+      const p = path.join(root, e[0])
+      if (p.startsWith(`${root}/`)) out.push({ path: p, dev: e[1], ino: e[2] })
+    }
+    return out
+  } catch {
+    return []
+  }
+}
+
+const remember = (root: string, targets: ReadonlyArray<Target>): void => {
+  try {
+    StateFile.write(root, targetsFile, targetsFormat, JSON.stringify(targets.map((t) => [path.relative(root, t.path), t.dev, t.ino]).sort()))
+  } catch {
+    // Not kept: a link removed before the next scan leaves its target to names alone.
+  }
+}
 
 /** At most this many entries are looked at below a masked folder for files with several links. */
 const maskedFolderEntries = 2_000
@@ -113,6 +154,7 @@ export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, fol
   const masked = new Set<string>()
   for (const h of hits) if (h.verdict === "mask") masked.add(h.path)
   const added: Array<WorkspaceScan.Hit> = []
+  const targets: Array<Target> = []
   for (const h of hits) {
     if (h.verdict !== "secret-link") continue
     let real: string
@@ -128,7 +170,21 @@ export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, fol
     if (st === undefined || !(st.isFile() || st.isDirectory())) continue
     masked.add(real)
     added.push({ path: real, kind: st.isFile() ? "file" : "directory", verdict: "mask" })
+    targets.push({ path: real, dev: st.dev, ino: st.ino })
   }
+  // Targets seen before, still the same file at the same path: protected though their link is gone.
+  const before = remembered(root)
+  for (const t of before) {
+    if (targets.some((n) => n.path === t.path)) continue
+    const st = lstat(t.path)
+    if (st === undefined || st.dev !== t.dev || st.ino !== t.ino || !(st.isFile() || st.isDirectory())) continue
+    targets.push(t)
+    if (masked.has(t.path)) continue
+    masked.add(t.path)
+    added.push({ path: t.path, kind: st.isFile() ? "file" : "directory", verdict: "mask" })
+  }
+  const key = (ts: ReadonlyArray<Target>) => ts.map((t) => `${t.path}\0${t.dev}:${t.ino}`).sort().join("\n")
+  if (key(targets) !== key(before)) remember(root, targets)
   // The protected files: their identities, and the inodes with links left to find.
   const files: Array<string> = []
   for (const h of [...hits, ...added]) {
