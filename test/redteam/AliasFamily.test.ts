@@ -6,10 +6,11 @@
  * - a chain `.env -> a -> b`: `b` holds the secret;
  * - a chain retargeted between calls (`a -> c`): the link in the middle changes in a folder the `.env` is not in;
  * - `.ssh -> dotfiles/ssh`: a protected folder name linked to a folder of innocent names;
- * - `app/.env -> ../shared/app.env`: a relative link from a subfolder;
+ * - `app/.env -> ../shared/settings.txt`: a relative link from a subfolder;
  * - a hard link made by the user between two calls (after a scan found none);
  * - a hard link from inside the secret folder (`.ssh/id_ed25519` linked as `docs/key.txt`);
- * - a hard link made by sandboxed bash itself (`ln .env x`), then read by the next call;
+ * - a hard link made by sandboxed bash itself (`ln .env x`), then read by the next call (held before the fix too:
+ *   the masked `.env` is a mount, the link is to the mask; kept as a regression test);
  * - the link removed by sandboxed bash (a symlink is not masked: a mount lands on its target), its target read by the
  *   next call (was a hole of the first fix: the target was protected only while the link was there).
  *
@@ -78,17 +79,17 @@ describe(title("protected content under other names"), () => {
 
   it(".ssh -> dotfiles/ssh: the folder's files are protected", async () => {
     const ws = attackWorkspace(cleanups)
-    put(ws.root, "dotfiles/ssh/id_ed25519", `TOKEN=${canary}\n`)
+    put(ws.root, "dotfiles/ssh/notes", `TOKEN=${canary}\n`)
     fs.symlinkSync("dotfiles/ssh", path.join(ws.root, ".ssh"))
-    expect(await shown(ws, "dotfiles/ssh/id_ed25519")).not.toContain(canary)
+    expect(await shown(ws, "dotfiles/ssh/notes")).not.toContain(canary)
   }, 300_000)
 
-  it("app/.env -> ../shared/app.env: the relative link's target is protected", async () => {
+  it("app/.env -> ../shared/settings.txt: the relative link's target is protected", async () => {
     const ws = attackWorkspace(cleanups)
-    put(ws.root, "shared/app.env", `TOKEN=${canary}\n`)
+    put(ws.root, "shared/settings.txt", `TOKEN=${canary}\n`)
     fs.mkdirSync(path.join(ws.root, "app"))
-    fs.symlinkSync("../shared/app.env", path.join(ws.root, "app/.env"))
-    expect(await shown(ws, "shared/app.env")).not.toContain(canary)
+    fs.symlinkSync("../shared/settings.txt", path.join(ws.root, "app/.env"))
+    expect(await shown(ws, "shared/settings.txt")).not.toContain(canary)
   }, 300_000)
 
   it("a hard link the user makes between two calls is protected at the next", async () => {
