@@ -8,6 +8,7 @@ import { BashParseError, BashParser } from "../ports/BashParser.js"
 import { LspTransport } from "../ports/LspTransport.js"
 import { McpTransport } from "../ports/McpTransport.js"
 import { PostgresParser, PostgresParserUnavailable } from "../ports/PostgresParser.js"
+import { nothing, ProtectedAliases } from "../ports/ProtectedAliases.js"
 import { SandboxState } from "../ports/SandboxState.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { Shell, ShellError } from "../ports/Shell.js"
@@ -24,6 +25,9 @@ export const textSearch = Layer.succeed(
   TextSearch,
   TextSearch.of({ engine: "none", search: () => Effect.fail(new TextSearchError({ kind: "unavailable", reason: "no search engine is installed" })) })
 )
+
+/** No workspace scan: protected content under other names is not looked for, names alone are judged. */
+export const aliases = Layer.succeed(ProtectedAliases, ProtectedAliases.of(nothing))
 
 export const shell = Layer.succeed(
   Shell,

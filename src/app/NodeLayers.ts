@@ -10,6 +10,7 @@ import * as HistoryStore from "../adapters/fs/HistoryStore.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as SecretObjects from "../adapters/shell/SecretObjects.js"
 import * as StoreSecrets from "../adapters/shell/StoreSecrets.js"
+import * as ScanAliasesLayer from "../adapters/shell/ProtectedAliasesScan.js"
 import * as WatchedScan from "../adapters/shell/WatchedScan.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
 import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
@@ -471,6 +472,8 @@ export const adapters = (options: {
   sandboxState: sandboxState(options.sandbox),
   journal: options.journal === "memory" ? MemoryJournal.layer() : sqliteJournal,
   netGuard: NodeNetGuard.layer,
+  // The sandbox's own scan (one per process, or the one-shot one): what it masks, the file tools refuse.
+  aliases: ScanAliasesLayer.layer(options.sandbox?.bwrap?.scan ?? WatchedScan.shared),
   extensions: extensions(options),
   sql: sqlGuard(options.sql)
 })

@@ -6,6 +6,7 @@ import { Context, Effect, Layer, Option, Ref } from "effect"
 import * as Deadline from "../domain/core/Deadline.js"
 import { DeadlineExceeded, Unavailable } from "../domain/core/Errors.js"
 import { nameOf } from "../domain/core/Tools.js"
+import * as ProtectedAliases from "../ports/ProtectedAliases.js"
 import { Diagnostics, type DiagnosticsShape } from "../ports/Diagnostics.js"
 import { Session } from "../ports/Session.js"
 import { type Invocation, ToolExecutor, type ToolOutput } from "../ports/ToolExecutor.js"
@@ -87,7 +88,7 @@ const build = (extensions: ReadonlyArray<Extension>, diagnostics: Option.Option<
       )
     }
     const textSearch = yield* TextSearch
-    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch }
+    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch, aliases: yield* ProtectedAliases.ProtectedAliases }
     const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
       const call = inv.facts.call
       switch (call.tool) {

@@ -8,6 +8,7 @@ import type { AccessPolicy, PermissionMode, WorkMode } from "../domain/core/Mode
 import * as P from "../domain/jail/PosixPath.js"
 import type { Allowlist } from "../ports/Allowlist.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
+import type { ProtectedAliases } from "../ports/ProtectedAliases.js"
 import type { Approver } from "../ports/Approver.js"
 import type { BashParser } from "../ports/BashParser.js"
 import type { FileSystem } from "../ports/FileSystem.js"
@@ -98,6 +99,11 @@ export interface Adapters<E = never> {
    * `Unavailable.textSearch` (grep then always walks the tree itself, with the same results).
    */
   readonly textSearch: Layer.Layer<TextSearch, E>
+  /**
+   * Protected content under other names (hard links, protected symlinks' targets) for the jail stage and grep.
+   * Required: a composition without a workspace scan gives `ProtectedAliases.nothing` (names alone are judged).
+   */
+  readonly aliases: Layer.Layer<ProtectedAliases, E>
 }
 
 const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
@@ -109,7 +115,8 @@ const base = <E>(options: SessionOptions, adapters: Adapters<E>) => {
     adapters.journal,
     adapters.netGuard,
     adapters.sandboxState,
-    adapters.sql
+    adapters.sql,
+    adapters.aliases
   )
   return Layer.provideMerge(core, session)
 }
@@ -123,7 +130,7 @@ export const withoutDiagnostics = <E, R>(extensions: Layer.Layer<Executor.Extens
   Layer.merge(extensions, Layer.succeed(Diagnostics, Executor.noDiagnostics))
 
 /** The executor at the end of the chain, with the session's extensions (bash, git, MCP, LSP, SQL…). */
-export const executorOf = <E>(adapters: Adapters<E>): Layer.Layer<ToolExecutor, E, Session | FileSystem | Journal | SandboxState> =>
+export const executorOf = <E>(adapters: Adapters<E>): Layer.Layer<ToolExecutor, E, Session | FileSystem | Journal | SandboxState | ProtectedAliases> =>
   (adapters.extensions === undefined ? Executor.layer() : Executor.layerWith().pipe(Layer.provide(adapters.extensions))).pipe(Layer.provide(adapters.textSearch))
 
 /** The runtime chain for one session, or the given list of stages (default: the shipped `stages`) over its executor. */

@@ -13,6 +13,7 @@ import type { CallOf } from "../domain/core/Tools.js"
 import { capText } from "../domain/core/Truncate.js"
 import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../ports/FileSystem.js"
 import type { SessionShape } from "../ports/Session.js"
+import type { ProtectedAliasesShape } from "../ports/ProtectedAliases.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
@@ -48,6 +49,8 @@ export interface Env {
   readonly listings?: ListingMemo | undefined
   /** Optional: ripgrep, which grep then hands its walk to (every path it returns still judged). */
   readonly textSearch?: TextSearchShape | undefined
+  /** Optional: protected content under other names (hard links, protected symlinks' targets); none without it. */
+  readonly aliases?: ProtectedAliasesShape | undefined
 }
 
 /**

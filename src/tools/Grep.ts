@@ -12,10 +12,12 @@ import { Effect } from "effect"
 import picomatch from "picomatch"
 import { ToolFailed } from "../domain/core/Errors.js"
 import type { CallOf } from "../domain/core/Tools.js"
+import * as Aliases from "../domain/jail/Aliases.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import * as Progress from "../ports/Progress.js"
+import * as ProtectedAliases from "../ports/ProtectedAliases.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
 import * as GrepResults from "./GrepResults.js"
@@ -58,6 +60,8 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
           }).pipe(Effect.provideService(FileSystem, fs))
         : { dirs: [{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }], incomplete: false }
 
+    // Protected content under other names (hard links, protected symlinks' targets): never opened.
+    const aliases = yield* (env.aliases ?? ProtectedAliases.nothing).of(session.root)
     const found = GrepResults.collector()
     let bytesSinceTurn = 0
     let turnStarted = performance.now()
@@ -74,7 +78,9 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
         const prefix = dir.rel === "" ? "" : `${dir.rel}/`
         const abs = dir.rel === "" ? session.root : P.join(session.root, dir.rel)
         const judge = Jail.protectedNameIn(abs, session.root)
-        const names = dir.files.filter((name) => (filter === undefined || filter(prefix + name)) && judge(name) === undefined)
+        const names = dir.files.filter(
+          (name) => (filter === undefined || filter(prefix + name)) && judge(name) === undefined && (aliases.paths.size === 0 || Aliases.reason(aliases, session.root, P.join(abs, name)) === undefined)
+        )
         let from = 0
         while (from < names.length) {
           const batch = names.slice(from, from + grepLimits.batch)

@@ -28,6 +28,7 @@ import * as RustRegex from "../domain/files/RustRegex.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as Progress from "../ports/Progress.js"
+import * as ProtectedAliases from "../ports/ProtectedAliases.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
@@ -52,7 +53,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     if (start.startsWith("..")) return undefined
     const glob = call.args.glob
     const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
-    const judge = pathJudge(fs, root)
+    const judge = pathJudge(fs, root, yield* (env.aliases ?? ProtectedAliases.nothing).of(root))
     // Streamed into the results as rg finds them (at most four caps' worth kept); each file's count kept to take
     // its hits back should the file fail the check that runs (with the lstats) once the search is over.
     const found = GrepResults.collector()

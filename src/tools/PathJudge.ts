@@ -6,6 +6,7 @@
  * (glob's walk needs none of this: Walk.ts lists through descriptors and judges git folders from their listings.)
  */
 import { Effect, Option } from "effect"
+import * as Aliases from "../domain/jail/Aliases.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as GitFolders from "../kernel/GitFolders.js"
@@ -14,7 +15,11 @@ import type { FileSystemShape } from "../ports/FileSystem.js"
 /** The folder of a workspace-relative path ("" at the root). */
 const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf("/")))
 
-export const pathJudge = (fs: FileSystemShape, root: string) => {
+/**
+ * `aliases`: protected content under other names (the sandbox scan's, `ProtectedAliases`): `lexical` refuses its
+ * paths, `real` also the files whose inode is a protected file's (a link made, or a target moved, since the scan).
+ */
+export const pathJudge = (fs: FileSystemShape, root: string, aliases: Aliases.Protected = Aliases.none) => {
   const folders = new Map<string, boolean>()
   // Per folder: whether its own segments pass, and the name judge with its segments split once (Jail.protectedNameIn).
   const names = new Map<string, ((name: string) => ReturnType<typeof Jail.protectedName>) | undefined>()
@@ -33,7 +38,7 @@ export const pathJudge = (fs: FileSystemShape, root: string) => {
     const name = rel.slice(slash + 1)
     if (name === "" || name === "." || name === "..") return false
     const judge = folderNames(slash === -1 ? "" : rel.slice(0, slash))
-    return judge !== undefined && judge(name) === undefined
+    return judge !== undefined && judge(name) === undefined && (aliases.paths.size === 0 || Aliases.reason(aliases, root, P.join(root, rel)) === undefined)
   }
   const isKind = (abs: string, kind: "file" | "directory") =>
     Effect.map(Effect.orElseSucceed(fs.lstat(abs), () => Option.none()), (st) => Option.isSome(st) && st.value.kind === kind)
@@ -54,7 +59,12 @@ export const pathJudge = (fs: FileSystemShape, root: string) => {
         : Effect.succeed(false)
     )
   }
+  const isFile = (abs: string) =>
+    Effect.map(
+      Effect.orElseSucceed(fs.lstat(abs), () => Option.none()),
+      (st) => Option.isSome(st) && st.value.kind === "file" && Aliases.reason(aliases, root, abs, st.value) === undefined
+    )
   const real = (rel: string): Effect.Effect<boolean> =>
-    Effect.flatMap(folder(parentOf(rel)), (up) => (up ? isKind(P.join(root, rel), "file") : Effect.succeed(false)))
+    Effect.flatMap(folder(parentOf(rel)), (up) => (up ? isFile(P.join(root, rel)) : Effect.succeed(false)))
   return { lexical, real }
 }

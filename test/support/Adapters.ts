@@ -18,6 +18,7 @@ export const nodeAdapters = <E = never>(over: Partial<Kernel.Adapters<E>> = {}):
   sql: Unavailable.sql,
   sandboxState: Unavailable.sandboxState,
   textSearch: Unavailable.textSearch,
+  aliases: Unavailable.aliases,
   netGuard: NodeNetGuard.layer,
   journal: MemoryJournal.layer(),
   ...over

@@ -89,7 +89,7 @@ export const recordingChain = (
   const after = Chain.stages.indexOf(Chain.Jail) + 1
   const list = [...Chain.stages.slice(0, after), { name: "probe", layer: probe }, ...Chain.stages.slice(after)]
   const stages = Chain.compose(list, Executor.layer([bashRecorder]).pipe(Layer.provide(Unavailable.textSearch)))
-  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, admitAll, journal, offline, sandboxed, Unavailable.sql, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
+  const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, admitAll, journal, offline, sandboxed, Unavailable.sql, Unavailable.aliases, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
   return stages.pipe(Layer.provide(Layer.merge(services, fsLayer)))
 }
 
@@ -97,7 +97,7 @@ export const memoryAdapters = (allowlist: ReadonlyArray<AllowEntry> = []): Kerne
   fileSystem: MemoryFileSystem.layer(seed),
   allowlist: MemoryAllowlist.layer(allowlist),
   approver: Approvers.constant("no"),
-  bashParser: admitAll, sql: Unavailable.sql, textSearch: Unavailable.textSearch,
+  bashParser: admitAll, sql: Unavailable.sql, textSearch: Unavailable.textSearch, aliases: Unavailable.aliases,
   journal: MemoryJournal.layer(),
   netGuard: offline,
   sandboxState: sandboxed

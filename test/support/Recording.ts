@@ -124,6 +124,8 @@ export const recordingServices = (
     shell,
     diagnostics,
     parser,
+    // No workspace scan on the in-memory file system: names alone are judged (as in every memory composition).
+    Unavailable.aliases,
     Layer.succeed(SqlConnections, {})
   )
   const session = Kernel.sessionLayer(options).pipe(Layer.provide(MemoryFileSystem.layer(seed)))

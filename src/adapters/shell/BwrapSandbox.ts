@@ -312,7 +312,8 @@ export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.
   Effect.try({
     try: () =>
       // A `.git` symlink is only looked after (GitControl): a mount on it would land on whatever it names.
-      hits.filter((h) => h.verdict !== "link").map((h): Profile.Finding =>
+      // A protected symlink likewise: its target is masked (a hit of its own, ScanAliases).
+      hits.filter((h) => h.verdict !== "link" && h.verdict !== "secret-link").map((h): Profile.Finding =>
         h.verdict === "pin" || h.verdict === "hold"
           ? { path: h.path, kind: h.kind, treatment: "pin" }
           : h.verdict === "mask"

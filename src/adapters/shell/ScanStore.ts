@@ -20,7 +20,7 @@ import * as WorkspaceScan from "./WorkspaceScan.js"
 const file = "scan-cache"
 const format = "minicode-scan/2"
 const kinds = ["file", "directory"] as const
-const verdicts = ["mask", "sanitize", "pin", "hold", "link"] as const
+const verdicts = ["mask", "sanitize", "pin", "hold", "link", "secret-link"] as const
 
 const isName = (s: unknown): s is string => typeof s === "string" && s !== "" && s !== "." && s !== ".." && !s.includes("/") && !s.includes("\0")
 const isNum = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n)

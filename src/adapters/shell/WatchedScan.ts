@@ -22,6 +22,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect } from "effect"
+import * as Aliases from "../../domain/jail/Aliases.js"
+import * as ScanAliases from "./ScanAliases.js"
 import * as ScanStore from "./ScanStore.js"
 import * as WorkspaceScan from "./WorkspaceScan.js"
 
@@ -62,6 +64,9 @@ interface Root {
    * walk over 25,000 folders' lists made 2 MB of garbage per sandboxed call).
    */
   hits: ReadonlyArray<WorkspaceScan.Hit> | undefined
+  /** Protected content under other names (`ScanAliases`), as the last scan found it. */
+  readonly aliases: ScanAliases.Memo
+  protected: Aliases.Protected
 }
 
 const lstat = (p: string): fs.Stats | undefined => fs.lstatSync(p, { throwIfNoEntry: false })
@@ -100,6 +105,11 @@ export interface WatchedScan {
    * percent of a search over the tree).
    */
   readonly scan: (root: string, watch?: boolean) => Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>>
+  /**
+   * What the file tools must refuse beyond names (hard links to protected files, protected symlinks' targets), as
+   * a scan now finds it.
+   */
+  readonly protectedIn: (root: string) => Effect.Effect<Aliases.Protected>
   /** Closes every watcher (tests; the watchers never keep the process alive). */
   readonly close: () => void
   /** How the last scan of `root` was made (tests and the bench). */
@@ -352,6 +362,19 @@ export const make = (options: Options = {}): WatchedScan => {
     })
 
   const scan = (root: string, watch = true): Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>> =>
+    Effect.map(scanNames(root, watch), (hits) => {
+      const r = roots.get(root)
+      if (r === undefined) return hits
+      const found = ScanAliases.extend(root, hits, r.cache.get(root), r.aliases)
+      r.protected = found.protected
+      return found.hits
+    })
+
+  const protectedIn = (root: string): Effect.Effect<Aliases.Protected> =>
+    Effect.map(scan(root, false), () => roots.get(root)?.protected ?? Aliases.none)
+
+  /** What the names alone make the sandbox hide (`ScanAliases` adds the other names of the same content). */
+  const scanNames = (root: string, watch: boolean): Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>> =>
     Effect.suspend(() => {
       let r = roots.get(root)
       if (r === undefined) {
@@ -360,7 +383,7 @@ export const make = (options: Options = {}): WatchedScan => {
           events++
           dirty.add(this.folder)
         }
-        r = { cache: WorkspaceScan.makeCache(), onEvent, mode: "stat", scans: 0, mark: 0, folders: 0, dirty, unwatched: new Set(), hits: undefined }
+        r = { cache: WorkspaceScan.makeCache(), onEvent, mode: "stat", scans: 0, mark: 0, folders: 0, dirty, unwatched: new Set(), hits: undefined, aliases: ScanAliases.makeMemo(), protected: Aliases.none }
         roots.set(root, r)
       }
       const cold = !r.cache.has(root)
@@ -389,7 +412,7 @@ export const make = (options: Options = {}): WatchedScan => {
     barrierDir = undefined
   }
 
-  return { scan, close, lastMode: (root) => modes.get(root) }
+  return { scan, protectedIn, close, lastMode: (root) => modes.get(root) }
 }
 
 /** One per process: every sandbox of a session (bash, git's reads, servers) shares the scan and its watchers. */

@@ -17,12 +17,13 @@ import * as Profile from "../../domain/sandbox/SandboxProfile.js"
  * What the scan reports: a path and what to do with it (`sanitize`: show a sanitized copy of git's config; `pin`: a
  * git folder or `.git` file, made a mount point and looked after; `hold`: a folder made a mount point only, as a
  * secret's protection rests on its name; `link`: a `.git` that is a symlink, never mounted, only looked after by
- * GitControl).
+ * GitControl; `secret-link`: a symlink with a protected name, never mounted, whose target `ScanAliases` masks at
+ * every scan).
  */
 export interface Hit {
   readonly path: string
   readonly kind: Profile.MaskKind
-  readonly verdict: "mask" | "sanitize" | "pin" | "hold" | "link"
+  readonly verdict: "mask" | "sanitize" | "pin" | "hold" | "link" | "secret-link"
 }
 
 /**
@@ -220,6 +221,9 @@ export const read = (root: string, f: Folder, dir: string, st: fs.Stats, settleM
     // A `.git` symlink: git follows it to whatever folder it names (red team: `src/.git -> ../gd`, an fsmonitor in
     // `gd/config`). Reported for GitControl, which removes one the call made; never mounted.
     if (kind === "other" && d.name === ".git") hits.push({ path: abs, kind: "file", verdict: "link" })
+    // A symlink with a protected name (`.env -> env/development`): the secret is its target's content, shown by the
+    // target's own name. Reported, and resolved afresh at every scan (a link on its way may change in any folder).
+    else if (verdict === "skip" && d.isSymbolicLink()) hits.push({ path: abs, kind: "file", verdict: "secret-link" })
     if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
     if (kind === "directory" && (verdict === "descend" || verdict === "pin")) {
       const sub = known?.get(d.name) ?? node(d.name, f)

@@ -1,7 +1,9 @@
 import { Effect } from "effect"
 import * as D from "../../domain/core/Decision.js"
+import * as Aliases from "../../domain/jail/Aliases.js"
 import * as Jail from "../../domain/jail/Jail.js"
 import { FileSystem } from "../../ports/FileSystem.js"
+import * as ProtectedAliases from "../../ports/ProtectedAliases.js"
 import { Session } from "../../ports/Session.js"
 import { ToolExecutor } from "../../ports/ToolExecutor.js"
 import * as GitFolders from "../GitFolders.js"
@@ -16,10 +18,13 @@ export const JailStage = wrap((next) =>
     const fs = yield* FileSystem
     const ctx = jailContext(session)
     const resolve = PathResolver.resolveWith(fs)
+    const protectedAliases = yield* ProtectedAliases.ProtectedAliases
     return ToolExecutor.of({
       run: (inv) =>
         Effect.gen(function* () {
           const resolved: Record<string, Jail.PathFacts> = {}
+          // Asked once per call, only when a path exists (what the sandbox's scan finds under other names).
+          let aliases: Aliases.Protected | undefined
           for (const use of inv.facts.paths) {
             const facts = yield* resolve(session.root, use.path, session.root, session.home).pipe(
               Effect.catchTag("FsError", (e) =>
@@ -36,6 +41,13 @@ export const JailStage = wrap((next) =>
             if (!asGit.ok) {
               const shown = Jail.display(ctx, facts.real)
               return yield* denied(inv, D.deny("jail", asGit.rule, `${use.field}: ${shown} is in a git folder, judged as ${Jail.display(ctx, alias ?? "")}: ${asGit.reason}`))
+            }
+            // Protected content under another name (a hard link to `.env`, a protected symlink's target): the
+            // identity checked here is the one the tool's open re-checks (`expect`), so a swap after this is refused.
+            if (facts.exists && (facts.kind === "file" || facts.kind === "directory")) {
+              aliases ??= yield* protectedAliases.of(session.root)
+              const why = Aliases.reason(aliases, session.root, facts.real, facts.kind === "file" ? facts : undefined)
+              if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.alias", `${use.field}: ${Jail.display(ctx, facts.real)} is protected: ${why}`))
             }
             resolved[use.field] = facts
           }

@@ -40,7 +40,9 @@ describe("WorkspaceScan.scan", () => {
         "mask outside/.env",
         "mask x/.ssh",
         "pin .git",
-        "sanitize .git/config"
+        "sanitize .git/config",
+        // Not followed here: reported, its target masked by ScanAliases at every scan (issue 19).
+        "secret-link fake.pem"
       ])
     } finally {
       fs.rmSync(root, { recursive: true, force: true })

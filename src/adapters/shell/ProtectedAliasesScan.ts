@@ -1,0 +1,14 @@
+/**
+ * `ProtectedAliases` over the sandbox's workspace scan (`WatchedScan`): the same walk the mask comes from, so what
+ * bash cannot read under another name, read_file and grep refuse too. A scan that fails (the root unreadable)
+ * leaves names alone to judge: the tool's own open fails then as well.
+ */
+import { Effect, Layer } from "effect"
+import * as Aliases from "../../domain/jail/Aliases.js"
+import { ProtectedAliases } from "../../ports/ProtectedAliases.js"
+import type { WatchedScan } from "./WatchedScan.js"
+
+export const layer = (scanner: WatchedScan) =>
+  Layer.succeed(ProtectedAliases, {
+    of: (root: string) => scanner.protectedIn(root).pipe(Effect.catchAllDefect(() => Effect.succeed(Aliases.none)))
+  })

@@ -1,0 +1,34 @@
+/**
+ * Protected content under another name (issue 19): a hard link to `.env` (`docs/notes.txt`, same inode) and the
+ * target of a protected-name symlink (`.env -> env/development`) hold a secret that the name rules never see. The
+ * workspace scan finds them (adapters/shell/WorkspaceScan, HardLinks); this is the pure decision over what it found:
+ * a path at or below a protected path, or a file whose identity (device, inode) is a protected file's, is protected.
+ */
+import * as P from "./PosixPath.js"
+
+export interface Protected {
+  /** Absolute real paths: protected files and folders (a folder protects everything below it). */
+  readonly paths: ReadonlySet<string>
+  /** `dev:ino` of every protected regular file: its content whatever name it is reached by. */
+  readonly inodes: ReadonlySet<string>
+}
+
+export const none: Protected = { paths: new Set(), inodes: new Set() }
+
+export const key = (dev: number, ino: number): string => `${dev}:${ino}`
+
+/**
+ * Why `real` (a real path under `root`, with the identity of what is there, 0 when unknown) holds protected
+ * content, or undefined. Only a file with several links can share an inode with a protected file by a link; a
+ * protected symlink's target is in `paths` and, while it was not moved since the scan, also in `inodes`.
+ */
+export const reason = (p: Protected, root: string, real: string, id?: { readonly dev: number; readonly ino: number }): string | undefined => {
+  if (p.paths.size > 0) {
+    for (let at = real; P.isInside(root, at); at = P.dirname(at)) {
+      if (p.paths.has(at)) return at === real ? "it is a protected file under another name (a hard link to one, or a protected symlink's target)" : `it is inside ${P.relative(root, at) || "."}, a protected folder under another name`
+      if (at === root) break
+    }
+  }
+  if (id !== undefined && id.ino !== 0 && p.inodes.has(key(id.dev, id.ino))) return "it is the same file (inode) as a protected file"
+  return undefined
+}
