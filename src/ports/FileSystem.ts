@@ -62,6 +62,15 @@ export class FsError extends Schema.TaggedError<FsError>()("FsError", {
 }
 
 /**
+ * What a write writes: one buffer, or chunks taken one at a time, each written before the next is asked for (a
+ * producer may reuse one buffer for all of them), so a large file is never held whole.
+ */
+export type WriteData = Uint8Array | Iterable<Uint8Array>
+
+/** The chunks of a write's data. */
+export const chunksOf = (data: WriteData): Iterable<Uint8Array> => (data instanceof Uint8Array ? [data] : data)
+
+/**
  * Absolute paths only: the jail has resolved them before any adapter sees them. Opens do not follow a final
  * symlink, and `expect` lets the adapter re-check that what it opened is what the jail validated.
  */
@@ -69,10 +78,13 @@ export interface FileSystemShape {
   readonly lstat: (path: string) => Effect.Effect<Option.Option<FileStat>, FsError>
   readonly readlink: (path: string) => Effect.Effect<string, FsError>
   readonly readFile: (path: string, expect?: Expect) => Effect.Effect<Uint8Array, FsError>
-  /** Writes to a temporary file beside `path`, then renames it over: readers never see half a file. */
+  /**
+   * Writes to a temporary file beside `path`, then renames it over: readers never see half a file. The data is one
+   * buffer or a run of chunks (`WriteData`).
+   */
   readonly writeFile: (
     path: string,
-    data: Uint8Array,
+    data: WriteData,
     options?: { readonly mode?: number; readonly expect?: Expect }
   ) => Effect.Effect<void, FsError>
   readonly readDir: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, FsError>

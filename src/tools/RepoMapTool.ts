@@ -266,9 +266,12 @@ export const makeWith = (options: Options = {}) =>
         ranking = undefined
         options.betweenPhases?.()
         // Entries of files outside this walk are kept; entries of files that vanished from it are dropped.
-        const kept = Object.fromEntries(Object.entries(cache.files).filter(([f]) => root !== "" && !f.startsWith(`${root}/`)))
-        const dropped = Object.keys(cache.files).length !== Object.keys(kept).length + Object.keys(fresh).length
-        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { root: session.root, words, files: { ...kept, ...fresh } }, session.workMode) : false
+        // (A map of the whole workspace keeps none, and its fresh entries are saved as they are, not copied.)
+        const kept = root === "" ? {} : Object.fromEntries(Object.entries(cache.files).filter(([f]) => !f.startsWith(`${root}/`)))
+        const keptCount = Object.keys(kept).length
+        const dropped = Object.keys(cache.files).length !== keptCount + Object.keys(fresh).length
+        const files = keptCount === 0 ? fresh : { ...kept, ...fresh }
+        const cacheWritten = changed || dropped ? yield* Cache.save(cacheFile, { root: session.root, words, files }, session.workMode) : false
         const stats: Stats = { sources, scanHits, scanned: summaries.size - scanHits, outlineHits, outlined, excluded: left, cacheWritten }
         const result: Result = { text: map.text, truncated: map.truncated || left > 0 || walked.incomplete, stats }
         return result

@@ -83,6 +83,26 @@ export const contract = (name: string, fixture: Fixture) =>
         assert.isTrue(Either.isLeft(refused))
       }))
 
+    it.effect("writeFile takes chunks one at a time, each written before the next (one buffer reused for all)", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        // 5 MB in 64 KB chunks, the same buffer refilled each time: past the adapters' one-step size.
+        const buffer = new Uint8Array(64 * 1024)
+        function* chunks() {
+          for (let k = 0; k < 80; k++) {
+            buffer.fill(k)
+            yield k === 79 ? buffer.subarray(0, 7) : buffer
+          }
+        }
+        yield* fs.writeFile(`${root}/chunked.bin`, chunks(), { mode: 0o600 })
+        const back = yield* fs.readFile(`${root}/chunked.bin`)
+        assert.strictEqual(back.length, 79 * buffer.length + 7)
+        let wrong = -1
+        for (let i = 0; i < back.length; i++) if (back[i] !== Math.floor(i / buffer.length)) wrong = wrong === -1 ? i : wrong
+        assert.strictEqual(wrong, -1)
+        assert.strictEqual(Option.getOrThrow(yield* fs.lstat(`${root}/chunked.bin`)).mode & 0o777, 0o600)
+      }))
+
     it.effect("makeDirectory, rename and remove", () =>
       Effect.gen(function* () {
         const { fs, root } = yield* fixture.make

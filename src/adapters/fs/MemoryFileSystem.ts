@@ -4,7 +4,21 @@
  */
 import { Effect, Layer, Option, Ref } from "effect"
 import * as P from "../../domain/jail/PosixPath.js"
-import { type DirEntry, type Expect, FileSystem, FsError, type FileStat, type ScanSink, type TreeVisit, type TreeWalk } from "../../ports/FileSystem.js"
+import { chunksOf, type DirEntry, type Expect, FileSystem, FsError, type FileStat, type ScanSink, type TreeVisit, type TreeWalk, type WriteData } from "../../ports/FileSystem.js"
+
+/** A write's data in one new buffer (chunks are copied as they come: their producer may reuse its buffer). */
+const joined = (data: WriteData): Uint8Array => {
+  if (data instanceof Uint8Array) return data.slice()
+  const parts: Array<Uint8Array> = []
+  for (const c of chunksOf(data)) parts.push(c.slice())
+  const out = new Uint8Array(parts.reduce((n, c) => n + c.length, 0))
+  let at = 0
+  for (const c of parts) {
+    out.set(c, at)
+    at += c.length
+  }
+  return out
+}
 
 type Node =
   | { readonly kind: "file"; readonly content: Uint8Array; readonly mode: number; readonly ino: number }
@@ -136,7 +150,7 @@ export const make = (seed: Seed = {}) =>
       return parent?.kind === "directory" ? undefined : err(op, p, "ENOENT", "no such file or directory")
     }
 
-    const writeFile = (p: string, data: Uint8Array, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
+    const writeFile = (p: string, data: WriteData, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
       Effect.gen(function* () {
         const { nodes, nextIno } = yield* Ref.get(state)
         const at = walk(nodes, P.dirname(p), true)
@@ -149,7 +163,7 @@ export const make = (seed: Seed = {}) =>
         if (changed !== undefined) return yield* changed
         const mode = options.mode ?? (existing?.kind === "file" ? existing.mode : 0o644)
         const next = new Map(nodes)
-        next.set(p, { kind: "file", content: data.slice(), mode, ino: nextIno })
+        next.set(p, { kind: "file", content: joined(data), mode, ino: nextIno })
         yield* record("write", p)
         yield* Ref.set(state, { nodes: next, nextIno: nextIno + 1 })
       })

@@ -17,7 +17,7 @@ import { Effect, Layer, Option } from "effect"
 import * as DirFd from "./DirFd.js"
 import * as FdTree from "./FdTree.js"
 import * as Scan from "./Scan.js"
-import { type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat, type TreeWalk } from "../../ports/FileSystem.js"
+import { chunksOf, type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat, type TreeWalk, type WriteData } from "../../ports/FileSystem.js"
 
 const syncLimit = 4 * 1024 * 1024
 
@@ -104,6 +104,13 @@ const step = <A>(op: string, p: string, f: () => A): A => {
 const entriesOf = (entries: ReadonlyArray<fs.Dirent>): ReadonlyArray<DirEntry> =>
   entries.map((e) => ({ name: e.name, kind: e.isFile() ? "file" : e.isDirectory() ? "directory" : e.isSymbolicLink() ? "symlink" : "other" }))
 
+/** Writes all of `chunk` at the descriptor's position (a write may take less than it was given). */
+const writeAll = async (fd: number, chunk: Uint8Array) => {
+  for (let at = 0; at < chunk.length; ) {
+    at += await new Promise<number>((res, rej) => fs.write(fd, chunk, at, chunk.length - at, null, (e, n) => (e === null ? res(n) : rej(e))))
+  }
+}
+
 export const make = Effect.sync(() => {
   const lstat = (p: string) => Effect.try({ try: () => lstatSync(p), catch: fail("lstat", p) })
 
@@ -181,7 +188,7 @@ export const make = Effect.sync(() => {
    * descriptor. Small files in one synchronous step (as reads are); large ones written asynchronously. The temp
    * file is removed through that descriptor on any failure or interruption, and the descriptor closed after.
    */
-  const writeFile = (p: string, data: Uint8Array, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
+  const writeFile = (p: string, data: WriteData, options: { readonly mode?: number; readonly expect?: Expect } = {}) =>
     Effect.suspend(() => {
       const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW
       let dir: DirFd.Dir
@@ -213,7 +220,7 @@ export const make = Effect.sync(() => {
           // Already gone (renamed over, or never filled): nothing to clean.
         }
       }
-      if (data.byteLength <= syncLimit) {
+      if (data instanceof Uint8Array && data.byteLength <= syncLimit) {
         try {
           try {
             step("write", p, () => verifyFd(fd, tmp, undefined, "write"))
@@ -234,7 +241,8 @@ export const make = Effect.sync(() => {
       }
       const fill = Effect.gen(function* () {
         yield* Effect.try({ try: () => verifyFd(fd, tmp, undefined, "write"), catch: rethrow("write", p) })
-        yield* Effect.tryPromise({ try: () => new Promise<void>((res, rej) => fs.writeFile(fd, data, (e) => (e === null ? res() : rej(e)))), catch: fail("write", p) })
+        // Chunk by chunk, each written whole before the next is taken (its producer may reuse the buffer).
+        for (const chunk of chunksOf(data)) yield* Effect.tryPromise({ try: () => writeAll(fd, chunk), catch: fail("write", p) })
         if (mode !== undefined) yield* sys("chmod", p, () => fs.fchmodSync(fd, mode))
       }).pipe(Effect.ensuring(Effect.sync(() => fs.closeSync(fd))))
       const replace = Effect.zipRight(

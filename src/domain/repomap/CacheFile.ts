@@ -38,15 +38,42 @@ type Row = [string, string, string, string, string, number, ReadonlyArray<string
 const encoder = new TextEncoder()
 const decoder = new TextDecoder("utf-8", { fatal: true })
 
-export const encode = (cache: Cache): Uint8Array => {
+/** UTF-8 length of a string (what `TextEncoder` would make of it, lone surrogates as U+FFFD), without encoding it. */
+const utf8Length = (s: string) => {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
+}
+
+const rowOf = (path: string, e: Entry): Row => [path, e.stat, e.hash, e.outliner ?? "", e.parser, e.summary.symbols, e.summary.imports, e.outline ?? null]
+const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+
+/**
+ * The cache's bytes as a run of chunks of at most `chunkBytes` (the last one shorter), one buffer reused: each chunk
+ * must be consumed (written) before the next is asked for. The bytes are those of one buffer holding the whole file
+ * (ints in this machine's byte order, as the decoder's typed views read them), but neither the file, nor its JSON
+ * part, nor the rows of that JSON are ever held whole: on the 60k-file bench tree the file is 43 MB, and building it
+ * in one piece was the call's peak.
+ */
+export function* encodeChunks(cache: Cache, chunkBytes = 1 << 20): Generator<Uint8Array, void, undefined> {
   // Only the words some file still uses are written, renumbered in order of first use.
   const table = cache.words.contents()
   const renumber = new Int32Array(table.h1.length).fill(-1)
   const usedIds = new Int32Array(table.h1.length)
   let usedCount = 0
-  const entries = Object.entries(cache.files)
+  const paths = Object.keys(cache.files)
+  const entryOf = (path: string) => cache.files[path] as Entry
   let ints = 0
-  for (const [, e] of entries) {
+  for (const path of paths) {
+    const e = entryOf(path)
     for (const ids of [e.summary.defs, e.summary.refs]) {
       ints += 1 + ids.length
       for (const id of ids) {
@@ -58,32 +85,86 @@ export const encode = (cache: Cache): Uint8Array => {
     }
   }
   const used = usedIds.subarray(0, usedCount)
-  const rows: Array<Row> = entries.map(([path, e]) => [path, e.stat, e.hash, e.outliner ?? "", e.parser, e.summary.symbols, e.summary.imports, e.outline ?? null])
-  const meta = encoder.encode(JSON.stringify({ root: cache.root, words: used.length, files: rows }))
-  // Header, meta, then (4-aligned) the words' two hash halves, the files' ids, and the words' kinds.
-  const binaryAt = (12 + meta.length + 3) & ~3
-  const bytes = new Uint8Array(binaryAt + 4 * (2 * used.length + ints) + used.length)
-  const view = new DataView(bytes.buffer)
-  view.setUint32(0, magic, true)
-  view.setUint32(4, version, true)
-  view.setUint32(8, meta.length, true)
-  bytes.set(meta, 12)
-  const out = new Int32Array(bytes.buffer, binaryAt, 2 * used.length + ints)
-  used.forEach((id, k) => {
-    out[k] = table.h1[id] ?? 0
-    out[used.length + k] = table.h2[id] ?? 0
-  })
-  let at = 2 * used.length
-  for (const [, e] of entries) {
-    for (const ids of [e.summary.defs, e.summary.refs]) {
-      out[at++] = ids.length
-      for (const id of ids) out[at++] = renumber[id] ?? 0
+  // The JSON part is `{"root":…,"words":…,"files":[row,row,…]}`, as JSON.stringify writes it: its length first
+  // (the header holds it), each row made again when its bytes are written.
+  const head = `{"root":${JSON.stringify(cache.root)},"words":${used.length},"files":[`
+  let metaLength = utf8Length(head) + 2 + Math.max(0, paths.length - 1)
+  for (const path of paths) metaLength += utf8Length(JSON.stringify(rowOf(path, entryOf(path))))
+
+  const chunk = new Uint8Array(Math.max(16, chunkBytes & ~3))
+  const view = new DataView(chunk.buffer)
+  let fill = 0
+  let written = 0
+  const flush = () => {
+    const out = chunk.subarray(0, fill)
+    written += fill
+    fill = 0
+    return out
+  }
+  // Strings: encoded straight into the chunk, a string that does not fit continuing in the next ones.
+  function* text(s: string): Generator<Uint8Array, void, undefined> {
+    let rest = s
+    for (;;) {
+      const r = encoder.encodeInto(rest, chunk.subarray(fill))
+      fill += r.written
+      if (r.read === rest.length) return
+      rest = rest.slice(r.read)
+      // Room for a character's bytes was short (or none left): go on in an emptied chunk.
+      yield flush()
     }
   }
-  const kinds = bytes.subarray(binaryAt + 4 * at)
-  used.forEach((id, k) => {
-    kinds[k] = table.kinds[id] ?? 0
-  })
+  // Ints and bytes are put inline (a generator per int would cost more than the write): room is made first.
+  const putInt = (v: number) => {
+    view.setInt32(fill, v, littleEndian)
+    fill += 4
+  }
+  putInt(magic)
+  putInt(version)
+  putInt(metaLength)
+  yield* text(head)
+  for (let k = 0; k < paths.length; k++) {
+    const path = paths[k] as string
+    yield* text(`${k === 0 ? "" : ","}${JSON.stringify(rowOf(path, entryOf(path)))}`)
+  }
+  yield* text("]}")
+  // Header, meta, then (4-aligned) the words' two hash halves, the files' ids, and the words' kinds.
+  const pad = (4 - ((written + fill) % 4)) % 4
+  if (fill + pad > chunk.length) yield flush()
+  for (let k = 0; k < pad; k++) chunk[fill++] = 0
+  for (const half of [table.h1, table.h2]) {
+    for (const id of used) {
+      if (fill + 4 > chunk.length) yield flush()
+      putInt(half[id] ?? 0)
+    }
+  }
+  for (const path of paths) {
+    const e = entryOf(path)
+    for (const ids of [e.summary.defs, e.summary.refs]) {
+      if (fill + 4 > chunk.length) yield flush()
+      putInt(ids.length)
+      for (const id of ids) {
+        if (fill + 4 > chunk.length) yield flush()
+        putInt(renumber[id] ?? 0)
+      }
+    }
+  }
+  for (const id of used) {
+    if (fill === chunk.length) yield flush()
+    chunk[fill++] = table.kinds[id] ?? 0
+  }
+  if (fill > 0) yield flush()
+}
+
+/** The cache's bytes in one buffer (`encodeChunks` joined). */
+export const encode = (cache: Cache): Uint8Array => {
+  const parts: Array<Uint8Array> = []
+  for (const c of encodeChunks(cache)) parts.push(c.slice())
+  const bytes = new Uint8Array(parts.reduce((n, c) => n + c.length, 0))
+  let at = 0
+  for (const c of parts) {
+    bytes.set(c, at)
+    at += c.length
+  }
   return bytes
 }
 

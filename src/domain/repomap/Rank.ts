@@ -174,8 +174,10 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
       }
     }
   }
+  // Two rank vectors, swapped after each pass (not a new one per pass: 30 of them on a big tree).
+  let next = new Float64Array(n)
   for (let k = 0; k < iterations; k++) {
-    const next = new Float64Array(n)
+    next.fill(0)
     let dangling = 0
     for (let i = 0; i < n; i++) {
       const total = totals[i] ?? 0
@@ -200,7 +202,7 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
       }
     }
     for (let i = 0; i < n; i++) next[i] = (next[i] ?? 0) + (1 - damping + damping * dangling) * (teleport[i] ?? 0)
-    pr = next
+    ;[pr, next] = [next, pr]
   }
 
   // Each file's rank shared out over the definitions its mentions point at: a word's pool holds the shares of
