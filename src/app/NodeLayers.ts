@@ -394,7 +394,7 @@ export const textSearch = (sandbox?: SandboxOptions, mode = process.env["MINICOD
   return Layer.unwrapEffect(
     Effect.map(Effect.cached(BwrapSandbox.make(sandbox.bwrap)), (probed) =>
       RipgrepSearch.layer({
-        wrap: (argv, root) =>
+        wrap: (argv, root, scanSince) =>
           Effect.flatMap(probed, (s) =>
             s.status._tag !== "Available"
               ? sandbox.mode === "bwrap"
@@ -414,6 +414,7 @@ export const textSearch = (sandbox?: SandboxOptions, mode = process.env["MINICOD
                     hideGitObjects: [`${root}/.git`],
                     // A search reads the whole tree (~1 s on 60,000 files): one lstat per folder beats 20 MB of watchers.
                     watchWorkspace: false,
+                    scanSince,
                     env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" }
                   })
                   .pipe(Effect.mapError((e) => new TextSearchError({ kind: "failed", reason: e.reason })))

@@ -52,6 +52,8 @@ export interface WrapRequest {
    * folder for it (~20 MB on a 25,000-folder tree, to spare a ~50 ms check); watchers set for other calls serve it.
    */
   readonly watchWorkspace?: boolean
+  /** A workspace scan that started at or after this `performance.now()` may serve (see TextSearch's `scanSince`). */
+  readonly scanSince?: number | undefined
   /** Canonical workspace root. */
   readonly workspace: string
   readonly cwd: string

@@ -22,6 +22,11 @@ export interface SearchSpec {
   readonly exclude: ReadonlyArray<string>
   /** Longer lines come cut to about this many bytes (`cut`). */
   readonly lineBytes: number
+  /**
+   * A sandbox's workspace scan that started at or after this moment (`performance.now()` of this process) may
+   * serve the search: the caller's own scan of this call (grep asks the protected aliases first), not a second one.
+   */
+  readonly scanSince?: number | undefined
 }
 
 export type SearchEvent =

@@ -53,6 +53,8 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     if (start.startsWith("..")) return undefined
     const glob = call.args.glob
     const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
+    // The scan asked for the aliases (started now) serves the search's sandbox too: one scan per grep, not two.
+    const scanSince = performance.now()
     const judge = pathJudge(fs, root, yield* (env.aliases ?? ProtectedAliases.nothing).of(root))
     // Streamed into the results as rg finds them (at most four caps' worth kept); each file's count kept to take
     // its hits back should the file fail the check that runs (with the lstats) once the search is over.
@@ -81,7 +83,8 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
           ignoreCase: call.args.ignore_case === true,
           nameGlob: simpleNameGlob(glob),
           exclude: Jail.alwaysSecretGlobs,
-          lineBytes
+          lineBytes,
+          scanSince
         },
         (e) => {
           // A file left out, or whose next lines could not be shown: the engine only counts the rest of its lines.

@@ -93,6 +93,7 @@ const records = (sep: number, onRecord: (buf: Buffer, from: number, end: number)
 interface Run {
   readonly args: ReadonlyArray<string>
   readonly cwd: string
+  readonly scanSince?: number | undefined
   /** The byte that ends a record of the output (a newline, or NUL for --files --null). */
   readonly sep: number
   readonly onRecord: (buf: Buffer, from: number, end: number) => void
@@ -101,7 +102,8 @@ interface Run {
 /** The command to spawn instead of `argv` (a sandbox around it), or undefined to run it as it is. */
 export type Wrap = (
   argv: ReadonlyArray<string>,
-  root: string
+  root: string,
+  scanSince?: number
 ) => Effect.Effect<{ readonly argv: ReadonlyArray<string>; readonly env: Readonly<Record<string, string>> } | undefined, TextSearchError, Scope.Scope>
 
 export interface Options {
@@ -133,7 +135,7 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
       : Effect.suspend(() => {
           const rg = onPath("rg")
           if (rg === undefined) return Effect.succeed({ argv: ["rg", ...r.args], env: undefined })
-          return Effect.map(options.wrap?.([rg, ...r.args], r.cwd) ?? Effect.succeed(undefined), (w) =>
+          return Effect.map(options.wrap?.([rg, ...r.args], r.cwd, r.scanSince) ?? Effect.succeed(undefined), (w) =>
             w === undefined ? { argv: [rg, ...r.args], env: undefined } : { argv: w.argv, env: w.env }
           )
         })
@@ -262,7 +264,7 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
       const verdict = onEvent({ _tag: "Match", file, line: n, text: () => buf.toString("utf8", colon + 1, bodyEnd), cut })
       if (verdict === "skip") skipping = true
     }
-    return Effect.flatMap(run({ args, cwd: spec.root, sep: 10, onRecord }), (r) => {
+    return Effect.flatMap(run({ args, cwd: spec.root, scanSince: spec.scanSince, sep: 10, onRecord }), (r) => {
       flush()
       return judged(r.code, r.stderr, (file) => onEvent({ _tag: "Unreadable", file }))
     })

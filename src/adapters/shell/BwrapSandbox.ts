@@ -419,7 +419,7 @@ export const make = (options: Options = {}) =>
           return yield* new SandboxError({ reason: `${request.cwd} is outside the workspace, which is all the sandbox shows` })
         }
         const gitStat = lstat(path.join(workspace, ".git"))
-        const hits = yield* scanner.scan(workspace, request.watchWorkspace ?? true)
+        const hits = yield* scanner.scan(workspace, request.watchWorkspace ?? true, request.scanSince)
         const gitDirs = hits.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.

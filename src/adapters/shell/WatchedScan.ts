@@ -67,6 +67,8 @@ interface Root {
   /** Protected content under other names (`ScanAliases`), as the last scan found it. */
   readonly aliases: ScanAliases.Memo
   protected: Aliases.Protected
+  /** The last scan finished (with the aliases added), and when it started: a caller's own scan of the same call. */
+  last: { readonly startedAt: number; readonly hits: ReadonlyArray<WorkspaceScan.Hit> } | undefined
 }
 
 const lstat = (p: string): fs.Stats | undefined => fs.lstatSync(p, { throwIfNoEntry: false })
@@ -104,7 +106,7 @@ export interface WatchedScan {
    * never the reason watchers are set (25,000 folders' watchers hold ~20 MB; validating them is ~50 ms, a few
    * percent of a search over the tree).
    */
-  readonly scan: (root: string, watch?: boolean) => Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>>
+  readonly scan: (root: string, watch?: boolean, since?: number) => Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>>
   /**
    * What the file tools must refuse beyond names (hard links to protected files, protected symlinks' targets), as
    * a scan now finds it.
@@ -361,13 +363,19 @@ export const make = (options: Options = {}): WatchedScan => {
       }
     })
 
-  const scan = (root: string, watch = true): Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>> =>
-    Effect.map(scanNames(root, watch), (hits) => {
-      const r = roots.get(root)
-      if (r === undefined) return hits
-      const found = ScanAliases.extend(root, hits, r.cache.get(root), r.aliases)
-      r.protected = found.protected
-      return found.hits
+  const scan = (root: string, watch = true, since?: number): Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>> =>
+    Effect.suspend(() => {
+      const known = roots.get(root)?.last
+      if (since !== undefined && known !== undefined && known.startedAt >= since) return Effect.succeed(known.hits)
+      const startedAt = performance.now()
+      return Effect.map(scanNames(root, watch), (hits) => {
+        const r = roots.get(root)
+        if (r === undefined) return hits
+        const found = ScanAliases.extend(root, hits, r.cache.get(root), r.aliases)
+        r.protected = found.protected
+        r.last = { startedAt, hits: found.hits }
+        return found.hits
+      })
     })
 
   const protectedIn = (root: string): Effect.Effect<Aliases.Protected> =>
@@ -383,7 +391,7 @@ export const make = (options: Options = {}): WatchedScan => {
           events++
           dirty.add(this.folder)
         }
-        r = { cache: WorkspaceScan.makeCache(), onEvent, mode: "stat", scans: 0, mark: 0, folders: 0, dirty, unwatched: new Set(), hits: undefined, aliases: ScanAliases.makeMemo(), protected: Aliases.none }
+        r = { cache: WorkspaceScan.makeCache(), onEvent, mode: "stat", scans: 0, mark: 0, folders: 0, dirty, unwatched: new Set(), hits: undefined, aliases: ScanAliases.makeMemo(), protected: Aliases.none, last: undefined }
         roots.set(root, r)
       }
       const cold = !r.cache.has(root)

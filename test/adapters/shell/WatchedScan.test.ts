@@ -190,6 +190,22 @@ describe("WatchedScan and the cached scan against a fresh scan, random changes",
 })
 
 describe.skipIf(unavailable !== undefined)(title("the watched scan behind the sandbox"), () => {
+  it("a scan asked with `since` is served by one that started at or after it (grep's own scan), never by an older one", async () => {
+    const root = tree(["src/a.ts", "lib/b.ts"])
+    const scanner = WatchedScan.make({ watch: false })
+    cleanups.push(() => scanner.close())
+    const before = performance.now()
+    const first = await Effect.runPromise(scanner.scan(root, false))
+    fs.writeFileSync(path.join(root, "lib/.env"), "T=1\n")
+    // Started after `before`: the same answer, not a new scan (the .env made since is not in it).
+    const reused = await Effect.runPromise(scanner.scan(root, false, before))
+    expect(reused).toBe(first)
+    // Asked for a scan no older than now: a new one, which finds the .env.
+    const fresh = await Effect.runPromise(scanner.scan(root, false, performance.now()))
+    expect(rel(root, fresh)).toContain("mask lib/.env")
+    expect(rel(root, fresh)).toEqual(rel(root, WorkspaceScan.scan(root)))
+  })
+
   it("sandboxed cat of a secret created deep in an ignored folder between two calls shows nothing", async () => {
     const root = tree([`${deep}/index.js`])
     const scanner = WatchedScan.make({ minFolders: 1 })
