@@ -141,7 +141,8 @@ describe("SqliteJournal under SIGKILL", () => {
           for (const item of plan.items) {
             const record = records.find((r) => r.seq === item.seq)
             if (item.classification === "done") assert.strictEqual(record?.state, "committed")
-            else assert.strictEqual(item.classification, "verify")
+            // The advice names the damage, should recovery ever find one (seen once in a full run, not reproduced).
+            else assert.strictEqual(item.classification, "verify", `#${item.seq} ${item.tool}: ${item.advice}`)
           }
           yield* undoAll(root)
           // A kill between the temporary file and its rename leaves the temporary behind (`.<name>.<id>.minicode-tmp`,
