@@ -34,7 +34,8 @@ describe.skipIf(unavailable !== undefined)(title("copies of secret files by othe
     expect(shown).toEqual([])
     const out = script(`for f in ./*; do cat "$f"; gzip -dc "$f" 2>/dev/null; done`)
     expect([...plain, ...compressed].filter((n) => out.includes(`${canary} ${n}`))).toEqual([])
-  })
+    // Ten one-shot CLI calls, each scanning the workspace (16 s alone, past 30 s in a full run).
+  }, 180_000)
 
   it("honest names stay readable: a copy of an ordinary file, an archive of one", () => {
     const { root, tool } = attackWorkspace(cleanups)
