@@ -48,7 +48,8 @@ const exec = (file: string, args: ReadonlyArray<string>, timeoutMs: number) =>
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
-const findOnPath = (name: string): string | undefined => {
+/** The first executable `name` on PATH (absolute entries), then in the system folders. */
+export const findOnPath = (name: string): string | undefined => {
   const dirs = [...(process.env["PATH"] ?? "").split(":"), "/usr/bin", "/bin", "/usr/sbin", "/sbin"]
   for (const dir of dirs) {
     if (dir === "" || !dir.startsWith("/")) continue

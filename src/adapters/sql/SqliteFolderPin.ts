@@ -17,6 +17,7 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { findOnPath } from "../shell/BwrapSandbox.js"
 
 /** Where the pinned folder appears inside the query process's namespace. */
 export const mountPoint = "/dev/minicode-db"
@@ -66,19 +67,6 @@ export const bwrapArgs = (program: ReadonlyArray<string>): ReadonlyArray<string>
   ...program
 ]
 
-const findOnPath = (name: string): string | undefined => {
-  for (const dir of [...(process.env["PATH"] ?? "").split(":"), "/usr/bin", "/bin"]) {
-    if (!dir.startsWith("/")) continue
-    const candidate = path.join(dir, name)
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK)
-      return candidate
-    } catch {
-      // not here
-    }
-  }
-  return undefined
-}
 
 /**
  * The bubblewrap that can start a pinned query process here, tried once with the very arguments used (a folder

@@ -18,7 +18,7 @@ import * as SqliteEngine from "../../../src/adapters/sql/SqliteEngine.js"
 import * as Jail from "../../../src/domain/jail/Jail.js"
 import { createKernel } from "../../../src/index.js"
 import type { FileSystemShape } from "../../../src/ports/FileSystem.js"
-import { SqlEngine } from "../../../src/ports/SqlEngine.js"
+import { SqlEngine, type SqlRequest, type SqlResult } from "../../../src/ports/SqlEngine.js"
 import { resolveWith } from "../../../src/kernel/PathResolver.js"
 
 const python = spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"]).status === 0
@@ -253,12 +253,14 @@ describe.skipIf(!linux || !python)("file operations against a concurrent RENAME_
     expect(snapshot(outside)).toEqual(before)
   }, 60_000)
 
-  it("sql_query on rdir/out.db opens the workspace database or nothing, never the one outside", async () => {
-    const before = snapshot(outside)
+  /**
+   * sql_query on `file` while the swapper runs, as SqlTool does it: resolve, judge, then hand the engine the real
+   * path and the identity the jail saw. Each attempt's outcome is counted by `key` (a refusal by its reason).
+   */
+  const sqlRace = async (file: string, access: Jail.Access, max: number, request: (attempt: number) => SqlRequest, key: (attempt: number, result: SqlResult) => string) => {
     const fsys: FileSystemShape = Effect.runSync(NodeFileSystem.make)
     const resolve = resolveWith(fsys)
     const ctx: Jail.JailContext = { root: ws, unrestricted: false }
-    const request = { statements: ["SELECT v FROM t"], params: [], maxRows: 10, write: false, timeoutMs: 5_000 }
     const seen = new Map<string, number>()
     await startSwapper()
     let attempts = 0
@@ -268,20 +270,25 @@ describe.skipIf(!linux || !python)("file operations against a concurrent RENAME_
       Effect.scoped(
         Effect.gen(function* () {
           const engine = Context.get(yield* Layer.build(SqliteEngine.layer), SqlEngine)
-          for (; attempts < 5_000 && Date.now() < deadline; attempts++) {
-            // As SqlTool does: resolve, judge, then hand the engine the real path and the identity the jail saw.
-            const r = yield* Effect.either(resolve(ws, "rdir/out.db", ws))
-            if (Either.isLeft(r) || !Jail.check(ctx, r.right, "read").ok || r.right.kind !== "file") continue
-            const facts = r.right
-            const result = yield* Effect.either(engine.run({ dialect: "sqlite", file: facts.real, expect: { dev: facts.dev, ino: facts.ino } }, request))
-            const key = Either.isRight(result) ? String(result.right.results[0]?.rows[0]?.[0]) : result.left.reason.replace(/\/[^ ]*/g, "PATH")
-            seen.set(key, (seen.get(key) ?? 0) + 1)
+          for (; attempts < max && Date.now() < deadline; attempts++) {
+            const r = yield* Effect.either(resolve(ws, file, ws))
+            if (Either.isLeft(r) || !Jail.check(ctx, r.right, access).ok || r.right.kind !== "file") continue
+            const result = yield* Effect.either(engine.run({ dialect: "sqlite", file: r.right.real, expect: { dev: r.right.dev, ino: r.right.ino } }, request(attempts)))
+            const k = Either.isRight(result) ? key(attempts, result.right) : result.left.reason.replace(/\/[^ ]*/g, "PATH").slice(0, 80)
+            seen.set(k, (seen.get(k) ?? 0) + 1)
           }
         })
       )
     )
     const swaps = await stopSwapper()
-    console.log(`race (sqlite): ${attempts} attempts, ${swaps} swaps`, [...seen])
+    console.log(`race (sqlite ${file}): ${attempts} attempts, ${swaps} swaps`, [...seen])
+    return { attempts, seen }
+  }
+
+  it("sql_query on rdir/out.db opens the workspace database or nothing, never the one outside", async () => {
+    const before = snapshot(outside)
+    const request = { statements: ["SELECT v FROM t"], params: [], maxRows: 10, write: false, timeoutMs: 5_000 }
+    const { attempts, seen } = await sqlRace("rdir/out.db", "read", 5_000, () => request, (_, r) => String(r.results[0]?.rows[0]?.[0]))
     expect(attempts).toBeGreaterThanOrEqual(500)
     expect(seen.get("inside db") ?? 0).toBeGreaterThan(0)
     expect([...seen.keys()].filter((k) => k.includes(canary))).toEqual([])
@@ -293,31 +300,9 @@ describe.skipIf(!linux || !python)("file operations against a concurrent RENAME_
   // pinned by a mount (SqliteFolderPin), so every name it makes stays in the folder the jail judged.
   it("sql_query writes and reads on rdir/wal.db (WAL): its -wal and -shm are made in rdir or nowhere, never outside", async () => {
     const before = snapshot(outside)
-    const fsys: FileSystemShape = Effect.runSync(NodeFileSystem.make)
-    const resolve = resolveWith(fsys)
-    const ctx: Jail.JailContext = { root: ws, unrestricted: false }
     const write = { statements: ["INSERT INTO t VALUES ('w')"], params: [], maxRows: 10, write: true, timeoutMs: 5_000 }
     const read = { statements: ["SELECT count(*) FROM t"], params: [], maxRows: 10, write: false, timeoutMs: 5_000 }
-    const seen = new Map<string, number>()
-    await startSwapper()
-    let attempts = 0
-    const deadline = Date.now() + 20_000
-    await Effect.runPromise(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const engine = Context.get(yield* Layer.build(SqliteEngine.layer), SqlEngine)
-          for (; attempts < 3_000 && Date.now() < deadline; attempts++) {
-            const r = yield* Effect.either(resolve(ws, "rdir/wal.db", ws))
-            if (Either.isLeft(r) || !Jail.check(ctx, r.right, "write").ok || r.right.kind !== "file") continue
-            const result = yield* Effect.either(engine.run({ dialect: "sqlite", file: r.right.real, expect: { dev: r.right.dev, ino: r.right.ino } }, attempts % 2 === 0 ? write : read))
-            const key = Either.isRight(result) ? (attempts % 2 === 0 ? "written" : "read") : result.left.reason.replace(/\/[^ ]*/g, "PATH").slice(0, 80)
-            seen.set(key, (seen.get(key) ?? 0) + 1)
-          }
-        })
-      )
-    )
-    const swaps = await stopSwapper()
-    console.log(`race (sqlite wal): ${attempts} attempts, ${swaps} swaps`, [...seen])
+    const { attempts, seen } = await sqlRace("rdir/wal.db", "write", 3_000, (n) => (n % 2 === 0 ? write : read), (n) => (n % 2 === 0 ? "written" : "read"))
     expect(attempts).toBeGreaterThanOrEqual(300)
     expect(seen.get("written") ?? 0).toBeGreaterThan(0)
     expect(snapshot(outside)).toEqual(before)
