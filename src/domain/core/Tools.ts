@@ -218,6 +218,11 @@ export interface PathUse {
   readonly access: Access
   /** For a move's source: the field naming where it lands (its contents are judged there too). */
   readonly landsAt?: string
+  /**
+   * The tool judges what it finds below this path itself (grep drops protected aliases per file, glob and list_dir
+   * show names only, bash's sandbox masks): the jail need not look for aliases of a folder here.
+   */
+  readonly judgesContents?: boolean
 }
 
 interface Static {
@@ -315,8 +320,8 @@ export interface Facts {
   readonly paths: ReadonlyArray<PathUse>
 }
 
-const use = (field: string, path: string | undefined, access: Access): ReadonlyArray<PathUse> =>
-  path === undefined ? [] : [{ field, path, access }]
+const use = (field: string, path: string | undefined, access: Access, judgesContents = false): ReadonlyArray<PathUse> =>
+  path === undefined ? [] : [{ field, path, access, ...(judgesContents ? { judgesContents } : {}) }]
 
 const sqlFile = /\.(db|sqlite|sqlite3|db3)$/i
 
@@ -334,8 +339,9 @@ export const facts = (call: ToolCall): Facts => {
     paths
   })
   switch (call.tool) {
-    case "read_file":
     case "list_dir":
+      return make(use("path", call.args.path, "read", true))
+    case "read_file":
     case "lsp_diagnostics":
     case "lsp_definition":
     case "lsp_references":
@@ -351,13 +357,14 @@ export const facts = (call: ToolCall): Facts => {
       return make([{ field: "from", path: call.args.from, access: "structure", landsAt: "to" }, ...use("to", call.args.to, "structure")])
     case "glob":
     case "grep":
+      return make(use("path", call.args.path ?? ".", "read", true))
     case "git_diff":
     case "git_log":
     case "git_show":
     case "repo_map":
-      return make(use("path", call.args.path ?? (call.tool === "glob" || call.tool === "grep" || call.tool === "repo_map" ? "." : undefined), "read"))
+      return make(use("path", call.args.path ?? (call.tool === "repo_map" ? "." : undefined), "read"))
     case "bash":
-      return make(use("cwd", call.args.cwd, "read"), call.args.network === true ? { capability: "network" } : {})
+      return make(use("cwd", call.args.cwd, "read", true), call.args.network === true ? { capability: "network" } : {})
     case "git_commit":
       return make(call.args.paths.map((path, i) => ({ field: `paths[${i}]`, path, access: "write" as const })))
     case "sql_schema": {

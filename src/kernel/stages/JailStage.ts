@@ -12,14 +12,6 @@ import * as Subtree from "../Subtree.js"
 import { denied, jailContext, wrap } from "./Stage.js"
 
 /** Jail: every path argument resolved (lstat/readlink only) and judged; the facts travel on to the executor. */
-/**
- * Tools that read a folder and judge what they find in it themselves: grep's walk and ripgrep's results drop
- * protected aliases (Grep, PathJudge), glob and list_dir show names only, bash's sandbox masks them. For a folder
- * they read, the alias check here (a validation of the whole workspace scan, ~80 ms on a 60k-file tree when no
- * watchers are set) would be a second one for nothing.
- */
-const filtersItself: ReadonlySet<string> = new Set(["grep", "glob", "list_dir", "bash"])
-
 export const JailStage = wrap((next) =>
   Effect.gen(function* () {
     const session = yield* Session
@@ -52,7 +44,9 @@ export const JailStage = wrap((next) =>
             }
             // Protected content under another name (a hard link to `.env`, a protected symlink's target): the
             // identity checked here is the one the tool's open re-checks (`expect`), so a swap after this is refused.
-            if (facts.exists && (facts.kind === "file" || (facts.kind === "directory" && !(use.access === "read" && filtersItself.has(inv.facts.call.tool))))) {
+            // Not for a folder whose tool judges its contents itself (`judgesContents`): that would be a second
+            // validation of the workspace scan (~80 ms on a 60k-file tree without watchers) for nothing.
+            if (facts.exists && (facts.kind === "file" || (facts.kind === "directory" && !(use.access === "read" && use.judgesContents === true)))) {
               aliases ??= yield* protectedAliases.of(session.root)
               const why = Aliases.reason(aliases, session.root, facts.real, facts.kind === "file" ? facts : undefined)
               if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.alias", `${use.field}: ${Jail.display(ctx, facts.real)} is protected: ${why}`))
