@@ -1,15 +1,29 @@
 import { Context, Effect } from "effect"
 import * as Aliases from "../domain/jail/Aliases.js"
 
+/** What a scan found, and its version: the same number for every scan since that found the same things to hide. */
+export interface Known {
+  readonly aliases: Aliases.Protected
+  readonly version: number
+  /** When that scan started (`performance.now()` of this process). */
+  readonly startedAt: number
+}
+
 /**
  * Protected content under other names in the workspace (hard links to protected files, protected symlinks'
  * targets), as the sandbox's workspace scan finds them now. The jail stage and grep ask it once per call.
  */
 export interface ProtectedAliasesShape {
   readonly of: (root: string) => Effect.Effect<Aliases.Protected>
+  /**
+   * What the last finished scan found, without scanning (undefined before a first one): what a sandbox may start
+   * from before `of` has checked it. Read again after `of`: a scan that started after `of` was asked, with an
+   * unchanged version, means every scan in between found the same (a failed `of` leaves an older scan there).
+   */
+  readonly known: (root: string) => Effect.Effect<Known | undefined>
 }
 
 export class ProtectedAliases extends Context.Tag("minicode/ProtectedAliases")<ProtectedAliases, ProtectedAliasesShape>() {}
 
 /** For compositions without a real workspace scan (the in-memory ones): names alone are judged there. */
-export const nothing: ProtectedAliasesShape = { of: () => Effect.succeed(Aliases.none) }
+export const nothing: ProtectedAliasesShape = { of: () => Effect.succeed(Aliases.none), known: () => Effect.succeed(undefined) }

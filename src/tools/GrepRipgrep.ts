@@ -21,15 +21,16 @@
  *
  * What rg cannot take (a pattern with no faithful Rust rewrite, rg missing): undefined, and grep's own walk runs.
  */
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import picomatch from "picomatch"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as RustRegex from "../domain/files/RustRegex.js"
+import type * as Aliases from "../domain/jail/Aliases.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as Progress from "../ports/Progress.js"
 import * as ProtectedAliases from "../ports/ProtectedAliases.js"
-import type { TextSearchShape } from "../ports/TextSearch.js"
+import type { SearchSpec, TextSearchError, TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
 import { pathJudge } from "./PathJudge.js"
@@ -41,23 +42,28 @@ const lineBytes = 4 * GrepResults.grepLimits.lineChars + 16
 /** A glob rg can take as a file-name type (no `/`, no class): a prefilter; grep's own glob test still decides. */
 const simpleNameGlob = (glob: string | undefined) => (glob !== undefined && /^[\w.*?{},@+-]+$/.test(glob) ? glob : undefined)
 
-export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined> =>
+/** What the search gathered, before the `lstat` checks of the files it would show. */
+interface Gathered {
+  readonly found: GrepResults.Collector
+  /** Each held file's hits, to take them back should it fail the check. */
+  readonly counts: ReadonlyMap<string, number>
+  readonly binaries: ReadonlySet<string>
+}
+
+/**
+ * One rg run, streamed into the results as rg finds them (at most four caps' worth kept), each path judged by its
+ * name and by `aliases` (the lexical check); `scanSince` tells the sandbox which scan its mask may come from.
+ */
+const gather = (
+  fs: Env["fs"],
+  engine: TextSearchShape,
+  spec: Omit<SearchSpec, "scanSince">,
+  filter: ((file: string) => boolean) | undefined,
+  aliases: Aliases.Protected,
+  scanSince: number
+): Effect.Effect<Either.Either<Gathered, TextSearchError>> =>
   Effect.gen(function* () {
-    const { fs, session } = env
-    const facts = inv.resolved["path"]
-    if (facts === undefined || !facts.exists) return undefined
-    const pattern = RustRegex.fromJs(call.args.pattern)
-    if (pattern === undefined) return undefined
-    const root = session.root
-    const start = P.relative(root, facts.real)
-    if (start.startsWith("..")) return undefined
-    const glob = call.args.glob
-    const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
-    // The scan asked for the aliases (started now) serves the search's sandbox too: one scan per grep, not two.
-    const scanSince = performance.now()
-    const judge = pathJudge(fs, root, yield* (env.aliases ?? ProtectedAliases.nothing).of(root))
-    // Streamed into the results as rg finds them (at most four caps' worth kept); each file's count kept to take
-    // its hits back should the file fail the check that runs (with the lstats) once the search is over.
+    const judge = pathJudge(fs, spec.root, aliases)
     const found = GrepResults.collector()
     const progress = yield* Progress.current
     if (progress.watched) progress.note("grep: searching with ripgrep")
@@ -75,49 +81,45 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
       return lastVerdict
     }
     const ran = yield* Effect.either(
-      engine.search(
-        {
-          root,
-          path: start,
-          pattern,
-          ignoreCase: call.args.ignore_case === true,
-          nameGlob: simpleNameGlob(glob),
-          exclude: Jail.alwaysSecretGlobs,
-          lineBytes,
-          scanSince
-        },
-        (e) => {
-          // A file left out, or whose next lines could not be shown: the engine only counts the rest of its lines.
-          if (!admit(e.file)) return "skip"
-          if (progress.watched && e.file !== lastNoted) {
-            lastNoted = e.file
-            progress.note(`grep: ${found.total()} matches so far (ripgrep, now in ${e.file})`)
-          }
-          // Counted per file only once a line of it is held: a file whose first line is beyond (its lines come in
-          // order) can never be shown, so never taken back, and 25,000 such files need no entry.
-          if (e._tag === "Match") {
-            const held = counts.get(e.file)
-            if (found.beyond(e.file, e.line)) {
-              found.counted()
-              if (held !== undefined) counts.set(e.file, held + 1)
-              return "skip"
-            }
-            counts.set(e.file, (held ?? 0) + 1)
-            found.hit(e.file, e.line, e.text(), e.cut, true)
-          } else if (e._tag === "Counted") {
-            const held = counts.get(e.file)
-            if (held !== undefined) counts.set(e.file, held + e.lines)
-            found.counted(e.lines)
-          } else if (e._tag === "Binary") binaries.add(e.file)
-          else found.unreadable(e.file)
-          return undefined
+      engine.search({ ...spec, scanSince }, (e) => {
+        // A file left out, or whose next lines could not be shown: the engine only counts the rest of its lines.
+        if (!admit(e.file)) return "skip"
+        if (progress.watched && e.file !== lastNoted) {
+          lastNoted = e.file
+          progress.note(`grep: ${found.total()} matches so far (ripgrep, now in ${e.file})`)
         }
-      )
+        // Counted per file only once a line of it is held: a file whose first line is beyond (its lines come in
+        // order) can never be shown, so never taken back, and 25,000 such files need no entry.
+        if (e._tag === "Match") {
+          const held = counts.get(e.file)
+          if (found.beyond(e.file, e.line)) {
+            found.counted()
+            if (held !== undefined) counts.set(e.file, held + 1)
+            return "skip"
+          }
+          counts.set(e.file, (held ?? 0) + 1)
+          found.hit(e.file, e.line, e.text(), e.cut, true)
+        } else if (e._tag === "Counted") {
+          const held = counts.get(e.file)
+          if (held !== undefined) counts.set(e.file, held + e.lines)
+          found.counted(e.lines)
+        } else if (e._tag === "Binary") binaries.add(e.file)
+        else found.unreadable(e.file)
+        return undefined
+      })
     )
-    // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
-    if (ran._tag === "Left") return undefined
-    // The lstat check for every file whose content is shown (a failing one is taken back, and the next in line
-    // checked in turn); the others' lines are only counted, and passed the lexical and name checks.
+    return Either.map(ran, (): Gathered => ({ found, counts, binaries }))
+  })
+
+/**
+ * The lstat check for every file whose content is shown (a failing one is taken back, and the next in line checked
+ * in turn), judged with `aliases` (a scan of this call's: the inodes of protected files as they are now); the
+ * others' lines are only counted, and passed the lexical and name checks.
+ */
+const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Protected, pattern: string) =>
+  Effect.gen(function* () {
+    const judge = pathJudge(fs, root, aliases)
+    const { found } = g
     let unsafe = 0
     const checked = new Set<string>()
     for (;;) {
@@ -127,13 +129,63 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
         checked.add(file)
         if (yield* judge.real(file)) continue
         unsafe++
-        found.drop(file, counts.get(file) ?? 0)
+        found.drop(file, g.counts.get(file) ?? 0)
       }
     }
-    for (const file of binaries) {
+    for (const file of g.binaries) {
       if (yield* judge.real(file)) found.binary(file)
       else unsafe++
     }
     if (unsafe > 0) found.note(`[${unsafe} file${unsafe === 1 ? "" : "s"} left out: not a regular file beneath real folders of the workspace when checked]`)
-    return found.finish(call.args.pattern, false)
+    return found.finish(pattern, false)
+  })
+
+export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined> =>
+  Effect.gen(function* () {
+    const { fs, session } = env
+    const facts = inv.resolved["path"]
+    if (facts === undefined || !facts.exists) return undefined
+    const pattern = RustRegex.fromJs(call.args.pattern)
+    if (pattern === undefined) return undefined
+    const root = session.root
+    const start = P.relative(root, facts.real)
+    if (start.startsWith("..")) return undefined
+    const glob = call.args.glob
+    const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
+    const spec = { root, path: start, pattern, ignoreCase: call.args.ignore_case === true, nameGlob: simpleNameGlob(glob), exclude: Jail.alwaysSecretGlobs, lineBytes }
+    const aliases = env.aliases ?? ProtectedAliases.nothing
+    const done = (ran: Either.Either<Gathered, TextSearchError>, checked: Aliases.Protected) =>
+      // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
+      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, ran.right, checked, call.args.pattern)
+    // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
+    const inTurn = Effect.suspend(() => {
+      const scanSince = performance.now()
+      return Effect.flatMap(aliases.of(root), (fresh) => Effect.flatMap(gather(fs, engine, spec, filter, fresh, scanSince), (ran) => done(ran, fresh)))
+    })
+    const known = yield* aliases.known(root)
+    if (known === undefined) return yield* inTurn
+    // Side by side: rg starts in a sandbox masked as the last scan found the workspace, while this call's scan
+    // checks it (~80 ms on the bench tree). The same version after it: every scan since found the same to hide, so
+    // the mask was this call's. Else everything gathered is dropped and the search runs again in turn, masked as
+    // the workspace is now: rg read what the old mask showed, and a new secret's content could have reached it
+    // under another name (a folder swapped for a symlink as it walked), which no check of the path shown can see.
+    const [first, checked] = yield* Effect.all(
+      [
+        gather(fs, engine, spec, filter, known.aliases, Number.NEGATIVE_INFINITY),
+        Effect.zipRight(
+          // After rg's start: the scan holds the event loop while it runs.
+          Effect.yieldNow(),
+          Effect.suspend(() => {
+            const askedAt = performance.now()
+            return Effect.flatMap(aliases.of(root), (fresh) =>
+              Effect.map(aliases.known(root), (now) => ({ fresh, same: now !== undefined && now.startedAt >= askedAt && now.version === known.version }))
+            )
+          })
+        )
+      ],
+      { concurrency: 2 }
+    )
+    // A sandbox the old mask could not build (a folder it pins is gone) is no reason to leave rg.
+    if (checked.same && !(first._tag === "Left" && first.left.kind === "failed")) return yield* done(first, checked.fresh)
+    return yield* inTurn
   })

@@ -10,5 +10,10 @@ import type { WatchedScan } from "./WatchedScan.js"
 
 export const layer = (scanner: WatchedScan) =>
   Layer.succeed(ProtectedAliases, {
-    of: (root: string) => scanner.protectedIn(root).pipe(Effect.catchAllDefect(() => Effect.succeed(Aliases.none)))
+    of: (root: string) => scanner.protectedIn(root).pipe(Effect.catchAllDefect(() => Effect.succeed(Aliases.none))),
+    known: (root: string) =>
+      Effect.sync(() => {
+        const k = scanner.known(root)
+        return k === undefined ? undefined : { aliases: k.protected, version: k.version, startedAt: k.startedAt }
+      })
   })

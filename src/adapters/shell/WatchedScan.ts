@@ -67,8 +67,35 @@ interface Root {
   /** Protected content under other names (`ScanAliases`), as the last scan found it. */
   readonly aliases: ScanAliases.Memo
   protected: Aliases.Protected
-  /** The last scan finished (with the aliases added), and when it started: a caller's own scan of the same call. */
-  last: { readonly startedAt: number; readonly hits: ReadonlyArray<WorkspaceScan.Hit> } | undefined
+  /**
+   * The last scan finished (with the aliases added), and when it started: a caller's own scan of the same call; its
+   * version changes whenever a scan finds something else to hide than the one before (`Known`).
+   */
+  last: Known | undefined
+}
+
+/** What the last finished scan of a root found, without scanning now. */
+export interface Known {
+  readonly hits: ReadonlyArray<WorkspaceScan.Hit>
+  readonly protected: Aliases.Protected
+  /**
+   * Kept while each scan finds the same hits as the one before, one more when one finds others: a caller that read
+   * a version, and reads it again after a scan of its own, knows every scan in between found what the first did.
+   */
+  readonly version: number
+  /** When it started (`performance.now()`). */
+  readonly startedAt: number
+}
+
+const hitKey = (h: WorkspaceScan.Hit) => `${h.verdict}\0${h.kind}\0${h.path}`
+/** The same hits, whatever their order (a folder read again may list its subfolders in another order). */
+const sameHits = (a: ReadonlyArray<WorkspaceScan.Hit>, b: ReadonlyArray<WorkspaceScan.Hit>): boolean => {
+  if (a === b) return true
+  const ka = new Set(a.map(hitKey))
+  const kb = new Set(b.map(hitKey))
+  if (ka.size !== kb.size) return false
+  for (const k of kb) if (!ka.has(k)) return false
+  return true
 }
 
 const lstat = (p: string): fs.Stats | undefined => fs.lstatSync(p, { throwIfNoEntry: false })
@@ -104,7 +131,9 @@ export interface WatchedScan {
    * What the sandbox must hide under `root`, as `WorkspaceScan.scan` would find it now. `watch: false` (a long call,
    * rg's search): answered by the watchers when another call has set them, else by the per-folder validation, and
    * never the reason watchers are set (25,000 folders' watchers hold ~20 MB; validating them is ~50 ms, a few
-   * percent of a search over the tree).
+   * percent of a search over the tree). `since`: a scan of this process that started at or after it may answer
+   * (the caller's own scan of the same call); `-Infinity` takes the last one whatever its age (a caller that
+   * checks afterwards, by `known`'s version, that a scan of its own found the same).
    */
   readonly scan: (root: string, watch?: boolean, since?: number) => Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>>
   /**
@@ -112,6 +141,8 @@ export interface WatchedScan {
    * a scan now finds it.
    */
   readonly protectedIn: (root: string) => Effect.Effect<Aliases.Protected>
+  /** The last finished scan of `root` (none yet: undefined), without scanning: what a caller may start from. */
+  readonly known: (root: string) => Known | undefined
   /** Closes every watcher (tests; the watchers never keep the process alive). */
   readonly close: () => void
   /** How the last scan of `root` was made (tests and the bench). */
@@ -373,7 +404,9 @@ export const make = (options: Options = {}): WatchedScan => {
         if (r === undefined) return hits
         const found = ScanAliases.extend(root, hits, r.cache.get(root), r.aliases)
         r.protected = found.protected
-        r.last = { startedAt, hits: found.hits }
+        const before = r.last
+        const version = before === undefined ? 0 : sameHits(before.hits, found.hits) ? before.version : before.version + 1
+        r.last = { startedAt, hits: found.hits, protected: found.protected, version }
         return found.hits
       })
     })
@@ -420,7 +453,12 @@ export const make = (options: Options = {}): WatchedScan => {
     barrierDir = undefined
   }
 
-  return { scan, protectedIn, close, lastMode: (root) => modes.get(root) }
+  const known = (root: string): Known | undefined => {
+    const last = roots.get(root)?.last
+    return last === undefined ? undefined : { hits: last.hits, protected: last.protected, version: last.version, startedAt: last.startedAt }
+  }
+
+  return { scan, protectedIn, known, close, lastMode: (root) => modes.get(root) }
 }
 
 /** One per process: every sandbox of a session (bash, git's reads, servers) shares the scan and its watchers. */
