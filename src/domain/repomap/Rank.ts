@@ -44,6 +44,82 @@ export const rank = (scans: ReadonlyMap<string, Scan>, focus: ReadonlySet<string
   return rankSummaries(new Map([...scans].map(([path, scan]) => [path, ofScan(scan, table)])), table, focus)
 }
 
+/** The words that can move rank, each with a slot: its weight and the files defining it (a compressed row). */
+interface UsableWords {
+  readonly usable: number
+  /** Per word id, its slot, or -1. */
+  readonly slots: Int32Array
+  readonly weight: Float64Array
+  /** Per slot, where its row of defining files starts in `defFiles` (one more entry: the end). */
+  readonly defAt: Int32Array
+  readonly defFiles: Int32Array
+}
+
+/**
+ * Which words can move rank: defined by 1 to `maxDefiners` files (with more, a mention says nothing of which file it
+ * means) and mentioned by a file other than their one definer. One array is sized by all the words (the counts,
+ * reused as the slots); everything else by the candidates or the usable words.
+ */
+const usableWords = (list: ReadonlyArray<Summary>, words: Words): UsableWords => {
+  const w = words.size()
+  const slots = new Int32Array(w)
+  for (const s of list) for (const id of s.defs) slots[id] = (slots[id] ?? 0) + 1
+  // Candidates (1 to maxDefiners definers), numbered in id order; `slots` now holds a candidate's number or -1.
+  let c = 0
+  for (let id = 0; id < w; id++) {
+    const count = slots[id] ?? 0
+    if (count > 0 && count <= maxDefiners) c++
+  }
+  const candCount = new Int32Array(c)
+  c = 0
+  for (let id = 0; id < w; id++) {
+    const count = slots[id] ?? 0
+    if (count > 0 && count <= maxDefiners) {
+      candCount[c] = count
+      slots[id] = c++
+    } else slots[id] = -1
+  }
+  // A candidate's one definer (when it has one), then whether a file other than that definer mentions it.
+  const sole = new Int32Array(c).fill(-1)
+  list.forEach((s, i) => {
+    for (const id of s.defs) {
+      const k = slots[id] ?? -1
+      if (k >= 0) sole[k] = i
+    }
+  })
+  const used = new Int32Array(c).fill(-1)
+  list.forEach((s, i) => {
+    for (const id of s.refs) {
+      const k = slots[id] ?? -1
+      if (k >= 0 && ((candCount[k] ?? 0) > 1 || sole[k] !== i)) used[k] = 0
+    }
+  })
+  let usable = 0
+  for (let k = 0; k < c; k++) if (used[k] === 0) used[k] = usable++
+  const weight = new Float64Array(usable)
+  const defAt = new Int32Array(usable + 1)
+  for (let id = 0; id < w; id++) {
+    const k = slots[id] ?? -1
+    if (k < 0) continue
+    const s = used[k] ?? -1
+    slots[id] = s
+    if (s < 0) continue
+    const count = candCount[k] ?? 0
+    weight[s] = weightOf(words.kind(id), count)
+    defAt[s + 1] = count
+  }
+  for (let s = 0; s < usable; s++) defAt[s + 1] = (defAt[s + 1] ?? 0) + (defAt[s] ?? 0)
+  const defFiles = new Int32Array(defAt[usable] ?? 0)
+  const fill = defAt.slice(0, usable)
+  list.forEach((s, i) => {
+    for (const id of s.defs) {
+      const k = slots[id] ?? -1
+      if (k >= 0) defFiles[(fill[k] = (fill[k] ?? 0) + 1) - 1] = i
+    }
+  })
+  return { usable, slots, weight, defAt, defFiles }
+}
+
 /**
  * Ranks the files' summaries. The definitions of each word are a compressed row of file indices. Rank moves per
  * word, not per (mention, definition) pair: every file mentioning a word adds its share once to the word's pool,
@@ -56,27 +132,18 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
   const at = new Map(paths.map((p, i) => [p, i]))
   const list = paths.map((p) => summaries.get(p) as Summary)
   const index = indexFiles(paths)
-  const w = words.size()
-  // Definitions per word (compressed rows), and which words are specific enough to say which file a mention means.
-  const definers = new Int32Array(w + 1)
-  for (const s of list) for (const id of s.defs) definers[id + 1] = (definers[id + 1] ?? 0) + 1
-  const usable = new Uint8Array(w)
-  const weight = new Float64Array(w)
-  for (let id = 0; id < w; id++) {
-    const count = definers[id + 1] ?? 0
-    if (count > 0 && count <= maxDefiners) {
-      usable[id] = 1
-      weight[id] = weightOf(words.kind(id), count)
-    }
-  }
-  for (let id = 0; id < w; id++) definers[id + 1] = (definers[id + 1] ?? 0) + (definers[id] ?? 0)
-  const defFiles = new Int32Array(definers[w] ?? 0)
-  const fill = definers.slice(0, w)
-  list.forEach((s, i) => {
-    for (const id of s.defs) defFiles[(fill[id] = (fill[id] ?? 0) + 1) - 1] = i
-  })
-  const defines = (id: number, i: number) => {
-    for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) if (defFiles[k] === i) return true
+  // Only the words that can move rank get a slot (`slotOf`): defined by 1 to 12 files and mentioned by a file
+  // other than its one definer. Any other word adds exactly 0 to every sum (no other definer to pass rank to, or
+  // nobody mentioning it), so the ranking is the same as with a slot per word; a big tree has ~2 million words
+  // and a small share of them usable, and every per-word array (weight, pool, rows) was sized by all of them.
+  const slotOf = usableWords(list, words)
+  const u = slotOf.usable
+  const slot = slotOf.slots
+  const weight = slotOf.weight
+  const definers = slotOf.defAt
+  const defFiles = slotOf.defFiles
+  const defines = (k: number, i: number) => {
+    for (let d = definers[k] ?? 0, end = definers[k + 1] ?? 0; d < end; d++) if (defFiles[d] === i) return true
     return false
   }
   // Mentions are not expanded into file-to-file edges (a mention of a word with 12 definitions would be 12 edges):
@@ -117,11 +184,12 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
     }
     importOffsets[i + 1] = importTargets.length
     for (const id of summary.refs) {
-      if (usable[id] !== 1) continue
-      const others = (definers[id + 1] ?? 0) - (definers[id] ?? 0) - (defines(id, i) ? 1 : 0)
-      totals[i] = (totals[i] ?? 0) + others * (weight[id] ?? 0)
-      for (let k = definers[id] ?? 0, end = definers[id + 1] ?? 0; k < end; k++) {
-        const j = defFiles[k] ?? 0
+      const k = slot[id] ?? -1
+      if (k < 0) continue
+      const others = (definers[k + 1] ?? 0) - (definers[k] ?? 0) - (defines(k, i) ? 1 : 0)
+      totals[i] = (totals[i] ?? 0) + others * (weight[k] ?? 0)
+      for (let d = definers[k] ?? 0, end = definers[k + 1] ?? 0; d < end; d++) {
+        const j = defFiles[d] ?? 0
         if (j !== i && lastReferrer[j] !== i) {
           lastReferrer[j] = i
           referencedBy[j] = (referencedBy[j] ?? 0) + 1
@@ -136,9 +204,9 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
   const defAt = new Int32Array(n + 1)
   list.forEach((summary, i) => {
     let r = 0
-    for (const id of summary.refs) if (usable[id] === 1) r++
+    for (const id of summary.refs) if ((slot[id] ?? -1) >= 0) r++
     let d = 0
-    for (const id of summary.defs) if (usable[id] === 1) d++
+    for (const id of summary.defs) if ((slot[id] ?? -1) >= 0) d++
     refAt[i + 1] = (refAt[i] ?? 0) + r
     defAt[i + 1] = (defAt[i] ?? 0) + d
   })
@@ -147,12 +215,16 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
   const selfMentions = new Uint8Array(defAt[n] ?? 0)
   list.forEach((summary, i) => {
     let r = refAt[i] ?? 0
-    for (const id of summary.refs) if (usable[id] === 1) usedRefs[r++] = id
+    for (const id of summary.refs) {
+      const k = slot[id] ?? -1
+      if (k >= 0) usedRefs[r++] = k
+    }
     let d = defAt[i] ?? 0
     for (const id of summary.defs) {
-      if (usable[id] !== 1) continue
+      const k = slot[id] ?? -1
+      if (k < 0) continue
       selfMentions[d] = mentions(summary, id) ? 1 : 0
-      usedDefs[d++] = id
+      usedDefs[d++] = k
     }
   })
 
@@ -161,7 +233,7 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
   const teleport = Float64Array.from(paths, (p) => (focused === 0 ? 1 / Math.max(1, n) : 0.1 / n + (focus.has(p) ? 0.9 / focused : 0)))
   let pr = Float64Array.from(teleport)
   const out = new Float64Array(n)
-  const pool = new Float64Array(w)
+  const pool = new Float64Array(u)
   /** Each word's pool: the out-shares (`perFile`) of the files that mention it. */
   const fillPool = (perFile: Float64Array) => {
     pool.fill(0)
@@ -169,8 +241,8 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
       const f = perFile[i] ?? 0
       if (f === 0) continue
       for (let r = refAt[i] ?? 0, end = refAt[i + 1] ?? 0; r < end; r++) {
-        const id = usedRefs[r] ?? 0
-        pool[id] = (pool[id] ?? 0) + f
+        const k = usedRefs[r] ?? 0
+        pool[k] = (pool[k] ?? 0) + f
       }
     }
   }
@@ -189,8 +261,8 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
       const own = out[j] ?? 0
       let gain = 0
       for (let d = defAt[j] ?? 0, end = defAt[j + 1] ?? 0; d < end; d++) {
-        const id = usedDefs[d] ?? 0
-        gain += (weight[id] ?? 0) * ((pool[id] ?? 0) - (selfMentions[d] === 1 ? own : 0))
+        const k = usedDefs[d] ?? 0
+        gain += (weight[k] ?? 0) * ((pool[k] ?? 0) - (selfMentions[d] === 1 ? own : 0))
       }
       next[j] = (next[j] ?? 0) + gain
     }
@@ -218,9 +290,10 @@ export const rankSummaries = (summaries: ReadonlyMap<string, Summary>, words: Wo
       const id = name === undefined ? undefined : words.lookup(name)
       const i = at.get(path)
       const summary = i === undefined ? undefined : list[i]
-      if (id === undefined || usable[id] !== 1 || i === undefined || summary === undefined) return 0
-      if (!defines(id, i)) return 0
-      return (weight[id] ?? 0) * ((pool[id] ?? 0) - (mentions(summary, id) ? (share[i] ?? 0) : 0))
+      const k = id === undefined ? -1 : (slot[id] ?? -1)
+      if (id === undefined || k < 0 || i === undefined || summary === undefined) return 0
+      if (!defines(k, i)) return 0
+      return (weight[k] ?? 0) * ((pool[k] ?? 0) - (mentions(summary, id) ? (share[i] ?? 0) : 0))
     }
   }
 }
