@@ -90,11 +90,23 @@ const keyOf = (workspace: string): string | undefined => {
   return st === undefined && add === undefined ? undefined : `${st === undefined ? "-" : fileKey(st)}+${add === undefined ? "-" : fileKey(add)}`
 }
 
-const load = (workspace: string): Known => {
-  const file = stateFile(workspace)
+/**
+ * What the state file (and the additions beside it) hold, kept in memory while they are unchanged: parsing the file
+ * (megabytes on a big store: every blob id a tree names) cost each sandboxed call ~40 ms on the 60k bench tree.
+ */
+const load = (workspace: string): Known => loadKeyed(workspace).known
+
+const loadKeyed = (workspace: string): { readonly key: string | undefined; readonly known: Known } => {
   const key = keyOf(workspace)
   const cached = memory.get(workspace)
-  if (key !== undefined && cached !== undefined && cached.key === key) return cached.known
+  if (key !== undefined && cached !== undefined && cached.key === key) return { key, known: cached.known }
+  const known = parse(workspace)
+  if (key !== undefined) memory.set(workspace, { key, known })
+  return { key, known }
+}
+
+const parse = (workspace: string): Known => {
+  const file = stateFile(workspace)
   const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map(), blobs: new Set(), named: new Set(), packBlobs: new Map() }
   for (const id of addedIds(addedFile(workspace))) known.secret.add(id)
   if (lstat(file)?.isFile() !== true) return known
@@ -271,6 +283,40 @@ const indexFiles = (gitDir: string): Array<string> => {
   return out
 }
 
+/** Pack indexes read, by path, with the inode, size and times they were read at: git never rewrites one in place. */
+const packIndexes = new Map<string, PackEntry>()
+
+interface PackEntry {
+  readonly key: string
+  readonly index: GitStore.PackIndex | undefined
+  /** Ids looked up in this index (as it was read) and not found: each call looks up only the newly protected ones. */
+  readonly absent: Set<string>
+}
+
+/**
+ * A pack's index, read again only when its file changed (a 2 MB read and copy per call on the 60k bench tree). The
+ * key is the open file's own (`fstat`), so the content read is the content keyed.
+ */
+const packIndex = (idx: string): PackEntry | undefined => {
+  try {
+    const fd = fs.openSync(idx, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+    try {
+      const st = fs.fstatSync(fd)
+      const key = fileKey(st)
+      const known = packIndexes.get(idx)
+      if (known !== undefined && known.key === key) return known
+      const entry = { key, index: st.isFile() ? GitStore.readPackIndex(fs.readFileSync(fd)) : undefined, absent: new Set<string>() }
+      packIndexes.set(idx, entry)
+      return entry
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    packIndexes.delete(idx)
+    return undefined
+  }
+}
+
 export interface StoreView {
   /** Whether a store holds protected content (or cannot be read). */
   readonly holds: (objects: string) => boolean
@@ -297,7 +343,11 @@ export interface StoreView {
  */
 export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): GitStore.Steps<StoreView> {
   const pause = GitStore.pacer()
-  const known = load(workspace)
+  const loaded = loadKeyed(workspace)
+  const known = loaded.known
+  // Out of memory while the check runs: one interrupted half-way (a pack marked read before its trees are judged)
+  // must leave nothing half-learned for the next call to trust. Put back (or saved) when it ends.
+  memory.delete(workspace)
   let changed = false
   /** Ids of protected content new to the state (appended when nothing else changed). */
   const added: Array<string> = []
@@ -342,7 +392,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
   const elsewhere: Array<string> = []
   const packsNow = new Set<string>()
   const looseNow = new Set<string>()
-  const indexes = new Map<string, GitStore.PackIndex>()
+  const indexes = new Map<string, PackEntry & { readonly index: GitStore.PackIndex }>()
   /** The blobs of the packs read in this call, judged once every tree and index is. */
   const packBlobs = new Map<string, Array<string>>()
   for (const objects of stores) {
@@ -369,17 +419,13 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
     for (const n of names) {
       const pack = path.join(objects, "pack", n)
       packsNow.add(pack)
-      let index: GitStore.PackIndex | undefined
-      try {
-        index = GitStore.readPackIndex(fs.readFileSync(pack.replace(/\.pack$/, ".idx")))
-      } catch {
-        index = undefined
-      }
-      if (index === undefined) {
+      const entry = packIndex(pack.replace(/\.pack$/, ".idx"))
+      const index = entry?.index
+      if (entry === undefined || index === undefined) {
         unreadable.add(objects)
         continue
       }
-      indexes.set(pack, index)
+      indexes.set(pack, { ...entry, index })
       if (known.packs.has(pack)) continue
       yield
       const blobs: Array<string> = []
@@ -413,13 +459,28 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
   for (const id of known.loose) if (!looseNow.has(id)) (known.loose.delete(id), known.blobs.delete(id), (changed = true))
   if (changed) save(workspace, known)
   else if (added.length > 0) addSeen(workspace, known, added)
-  const raw = [...known.secret].filter((id) => /^[0-9a-f]{40}$/.test(id)).map((id) => Buffer.from(id, "hex"))
-  const holds = (objects: string): boolean => {
-    if (unreadable.has(objects)) return true
-    const ids = loose.get(objects) ?? new Set()
-    for (const id of known.secret) if (ids.has(id)) return true
-    for (const [pack, index] of indexes) if (path.dirname(path.dirname(pack)) === objects && raw.some((id) => GitStore.find(index, id) >= 0)) return true
+  else if (loaded.key !== undefined && !memory.has(workspace)) memory.set(workspace, { key: loaded.key, known })
+  const inPack = (entry: PackEntry & { readonly index: GitStore.PackIndex }): boolean => {
+    for (const id of known.secret) {
+      if (entry.absent.has(id) || !/^[0-9a-f]{40}$/.test(id)) continue
+      if (GitStore.find(entry.index, Buffer.from(id, "hex")) >= 0) return true
+      entry.absent.add(id)
+    }
     return false
+  }
+  const answers = new Map<string, boolean>()
+  const holds = (objects: string): boolean => {
+    const cached = answers.get(objects)
+    if (cached !== undefined) return cached
+    const answer = (() => {
+      if (unreadable.has(objects)) return true
+      const ids = loose.get(objects) ?? new Set()
+      for (const id of known.secret) if (ids.has(id)) return true
+      for (const [pack, entry] of indexes) if (path.dirname(path.dirname(pack)) === objects && inPack(entry)) return true
+      return false
+    })()
+    answers.set(objects, answer)
+    return answer
   }
   const unattributed = (objects: string): ReadonlyArray<string> =>
     [...(loose.get(objects) ?? [])].filter((id) => known.blobs.has(id) && !known.named.has(id)).map((id) => path.join(objects, id.slice(0, 2), id.slice(2)))
