@@ -6,8 +6,14 @@ import * as Aliases from "../domain/jail/Aliases.js"
  * targets), as the sandbox's workspace scan finds them now. The jail stage and grep ask it once per call.
  */
 export interface ProtectedAliasesShape {
-  readonly of: (root: string) => Effect.Effect<Aliases.Protected>
+  /**
+   * `single-link`: the answer need only hold for folders and for files with one link (what a single-file tool asks
+   * about): no other name shares such a file's inode, so the adapter may leave out the search for other links.
+   */
+  readonly of: (root: string, scope?: Scope) => Effect.Effect<Aliases.Protected>
 }
+
+export type Scope = "all" | "single-link"
 
 export class ProtectedAliases extends Context.Tag("minicode/ProtectedAliases")<ProtectedAliases, ProtectedAliasesShape>() {}
 
