@@ -14,9 +14,11 @@ export interface FileStat {
 
 /**
  * The identity a later open must still find (`fstat` after `O_NOFOLLOW`), or "absent" for a create. Writers add
- * the modification time, since a replaced file can reuse the inode number of the one it replaced.
+ * the modification time, since a replaced file can reuse the inode number of the one it replaced. Readers add the
+ * link count the jail judged the file by (`nlink`): a file with more links when opened is refused, as a hard link
+ * made since may be a protected file's other name that the jail's answer did not look for.
  */
-export type Expect = { readonly dev: number; readonly ino: number; readonly mtimeMs?: number } | "absent"
+export type Expect = { readonly dev: number; readonly ino: number; readonly mtimeMs?: number; readonly nlink?: number } | "absent"
 
 export interface DirEntry {
   readonly name: string

@@ -14,7 +14,11 @@ export interface Known {
  * targets), as the sandbox's workspace scan finds them now. The jail stage and grep ask it once per call.
  */
 export interface ProtectedAliasesShape {
-  readonly of: (root: string) => Effect.Effect<Aliases.Protected>
+  /**
+   * `single-link`: the answer need only hold for folders and for files with one link (what a single-file tool asks
+   * about): no other name shares such a file's inode, so the adapter may leave out the search for other links.
+   */
+  readonly of: (root: string, scope?: Scope) => Effect.Effect<Aliases.Protected>
   /**
    * What the last finished scan found, without scanning (undefined before a first one): what a sandbox may start
    * from before `of` has checked it. Read again after `of`: a scan that started after `of` was asked, with an
@@ -22,6 +26,8 @@ export interface ProtectedAliasesShape {
    */
   readonly known: (root: string) => Effect.Effect<Known | undefined>
 }
+
+export type Scope = "all" | "single-link"
 
 export class ProtectedAliases extends Context.Tag("minicode/ProtectedAliases")<ProtectedAliases, ProtectedAliasesShape>() {}
 

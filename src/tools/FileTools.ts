@@ -111,7 +111,7 @@ const resolvedOf = (env: Env, inv: Invocation, field: string) => {
     : Effect.succeed({ facts, shown: Jail.display(env.session, facts.lexical) })
 }
 
-const identity = (facts: Jail.PathFacts): Expect => (facts.exists ? { dev: facts.dev, ino: facts.ino } : "absent")
+const identity = (facts: Jail.PathFacts): Expect => (facts.exists ? { dev: facts.dev, ino: facts.ino, nlink: facts.nlink } : "absent")
 const unchanged = (facts: Jail.PathFacts): Expect =>
   facts.exists ? { dev: facts.dev, ino: facts.ino, mtimeMs: facts.mtimeMs } : "absent"
 

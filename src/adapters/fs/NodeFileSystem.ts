@@ -66,6 +66,7 @@ const sys = <A>(op: string, p: string, f: () => A) => Effect.try({ try: f, catch
 const verifyFd = (fd: number, p: string, expect: Expect | undefined, op: string): fs.Stats => {
   const st = fs.fstatSync(fd)
   if (expect !== undefined && expect !== "absent" && (st.dev !== expect.dev || st.ino !== expect.ino)) throw changed(op, p, "the file")
+  if (expect !== undefined && expect !== "absent" && expect.nlink !== undefined && st.nlink > expect.nlink) throw changed(op, p, "the file's links")
   if (procFd && fs.readlinkSync(`/proc/self/fd/${fd}`) !== p) throw changed(op, p, "a parent directory")
   return st
 }

@@ -5,12 +5,12 @@
  */
 import { Effect, Layer } from "effect"
 import * as Aliases from "../../domain/jail/Aliases.js"
-import { ProtectedAliases } from "../../ports/ProtectedAliases.js"
+import { ProtectedAliases, type Scope } from "../../ports/ProtectedAliases.js"
 import type { WatchedScan } from "./WatchedScan.js"
 
 export const layer = (scanner: WatchedScan) =>
   Layer.succeed(ProtectedAliases, {
-    of: (root: string) => scanner.protectedIn(root).pipe(Effect.catchAllDefect(() => Effect.succeed(Aliases.none))),
+    of: (root: string, scope?: Scope) => scanner.protectedIn(root, scope).pipe(Effect.catchAllDefect(() => Effect.succeed(Aliases.none))),
     known: (root: string) =>
       Effect.sync(() => {
         const k = scanner.known(root)

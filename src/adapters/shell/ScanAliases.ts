@@ -161,11 +161,8 @@ const searchLinks = (folders: Iterable<string>, wanted: Map<string, number>, kno
   return out
 }
 
-/**
- * The hits with protected content under other names added, and what the file tools must refuse. `top`: the
- * scan's tree of `root` (the walk's cache), whose folders the search for other links lists.
- */
-export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, top: WorkspaceScan.Folder | undefined, memo: Memo): Found => {
+/** The protected symlinks' targets now, and the ones remembered (`added`: the hits they add), with the masked paths. */
+const targetsOf = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>) => {
   const masked = new Set<string>()
   for (const h of hits) if (h.verdict === "mask") masked.add(h.path)
   const added: Array<WorkspaceScan.Hit> = []
@@ -199,7 +196,31 @@ export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, top
     added.push({ path: t.path, kind: st.isFile() ? "file" : "directory", verdict: "mask" })
   }
   const key = (ts: ReadonlyArray<Target>) => ts.map((t) => `${t.path}\0${t.dev}:${t.ino}`).sort().join("\n")
-  if (key(targets) !== key(before)) remember(root, targets)
+  return { masked, added, targets, news: key(targets) !== key(before) }
+}
+
+/**
+ * What the file tools must refuse, for a question about a folder or a file with a single link only (a one-shot
+ * read_file, write_file, edit_file), from the hits of a scan that read no folder again (`ScanStore.unchanged`):
+ * no other name can share such a file's inode, so the search for other links (`extend`) has nothing to say of it,
+ * and only a protected symlink's target (now or remembered) or a protected path can cover it. Undefined when the
+ * remembered targets would change (`extend` then writes them).
+ */
+export const singleLink = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>): Aliases.Protected | undefined => {
+  const t = targetsOf(root, hits)
+  if (t.news) return undefined
+  const inodes = new Set<string>()
+  for (const target of t.targets) inodes.add(Aliases.key(target.dev, target.ino))
+  return { paths: t.masked, inodes }
+}
+
+/**
+ * The hits with protected content under other names added, and what the file tools must refuse. `top`: the
+ * scan's tree of `root` (the walk's cache), whose folders the search for other links lists.
+ */
+export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, top: WorkspaceScan.Folder | undefined, memo: Memo): Found => {
+  const { masked, added, targets, news } = targetsOf(root, hits)
+  if (news) remember(root, targets)
   // The protected files: their identities, and the inodes with links left to find.
   const files: Array<string> = []
   for (const h of [...hits, ...added]) {

@@ -23,6 +23,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect } from "effect"
 import * as Aliases from "../../domain/jail/Aliases.js"
+import type * as ProtectedAliases from "../../ports/ProtectedAliases.js"
 import * as ScanAliases from "./ScanAliases.js"
 import * as ScanStore from "./ScanStore.js"
 import * as WorkspaceScan from "./WorkspaceScan.js"
@@ -45,6 +46,8 @@ export interface Store {
   readonly load: (root: string) => WorkspaceScan.Folder | undefined
   /** Told only when a scan read or forgot a folder. */
   readonly save: (root: string, top: WorkspaceScan.Folder) => void
+  /** The stored hits while no stored folder changed (`ScanStore.unchanged`), else undefined. */
+  readonly unchanged?: (root: string) => ReadonlyArray<WorkspaceScan.Hit> | undefined
 }
 
 interface Root {
@@ -126,10 +129,6 @@ const count = (top: WorkspaceScan.Folder | undefined): number => {
   return n
 }
 
-/** Whether a folder read again found the hits it had (the same paths, kinds and verdicts, in the same order). */
-const sameHits = (a: ReadonlyArray<WorkspaceScan.Hit>, b: ReadonlyArray<WorkspaceScan.Hit>): boolean =>
-  a === b || (a.length === b.length && a.every((h, i) => h.path === b[i]?.path && h.kind === b[i]?.kind && h.verdict === b[i]?.verdict))
-
 export interface WatchedScan {
   /**
    * What the sandbox must hide under `root`, as `WorkspaceScan.scan` would find it now. `watch: false` (a long call,
@@ -144,14 +143,17 @@ export interface WatchedScan {
    * What the file tools must refuse beyond names (hard links to protected files, protected symlinks' targets), as
    * a scan now finds it.
    */
-  readonly protectedIn: (root: string) => Effect.Effect<Aliases.Protected>
+  readonly protectedIn: (root: string, scope?: ProtectedAliases.Scope) => Effect.Effect<Aliases.Protected>
   /** The last finished scan of `root` (none yet: undefined), without scanning: what a caller may start from. */
   readonly known: (root: string) => Known | undefined
   /** Closes every watcher (tests; the watchers never keep the process alive). */
   readonly close: () => void
   /** How the last scan of `root` was made (tests and the bench). */
-  readonly lastMode: (root: string) => "cold" | "stat" | "watch" | "full" | undefined
+  readonly lastMode: (root: string) => Mode | undefined
 }
+
+/** `stored`: a single-link question answered from the store, no folder changed since (`protectedIn`). */
+export type Mode = "cold" | "stat" | "watch" | "full" | "stored"
 
 export const make = (options: Options = {}): WatchedScan => {
   const minFolders = options.minFolders ?? 2_000
@@ -161,7 +163,7 @@ export const make = (options: Options = {}): WatchedScan => {
   const store = options.store
   const settleMs = options.settleMs ?? WorkspaceScan.defaultSettleMs
   const roots = new Map<string, Root>()
-  const modes = new Map<string, "cold" | "stat" | "watch" | "full">()
+  const modes = new Map<string, Mode>()
   let events = 0
 
   // The barrier: a private folder outside every workspace, watched like the others (same inotify queue).
@@ -435,8 +437,26 @@ export const make = (options: Options = {}): WatchedScan => {
       })
     })
 
-  const protectedIn = (root: string): Effect.Effect<Aliases.Protected> =>
-    Effect.map(scan(root, false), () => roots.get(root)?.protected ?? Aliases.none)
+  /**
+   * A one-shot process's first question about a folder or a single-link file (`single-link`) is answered from the
+   * store while no stored folder changed: one `lstat` per folder, without the tree, the search for other links or a
+   * save (on the 60k bench tree, most of what the alias check added to a one-shot read_file). Any change, a new
+   * symlink or hard link made by the host among them, changes its folder's ctime: then the full scan answers (and
+   * saves, so the next call is answered from the store again).
+   */
+  const fromStore = (root: string): Aliases.Protected | undefined => {
+    if (store?.unchanged === undefined || roots.has(root)) return undefined
+    const hits = store.unchanged(root)
+    const found = hits === undefined ? undefined : ScanAliases.singleLink(root, hits)
+    if (found !== undefined) modes.set(root, "stored")
+    return found
+  }
+
+  const protectedIn = (root: string, scope: ProtectedAliases.Scope = "all"): Effect.Effect<Aliases.Protected> =>
+    Effect.suspend(() => {
+      const stored = scope === "single-link" ? fromStore(root) : undefined
+      return stored !== undefined ? Effect.succeed(stored) : Effect.map(scan(root, false), () => roots.get(root)?.protected ?? Aliases.none)
+    })
 
   /** What the names alone make the sandbox hide (`ScanAliases` adds the other names of the same content). */
   const scanNames = (root: string, watch: boolean): Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>> =>

@@ -23,8 +23,10 @@ export const JailStage = wrap((next) =>
       run: (inv) =>
         Effect.gen(function* () {
           const resolved: Record<string, Jail.PathFacts> = {}
-          // Asked once per call, only when a path exists (what the sandbox's scan finds under other names).
-          let aliases: Aliases.Protected | undefined
+          // Asked once per call, only when a path exists (what the sandbox's scan finds under other names): the whole
+          // answer, or the one for folders and single-link files only (`single-link`, cheaper for a one-shot process).
+          let all: Aliases.Protected | undefined
+          let single: Aliases.Protected | undefined
           for (const use of inv.facts.paths) {
             const facts = yield* resolve(session.root, use.path, session.root, session.home).pipe(
               Effect.catchTag("FsError", (e) =>
@@ -47,7 +49,8 @@ export const JailStage = wrap((next) =>
             // Not for a folder whose tool judges its contents itself (`judgesContents`): that would be a second
             // validation of the workspace scan (~80 ms on a 60k-file tree without watchers) for nothing.
             if (facts.exists && (facts.kind === "file" || (facts.kind === "directory" && !(use.access === "read" && use.judgesContents === true)))) {
-              aliases ??= yield* protectedAliases.of(session.root)
+              const aliases =
+                all ?? (facts.kind === "directory" || facts.nlink === 1 ? (single ??= yield* protectedAliases.of(session.root, "single-link")) : (all = yield* protectedAliases.of(session.root)))
               const why = Aliases.reason(aliases, session.root, facts.real, facts.kind === "file" ? facts : undefined)
               if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.alias", `${use.field}: ${Jail.display(ctx, facts.real)} is protected: ${why}`))
             }
