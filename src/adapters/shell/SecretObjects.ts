@@ -107,10 +107,14 @@ const moduleStores = (gitDir: string, out: Array<string>, depth = 0) => {
 }
 
 
-/** A path's real location, or undefined when it does not exist. */
+/**
+ * A path's real location, or undefined when it does not exist. The kernel's walk (`.native`): the JS one is an
+ * lstat and a JS step per component, and a sandboxed call asks for several paths under `.git` (five components
+ * deep for a workspace at /tmp/x/ws).
+ */
 const real = (p: string): string | undefined => {
   try {
-    return fs.realpathSync(p)
+    return fs.realpathSync.native(p)
   } catch {
     return undefined
   }
