@@ -436,7 +436,8 @@ const precreate = (gitDirs: ReadonlyArray<string>): void => {
 export const beneath = <A>(file: string, use: (file: string) => A): A => {
   const fd = fs.openSync(path.dirname(file), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW)
   try {
-    if (fs.realpathSync(`/proc/self/fd/${fd}`) !== path.dirname(file)) throw new Error(`${path.dirname(file)} moved`)
+    // The kernel's walk (`.native`), as `realFolder`: a read or made control file asks it each time.
+    if (fs.realpathSync.native(`/proc/self/fd/${fd}`) !== path.dirname(file)) throw new Error(`${path.dirname(file)} moved`)
     return use(`/proc/self/fd/${fd}/${path.basename(file)}`)
   } finally {
     fs.closeSync(fd)
