@@ -116,8 +116,10 @@ export const makeTools = (runners?: Runners) =>
         : Effect.fail(new ToolFailed({ tool, reason: (r.stderr.trim() || r.stdout.trim() || `git exited with ${r.exitCode}`).split("\n").slice(0, 5).join("\n") }))
     /** Inspects the repository, then gives a runner bound to it on the chosen shell. */
     const prepare = (tool: string, shell: Effect.Effect<ShellShape>) =>
+      Effect.flatMap(GitRepo.inspect(fs, tool, session.root, gitHome), (repo) => bound(tool, shell, repo))
+    /** A runner bound to a repository already inspected. */
+    const bound = (tool: string, shell: Effect.Effect<ShellShape>, repo: GitRepo.Repo | undefined) =>
       Effect.gen(function* () {
-        const repo = yield* GitRepo.inspect(fs, tool, session.root, gitHome)
         // A linked worktree's or submodule's git folder outside the workspace: shown read-only in a sandbox, and
         // git_commit, which must write there, runs on the host.
         const away = repo === undefined ? [] : [...new Set([repo.gitDir, repo.commonDir])].filter((d) => !P.isInside(session.root, d))
@@ -372,7 +374,8 @@ export const makeTools = (runners?: Runners) =>
       if (repo.right === undefined) return undefined
       const dirs = local([repo.right.gitDir, repo.right.commonDir])
       if (dirs.length === 0) return undefined
-      const blobs = yield* Effect.either(Effect.flatMap(prepare("bash", read), historyBlobs))
+      // The repository just inspected, not inspected again (`prepare`): once per sandboxed call is enough.
+      const blobs = yield* Effect.either(Effect.flatMap(bound("bash", read, repo.right), historyBlobs))
       if (blobs._tag === "Left") return { gitDirs: dirs, why: "its history could not be checked for protected files" }
       return blobs.right.size > 0 ? { gitDirs: dirs, why: "its history holds a protected file" } : undefined
     })

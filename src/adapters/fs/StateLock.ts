@@ -44,10 +44,25 @@ export const alive = (owner: Owner): boolean => {
  */
 export const stateFolder = (workspace: string): string => {
   const dir = path.join(workspace, ".minicode")
-  if (fs.lstatSync(dir, { throwIfNoEntry: false }) === undefined) StateDir.prepare(dir)
-  const st = fs.lstatSync(dir)
+  let st = fs.lstatSync(dir, { throwIfNoEntry: false })
+  if (st === undefined) {
+    StateDir.prepare(dir)
+    st = fs.lstatSync(dir)
+  }
   if (!st.isDirectory() || (process.getuid !== undefined && st.uid !== process.getuid())) throw new Error(`${dir} is not minicode's own folder`)
   return dir
+}
+
+/**
+ * Removes a file of the state folder, none there being fine: what `fs.rmSync(p, { force: true })` does for a file,
+ * without its two lstat calls first (Node 20's rmSync is a JS walk); a folder there is an error, as with rmSync.
+ */
+export const removeFile = (p: string): void => {
+  try {
+    fs.unlinkSync(p)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e
+  }
 }
 
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
@@ -83,7 +98,7 @@ export const withLock = <A>(dir: string, name: string, section: () => A, timeout
   try {
     return section()
   } finally {
-    fs.rmSync(lock, { force: true })
+    removeFile(lock)
   }
 }
 

@@ -80,10 +80,13 @@ const foldersOf = (gitDirs: ReadonlyArray<string>): Array<string> => {
   return out
 }
 
-/** Whether `dir` is a folder reached without a symlink (the scan's paths are real). */
+/**
+ * Whether `dir` is a folder reached without a symlink (the scan's paths are real). The kernel's walk (`.native`):
+ * the JS one is an lstat and a JS step per component, four on every control file for a `.git` at /tmp/x/ws.
+ */
 const realFolder = (dir: string): boolean => {
   try {
-    return fs.realpathSync(dir) === dir
+    return fs.realpathSync.native(dir) === dir
   } catch {
     return true
   }
@@ -171,8 +174,11 @@ const ownWorktreeFile = (file: string, state: State): boolean => {
 
 export const snapshot = (gitDirs: ReadonlyArray<string>, dotGits: ReadonlyArray<string> = []): Snapshot => {
   const files = new Map<string, State>()
-  for (const dir of foldersOf(gitDirs)) for (const n of namesIn(dir)) files.set(path.join(dir, n), stateOf(path.join(dir, n)))
-  for (const dir of foldersOf(gitDirs)) for (const f of guardedIn(dir)) if (!files.has(f)) files.set(f, stateOf(f))
+  // Listed once for both passes: nothing between them changes the folders (a readdir of `worktrees` and `modules`
+  // each, per git folder, which fails where there are none).
+  const folders = foldersOf(gitDirs)
+  for (const dir of folders) for (const n of namesIn(dir)) files.set(path.join(dir, n), stateOf(path.join(dir, n)))
+  for (const dir of folders) for (const f of guardedIn(dir)) if (!files.has(f)) files.set(f, stateOf(f))
   return { gitDirs, files, dotGits: new Map(dotGits.map((g) => [g, stateOf(g)])) }
 }
 
@@ -244,10 +250,16 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
   const folders = foldersOf(snap.gitDirs)
   const controls = new Set(folders.flatMap((dir) => namesIn(dir).map((n) => path.join(dir, n))))
   const guarded = folders.flatMap(guardedIn)
+  // Whether each folder is reached without a symlink, asked once per folder (its files share it, and each ask is a
+  // path walk, an lstat per component): no writable sandbox runs while this does (the last call has left), and the
+  // only change the loop makes to a folder, removing a symlink on the way, is made where the answer was false.
+  const real = new Map<string, boolean>()
   for (const file of new Set([...snap.files.keys(), ...controls, ...guarded])) {
     // A folder on the way replaced by a symlink (`.git/worktrees/wt2` -> elsewhere): never written through, removed.
     const dir = path.dirname(file)
-    if (!realFolder(dir)) {
+    let isReal = real.get(dir)
+    if (isReal === undefined) real.set(dir, (isReal = realFolder(dir)))
+    if (!isReal) {
       if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
         fs.rmSync(dir, { force: true })
         fixed.push(dir)
@@ -342,7 +354,7 @@ const read = (dir: string, workspace: string): Shared | undefined => {
 const write = (dir: string, shared: Shared): void => {
   const file = path.join(dir, sharedFile)
   const tmp = `${file}.${process.pid}.tmp`
-  fs.rmSync(tmp, { force: true })
+  StateLock.removeFile(tmp)
   fs.writeFileSync(tmp, JSON.stringify(shared), { flag: "wx", mode: 0o600 })
   fs.renameSync(tmp, file)
 }
@@ -424,7 +436,8 @@ const precreate = (gitDirs: ReadonlyArray<string>): void => {
 export const beneath = <A>(file: string, use: (file: string) => A): A => {
   const fd = fs.openSync(path.dirname(file), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW)
   try {
-    if (fs.realpathSync(`/proc/self/fd/${fd}`) !== path.dirname(file)) throw new Error(`${path.dirname(file)} moved`)
+    // The kernel's walk (`.native`), as `realFolder`: a read or made control file asks it each time.
+    if (fs.realpathSync.native(`/proc/self/fd/${fd}`) !== path.dirname(file)) throw new Error(`${path.dirname(file)} moved`)
     return use(`/proc/self/fd/${fd}/${path.basename(file)}`)
   } finally {
     fs.closeSync(fd)
@@ -497,7 +510,7 @@ export const leave = (workspace: string, id: string, gitDirsNow: ReadonlyArray<s
       return []
     }
     const fixed = restoreAll(workspace, decode({ ...known, gitDirs }), dotGitsOf(workspace, gitDirsNow))
-    fs.rmSync(path.join(dir, sharedFile), { force: true })
+    StateLock.removeFile(path.join(dir, sharedFile))
     return fixed
   })
 }

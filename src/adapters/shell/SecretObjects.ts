@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as GitOutput from "../../domain/git/GitOutput.js"
 import * as Jail from "../../domain/jail/Jail.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
@@ -107,10 +107,14 @@ const moduleStores = (gitDir: string, out: Array<string>, depth = 0) => {
 }
 
 
-/** A path's real location, or undefined when it does not exist. */
+/**
+ * A path's real location, or undefined when it does not exist. The kernel's walk (`.native`): the JS one is an
+ * lstat and a JS step per component, and a sandboxed call asks for several paths under `.git` (five components
+ * deep for a workspace at /tmp/x/ws).
+ */
 const real = (p: string): string | undefined => {
   try {
-    return fs.realpathSync(p)
+    return fs.realpathSync.native(p)
   } catch {
     return undefined
   }
@@ -228,18 +232,21 @@ export const toHideEffect = (workspace: string, hits: ReadonlyArray<WorkspaceSca
   paced(workspace, () => hideSteps(workspace, hits), [])
 
 /** Steps run in the workspace's lane, the event loop turning between slices; `none` is what an interruption gives. */
-const paced = <A>(workspace: string, make: () => GitStore.Steps<A>, none: A): Effect.Effect<A> =>
-  lane(workspace).withPermits(1)(
-    Effect.suspend(() => {
-      const steps = make()
-      const step: Effect.Effect<A> = Effect.suspend(() => {
-        const r = steps.next()
-        return r.done === true ? Effect.succeed(r.value) : Effect.zipRight(nextTurn, step)
-      })
-      // Closing the generator runs its `finally` blocks (an open pack's descriptor).
-      return Effect.onInterrupt(step, () => Effect.sync(() => steps.return(none)))
+const paced = <A>(workspace: string, make: () => GitStore.Steps<A>, none: A): Effect.Effect<A> => {
+  const run = Effect.suspend(() => {
+    const steps = make()
+    const step: Effect.Effect<A> = Effect.suspend(() => {
+      const r = steps.next()
+      return r.done === true ? Effect.succeed(r.value) : Effect.zipRight(nextTurn, step)
     })
-  )
+    // Closing the generator runs its `finally` blocks (an open pack's descriptor).
+    return Effect.onInterrupt(step, () => Effect.sync(() => steps.return(none)))
+  })
+  // The lane taken at once when it is free (`withPermits` suspends the fiber and resumes it on the scheduler even
+  // then: a turn of the event loop per sandboxed call), else waited for in turn.
+  const sem = lane(workspace)
+  return Effect.flatMap(sem.withPermitsIfAvailable(1)(run), (ran) => (Option.isSome(ran) ? Effect.succeed(ran.value) : sem.withPermits(1)(run)))
+}
 
 function* protectedSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): GitStore.Steps<ReadonlySet<string>> {
   const rootGit = path.join(workspace, ".git")

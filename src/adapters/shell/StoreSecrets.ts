@@ -370,13 +370,13 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
     for (const e of entries ?? []) known.named.add(e.id)
     known.indexes.set(file, fileKey(st))
     changed = true
-    yield
+    yield* pause(true)
   }
   // The workspace's own index names what is staged (its paths are the history check's): attribution only.
   const own = path.join(gitDir, "index")
   const ownSt = lstat(own)
   if (ownSt?.isFile() === true && known.indexes.get(`named:${own}`) !== fileKey(ownSt)) {
-    yield
+    yield* pause(true)
     try {
       for (const e of GitStore.indexEntries(fs.readFileSync(own), false) ?? []) known.named.add(e.id)
     } catch {
@@ -384,9 +384,9 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
     }
     known.indexes.set(`named:${own}`, fileKey(ownSt))
     changed = true
-    yield
+    yield* pause(true)
   }
-  yield
+  yield* pause(true)
   const unreadable = new Set<string>()
   const loose = new Map<string, Set<string>>()
   const elsewhere: Array<string> = []
@@ -427,7 +427,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
       }
       indexes.set(pack, { ...entry, index })
       if (known.packs.has(pack)) continue
-      yield
+      yield* pause(true)
       const blobs: Array<string> = []
       if (yield* GitStore.scanPack(pack, index, { tree: (id, body) => trees.set(id, body), blob: (id) => blobs.push(id) }, pause)) {
         known.packs.add(pack)
@@ -435,9 +435,9 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
         changed = true
       } else unreadable.add(objects)
     }
-    yield
+    yield* pause(true)
     yield* judgeTrees(workspace, trees, known.secret, known.named, pause)
-    yield
+    yield* pause(true)
   }
   for (const [pack, blobs] of packBlobs) {
     const left: Array<string> = []
@@ -447,7 +447,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
     }
     known.packBlobs.set(pack, left)
   }
-  yield
+  yield* pause(true)
   // A blob named since (by a tree or an index read later) is attributed.
   for (const [pack, blobs] of known.packBlobs) {
     if (packBlobs.has(pack) || blobs.every((id) => !known.named.has(id))) continue

@@ -201,7 +201,12 @@ export const make = (options: Options = {}): WatchedScan => {
     }, barrierTimeoutMs)
     waiting.set(name, (mark) => {
       clearTimeout(timer)
-      fs.rmSync(file, { force: true })
+      // A plain unlink (rmSync is a JS walk: two lstat calls first), on every scan; a file already gone is fine.
+      try {
+        fs.unlinkSync(file)
+      } catch {
+        // gone
+      }
       resume(Effect.succeed(mark))
     })
     try {
