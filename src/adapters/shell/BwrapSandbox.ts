@@ -209,6 +209,38 @@ const tryRmdir = (dir: string): boolean => {
   }
 }
 
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Removes the call cgroups of minicode processes that are gone (`minicode-<pid>-<id>` with no such pid): a process
+ * killed, or one that exited while its background removal still waited, left them behind for good. A pid in use
+ * again keeps its folders (it may be another minicode's). Their leftover tasks, if any, were a dead call's: killed.
+ */
+export const sweepStaleCgroups = (base: string): number => {
+  let removed = 0
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(base)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    const m = /^minicode-(\d+)-[0-9a-f]+$/.exec(name)
+    if (m === null || alive(Number(m[1]))) continue
+    const dir = path.join(base, name)
+    killAll(dir)
+    if (tryRmdir(dir)) removed++
+  }
+  return removed
+}
+
 /** A folder where this process may create child cgroups that have `pids.max`, or undefined. */
 export const pidsCgroupBase = (): string | undefined => {
   const candidates: Array<string> = ["/sys/fs/cgroup/pids"]
@@ -225,7 +257,10 @@ export const pidsCgroupBase = (): string | undefined => {
     if (!tryMkdir(probe)) continue
     const usable = lstat(path.join(probe, "pids.max")) !== undefined
     tryRmdir(probe)
-    if (usable) return base
+    if (usable) {
+      sweepStaleCgroups(base)
+      return base
+    }
   }
   return undefined
 }
