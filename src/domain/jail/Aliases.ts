@@ -32,3 +32,12 @@ export const reason = (p: Protected, root: string, real: string, id?: { readonly
   if (id !== undefined && id.ino !== 0 && p.inodes.has(key(id.dev, id.ino))) return "it is the same file (inode) as a protected file"
   return undefined
 }
+
+/**
+ * A protected path (a protected symlink's target, a hard link's path) at or below the folder `real`, or undefined:
+ * moving or removing that folder would carry the content away from the path it is protected by.
+ */
+export const inside = (p: Protected, real: string): string | undefined => {
+  for (const at of p.paths) if (at === real || P.isInside(real, at)) return at
+  return undefined
+}

@@ -67,6 +67,15 @@ export const JailStage = wrap((next) =>
               Effect.catchTag("FsError", (e) => Effect.fail(denied(inv, D.deny("jail", "jail.unresolvable", `${shown}: cannot list what it holds: ${e.reason}`))))
             )
             if (judged._tag === "Refused") return yield* denied(inv, D.deny("jail", judged.verdict.rule, `${use.field}: ${judged.verdict.reason}`))
+            // A protected symlink's target is protected by its path: the folder above it moved, the link would
+            // dangle and the content would stand unprotected under the new name (a move never unprotects).
+            if (facts.kind === "directory") {
+              const aliases = all ?? (single ??= yield* protectedAliases.of(session.root, "single-link"))
+              const held = Aliases.inside(aliases, facts.real)
+              if (held !== undefined) {
+                return yield* denied(inv, D.deny("jail", "jail.alias", `${shown} holds ${Jail.display(ctx, held)}, a protected file under another name (a protected symlink's target, or a hard link to one)`))
+              }
+            }
             if (judged._tag === "TooLarge") {
               return yield* denied(inv, D.deny("jail", "jail.subtree-too-large", `${shown} holds more than ${judged.limit} entries: too many to check that none is protected`))
             }
