@@ -10,6 +10,7 @@ import * as HistoryStore from "../adapters/fs/HistoryStore.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as SecretObjects from "../adapters/shell/SecretObjects.js"
 import * as StoreSecrets from "../adapters/shell/StoreSecrets.js"
+import * as Aliases from "../domain/jail/Aliases.js"
 import * as ScanAliasesLayer from "../adapters/shell/ProtectedAliasesScan.js"
 import * as WatchedScan from "../adapters/shell/WatchedScan.js"
 import * as MemoryAllowlist from "../adapters/approval/MemoryAllowlist.js"
@@ -248,7 +249,9 @@ export const gitRunners = (options: { readonly unrestricted: boolean; readonly s
         })
       )
     )
-    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true), protectedIds, history: HistoryStore.make(session.root) }
+    // The full answer (hard links searched too): a path that is a protected file's second name is secret history.
+    const aliases = scanner.protectedIn(session.root).pipe(Effect.catchAllDefect(() => Effect.succeed(Aliases.none)))
+    const runners: GitTools.Runners = { read: yield* shell(false), commit: yield* shell(true), protectedIds, history: HistoryStore.make(session.root), aliases }
     return runners
   })
 

@@ -16,6 +16,7 @@
  */
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import { Effect, Option, Ref } from "effect"
+import * as Aliases from "../domain/jail/Aliases.js"
 import * as Jail from "../domain/jail/Jail.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as GitOutput from "../domain/git/GitOutput.js"
@@ -82,6 +83,12 @@ export interface Runners {
   readonly protectedIds?: Effect.Effect<ReadonlySet<string>>
   /** The history walk's result kept across processes (a one-shot CLI call then walks only a changed history). */
   readonly history?: HistoryStoreShape
+  /**
+   * Protected content under other names in the working tree now (a protected symlink's target, a hard link to a
+   * protected file: the workspace scan's answer, `ProtectedAliases`). Their paths are secret paths to the git tools
+   * at every revision: `HEAD:env/development` under `.env -> env/development` is the key before it rotated.
+   */
+  readonly aliases?: Effect.Effect<Aliases.Protected>
 }
 
 /**
@@ -128,8 +135,15 @@ export const makeTools = (runners?: Runners) =>
         const raw = (args: ReadonlyArray<string>, more: Partial<ProcessSpec> = {}) => spawn(sh, args, tool, env, { readOnly: away, ...more })
         const ok = (args: ReadonlyArray<string>) => Effect.flatMap(raw(args), succeed(tool))
         const top = repo?.workTree ?? session.root
-        const secret = (path: string) => Jail.sensitiveReason(P.resolve(top, path), session.root)
-        return { repo, raw, ok, secret, top }
+        const aliases = runners?.aliases === undefined ? Aliases.none : yield* runners.aliases
+        const secret = (path: string) => {
+          const abs = P.resolve(top, path)
+          return Jail.sensitiveReason(abs, session.root) ?? (aliases.paths.size > 0 ? Aliases.reason({ paths: aliases.paths, inodes: new Set() }, session.root, abs) : undefined)
+        }
+        // What, beyond names, made a path secret: part of the history walk's key (a new alias, the same refs, must
+        // walk again and find the blobs that sat at its path).
+        const aliasKey = [...aliases.paths].filter((p) => Jail.sensitiveReason(p, session.root) === undefined).sort().join("\0")
+        return { repo, raw, ok, secret, top, aliasKey }
       })
     type Git = Effect.Effect.Success<ReturnType<typeof prepare>>
 
@@ -222,7 +236,8 @@ export const makeTools = (runners?: Runners) =>
     /** The walk, once per history change: cached by the ref tips' fingerprint (`RefTips`), per repository. */
     const historyBlobs = (git: Git) =>
       Effect.gen(function* () {
-        const key = git.repo === undefined ? undefined : yield* RefTips.fingerprint(fs, [git.repo.gitDir, git.repo.commonDir])
+        const tips = git.repo === undefined ? undefined : yield* RefTips.fingerprint(fs, [git.repo.gitDir, git.repo.commonDir])
+        const key = tips === undefined ? undefined : git.aliasKey === "" ? tips : `${tips}\0aliases\0${git.aliasKey}`
         const known = yield* Ref.get(walked)
         if (key !== undefined && known !== undefined && known.key === key) return known.blobs
         const stored = key === undefined || runners?.history === undefined ? undefined : yield* runners.history.load(key)
@@ -233,7 +248,7 @@ export const makeTools = (runners?: Runners) =>
         const blobs = yield* walkSecretBlobs(git)
         // Fingerprinted again after the walk: a change while it ran leaves nothing cached.
         const after = git.repo === undefined ? undefined : yield* RefTips.fingerprint(fs, [git.repo.gitDir, git.repo.commonDir])
-        const settled = key !== undefined && after === key
+        const settled = key !== undefined && after === tips
         yield* Ref.set(walked, settled ? { key, blobs } : undefined)
         if (settled && runners?.history !== undefined) yield* runners.history.save(key, blobs)
         return blobs
