@@ -22,12 +22,26 @@ const copyWords = "copy|kopie|copie|copia|kopia|kopio|kopi|cópia|másolat|ко�
  *   `x (conflicted copy 2024-01-01 123456)`, Seafile `x (SFConflict …)`, any parenthesised tag; Syncthing
  *   `x.sync-conflict-20240101-123456-ABCDEFG`;
  * - git mergetool: `x_BACKUP_12345`, `x_BASE_…`, `x_LOCAL_…`, `x_REMOTE_…` (and the older `x.BACKUP.12345`);
- * - compressed or archived copies: `x.gz`, `x.tar.gz`, `x.zip`.
+ * - compressed or archived copies: `x.gz`, `x.tar.gz`, `x.zip`, `x.rar`, `x.lz`, `x.tar.zst`;
+ * - other tools' copies: JetBrains `x___jb_tmp___`, Chrome's `x.crswap`, rpm/dpkg/pacman/ucf's `x.rpmsave`,
+ *   `x.dpkg-old`, `x.pacnew`, `x.ucf-dist`, Subversion's `x.mine` / `x.r42` / `x.merge-left.r41`, OneDrive's
+ *   `x-DESKTOP-1A2B3C`, Unison's `.unison.x.<hash>.unison.tmp`, RCS's `x,v`, hand-made `x.bkp`, `x.new`, `x_copy`.
  */
 const decorations = [
-  String.raw`\.(bak|backup|old|orig|save|saved|sw[a-px]|un~|tmp|temp|copy|prev|previous|rej|part|partial|crdownload|download|~\d+~|gz|bz2|xz|zst|lz4|lzma|z|zip|tar|tgz|7z)`,
+  String.raw`\.(bak\d*|bkp|bk|backup\d*|old\d*|orig|save|saved|sav|new|sw[a-px]|un~|kate-swp|autosave|tmp|temp|copy|prev|previous|rej|part|partial|crdownload|download|crswap|~\d+~|gz|bz2|xz|zst|zstd|lz4|lzma|lz|lzo|br|z|zip|rar|tar|tgz|tbz2?|txz|tlz|tzst|7z|cpio)`,
+  // Package managers keeping a changed config: rpm, dpkg, pacman, ucf.
+  String.raw`\.(rpmsave|rpmnew|rpmorig|dpkg-[a-z]+|pac(new|save|orig)|ucf-[a-z]+)`,
+  // Subversion's conflict files: `x.mine`, `x.r42`, `x.working`, `x.merge-left.r41`.
+  String.raw`\.(mine|theirs|working|r\d+|merge-(left|right|working)(\.r\d+)?)`,
+  // JetBrains' safe write (`x___jb_tmp___`), RCS's history file (`x,v`).
+  String.raw`_{3}jb_[a-z]+_{3}`,
+  ",v",
+  // OneDrive's per-device conflict copy, `x-DESKTOP-1A2B3C`: a computer name (15 characters at most) with a digit
+  // or a usual device word, so `.env-example` and `index-page` are not read as copies.
+  String.raw`-(?=[a-z0-9-]{0,14}\d)[a-z0-9][a-z0-9-]{0,14}`,
+  String.raw`-(desktop|laptop|pc|workstation|macbook(-pro|-air)?|imac|mac|surface)(-[a-z0-9]+)?`,
   String.raw`\.\d[\d_:t-]*`,
-  String.raw`[-_ ](bak|backup|old|orig|save|prev)`,
+  String.raw`[-_ ](bak|bkp|backup|old|orig|save|sav|prev|copy|new|tmp|temp)`,
   String.raw`[-_]\d+`,
   "~",
   String.raw`\.sync-conflict-\d{8}-\d{6}(-[a-z0-9]+)?`,
@@ -49,6 +63,10 @@ const lastTailEnd = new RegExp(`^(?<stem>.*)(?:${decorations.map((d) => `(?:${d}
 
 // The space after `of` may have gone with a decoration stripped before the extension (`Copy of  (1).envrc`).
 const copyOf = new RegExp(`^(?:${copyWords})(?: \\(\\d+\\))? of ?(.+)$`)
+
+/** Hand-made prefixes: `backup_x`, `old-x`, `bak.x`, `copy_of_x`, `orig_x`. */
+const prefixed = /^(?:backup|bak|bkp|old|orig|copy|copy[_-]of|new|tmp|temp|save[d]?)[._-](.+)$/
+const prefixStart = new Set([0x62, 0x6f, 0x63, 0x6e, 0x74, 0x73])
 
 /**
  * The names one decoration less gives (none when it has none). Several when the decorations are ambiguous
@@ -81,9 +99,24 @@ const stripped = (name: string, into: (next: string) => void): void => {
   if (first === 0x23 /* # */) give(/^#(.+)#$/.exec(name)?.[1])
   else if (dotted) {
     give(/^\.#(.+)$/.exec(name)?.[1])
+    // Syncthing's `.syncthing.x.tmp`, Android's `.trashed-<time>-x`, macOS's `._x`, LibreOffice's `.~lock.x#`.
+    give(/^\.syncthing\.(.+)\.tmp$/.exec(name)?.[1])
+    give(/^\.(?:trashed|pending)-\d+-(.+)$/.exec(name)?.[1])
+    give(/^\._(.+)$/.exec(name)?.[1])
+    give(/^\.~lock\.(.+)#$/.exec(name)?.[1])
+    // Unison's transfer temp: `.unison.x.8f3a2c.unison.tmp` (its `.tmp` may already be stripped).
+    if (name.startsWith(".unison.")) {
+      give(/^\.unison\.(.+)\.[a-z0-9]+\.unison(?:\.tmp)?$/.exec(name)?.[1])
+      give(/^\.unison\.(.+)\.unison(?:\.tmp)?$/.exec(name)?.[1])
+    }
     give(/^\.(.+)\.[a-z0-9]{6}$/.exec(name)?.[1])
     if (name.length > 1) give(name.slice(1))
-  } else if (first > 0x7a || first === 0x63 /* c */ || first === 0x6b /* k */ || first === 0x6d /* m */) give(copyOf.exec(name)?.[1])
+  } else if (first === 0x7e /* ~ */) {
+    // Office's owner file `~$x`, Syncthing's Windows temp `~syncthing~x.tmp`, `~x`.
+    give(/^~syncthing~(.+)\.tmp$/.exec(name)?.[1])
+    give(/^~\$?(.+)$/.exec(name)?.[1])
+  } else if (prefixStart.has(first)) give(prefixed.exec(name)?.[1])
+  if (first > 0x7a || first === 0x63 /* c */ || first === 0x6b /* k */ || first === 0x6d /* m */) give(copyOf.exec(name)?.[1])
 }
 
 /**

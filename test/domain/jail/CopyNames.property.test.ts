@@ -29,6 +29,9 @@ const word = fc.constantFrom("Bob", "alice", "DESKTOP-1", "Jürgen")
 /** Decorations that go at the very end of a name. */
 const suffix = fc.oneof(
   fc.constantFrom("~", ".bak", ".orig", ".old", ".save", ".swp", ".swo", ".tmp", ".rej", ".part", ".crdownload", ".gz", ".zip", ".tar.gz", "_old", "-bak"),
+  // Other tools' copies (red team ToolCopyNames): IDE safe writes, package managers, svn, RCS, archives, backups.
+  fc.constantFrom("___jb_tmp___", "___jb_old___", ".crswap", ".rpmsave", ".rpmnew", ".dpkg-old", ".dpkg-dist", ".pacnew", ".pacsave", ".ucf-old", ".mine", ".working", ".merge-left.r41", ",v", ".bkp", ".new", ".sav", "_copy", ".rar", ".lz", ".tar.zst", "-DESKTOP-1A2B3C"),
+  digits.map((n) => `.r${n}`),
   digits.map((n) => `.${n}`),
   digits.map((n) => `.~${n}~`),
   date.map((d) => `.${d}`)
@@ -62,7 +65,8 @@ const decorate: fc.Arbitrary<Decorate> = fc.oneof(
     (name) => `Copy (2) of ${name}`,
     (name) => `.${name}.swp`,
     (name) => `.${name}.un~`,
-    (name) => `.${name}.Ab12Cd`
+    (name) => `.${name}.Ab12Cd`,
+    (name) => `.unison.${name}.8f3a2c.unison.tmp`
   )
 )
 const stacked = (base: string) => fc.array(decorate, { minLength: 1, maxLength: 6 }).map((ds) => ds.reduce((n, d) => d(n), base))
