@@ -95,9 +95,48 @@ const secretNames = new Set([
   "id_ecdsa",
   "id_ed25519",
   "id_ecdsa_sk",
-  "id_ed25519_sk"
+  "id_ed25519_sk",
+  // Tools' own token and password stores: Google API OAuth's `token.json`, Azure Functions' settings, MySQL's
+  // obfuscated login path, Ansible vault password files, Databricks, Sentry, Kaggle-style dotfiles.
+  "token.json",
+  "local.settings.json",
+  ".mylogin.cnf",
+  ".vault_pass",
+  ".vault_pass.txt",
+  "vault_pass",
+  "vault_pass.txt",
+  ".vault_password",
+  "vault_password",
+  "vault_password.txt",
+  ".vault-pass",
+  "vault-pass.txt",
+  ".databrickscfg",
+  ".sentryclirc",
+  ".pulumi-credentials.json",
+  // X11 and ICE cookies: they let any client onto the display.
+  ".xauthority",
+  ".iceauthority",
+  // Shell, REPL and database histories: `mysql -pS3cret`, `export TOKEN=…`, `\password` typed at a prompt.
+  ".bash_history",
+  ".zsh_history",
+  ".zhistory",
+  ".sh_history",
+  ".ksh_history",
+  ".history",
+  "fish_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".rediscli_history",
+  ".dbshell",
+  ".mongosh_repl_history",
+  ".python_history",
+  ".node_repl_history",
+  ".irb_history",
+  ".pry_history",
+  ".lesshst"
 ])
-const keyExtensions = [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig"]
+const keyExtensions = [".ovpn", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig"]
 /** `prod.env`, `prod.env.local`, `api.env.staging`: an environment file by another name (templates excepted). */
 const namedEnv = /\.env(\.(local|prod|production|dev|development|stage|staging|test|ci|preview|qa|uat))*$/
 /** Terraform keeps provider credentials in variable files and every resource's secrets in its state. */
@@ -118,7 +157,35 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   // `bundle config set --local <host> user:pass` keeps gem server credentials in the project's `.bundle/config`.
   [".bundle", "config"],
   // hub's GitHub token.
-  [".config", "hub"]
+  [".config", "hub"],
+  // CLIs' token stores: sops/age keys, Vercel, DigitalOcean, Hetzner, Fly.io, Firebase, Cloudflare wrangler,
+  // Netlify, MinIO, GitLab, Pulumi, Kaggle, Hugging Face, ngrok, Stripe, Railway, Supabase, Heroku.
+  ["age", "keys.txt"],
+  [".vercel", "auth.json"],
+  ["com.vercel.cli", "auth.json"],
+  ["doctl", "config.yaml"],
+  ["hcloud", "cli.toml"],
+  [".fly", "config.yml"],
+  ["flyctl", "config.yml"],
+  ["configstore", "firebase-tools.json"],
+  [".wrangler", "config"],
+  ["wrangler", "config"],
+  ["netlify", "config.json"],
+  [".netlify", "config.json"],
+  [".mc", "config.json"],
+  ["mc", "config.json"],
+  ["glab-cli", "config.yml"],
+  [".pulumi", "credentials.json"],
+  [".kaggle", "kaggle.json"],
+  ["kaggle", "kaggle.json"],
+  [".huggingface", "token"],
+  ["huggingface", "token"],
+  ["ngrok", "ngrok.yml"],
+  [".ngrok2", "ngrok.yml"],
+  ["stripe", "config.toml"],
+  [".railway", "config.json"],
+  [".supabase", "access-token"],
+  ["heroku", "credentials"]
 ]
 /**
  * Globs (gitignore syntax, matched case-insensitively) for names that are secret wherever they are, for a search
@@ -222,6 +289,8 @@ const fileSecret = (seg: string): string | undefined => {
   if (seg.startsWith("secrets.")) return `${seg} holds secrets`
   // Google's OAuth client download: `client_secret_<id>.apps.googleusercontent.com.json`.
   if (/^client_secret.*\.json$/.test(seg)) return `${seg} holds an OAuth client secret`
+  // Firebase Admin's service-account key download: `<project>-firebase-adminsdk-<id>-<key id>.json`.
+  if (/firebase-adminsdk.*\.json$/.test(seg)) return `${seg} holds a service-account key`
   return undefined
 }
 
