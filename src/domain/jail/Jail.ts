@@ -136,7 +136,7 @@ const secretNames = new Set([
   ".pry_history",
   ".lesshst"
 ])
-const keyExtensions = [".ovpn", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig"]
+const keyExtensions = [".ovpn", ".keytab", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig"]
 /** `prod.env`, `prod.env.local`, `api.env.staging`: an environment file by another name (templates excepted). */
 const namedEnv = /\.env(\.(local|prod|production|dev|development|stage|staging|test|ci|preview|qa|uat))*$/
 /** Terraform keeps provider credentials in variable files and every resource's secrets in its state. */
@@ -291,6 +291,10 @@ const fileSecret = (seg: string): string | undefined => {
   if (/^client_secret.*\.json$/.test(seg)) return `${seg} holds an OAuth client secret`
   // Firebase Admin's service-account key download: `<project>-firebase-adminsdk-<id>-<key id>.json`.
   if (/firebase-adminsdk.*\.json$/.test(seg)) return `${seg} holds a service-account key`
+  // Ansible and friends' vault password files, in each spelling (`.vault-password`, `vault_pass_file.txt`).
+  if (/^\.?vault[-_.]?pass(word)?([-_.]?file)?(\.txt)?$/.test(seg)) return `${seg} holds a vault password`
+  // Any tool's dot-history (`.psql_history`, `.duckdb_history`): commands typed with passwords in them.
+  if (/^\.[a-z0-9._-]+_history$/.test(seg)) return `${seg} is a command history (typed passwords and tokens)`
   return undefined
 }
 

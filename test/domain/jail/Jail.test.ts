@@ -38,7 +38,10 @@ describe("secret names", () => {
     // credential files by the names their tools give them (red team, after the first lists)
     "credentials", "deploy/credentials.bak", ".dev.vars", ".yarnrc.yml", ".yarnrc", ".secrets", ".secret", ".gitcookies",
     "firebase/serviceAccountKey.json", "service-account.json", "gcp/service_account.json", ".config/rclone/rclone.conf",
-    "client_secret_123.apps.googleusercontent.com.json", ".password-store/github.gpg"
+    "client_secret_123.apps.googleusercontent.com.json", ".password-store/github.gpg",
+    // tools' own stores and histories by families, not only the red team's names
+    ".vault-password", "ansible/vault_pass_file.txt", ".duckdb_history", ".clickhouse-client-history_history", "krb5.keytab",
+    "ops/acme-firebase-adminsdk-x1y2z-0a1b2c3d4e.json", "client.ovpn"
   ]
   it.each(secrets)("%s is denied for read, write and structure", (p) => {
     for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("jail.sensitive")
@@ -48,7 +51,8 @@ describe("secret names", () => {
     "config/prod.env.example", ".env.example", ".env-example", ".env_sample", "notes.bak", "src/app.ts~", "src/env.ts", "environment.ts", "infra/main.tf", "infra/prod.tfvars.example",
     "docs/keystore.md", "auth.json", ".cargo/config.toml", ".docker/Dockerfile", "gh/README.md", "src/config.ts",
     "src/vite-env.d.ts", "src/prod.env.ts", "config/prod.env.sample", "gradle.properties", "pom.xml", "settings.xml", ".config/nvim/init.lua",
-    "src/credentials/index.ts", "src/credentials.ts", ".yarn/releases/yarn.cjs", "client_secret.ts"
+    "src/credentials/index.ts", "src/credentials.ts", ".yarn/releases/yarn.cjs", "client_secret.ts",
+    "src/history.ts", "src/load_history.py", "vault.md", "docs/vault-password-rotation.md"
   ]
   it.each(honest)("%s is an ordinary file", (p) => {
     for (const access of ["read", "write", "structure"] as const) expect(ruleOf(p, access), `${p} ${access}`).toBe("allow")
