@@ -7,6 +7,12 @@
  * The install is `--offline` (everything from the npm cache). A cache filled by `npm ci` holds the tarballs but
  * not always the registry's metadata a non-lockfile install resolves with: then the install is repeated with
  * `--prefer-offline` (tarballs from the cache, metadata fetched once) and the test says so.
+ *
+ * The install runs no dependency scripts (`--ignore-scripts`): with no binary download allowed, better-sqlite3's and
+ * tree-sitter's scripts compile their addons from source, 3 minutes on a quiet 2-core machine and up to 9 in a loaded
+ * CI, for the very files `npm ci` already compiled from the same versions. Each installed package that has an
+ * install script gets the `build/` of the same package at the same version from this checkout's node_modules (a
+ * version mismatch fails the test); packages shipping prebuilt binaries load them as they would anyway.
  */
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -45,14 +51,49 @@ beforeAll(async () => {
   const tarball = path.join(root, "minicode-0.1.0.tgz")
   entries = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.trim().split("\n")
   fs.mkdirSync(home)
-  const install = (cacheMode: string) => npm(["install", "-g", "--prefix", prefix, tarball, cacheMode, "--no-audit", "--no-fund"], root)
+  const install = (cacheMode: string) => npm(["install", "-g", "--prefix", prefix, tarball, cacheMode, "--ignore-scripts", "--no-audit", "--no-fund"], root)
   let result = await install("--offline")
   if (result.status !== 0 && result.stderr.includes("ENOTCACHED")) {
     console.warn("npm cache lacks registry metadata for an offline install: repeating with --prefer-offline")
     result = await install("--prefer-offline")
   }
   expect(result.status, result.stderr).toBe(0)
+  const built = lendBuilds(path.join(prefix, "lib", "node_modules", "minicode", "node_modules"), path.join(repo, "node_modules"))
+  expect(built).toEqual(expect.arrayContaining(["better-sqlite3", "tree-sitter"]))
 }, 1_800_000)
+
+/**
+ * For each package under `installed` (nested ones too) with an install script, copies `build/` from the package at
+ * the same place under `checkout` (hoisting aside: found by name there), after checking both are the same version.
+ * Returns the packages given a build.
+ */
+const lendBuilds = (installed: string, checkout: string): ReadonlyArray<string> => {
+  const lent: Array<string> = []
+  const visit = (dir: string, rel: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith(".")) continue
+      if (entry.name.startsWith("@")) {
+        visit(path.join(dir, entry.name), path.join(rel, entry.name))
+        continue
+      }
+      const pkgDir = path.join(dir, entry.name)
+      const name = path.join(rel, entry.name)
+      const manifest = path.join(pkgDir, "package.json")
+      if (!fs.existsSync(manifest)) continue
+      const pkg = JSON.parse(fs.readFileSync(manifest, "utf8")) as { version: string; scripts?: Record<string, string> }
+      const source = [path.join(checkout, name), path.join(checkout, entry.name)].find((d) => fs.existsSync(path.join(d, "build")))
+      if ((pkg.scripts?.install ?? pkg.scripts?.postinstall) !== undefined && source !== undefined) {
+        const theirs = JSON.parse(fs.readFileSync(path.join(source, "package.json"), "utf8")) as { version: string }
+        expect(theirs.version, `${name} is ${pkg.version} installed, ${theirs.version} in the checkout`).toBe(pkg.version)
+        fs.cpSync(path.join(source, "build"), path.join(pkgDir, "build"), { recursive: true })
+        lent.push(name)
+      }
+      if (fs.existsSync(path.join(pkgDir, "node_modules"))) visit(path.join(pkgDir, "node_modules"), path.join(name, "node_modules"))
+    }
+  }
+  visit(installed, "")
+  return lent
+}
 
 // The prefix holds a whole installed package: removing it can take longer than the default hook timeout on a loaded machine.
 afterAll(() => fs.promises.rm(root, { recursive: true, force: true }), 300_000)
