@@ -21,6 +21,7 @@ import * as Jail from "../domain/jail/Jail.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as GitOutput from "../domain/git/GitOutput.js"
 import * as P from "../domain/jail/PosixPath.js"
+import * as HistoryLinks from "../domain/git/HistoryLinks.js"
 import { redact } from "../domain/core/Redact.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import { Session } from "../ports/Session.js"
@@ -231,7 +232,48 @@ export const makeTools = (runners?: Runners) =>
         const big = { maxOutputBytes: 64 * 1024 * 1024 }
         const log = yield* git.raw(["log", "--all", "--reflog", "--root", "-m", "--raw", "--no-abbrev", "--no-renames", "--format="], big)
         const stage = yield* git.raw(["ls-files", "-z", "--stage"], big)
-        return GitOutput.secretBlobIds(log.exitCode === 0 ? log.stdout : "", stage.exitCode === 0 ? stage.stdout : "", (p) => git.secret(p) !== undefined)
+        const logText = log.exitCode === 0 ? log.stdout : ""
+        const stageText = stage.exitCode === 0 ? stage.stdout : ""
+        const isSecret = (p: string) => git.secret(p) !== undefined
+        // A protected name that was a symlink at some revision made its target a secret's content there, link
+        // since removed or not (`.env -> env/development`, then `git rm .env`): followed to a fixed point
+        // (`.env -> a`, `a -> b`).
+        const targets = new Set<string>()
+        const seen = new Set<string>()
+        for (let round = 0; round < 8; round++) {
+          const fresh = HistoryLinks.links(logText, stageText, HistoryLinks.widen(isSecret, targets)).filter((l) => !seen.has(`${l.id}\0${l.path}`))
+          if (fresh.length === 0) break
+          const contents = yield* blobTexts(git, [...new Set(fresh.map((l) => l.id))])
+          for (const l of fresh) {
+            seen.add(`${l.id}\0${l.path}`)
+            const content = contents.get(l.id)
+            const t = content === undefined ? undefined : HistoryLinks.target(git.top, l.path, content)
+            if (t !== undefined) targets.add(t)
+          }
+        }
+        return GitOutput.secretBlobIds(logText, stageText, HistoryLinks.widen(isSecret, targets))
+      })
+    /** Blobs' contents by id, through one `git cat-file --batch` (a missing id is left out). */
+    const blobTexts = (git: Git, ids: ReadonlyArray<string>) =>
+      Effect.map(git.raw(["cat-file", "--batch"], { stdin: ids.join("\n") + "\n", maxOutputBytes: 16 * 1024 * 1024 }), (r) => {
+        const out = new Map<string, string>()
+        if (r.exitCode !== 0) return out
+        const bytes = new TextEncoder().encode(r.stdout)
+        const text = new TextDecoder()
+        let at = 0
+        while (at < bytes.length) {
+          const eol = bytes.indexOf(10, at)
+          if (eol < 0) break
+          const header = /^([0-9a-f]+) (\w+) (\d+)$/.exec(text.decode(bytes.subarray(at, eol)))
+          if (header === null) {
+            at = eol + 1
+            continue
+          }
+          const size = Number(header[3])
+          out.set(header[1] ?? "", text.decode(bytes.subarray(eol + 1, eol + 1 + size)))
+          at = eol + 1 + size + 1
+        }
+        return out
       })
     /** The walk, once per history change: cached by the ref tips' fingerprint (`RefTips`), per repository. */
     const historyBlobs = (git: Git) =>

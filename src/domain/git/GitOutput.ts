@@ -109,7 +109,7 @@ const sectionBlobs = (section: ReadonlyArray<string>): ReadonlyArray<string> => 
 export const secretBlobIds = (logRaw: string, stage: string, isSecret: (path: string) => boolean): ReadonlySet<string> => {
   const ids = new Set<string>()
   for (const l of logRaw.split("\n")) {
-    const m = /^:+(?:\d+ )+((?:[0-9a-f]+ )+)[A-Z]+\d*\t(.+)$/.exec(l)
+    const m = /^:+(?:[0-7]{6} )+((?:[0-9a-f]{40,64} )+)[A-Z]+\d*\t(.+)$/.exec(l)
     if (m !== null && isSecret(unquote(m[2] ?? ""))) for (const id of (m[1] ?? "").trim().split(" ")) if (!/^0+$/.test(id)) ids.add(id)
   }
   for (const record of stage.split("\0")) {
