@@ -9,7 +9,9 @@ import type { HistoryStoreShape } from "../../ports/HistoryStore.js"
 import * as StateFile from "./StateFile.js"
 
 const file = "secret-history"
-const format = "minicode-history/1"
+// The format names the rules the walk applied: 2 added the targets of protected names that were symlinks in
+// history, so a walk saved by an older build (which missed them) is walked again, never trusted.
+const format = "minicode-history/2"
 const digest = (key: string) => createHash("sha256").update(key).digest("hex")
 
 export const make = (workspace: string): HistoryStoreShape => ({
