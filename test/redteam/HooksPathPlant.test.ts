@@ -1,0 +1,80 @@
+/**
+ * Red team, planted hooks in the folder `core.hooksPath` names: many repositories keep their hooks in the tree and
+ * point git at them (`git config core.hooksPath .githooks`; husky does it on `npm install`). That folder is git's
+ * hooks folder as much as `.git/hooks` is: whatever is there runs on the user's next `git commit` on the host,
+ * outside any sandbox. Through the built binary (default sandbox, policy allow-all).
+ *
+ * Was a hole: `write_file .githooks/pre-commit` (replacing the project's hook), `move_file x .githooks/post-commit`,
+ * and sandboxed bash writing `.githooks/post-commit` + `chmod +x` all went through; the user's next commit ran them.
+ */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { title, unavailable } from "../support/Sandbox.js"
+
+const cleanups = attackFile()
+
+const setup = (hooksPath: (root: string) => string, folder: string) => {
+  const ws = attackWorkspace(cleanups)
+  const { root, git } = ws
+  const marker = path.join(ws.parent, "PWNED")
+  fs.mkdirSync(path.join(root, folder), { recursive: true })
+  fs.writeFileSync(path.join(root, folder, "pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 })
+  git("add", folder)
+  git("commit", "-q", "-m", "hooks")
+  git("config", "core.hooksPath", hooksPath(root))
+  const payload = `#!/bin/sh\ntouch ${marker}\n`
+  /** The user's own commit on the host, later, with no global configuration. */
+  const hostCommit = () => {
+    fs.appendFileSync(path.join(root, "a.txt"), "more\n")
+    const r = spawnSync("git", ["commit", "-q", "-am", "user commit"], { cwd: root, encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+    return r.status
+  }
+  return { ...ws, marker, payload, hostCommit }
+}
+
+const layouts = [
+  { name: "relative core.hooksPath (.githooks)", folder: ".githooks", hooksPath: () => ".githooks" },
+  { name: "absolute core.hooksPath (tools/git-hooks)", folder: "tools/git-hooks", hooksPath: (root: string) => path.join(root, "tools/git-hooks") }
+]
+
+describe.skipIf(unavailable !== undefined)(title("hooks planted in the folder core.hooksPath names"), () => {
+  for (const layout of layouts) {
+    it(`file tools never write, replace or move a hook there: ${layout.name}`, () => {
+      const { tool, marker, payload, hostCommit, root } = setup(layout.hooksPath, layout.folder)
+      const hook = (name: string) => `${layout.folder}/${name}`
+      const attempts: ReadonlyArray<readonly [string, unknown]> = [
+        ["write_file", { path: hook("pre-commit"), content: payload }],
+        ["write_file", { path: hook("post-commit"), content: payload }],
+        ["edit_file", { path: hook("pre-commit"), old_string: "exit 0", new_string: `touch ${marker}` }]
+      ]
+      for (const [name, args] of attempts) {
+        const r = tool(name, args)
+        expect(r.status, `${name} ${JSON.stringify(args)}: ${r.stdout}`).not.toBe(0)
+        expect(r.stdout).toMatch(/jail/)
+      }
+      expect(tool("write_file", { path: "staged.sh", content: payload }).status).toBe(0)
+      const moved = tool("move_file", { source: "staged.sh", destination: hook("post-commit") })
+      expect(moved.status, moved.stdout).not.toBe(0)
+      expect(fs.readFileSync(path.join(root, hook("pre-commit")), "utf8")).toBe("#!/bin/sh\nexit 0\n")
+      expect(hostCommit()).toBe(0)
+      expect(fs.existsSync(marker)).toBe(false)
+      // Honest neighbours: a file beside the hooks folder is written as ever.
+      expect(tool("write_file", { path: "tools/notes.txt", content: "fine\n" }).status).toBe(0)
+    }, 120_000)
+
+    it(`sandboxed bash never leaves a hook there: ${layout.name}`, () => {
+      const { script, marker, payload, hostCommit, root } = setup(layout.hooksPath, layout.folder)
+      const quoted = payload.replace(/\n/g, "\\n")
+      script(`printf '${quoted}' > ${layout.folder}/post-commit; chmod +x ${layout.folder}/post-commit
+printf '${quoted}' > ${layout.folder}/pre-commit
+echo done`)
+      expect(fs.existsSync(path.join(root, layout.folder, "post-commit"))).toBe(false)
+      expect(fs.readFileSync(path.join(root, layout.folder, "pre-commit"), "utf8")).toBe("#!/bin/sh\nexit 0\n")
+      expect(hostCommit()).toBe(0)
+      expect(fs.existsSync(marker)).toBe(false)
+    }, 120_000)
+  }
+})
