@@ -78,3 +78,30 @@ echo done`)
     }, 120_000)
   }
 })
+
+/**
+ * Same family: a repository whose config includes a file of the tree (`git config include.path ../.gitconfig`, the
+ * usual way to share a project's git settings). Git reads that file as its own configuration, so a `core.fsmonitor`
+ * written there runs on the user's next `git status`. Was a hole: write_file `.gitconfig` went through.
+ */
+describe.skipIf(unavailable !== undefined)(title("a config file the repository's config includes"), () => {
+  it("file tools and sandboxed bash never plant a program in it; the user's git status runs nothing", () => {
+    const ws = attackWorkspace(cleanups)
+    const { root, git, tool, script } = ws
+    const marker = path.join(ws.parent, "PWNED")
+    fs.writeFileSync(path.join(root, "project.gitconfig"), "[pull]\n\trebase = true\n")
+    git("config", "include.path", "../project.gitconfig")
+    git("config", "includeIf.onbranch:main.path", "../branch.gitconfig")
+    const evil = `[core]\n\tfsmonitor = touch ${marker}\n`
+    for (const file of ["project.gitconfig", "branch.gitconfig"]) {
+      const r = tool("write_file", { path: file, content: evil })
+      expect(r.status, `${file}: ${r.stdout}`).not.toBe(0)
+      expect(r.stdout).toMatch(/jail/)
+    }
+    script(`printf '${evil.replace(/\n/g, "\\n").replace(/\t/g, "\\t")}' > project.gitconfig; printf '${evil.replace(/\n/g, "\\n").replace(/\t/g, "\\t")}' > branch.gitconfig; echo done`)
+    expect(fs.readFileSync(path.join(root, "project.gitconfig"), "utf8")).toBe("[pull]\n\trebase = true\n")
+    expect(fs.existsSync(path.join(root, "branch.gitconfig"))).toBe(false)
+    spawnSync("git", ["status", "--short"], { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+    expect(fs.existsSync(marker)).toBe(false)
+  }, 120_000)
+})
