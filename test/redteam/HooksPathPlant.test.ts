@@ -105,3 +105,47 @@ describe.skipIf(unavailable !== undefined)(title("a config file the repository's
     expect(fs.existsSync(marker)).toBe(false)
   }, 120_000)
 })
+
+/**
+ * Same family: a program the repository's config names by a path of the tree (`core.fsmonitor = ./fsmon.sh`, a
+ * `!scripts/x.sh` alias), and husky 9's layout (`core.hooksPath = .husky/_`, whose stubs run `.husky/<hook>`).
+ * Was a hole: write_file replaced `fsmon.sh` (the user's `git status` ran it) and `.husky/pre-commit` (their commit).
+ */
+describe.skipIf(unavailable !== undefined)(title("a program the repository's config names in the tree"), () => {
+  const hostGit = (root: string, ...args: Array<string>) =>
+    spawnSync("git", args, { cwd: root, encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
+
+  it("core.fsmonitor's script is never replaced, by file tools or bash", () => {
+    const ws = attackWorkspace(cleanups)
+    const { root, git, tool, script } = ws
+    const marker = path.join(ws.parent, "PWNED")
+    const honest = "#!/bin/sh\nexit 0\n"
+    fs.writeFileSync(path.join(root, "fsmon.sh"), honest, { mode: 0o755 })
+    git("config", "core.fsmonitor", "./fsmon.sh")
+    const evil = `#!/bin/sh\ntouch ${marker}\n`
+    const r = tool("write_file", { path: "fsmon.sh", content: evil })
+    expect(r.status, r.stdout).not.toBe(0)
+    expect(r.stdout).toMatch(/jail/)
+    script(`printf '${evil.replace(/\n/g, "\\n")}' > fsmon.sh; echo done`)
+    expect(fs.readFileSync(path.join(root, "fsmon.sh"), "utf8")).toBe(honest)
+    hostGit(root, "status", "--short")
+    expect(fs.existsSync(marker)).toBe(false)
+  }, 120_000)
+
+  it("husky 9 (core.hooksPath = .husky/_): .husky/pre-commit is never replaced", () => {
+    const ws = attackWorkspace(cleanups)
+    const { root, git, tool, script } = ws
+    const marker = path.join(ws.parent, "PWNED")
+    fs.mkdirSync(path.join(root, ".husky/_"), { recursive: true })
+    fs.writeFileSync(path.join(root, ".husky/_/pre-commit"), '#!/bin/sh\nexec sh -e "$(dirname "$0")/../pre-commit"\n', { mode: 0o755 })
+    fs.writeFileSync(path.join(root, ".husky/pre-commit"), "exit 0\n")
+    git("config", "core.hooksPath", ".husky/_")
+    const r = tool("write_file", { path: ".husky/pre-commit", content: `touch ${marker}\n` })
+    expect(r.status, r.stdout).not.toBe(0)
+    script(`echo 'touch ${marker}' > .husky/pre-commit; echo done`)
+    expect(fs.readFileSync(path.join(root, ".husky/pre-commit"), "utf8")).toBe("exit 0\n")
+    fs.appendFileSync(path.join(root, "a.txt"), "more\n")
+    expect(hostGit(root, "commit", "-q", "-am", "user commit").status).toBe(0)
+    expect(fs.existsSync(marker)).toBe(false)
+  }, 120_000)
+})
