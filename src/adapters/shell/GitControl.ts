@@ -125,8 +125,11 @@ const stateOf = (file: string): State => {
 const treeOf = (workspace: string) => {
   const c = TreeControlsOnDisk.read(workspace, process.env["HOME"])
   const hooks = c.hooks.filter((h) => fs.lstatSync(h, { throwIfNoEntry: false })?.isDirectory() === true && realFolder(h))
-  const files = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...c.configs.filter((f) => realFolder(path.dirname(f)))]
-  return { hooks: c.hooks, folders: hooks, configs: c.configs, files }
+  const programs = c.programs.filter((f) => realFolder(path.dirname(f)))
+  const files = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...c.configs.filter((f) => realFolder(path.dirname(f))), ...programs]
+  // Put back whatever they hold, as a control file is: a hook or a program runs whatever it says.
+  const strict = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...programs]
+  return { hooks: c.hooks, folders: hooks, configs: c.configs, programs, files, strict }
 }
 
 export interface Snapshot {
@@ -259,13 +262,14 @@ const removePlanted = (workspace: string, snap: Snapshot, now: ReadonlyArray<str
 }
 
 /** Puts the control files back as the snapshot saw them; the paths it had to fix. */
-export const restore = (snap: Snapshot, tree: { readonly hooks: ReadonlyArray<string>; readonly files: ReadonlyArray<string> } = { hooks: [], files: [] }): ReadonlyArray<string> => {
+export const restore = (snap: Snapshot, tree: { readonly hooks: ReadonlyArray<string>; readonly files: ReadonlyArray<string>; readonly strict: ReadonlyArray<string> } = { hooks: [], files: [], strict: [] }): ReadonlyArray<string> => {
   const fixed: Array<string> = []
   const folders = foldersOf(snap.gitDirs)
   const controls = new Set(folders.flatMap((dir) => namesIn(dir).map((n) => path.join(dir, n))))
   const guarded = [...folders.flatMap(guardedIn), ...tree.files]
   // A hook of the configured hooks folder is put back whatever it holds, as a control file is.
   const treeHooks = new Set(tree.hooks)
+  const strict = new Set(tree.strict)
   // Whether each folder is reached without a symlink, asked once per folder (its files share it, and each ask is a
   // path walk, an lstat per component): no writable sandbox runs while this does (the last call has left), and the
   // only change the loop makes to a folder, removing a symlink on the way, is made where the answer was false.
@@ -288,7 +292,7 @@ export const restore = (snap: Snapshot, tree: { readonly hooks: ReadonlyArray<st
     if (before.kind === "none" && now.kind === "none") continue
     if (before.kind === "file" && now.kind === "file" && now.content.equals(before.content)) continue
     // A config or hook changed by the call stays when it runs nothing (git init, git submodule add, git config user.name).
-    if (!controls.has(file) && !treeHooks.has(dir) && !runsSomething(file, now)) continue
+    if (!controls.has(file) && !treeHooks.has(dir) && !strict.has(file) && !runsSomething(file, now)) continue
     if (controls.has(file) && ownWorktreeFile(file, now)) continue
     try {
       if (now.kind !== "none") fs.rmSync(file, { recursive: true, force: true })
@@ -466,11 +470,12 @@ export const beneath = <A>(file: string, use: (file: string) => A): A => {
  * (a linked worktree's folder has none of its own: git runs the common folder's). A planted hook would run on the
  * user's `git commit` on the host while the call runs.
  */
-export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string> } => {
+export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string>; readonly programs: ReadonlyArray<string> } => {
   const tree = treeOf(workspace)
   // The configured hooks folders masked, the included config files read-only, as `.git`'s own are.
   const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && fs.lstatSync(f, { throwIfNoEntry: false })?.isFile() === true)
   const hooks: Array<string> = [...tree.folders]
+  const programs = tree.programs.filter((f) => fs.lstatSync(f, { throwIfNoEntry: false })?.isFile() === true)
   for (const dir of foldersOf(expand(workspace, pins))) {
     if (!realFolder(dir)) continue
     for (const n of ["commondir", "config.worktree"]) if (fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false })?.isFile() === true) files.push(path.join(dir, n))
@@ -479,7 +484,7 @@ export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { 
     // An absent one is made empty by bwrap (a mount point) only where git itself keeps one.
     if (h?.isDirectory() === true || (h === undefined && (path.basename(dir) === ".git" || path.basename(path.dirname(dir)) === "modules"))) hooks.push(path.join(dir, "hooks"))
   }
-  return { files, hooks }
+  return { files, hooks, programs }
 }
 
 let calls = 0

@@ -57,6 +57,6 @@ export const read = (root: string, home: string | undefined): TreeControls.TreeC
   }
   visit(path.join(root, ".git", "config"), 0)
   visit(path.join(root, ".git", "config.worktree"), 0)
-  const real = { hooks: found.hooks.map(realOf), configs: found.configs.map(realOf) }
+  const real = { hooks: found.hooks.map(realOf), configs: found.configs.map(realOf), programs: found.programs.map(realOf) }
   return TreeControls.within(root, TreeControls.merge(found, real))
 }

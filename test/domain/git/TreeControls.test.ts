@@ -15,11 +15,19 @@ describe("TreeControls", () => {
     expect(TreeControls.fromConfig(cfg, "[core\n\thooksPath = h\n", root, undefined)).toEqual(TreeControls.none)
   })
 
+  it("programs named by a path in program keys; husky 9's `_` stands for the folder above too", () => {
+    const text = '[core]\n\tfsmonitor = ./fsmon.sh\n\tpager = less\n[alias]\n\tst = !scripts/st.sh --short\n[diff "x"]\n\ttextconv = "tools/conv" -q\n[user]\n\tname = a/b\n'
+    expect(TreeControls.fromConfig(cfg, text, root, undefined).programs).toEqual(["/w/repo/fsmon.sh", "/w/repo/scripts/st.sh", "/w/repo/tools/conv"])
+    expect(TreeControls.fromConfig(cfg, "[core]\n\thooksPath = .husky/_\n", root, undefined).hooks).toEqual(["/w/repo/.husky/_", "/w/repo/.husky"])
+  })
+
   it("changes inside the hooks folder or to an included config are refused; a structural change of a folder holding one too", () => {
-    const c: TreeControls.TreeControls = { hooks: ["/w/repo/tools/hooks"], configs: ["/w/repo/conf/git.inc"] }
+    const c: TreeControls.TreeControls = { hooks: ["/w/repo/tools/hooks"], configs: ["/w/repo/conf/git.inc"], programs: ["/w/repo/bin/fsmon"] }
     expect(TreeControls.changeReason(c, "/w/repo/tools/hooks/pre-commit", false)).toMatch(/hooks folder/)
     expect(TreeControls.changeReason(c, "/w/repo/tools/hooks", false)).toMatch(/hooks folder/)
     expect(TreeControls.changeReason(c, "/w/repo/conf/git.inc", false)).toMatch(/includes it/)
+    expect(TreeControls.changeReason(c, "/w/repo/bin/fsmon", false)).toMatch(/names it as a program/)
+    expect(TreeControls.changeReason(c, "/w/repo/bin", true)).toMatch(/holds a program/)
     expect(TreeControls.changeReason(c, "/w/repo/tools", true)).toMatch(/holds the hooks folder/)
     expect(TreeControls.changeReason(c, "/w/repo/conf", true)).toMatch(/holds a file/)
     // Honest neighbours: a sibling, a look-alike name, a folder holding one written (not moved).
