@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { bin } from "../serve/support/McpServeHarness.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
@@ -147,5 +148,24 @@ describe.skipIf(unavailable !== undefined)(title("a program the repository's con
     fs.appendFileSync(path.join(root, "a.txt"), "more\n")
     expect(hostGit(root, "commit", "-q", "-am", "user commit").status).toBe(0)
     expect(fs.existsSync(marker)).toBe(false)
+  }, 120_000)
+})
+
+describe.skipIf(unavailable !== undefined)(title("core.hooksPath in a linked worktree"), () => {
+  // A linked worktree's `.git` is a file (`gitdir: …`): git reads the main repository's config, hooksPath included.
+  it("the workspace is a linked worktree: write_file never plants a hook in the folder the common config names", () => {
+    const ws = attackWorkspace(cleanups)
+    const { git } = ws
+    const marker = path.join(ws.parent, "PWNED")
+    git("config", "core.hooksPath", ".githooks")
+    const wt = path.join(ws.parent, "wt")
+    git("worktree", "add", "-q", wt)
+    const out = spawnSync(
+      process.execPath,
+      [bin, "tool", "write_file", JSON.stringify({ path: ".githooks/pre-commit", content: `#!/bin/sh\ntouch ${marker}\n` }), "--cwd", wt, "--work-mode", "BUILD", "--policy", "allow-all", "--json"],
+      { encoding: "utf8" }
+    )
+    expect(out.status, out.stdout).not.toBe(0)
+    expect(out.stdout).toMatch(/core\.hooksPath/)
   }, 120_000)
 })
