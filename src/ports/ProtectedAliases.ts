@@ -1,4 +1,5 @@
 import { Context, Effect } from "effect"
+import * as TreeControls from "../domain/git/TreeControls.js"
 import * as Aliases from "../domain/jail/Aliases.js"
 
 /** What a scan found, and its version: the same number for every scan since that found the same things to hide. */
@@ -25,6 +26,11 @@ export interface ProtectedAliasesShape {
    * unchanged version, means every scan in between found the same (a failed `of` leaves an older scan there).
    */
   readonly known: (root: string) => Effect.Effect<Known | undefined>
+  /**
+   * The tree's files the workspace repository's configuration makes git's (core.hooksPath's folder, included config
+   * files): protected for change as `.git/hooks` and `.git/config` are. Read fresh on each ask.
+   */
+  readonly treeControls: (root: string, home: string | undefined) => Effect.Effect<TreeControls.TreeControls>
 }
 
 export type Scope = "all" | "single-link"
@@ -32,4 +38,4 @@ export type Scope = "all" | "single-link"
 export class ProtectedAliases extends Context.Tag("minicode/ProtectedAliases")<ProtectedAliases, ProtectedAliasesShape>() {}
 
 /** For compositions without a real workspace scan (the in-memory ones): names alone are judged there. */
-export const nothing: ProtectedAliasesShape = { of: () => Effect.succeed(Aliases.none), known: () => Effect.succeed(undefined) }
+export const nothing: ProtectedAliasesShape = { of: () => Effect.succeed(Aliases.none), known: () => Effect.succeed(undefined), treeControls: () => Effect.succeed(TreeControls.none) }

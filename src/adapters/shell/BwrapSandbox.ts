@@ -392,7 +392,9 @@ export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) 
           const text = contentOf(f)
           return { path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, path.basename(f) === "commondir" ? text : SanitizedConfig.sanitize(text)) }
         }),
-        ...live.hooks.map((h): Profile.Finding => ({ path: h, kind: "directory", treatment: "mask" }))
+        ...live.hooks.map((h): Profile.Finding => ({ path: h, kind: "directory", treatment: "mask" })),
+        // A program the repository's config names by a path: shown as a copy of itself (not sanitized: a script).
+        ...live.programs.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) }))
       ]
     },
     catch: (cause) => new SandboxError({ reason: `cannot show the git control files read-only: ${String(cause)}` })

@@ -30,6 +30,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as GitConfig from "../../domain/git/GitConfig.js"
 import * as StateLock from "../fs/StateLock.js"
+import * as TreeControlsOnDisk from "./TreeControlsOnDisk.js"
 
 /** The control files of a git folder; `config` only in a linked worktree's, where git never writes one. */
 const namesIn = (dir: string): ReadonlyArray<string> =>
@@ -116,6 +117,21 @@ const stateOf = (file: string): State => {
   }
 }
 
+/**
+ * The tree's files git runs or reads because the repository's configuration says so (TreeControls): what each
+ * `core.hooksPath` folder holds, and the included config files. Was a hole (red team): bash wrote
+ * `.githooks/post-commit` where `core.hooksPath = .githooks`; the user's next commit ran it. `hooks`: the folders.
+ */
+const treeOf = (workspace: string) => {
+  const c = TreeControlsOnDisk.read(workspace, process.env["HOME"])
+  const hooks = c.hooks.filter((h) => fs.lstatSync(h, { throwIfNoEntry: false })?.isDirectory() === true && realFolder(h))
+  const programs = c.programs.filter((f) => realFolder(path.dirname(f)))
+  const files = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...c.configs.filter((f) => realFolder(path.dirname(f))), ...programs]
+  // Put back whatever they hold, as a control file is: a hook or a program runs whatever it says.
+  const strict = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...programs]
+  return { hooks: c.hooks, folders: hooks, configs: c.configs, programs, files, strict }
+}
+
 export interface Snapshot {
   readonly gitDirs: ReadonlyArray<string>
   readonly files: ReadonlyMap<string, State>
@@ -172,13 +188,14 @@ const ownWorktreeFile = (file: string, state: State): boolean => {
   }
 }
 
-export const snapshot = (gitDirs: ReadonlyArray<string>, dotGits: ReadonlyArray<string> = []): Snapshot => {
+export const snapshot = (gitDirs: ReadonlyArray<string>, dotGits: ReadonlyArray<string> = [], tree: ReadonlyArray<string> = []): Snapshot => {
   const files = new Map<string, State>()
   // Listed once for both passes: nothing between them changes the folders (a readdir of `worktrees` and `modules`
   // each, per git folder, which fails where there are none).
   const folders = foldersOf(gitDirs)
   for (const dir of folders) for (const n of namesIn(dir)) files.set(path.join(dir, n), stateOf(path.join(dir, n)))
   for (const dir of folders) for (const f of guardedIn(dir)) if (!files.has(f)) files.set(f, stateOf(f))
+  for (const f of tree) if (!files.has(f)) files.set(f, stateOf(f))
   return { gitDirs, files, dotGits: new Map(dotGits.map((g) => [g, stateOf(g)])) }
 }
 
@@ -245,11 +262,14 @@ const removePlanted = (workspace: string, snap: Snapshot, now: ReadonlyArray<str
 }
 
 /** Puts the control files back as the snapshot saw them; the paths it had to fix. */
-export const restore = (snap: Snapshot): ReadonlyArray<string> => {
+export const restore = (snap: Snapshot, tree: { readonly hooks: ReadonlyArray<string>; readonly files: ReadonlyArray<string>; readonly strict: ReadonlyArray<string> } = { hooks: [], files: [], strict: [] }): ReadonlyArray<string> => {
   const fixed: Array<string> = []
   const folders = foldersOf(snap.gitDirs)
   const controls = new Set(folders.flatMap((dir) => namesIn(dir).map((n) => path.join(dir, n))))
-  const guarded = folders.flatMap(guardedIn)
+  const guarded = [...folders.flatMap(guardedIn), ...tree.files]
+  // A hook of the configured hooks folder is put back whatever it holds, as a control file is.
+  const treeHooks = new Set(tree.hooks)
+  const strict = new Set(tree.strict)
   // Whether each folder is reached without a symlink, asked once per folder (its files share it, and each ask is a
   // path walk, an lstat per component): no writable sandbox runs while this does (the last call has left), and the
   // only change the loop makes to a folder, removing a symlink on the way, is made where the answer was false.
@@ -272,7 +292,7 @@ export const restore = (snap: Snapshot): ReadonlyArray<string> => {
     if (before.kind === "none" && now.kind === "none") continue
     if (before.kind === "file" && now.kind === "file" && now.content.equals(before.content)) continue
     // A config or hook changed by the call stays when it runs nothing (git init, git submodule add, git config user.name).
-    if (!controls.has(file) && !runsSomething(file, now)) continue
+    if (!controls.has(file) && !treeHooks.has(dir) && !strict.has(file) && !runsSomething(file, now)) continue
     if (controls.has(file) && ownWorktreeFile(file, now)) continue
     try {
       if (now.kind !== "none") fs.rmSync(file, { recursive: true, force: true })
@@ -383,7 +403,7 @@ const decode = (shared: Shared): Snapshot => ({
 })
 
 /** Puts back what the record holds: the control files, then the planted `.git` entries removed (`now`: those seen now). */
-const restoreAll = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>) => [...restore(snap), ...removePlanted(workspace, snap, now)]
+const restoreAll = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>) => [...restore(snap, treeOf(workspace)), ...removePlanted(workspace, snap, now)]
 
 /** What `precreate` writes in a control file of this name. */
 const madeContent = (name: string): string | undefined => (name === "commondir" ? ".\n" : name === "config.worktree" ? "" : undefined)
@@ -450,9 +470,12 @@ export const beneath = <A>(file: string, use: (file: string) => A): A => {
  * (a linked worktree's folder has none of its own: git runs the common folder's). A planted hook would run on the
  * user's `git commit` on the host while the call runs.
  */
-export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string> } => {
-  const files: Array<string> = []
-  const hooks: Array<string> = []
+export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string>; readonly programs: ReadonlyArray<string> } => {
+  const tree = treeOf(workspace)
+  // The configured hooks folders masked, the included config files read-only, as `.git`'s own are.
+  const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && fs.lstatSync(f, { throwIfNoEntry: false })?.isFile() === true)
+  const hooks: Array<string> = [...tree.folders]
+  const programs = tree.programs.filter((f) => fs.lstatSync(f, { throwIfNoEntry: false })?.isFile() === true)
   for (const dir of foldersOf(expand(workspace, pins))) {
     if (!realFolder(dir)) continue
     for (const n of ["commondir", "config.worktree"]) if (fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false })?.isFile() === true) files.push(path.join(dir, n))
@@ -461,7 +484,7 @@ export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { 
     // An absent one is made empty by bwrap (a mount point) only where git itself keeps one.
     if (h?.isDirectory() === true || (h === undefined && (path.basename(dir) === ".git" || path.basename(path.dirname(dir)) === "modules"))) hooks.push(path.join(dir, "hooks"))
   }
-  return { files, hooks }
+  return { files, hooks, programs }
 }
 
 let calls = 0
@@ -487,7 +510,7 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
       return
     }
     if (known !== undefined) restoreAll(workspace, decode(known), dotGits)
-    const snap = snapshot(gitDirs, dotGits)
+    const snap = snapshot(gitDirs, dotGits, treeOf(workspace).files)
     write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()) })
     precreate(gitDirs)
   })

@@ -6,6 +6,7 @@
 import { Effect, Layer } from "effect"
 import * as Aliases from "../../domain/jail/Aliases.js"
 import { ProtectedAliases, type Scope } from "../../ports/ProtectedAliases.js"
+import * as TreeControlsOnDisk from "./TreeControlsOnDisk.js"
 import type { WatchedScan } from "./WatchedScan.js"
 
 export const layer = (scanner: WatchedScan) =>
@@ -15,5 +16,6 @@ export const layer = (scanner: WatchedScan) =>
       Effect.sync(() => {
         const k = scanner.known(root)
         return k === undefined ? undefined : { aliases: k.protected, version: k.version, startedAt: k.startedAt }
-      })
+      }),
+    treeControls: (root: string, home: string | undefined) => Effect.sync(() => TreeControlsOnDisk.read(root, home))
   })

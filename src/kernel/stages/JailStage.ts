@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import * as D from "../../domain/core/Decision.js"
+import * as TreeControls from "../../domain/git/TreeControls.js"
 import * as Aliases from "../../domain/jail/Aliases.js"
 import * as Jail from "../../domain/jail/Jail.js"
 import { FileSystem } from "../../ports/FileSystem.js"
@@ -27,6 +28,7 @@ export const JailStage = wrap((next) =>
           // answer, or the one for folders and single-link files only (`single-link`, cheaper for a one-shot process).
           let all: Aliases.Protected | undefined
           let single: Aliases.Protected | undefined
+          let controls: TreeControls.TreeControls | undefined
           for (const use of inv.facts.paths) {
             const facts = yield* resolve(session.root, use.path, session.root, session.home).pipe(
               Effect.catchTag("FsError", (e) =>
@@ -43,6 +45,14 @@ export const JailStage = wrap((next) =>
             if (!asGit.ok) {
               const shown = Jail.display(ctx, facts.real)
               return yield* denied(inv, D.deny("jail", asGit.rule, `${use.field}: ${shown} is in a git folder, judged as ${Jail.display(ctx, alias ?? "")}: ${asGit.reason}`))
+            }
+            // A file the repository's configuration makes git's (core.hooksPath's folder, an included config).
+            if (use.access !== "read") {
+              controls ??= yield* protectedAliases.treeControls(session.root, session.home)
+              for (const candidate of [facts.lexical, facts.real, facts.entry]) {
+                const why = TreeControls.changeReason(controls, candidate, use.access === "structure")
+                if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.git-internals", `${use.field}: ${Jail.display(ctx, candidate)} is protected: ${why}`))
+              }
             }
             // Protected content under another name (a hard link to `.env`, a protected symlink's target): the
             // identity checked here is the one the tool's open re-checks (`expect`), so a swap after this is refused.
