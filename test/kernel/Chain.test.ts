@@ -62,7 +62,8 @@ describe("the chain", () => {
           assert.strictEqual(log.slice(0, gate).length, 0, `effects before the gates: ${log.slice(0, gate).join(", ")}`)
         }
       }),
-    { fastCheck: { numRuns: 400 } }
+    // CPU-bound: 400 runs take ~20 s on a quiet 2-core machine, several times that beside a loaded CI's other files.
+    { timeout: 180_000, fastCheck: { numRuns: 400 } }
   )
 
   it.effect.prop(
@@ -82,7 +83,7 @@ describe("the chain", () => {
           assert.notStrictEqual(exit.cause.error._tag, "ToolDenied", `explain said ${decision.decision} but the chain denied: ${exit.cause.error.message}`)
         }
       }),
-    { fastCheck: { numRuns: 300 } }
+    { timeout: 180_000, fastCheck: { numRuns: 300 } }
   )
 
   it.effect("asks the operator only after every gate passed, and journals around the write", () =>
