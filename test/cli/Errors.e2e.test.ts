@@ -145,13 +145,18 @@ describe("config commands speak JSON", () => {
 
 describe("interruption", () => {
   it("SIGINT during a command: one line, exit 130, the call journaled unknown", async () => {
-    const child = spawn(process.execPath, [bin, "tool", "bash", '{"command":"sleep 30"}', "--work-mode", "BUILD", "--sandbox", "none", "--policy", "allow-all"], {
+    const started = path.join(ws, "sigint-started")
+    fs.rmSync(started, { force: true })
+    const child = spawn(process.execPath, [bin, "tool", "bash", '{"command":"touch sigint-started; sleep 30"}', "--work-mode", "BUILD", "--sandbox", "none", "--policy", "allow-all"], {
       cwd: ws,
       env: { ...process.env, ...env }
     })
     let stderr = ""
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
-    await new Promise((r) => setTimeout(r, 2500))
+    // The signal goes once the command runs (a fixed wait lost the race on a loaded CI: the signal came before the
+    // CLI had started, and the default action killed it).
+    for (let i = 0; i < 500 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(fs.existsSync(started)).toBe(true)
     child.kill("SIGINT")
     const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)))
     expect(code).toBe(130)
@@ -159,5 +164,5 @@ describe("interruption", () => {
     noNoise(stderr)
     const records = JSON.parse(minicode(["journal", "--json"]).stdout) as ReadonlyArray<{ tool: string; state: string }>
     expect(records.filter((r) => r.tool === "bash").map((r) => r.state)).toEqual(["unknown"])
-  })
+  }, 60_000)
 })
