@@ -72,6 +72,19 @@ describe(title("a protected symlink removed from the working tree: its target's 
     for (const rev of ["HEAD~1:dotfiles/ssh/config", "HEAD~1", "HEAD"]) expect(shown(ws.tool("git_show", { rev })), rev).not.toContain(canary)
   }, 60_000)
 
+  it("a link made only on another branch (the checkout never had it): that branch's target is refused", () => {
+    const ws = attackWorkspace(cleanups)
+    ws.git("checkout", "-q", "-b", "side")
+    fs.mkdirSync(path.join(ws.root, "keys"))
+    fs.writeFileSync(path.join(ws.root, "keys/prod"), `K=${canary}\n`)
+    fs.symlinkSync("keys/prod", path.join(ws.root, ".env"))
+    ws.git("add", "-A")
+    ws.git("commit", "-q", "-m", "side env")
+    ws.git("checkout", "-q", "-")
+    expect(fs.existsSync(path.join(ws.root, "keys"))).toBe(false)
+    for (const rev of ["side:keys/prod", "side"]) expect(shown(ws.tool("git_show", { rev })), rev).not.toContain(canary)
+  }, 60_000)
+
   it("honest: a link at an innocent name leaves its target's history readable", () => {
     const ws = attackWorkspace(cleanups)
     fs.mkdirSync(path.join(ws.root, "notes"))
