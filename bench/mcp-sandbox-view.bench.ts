@@ -12,7 +12,8 @@ import { serverLauncher } from "../src/app/NodeLayers.js"
 import { cached } from "./tree/generate.js"
 
 const iterations = Number(process.argv[2] ?? "200")
-const root = cached(60_000)
+// The same tree (and the same cache folder) as the other benches: with the vendored copy of node_modules.
+const root = cached(60_000, path.resolve(import.meta.dirname, "../node_modules"))
 const server = path.resolve(import.meta.dirname, "../test/redteam/support/mcp-file-reader.mjs")
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 
