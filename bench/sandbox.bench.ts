@@ -84,7 +84,10 @@ const program = Effect.gen(function* () {
   // minicode's own work per call (scan, findings, argv), without starting anything.
   const sandbox = yield* BwrapSandbox.make({ cgroups: false })
   const request = { command: ["bash", "-c", "true"], workspace: real, cwd: real, writable: true, network: false, limits: defaultLimits, env: {} }
-  const profileArgv = (yield* Effect.scoped(sandbox.wrap(request))).argv
+  // Held open for the whole run: the profile's mount points (a `.git/commondir` made for its read-only bind, say)
+  // are put back when the wrap's scope closes. Spawned after that, bwrap made them again as empty files and nothing
+  // removed them: an empty `commondir` broke git in the bench tree (`git grep` found nothing in the next benches).
+  const profileArgv = (yield* sandbox.wrap(request)).argv
   // The same argv with the limits set by prlimit (what a bash call did before bash's own ulimit set them).
   const sep = profileArgv.lastIndexOf("--")
   const viaPrlimit = [...profileArgv.slice(0, sep + 1), "prlimit", "--cpu=600", `--fsize=${defaultLimits.fileSizeBytes}`, `--nproc=${defaultLimits.processes}`,
