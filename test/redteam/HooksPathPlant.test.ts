@@ -169,3 +169,15 @@ describe.skipIf(unavailable !== undefined)(title("core.hooksPath in a linked wor
     expect(out.stdout).toMatch(/core\.hooksPath/)
   }, 120_000)
 })
+
+describe.skipIf(unavailable !== undefined)(title("a core.hooksPath that cannot be a folder"), () => {
+  // Was a bug: every sandboxed bash call in such a repository failed ("cannot record the git control files:
+  // ENOTDIR"), as the folder was looked up beneath a file.
+  it("a file where its folder would be: bash still runs, and the file is left as it was", () => {
+    const ws = attackWorkspace(cleanups)
+    ws.git("config", "core.hooksPath", "tools/hooks")
+    fs.writeFileSync(path.join(ws.root, "tools"), "a file\n")
+    expect(ws.script("echo ran-ok")).toContain("ran-ok")
+    expect(fs.readFileSync(path.join(ws.root, "tools"), "utf8")).toBe("a file\n")
+  }, 120_000)
+})

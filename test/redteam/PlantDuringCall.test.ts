@@ -153,6 +153,48 @@ mkdir -p ${admin}-y && cp ${admin}-x/HEAD ${admin}-x/gitdir ${admin}-y/ && echo 
     expect(out).toMatch(/nested [1-9]/)
   }, 60_000)
 
+  // What the configuration names in the tree but is not there yet: made (empty) before the call, read-only in it,
+  // removed after it. Was a hole: bash made the folder or file and the user's git meanwhile ran what it held.
+  it("an absent core.hooksPath folder (tools/githooks): the user's commit meanwhile runs nothing; nothing is left", async () => {
+    const ws = attackWorkspace(cleanups)
+    const marker = path.join(ws.parent, "PWNED")
+    ws.git("config", "core.hooksPath", "tools/githooks")
+    const hook = `printf '#!/bin/sh\\ntouch ${marker}\\n' > tools/githooks/pre-commit && chmod +x tools/githooks/pre-commit`
+    const out = await during(ws, `mkdir -p tools/githooks; mv tools t2; echo "move $?"; mv t2 tools 2>/dev/null\nmv tools/githooks tools/g2; echo "inner $?"; mv tools/g2 tools/githooks 2>/dev/null\n${hook}; echo "plant $?"\necho notes > tools/notes.txt`, () => {
+      fs.writeFileSync(path.join(ws.root, "c.txt"), "c\n")
+      hostGit(ws.root, "add", "c.txt")
+      expect(hostGit(ws.root, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "c").status).toBe(0)
+    })
+    expect(fs.existsSync(marker)).toBe(false)
+    expect(out).toMatch(/plant [1-9]/)
+    expect(out).toMatch(/move [1-9]/)
+    expect(out).toMatch(/inner [1-9]/)
+    // What the call wrote beside it stays; the folder made for the call does not.
+    expect(fs.readFileSync(path.join(ws.root, "tools/notes.txt"), "utf8")).toBe("notes\n")
+    expect(fs.existsSync(path.join(ws.root, "tools/githooks"))).toBe(false)
+    expect(fs.existsSync(path.join(ws.root, "t2"))).toBe(false)
+  }, 60_000)
+
+  it("an absent included config file and core.fsmonitor program: the user's git status meanwhile runs nothing; nothing is left", async () => {
+    const ws = attackWorkspace(cleanups)
+    const marker = path.join(ws.parent, "PWNED")
+    ws.git("config", "include.path", "../conf/project.gitconfig")
+    ws.git("config", "core.fsmonitor", "./scripts/fsmon.sh")
+    const out = await during(
+      ws,
+      `mkdir -p conf scripts; printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' > conf/project.gitconfig; echo "include $?"
+printf '#!/bin/sh\\ntouch ${marker}\\n' > scripts/fsmon.sh; echo "program $?"; chmod +x scripts/fsmon.sh; echo "chmod $?"`,
+      () => hostGit(ws.root, "status", "--short")
+    )
+    expect(fs.existsSync(marker)).toBe(false)
+    expect(out).toMatch(/include [1-9]/)
+    expect(out).toMatch(/program [1-9]/)
+    expect(out).toMatch(/chmod [1-9]/)
+    for (const made of ["conf", "scripts"]) expect(fs.existsSync(path.join(ws.root, made)), made).toBe(false)
+    expect(hostGit(ws.root, "status", "--short").status).toBe(0)
+    expect(fs.existsSync(marker)).toBe(false)
+  }, 60_000)
+
   it("git add, commit, stash and worktree add still work inside bash", async () => {
     const ws = attackWorkspace(cleanups)
     const out = ws.script(`set -e

@@ -20,6 +20,7 @@ import * as SanitizedConfig from "../../domain/git/SanitizedConfig.js"
 import * as HostSecrets from "../../domain/sandbox/HostSecrets.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
+import * as Beneath from "../fs/Beneath.js"
 import * as GitControl from "./GitControl.js"
 import * as HostWalk from "./HostWalk.js"
 import * as SecretObjects from "./SecretObjects.js"
@@ -359,10 +360,10 @@ export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.
     catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
   })
 
-/** A file's content, read without following a symlink on the way (`GitControl.beneath`); empty when it cannot be read so. */
+/** A file's content, read without following a symlink on the way (`Beneath.beneath`); empty when it cannot be read so. */
 const contentOf = (file: string): string => {
   try {
-    const fd = GitControl.beneath(file, (f) => fs.openSync(f, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
+    const fd = Beneath.beneath(file, (f) => fs.openSync(f, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
     try {
       return fs.readFileSync(fd, "utf8")
     } finally {

@@ -29,8 +29,23 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as GitConfig from "../../domain/git/GitConfig.js"
+import { beneath } from "../fs/Beneath.js"
 import * as StateLock from "../fs/StateLock.js"
+import * as TreeControlsMade from "./TreeControlsMade.js"
 import * as TreeControlsOnDisk from "./TreeControlsOnDisk.js"
+
+/**
+ * lstat, undefined where nothing is, or where a file on the way means nothing can be (ENOTDIR: `core.hooksPath =
+ * tools/hooks` with a file `tools`); a call no longer fails on such a path.
+ */
+const lstatOf = (p: string): fs.Stats | undefined => {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false })
+  } catch (cause) {
+    if (typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ENOTDIR") return undefined
+    throw cause
+  }
+}
 
 /** The control files of a git folder; `config` only in a linked worktree's, where git never writes one. */
 const namesIn = (dir: string): ReadonlyArray<string> =>
@@ -100,7 +115,7 @@ type State =
   | { readonly kind: "other" }
 
 const stateOf = (file: string): State => {
-  const st = fs.lstatSync(file, { throwIfNoEntry: false })
+  const st = lstatOf(file)
   if (st === undefined) return { kind: "none" }
   if (st.isSymbolicLink()) {
     try {
@@ -124,7 +139,7 @@ const stateOf = (file: string): State => {
  */
 const treeOf = (workspace: string) => {
   const c = TreeControlsOnDisk.read(workspace, process.env["HOME"])
-  const hooks = c.hooks.filter((h) => fs.lstatSync(h, { throwIfNoEntry: false })?.isDirectory() === true && realFolder(h))
+  const hooks = c.hooks.filter((h) => lstatOf(h)?.isDirectory() === true && realFolder(h))
   const programs = c.programs.filter((f) => realFolder(path.dirname(f)))
   const files = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...c.configs.filter((f) => realFolder(path.dirname(f))), ...programs]
   // Put back whatever they hold, as a control file is: a hook or a program runs whatever it says.
@@ -161,7 +176,7 @@ const runsSomething = (file: string, state: State): boolean => {
   if (state.kind === "none") return false
   if (path.basename(path.dirname(file)) === "hooks") return true
   // A folder named `config` (in a folder the scan takes for a git folder, `src/config/`) is no config git reads.
-  if (state.kind !== "file") return fs.lstatSync(file, { throwIfNoEntry: false })?.isDirectory() !== true
+  if (state.kind !== "file") return lstatOf(file)?.isDirectory() !== true
   const parsed = GitConfig.parse(state.content.toString("utf8"))
   return !parsed.ok || parsed.entries.some((e) => GitConfig.programReason(e) !== undefined || GitConfig.includePath(e) !== undefined)
 }
@@ -180,7 +195,7 @@ const ownWorktreeFile = (file: string, state: State): boolean => {
     if (path.basename(file) === "commondir") return fs.realpathSync(path.resolve(dir, text)) === fs.realpathSync(path.dirname(path.dirname(dir)))
     if (path.basename(file) !== "gitdir") return false
     const dotGit = path.resolve(dir, text)
-    if (path.basename(dotGit) !== ".git" || fs.lstatSync(dotGit, { throwIfNoEntry: false })?.isFile() !== true) return false
+    if (path.basename(dotGit) !== ".git" || lstatOf(dotGit)?.isFile() !== true) return false
     const m = /^gitdir:\s*(.+?)\s*$/m.exec(fs.readFileSync(dotGit, "utf8").slice(0, 4096))
     return m !== null && m[1] !== undefined && fs.realpathSync(path.resolve(path.dirname(dotGit), m[1])) === fs.realpathSync(dir)
   } catch {
@@ -201,7 +216,7 @@ export const snapshot = (gitDirs: ReadonlyArray<string>, dotGits: ReadonlyArray<
 
 /** The `.git` entries to record and check in `workspace`: its root's, and the `.git` files among the scan's pins. */
 const dotGitsOf = (workspace: string, pins: ReadonlyArray<string>): ReadonlyArray<string> => [
-  ...new Set([path.join(workspace, ".git"), ...pins.filter((p) => path.basename(p) === ".git" && fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === false)])
+  ...new Set([path.join(workspace, ".git"), ...pins.filter((p) => path.basename(p) === ".git" && lstatOf(p)?.isDirectory() === false)])
 ]
 
 /**
@@ -216,7 +231,7 @@ const putBack = (g: string, was: Extract<State, { kind: "file" | "link" }>): boo
   if (was.kind === "link" && now.kind === "link" && now.target === was.target) return false
   if (was.kind === "file" && now.kind === "file" && now.content.equals(was.content)) return false
   try {
-    const st = fs.lstatSync(g, { throwIfNoEntry: false })
+    const st = lstatOf(g)
     if (st?.isDirectory() === true) fs.renameSync(g, `${g}.minicode-replaced-${process.pid}-${Date.now()}`)
     // Made beside it, then renamed over it: a planted `.git.minicode-restore` symlink is never written through.
     const tmp = `${g}.minicode-restore`
@@ -248,7 +263,7 @@ const removePlanted = (workspace: string, snap: Snapshot, now: ReadonlyArray<str
       continue
     }
     if (was.kind !== "none") continue
-    const st = fs.lstatSync(g, { throwIfNoEntry: false })
+    const st = lstatOf(g)
     if (st === undefined || st.isDirectory()) continue
     if (st.isFile() && expand(workspace, [g]).length > 0) continue
     try {
@@ -280,7 +295,7 @@ export const restore = (snap: Snapshot, tree: { readonly hooks: ReadonlyArray<st
     let isReal = real.get(dir)
     if (isReal === undefined) real.set(dir, (isReal = realFolder(dir)))
     if (!isReal) {
-      if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
+      if (lstatOf(dir)?.isSymbolicLink() === true) {
         fs.rmSync(dir, { force: true })
         fixed.push(dir)
       }
@@ -319,7 +334,7 @@ export const restore = (snap: Snapshot, tree: { readonly hooks: ReadonlyArray<st
  */
 const expand = (workspace: string, gitDirs: ReadonlyArray<string>): ReadonlyArray<string> =>
   gitDirs.flatMap((g) => {
-    const st = fs.lstatSync(g, { throwIfNoEntry: false })
+    const st = lstatOf(g)
     if (st === undefined || st.isDirectory()) return [g]
     if (!st.isFile()) return []
     try {
@@ -346,6 +361,8 @@ interface Shared {
   readonly files: Array<readonly [string, { readonly kind: State["kind"]; readonly content?: string }]>
   /** Absent in a record an older version wrote. */
   readonly dotGits?: Array<readonly [string, { readonly kind: State["kind"]; readonly content?: string }]>
+  /** What the configuration names and `TreeControlsMade` made for the calls (absent in a record an older version wrote). */
+  readonly made?: Array<string>
 }
 
 const sharedFile = "gitcontrol.json"
@@ -365,7 +382,13 @@ const read = (dir: string, workspace: string): Shared | undefined => {
   try {
     const s = JSON.parse(text) as Shared
     const inside = (p: string) => typeof p === "string" && p.startsWith(`${workspace}/`)
-    return { calls: s.calls, gitDirs: s.gitDirs.filter(inside), files: s.files.filter(([f]) => inside(f)), ...(s.dotGits === undefined ? {} : { dotGits: s.dotGits.filter(([f]) => inside(f)) }) }
+    return {
+      calls: s.calls,
+      gitDirs: s.gitDirs.filter(inside),
+      files: s.files.filter(([f]) => inside(f)),
+      ...(s.dotGits === undefined ? {} : { dotGits: s.dotGits.filter(([f]) => inside(f)) }),
+      ...(Array.isArray(s.made) ? { made: s.made.filter(inside) } : {})
+    }
   } catch {
     return undefined
   }
@@ -402,8 +425,19 @@ const decode = (shared: Shared): Snapshot => ({
   ...(shared.dotGits === undefined ? {} : { dotGits: decodeFiles(shared.dotGits) })
 })
 
-/** Puts back what the record holds: the control files, then the planted `.git` entries removed (`now`: those seen now). */
-const restoreAll = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>) => [...restore(snap, treeOf(workspace)), ...removePlanted(workspace, snap, now)]
+/**
+ * Puts back what the record holds: the control files, then the planted `.git` entries removed (`now`: those seen
+ * now), then what was made for the calls removed where it is still empty.
+ */
+const restoreAll = (workspace: string, shared: Shared, now: ReadonlyArray<string>) => {
+  const snap = decode(shared)
+  const fixed = [...restore(snap, treeOf(workspace)), ...removePlanted(workspace, snap, now)]
+  TreeControlsMade.unmake(workspace, shared.made ?? [])
+  return fixed
+}
+
+/** Makes, for a writable call, what the configuration names in the tree and is absent (`TreeControlsMade`). */
+const makeNamed = (workspace: string): ReadonlyArray<string> => TreeControlsMade.make(workspace, TreeControlsOnDisk.read(workspace, process.env["HOME"]))
 
 /** What `precreate` writes in a control file of this name. */
 const madeContent = (name: string): string | undefined => (name === "commondir" ? ".\n" : name === "config.worktree" ? "" : undefined)
@@ -436,7 +470,7 @@ const commonOf = (dir: string): string => {
 const precreate = (gitDirs: ReadonlyArray<string>): void => {
   for (const dir of foldersOf(gitDirs)) {
     const make = (name: string, content: string) => {
-      if (fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false }) !== undefined) return
+      if (lstatOf(path.join(dir, name)) !== undefined) return
       try {
         beneath(path.join(dir, name), (file) => fs.writeFileSync(file, content, { flag: "wx" }))
       } catch {
@@ -449,22 +483,6 @@ const precreate = (gitDirs: ReadonlyArray<string>): void => {
 }
 
 /**
- * Runs `use` on a path to `file` through its folder opened without following a symlink, once that folder is known
- * to be `dirname(file)` itself (no symlink on the way): a concurrent sandbox that swaps a folder it made (`git init
- * sub`, then `sub/.git` → outside) never has a file made or read outside the workspace. Throws when it is not.
- */
-export const beneath = <A>(file: string, use: (file: string) => A): A => {
-  const fd = fs.openSync(path.dirname(file), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW)
-  try {
-    // The kernel's walk (`.native`), as `realFolder`: a read or made control file asks it each time.
-    if (fs.realpathSync.native(`/proc/self/fd/${fd}`) !== path.dirname(file)) throw new Error(`${path.dirname(file)} moved`)
-    return use(`/proc/self/fd/${fd}/${path.basename(file)}`)
-  } finally {
-    fs.closeSync(fd)
-  }
-}
-
-/**
  * What a writable sandbox shows read-only for the call, in each git folder `pins` lead to: its `commondir` and
  * `config.worktree` (regular files; `precreate` made them where there were none), and its `hooks` folder, masked
  * (a linked worktree's folder has none of its own: git runs the common folder's). A planted hook would run on the
@@ -473,14 +491,14 @@ export const beneath = <A>(file: string, use: (file: string) => A): A => {
 export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string>; readonly programs: ReadonlyArray<string> } => {
   const tree = treeOf(workspace)
   // The configured hooks folders masked, the included config files read-only, as `.git`'s own are.
-  const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && fs.lstatSync(f, { throwIfNoEntry: false })?.isFile() === true)
+  const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && lstatOf(f)?.isFile() === true)
   const hooks: Array<string> = [...tree.folders]
-  const programs = tree.programs.filter((f) => fs.lstatSync(f, { throwIfNoEntry: false })?.isFile() === true)
+  const programs = tree.programs.filter((f) => lstatOf(f)?.isFile() === true)
   for (const dir of foldersOf(expand(workspace, pins))) {
     if (!realFolder(dir)) continue
-    for (const n of ["commondir", "config.worktree"]) if (fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false })?.isFile() === true) files.push(path.join(dir, n))
+    for (const n of ["commondir", "config.worktree"]) if (lstatOf(path.join(dir, n))?.isFile() === true) files.push(path.join(dir, n))
     if (path.basename(path.dirname(dir)) === "worktrees") continue
-    const h = fs.lstatSync(path.join(dir, "hooks"), { throwIfNoEntry: false })
+    const h = lstatOf(path.join(dir, "hooks"))
     // An absent one is made empty by bwrap (a mount point) only where git itself keeps one.
     if (h?.isDirectory() === true || (h === undefined && (path.basename(dir) === ".git" || path.basename(path.dirname(dir)) === "modules"))) hooks.push(path.join(dir, "hooks"))
   }
@@ -504,14 +522,17 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     const call = { owner: StateLock.self, id }
     const dotGits = dotGitsOf(workspace, pins)
     if (known !== undefined && live.length > 0) {
-      write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }) })
+      const made = [...(known.made ?? []), ...makeNamed(workspace)]
+      write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }), made })
       // A git folder first seen now has no record: what is made in it is taken to have been absent, as it was.
       precreate(gitDirs)
       return
     }
-    if (known !== undefined) restoreAll(workspace, decode(known), dotGits)
+    if (known !== undefined) restoreAll(workspace, known, dotGits)
+    // Made before the record: the record holds them as made (empty), so the end of the call finds nothing changed.
+    const made = makeNamed(workspace)
     const snap = snapshot(gitDirs, dotGits, treeOf(workspace).files)
-    write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()) })
+    write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()), made: [...made] })
     precreate(gitDirs)
   })
   return id
@@ -529,10 +550,10 @@ export const leave = (workspace: string, id: string, gitDirsNow: ReadonlyArray<s
     const gitDirs = [...new Set([...known.gitDirs, ...expand(workspace, gitDirsNow)])]
     const live = known.calls.filter((c) => c.id !== id && StateLock.alive(c.owner))
     if (live.length > 0) {
-      write(dir, { calls: live, gitDirs, files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }) })
+      write(dir, { calls: live, gitDirs, files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }), ...(known.made === undefined ? {} : { made: known.made }) })
       return []
     }
-    const fixed = restoreAll(workspace, decode({ ...known, gitDirs }), dotGitsOf(workspace, gitDirsNow))
+    const fixed = restoreAll(workspace, { ...known, gitDirs }, dotGitsOf(workspace, gitDirsNow))
     StateLock.removeFile(path.join(dir, sharedFile))
     return fixed
   })

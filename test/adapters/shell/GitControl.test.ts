@@ -2,7 +2,7 @@
  * The control files of git folders put back after writable sandboxed calls, including when calls overlap (`mcp
  * serve`): a call that begins after another planted `.git/commondir` must not take it for the original.
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -156,5 +156,46 @@ describe("GitControl", () => {
     fs.chmodSync(path.join(git, "hooks"), 0o311)
     expect(GitControl.leave(root, id)).toContain(hook)
     expect(fs.existsSync(hook)).toBe(false)
+  })
+
+  it("what the configuration names and is absent (a hooks folder, an include, a program) is made empty for the calls and shown read-only; the last call removes it, and keeps what was put beside it", () => {
+    const { root, git } = repo()
+    execFileSync("git", ["-C", root, "config", "core.hooksPath", "tools/hooks"])
+    execFileSync("git", ["-C", root, "config", "include.path", "../conf/extra.gitconfig"])
+    execFileSync("git", ["-C", root, "config", "core.fsmonitor", "./bin/fsmon"])
+    fs.writeFileSync(path.join(root, "tools"), "a file where a folder on the way would be\n")
+    const first = GitControl.enter(root, [git])
+    // A file on the way: not replaced, nothing made under it.
+    expect(fs.readFileSync(path.join(root, "tools"), "utf8")).toMatch(/a file/)
+    fs.rmSync(path.join(root, "tools"))
+    const second = GitControl.enter(root, [git])
+    expect(fs.statSync(path.join(root, "tools/hooks")).isDirectory()).toBe(true)
+    for (const f of ["conf/extra.gitconfig", "bin/fsmon"]) {
+      expect(fs.readFileSync(path.join(root, f), "utf8"), f).toBe("")
+      expect(fs.statSync(path.join(root, f)).mode & 0o111, f).toBe(0)
+    }
+    const live = GitControl.liveControls(root, [git])
+    expect(live.hooks).toContain(path.join(root, "tools/hooks"))
+    expect(live.files).toContain(path.join(root, "conf/extra.gitconfig"))
+    expect(live.programs).toContain(path.join(root, "bin/fsmon"))
+    expect(execFileSync("git", ["-C", root, "status", "--short", "--untracked-files=no"], { encoding: "utf8" })).toBe("")
+    fs.writeFileSync(path.join(root, "conf/notes.txt"), "kept\n")
+    GitControl.leave(root, first)
+    expect(fs.existsSync(path.join(root, "tools/hooks"))).toBe(true)
+    GitControl.leave(root, second)
+    for (const gone of ["tools", "bin", "conf/extra.gitconfig"]) expect(fs.existsSync(path.join(root, gone)), gone).toBe(false)
+    expect(fs.readFileSync(path.join(root, "conf/notes.txt"), "utf8")).toBe("kept\n")
+  })
+
+  it("what a killed call made for the configuration is removed by the next call's start, before it looks", () => {
+    const { root, git } = repo()
+    execFileSync("git", ["-C", root, "config", "core.hooksPath", ".githooks"])
+    const dead = spawnSync(process.execPath, ["--import", "tsx", "-e", `import * as G from ${JSON.stringify(path.resolve("src/adapters/shell/GitControl.ts"))}; G.enter(${JSON.stringify(root)}, [${JSON.stringify(git)}])`], { encoding: "utf8" })
+    expect(dead.status, dead.stderr).toBe(0)
+    expect(fs.statSync(path.join(root, ".githooks")).isDirectory()).toBe(true)
+    execFileSync("git", ["-C", root, "config", "--unset", "core.hooksPath"])
+    const id = GitControl.enter(root, [git])
+    expect(fs.existsSync(path.join(root, ".githooks"))).toBe(false)
+    GitControl.leave(root, id)
   })
 })
