@@ -179,5 +179,11 @@ describe.skipIf(unavailable !== undefined)(title("a core.hooksPath that cannot b
     fs.writeFileSync(path.join(ws.root, "tools"), "a file\n")
     expect(ws.script("echo ran-ok")).toContain("ran-ok")
     expect(fs.readFileSync(path.join(ws.root, "tools"), "utf8")).toBe("a file\n")
+    // Nor can the call swap the file for the folder and plant a hook there (the file is read-only for the call).
+    const marker = path.join(ws.parent, "PWNED")
+    const out = ws.script(`rm -f tools; echo "rm $?"; mkdir -p tools/hooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > tools/hooks/pre-commit && chmod +x tools/hooks/pre-commit; echo "plant $?"`)
+    expect(out).toMatch(/rm [1-9]/)
+    expect(out).toMatch(/plant [1-9]/)
+    expect(fs.readFileSync(path.join(ws.root, "tools"), "utf8")).toBe("a file\n")
   }, 120_000)
 })

@@ -144,7 +144,7 @@ const treeOf = (workspace: string) => {
   const files = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...c.configs.filter((f) => realFolder(path.dirname(f))), ...programs]
   // Put back whatever they hold, as a control file is: a hook or a program runs whatever it says.
   const strict = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...programs]
-  return { hooks: c.hooks, folders: hooks, configs: c.configs, programs, files, strict }
+  return { hooks: c.hooks, folders: hooks, configs: c.configs, programs, files, strict, controls: c }
 }
 
 export interface Snapshot {
@@ -493,7 +493,10 @@ export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { 
   // The configured hooks folders masked, the included config files read-only, as `.git`'s own are.
   const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && lstatOf(f)?.isFile() === true)
   const hooks: Array<string> = [...tree.folders]
-  const programs = tree.programs.filter((f) => lstatOf(f)?.isFile() === true)
+  const programs = [
+    ...tree.programs.filter((f) => lstatOf(f)?.isFile() === true),
+    ...TreeControlsMade.blockers(workspace, tree.controls)
+  ]
   for (const dir of foldersOf(expand(workspace, pins))) {
     if (!realFolder(dir)) continue
     for (const n of ["commondir", "config.worktree"]) if (lstatOf(path.join(dir, n))?.isFile() === true) files.push(path.join(dir, n))

@@ -11,7 +11,7 @@
  *
  * Each path is made through its folder opened without following a symlink (`Beneath`): nothing outside the
  * workspace is made. A non-folder on the way (a file where `tools/` of `tools/hooks` should be) stops it: git
- * finds no hooks there either.
+ * finds no hooks there either, and the file is shown read-only for the call (`blockers`).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -20,13 +20,13 @@ import { beneath } from "../fs/Beneath.js"
 
 const inside = (root: string, p: string) => p.startsWith(`${root}/`)
 
-/** What is at `p`: absent, a folder, or something else (a file on the way makes it ENOTDIR: something else). */
+/** What is at `p`: absent (a file on the way, ENOTDIR, too), a folder, or something else. */
 const kindOf = (p: string): "none" | "directory" | "other" => {
   try {
     const st = fs.lstatSync(p, { throwIfNoEntry: false })
     return st === undefined ? "none" : st.isDirectory() ? "directory" : "other"
-  } catch {
-    return "other"
+  } catch (cause) {
+    return typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ENOTDIR" ? "none" : "other"
   }
 }
 
@@ -60,6 +60,26 @@ export const make = (workspace: string, controls: TreeControls.TreeControls): Re
     }
   }
   return made
+}
+
+/**
+ * The regular files standing where a folder on the way to an absent control would be (`tools` of `tools/hooks`):
+ * shown read-only for the call (a mount point cannot be removed), so bash cannot swap one for a folder and plant.
+ */
+export const blockers = (workspace: string, controls: TreeControls.TreeControls): ReadonlyArray<string> => {
+  const out = new Set<string>()
+  for (const c of [...controls.hooks, ...controls.configs, ...controls.programs]) {
+    if (!inside(workspace, c) || kindOf(c) !== "none") continue
+    let dir = path.dirname(c)
+    while (dir !== workspace && inside(workspace, dir) && kindOf(dir) === "none") dir = path.dirname(dir)
+    if (dir === workspace || !inside(workspace, dir)) continue
+    try {
+      if (fs.lstatSync(dir).isFile()) out.add(dir)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return [...out]
 }
 
 /** Removes what `make` made that is still as made (an empty file, an empty folder), children before parents. */
