@@ -89,16 +89,16 @@ export const within = (root: string, controls: TreeControls): TreeControls => ({
  */
 export const changeReason = (controls: TreeControls, absolute: string, structure: boolean): string | undefined => {
   for (const h of controls.hooks) {
-    if (P.isInside(h, absolute)) return `${absolute === h ? "it is" : "it is in"} the hooks folder the repository's core.hooksPath names: git runs what is there on the user's next commit, as it would .git/hooks`
-    if (structure && P.isInside(absolute, h)) return `it holds the hooks folder the repository's core.hooksPath names`
+    if (P.isInside(h, absolute)) return `${absolute === h ? "it is" : "it is in"} the hooks folder git's core.hooksPath names: git runs what is there on the user's next commit, as it would .git/hooks`
+    if (structure && P.isInside(absolute, h)) return `it holds the hooks folder git's core.hooksPath names`
   }
   for (const c of controls.configs) {
-    if (absolute === c) return "the repository's git config includes it: git reads it as its own configuration, as it would .git/config"
-    if (structure && P.isInside(absolute, c)) return "it holds a file the repository's git config includes"
+    if (absolute === c) return "git's configuration includes it (the repository's or the user's): git reads it as its own configuration, as it would .git/config"
+    if (structure && P.isInside(absolute, c)) return "it holds a file git's configuration includes"
   }
   for (const c of controls.programs) {
-    if (absolute === c) return "the repository's git config names it as a program: git runs it on the user's next git command"
-    if (structure && P.isInside(absolute, c)) return "it holds a program the repository's git config names"
+    if (absolute === c) return "git's configuration names it as a program: git runs it on the user's next git command"
+    if (structure && P.isInside(absolute, c)) return "it holds a program git's configuration names"
   }
   return undefined
 }
