@@ -302,6 +302,37 @@ export const makeTools = (runners?: Runners) =>
     const hide = (text: string, git: Git) =>
       Effect.map(secretBlobs(git), (blobs) => GitOutput.hideSecretDiffs(text, (p) => git.secret(p) !== undefined, blobs))
 
+    /**
+     * Why the commits a revision names are not all history the secret walk saw, or undefined: each must be a commit
+     * (a tag of one) that a ref or a reflog reaches (`git log --all --reflog`, the walk's reach). The protection of a
+     * protected symlink's target is the walk's: a commit no ref reaches was never walked. Was a hole (red team):
+     * `git stash -u` of `.env -> keys/prod` and `keys/prod`, then `git stash drop`; git_show `<stash>^3:keys/prod`
+     * (and the commit's patch, and a 4-digit prefix of its id) printed the key. A tree or blob id named directly
+     * with a path (`<tree>:keys/prod`) is refused for the same reason; a tree alone lists names only.
+     */
+    const unreachedReason = (git: Git, rev: string, withPath: boolean) =>
+      Effect.gen(function* () {
+        const base = GitOutput.revBase(rev)
+        if (base === undefined) return undefined
+        if (base.startsWith("-") || /[\u0000-\u001f]/.test(base)) return `${JSON.stringify(rev)} is not a revision git tools show`
+        const named = yield* git.raw(["rev-parse", "--revs-only", base])
+        const positives = named.stdout.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l))
+        if (named.exitCode !== 0 || positives.length === 0) return undefined
+        const kinds = yield* git.raw(["cat-file", "--batch-check=%(objecttype)"], { stdin: positives.map((id) => `${id}^{}`).join("\n") + "\n" })
+        const types = kinds.stdout.split("\n").filter((l) => l !== "")
+        // A tree alone lists names (a bare blob is refused below); a path looked up in one named by its id is content.
+        if (kinds.exitCode !== 0 || types.length !== positives.length || types.some((t) => !(t === "commit" || (!withPath && (t === "tree" || t === "blob"))))) {
+          return `${base} names a tree or blob directly, which can hold any file's content: name a commit, <commit>:<path>, or <commit>: for its tree`
+        }
+        const commits = positives.filter((_, i) => types[i] === "commit")
+        if (commits.length === 0) return undefined
+        const outside = yield* git.raw(["rev-list", "--count", ...commits, "--not", "--all", "--reflog"])
+        if (outside.exitCode !== 0 || outside.stdout.trim() !== "0") {
+          return `${base} names a commit no branch, tag or reflog reaches (a dropped stash, an expired amend): git tools show only the history their protection of secrets has walked`
+        }
+        return undefined
+      })
+
     const show = (inv: Invocation, rev: string) =>
       Effect.gen(function* () {
         const git = yield* prepare("git_show", read)
@@ -310,6 +341,8 @@ export const makeTools = (runners?: Runners) =>
           const reason = git.secret(p)
           if (reason !== undefined) return yield* new ToolFailed({ tool: "git_show", reason: `${rev} names ${p}, which is protected: ${reason}` })
         }
+        const unreached = yield* unreachedReason(git, rev, paths.length > 0)
+        if (unreached !== undefined) return yield* new ToolFailed({ tool: "git_show", reason: unreached })
         // `<rev>:<path>` names an object already (a `^{}` after it would be read as part of the path).
         const peeled = paths.length > 0 ? rev : `${rev}^{}`
         const kind = yield* git.raw(["cat-file", "-t", "--end-of-options", peeled])

@@ -19,6 +19,22 @@ export const revPaths = (rev: string): ReadonlyArray<string> => {
   return out
 }
 
+/**
+ * The revision's part that names commits (before the colon of `rev:path`, a colon inside `^{…}` or `@{…}` not
+ * counted), or undefined when there is none: `:path`, `:N:path` (the index) and `:/text` (a search of what refs
+ * reach).
+ */
+export const revBase = (rev: string): string | undefined => {
+  let depth = 0
+  for (let i = 0; i < rev.length; i++) {
+    const c = rev[i]
+    if (c === "{") depth++
+    else if (c === "}") depth = Math.max(0, depth - 1)
+    else if (c === ":" && depth === 0) return i === 0 ? undefined : rev.slice(0, i)
+  }
+  return rev === "" ? undefined : rev
+}
+
 const escapes: Readonly<Record<string, number>> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 }
 
 /** A name as git prints it: C-quoted (`"a\\303\\251"`) when it has special characters, else as is. */
