@@ -35,6 +35,18 @@ export const revBase = (rev: string): string | undefined => {
   return rev === "" ? undefined : rev
 }
 
+/**
+ * The path a revision looks up (`rev:path`, `:path`, `:N:path`), as written: relative to the top of the working
+ * tree, or to the current folder when it starts with `./` or `../`; undefined when it looks up none (`HEAD~2`,
+ * `:/text`). `HEAD:` looks up the top tree: "".
+ */
+export const revPath = (rev: string): string | undefined => {
+  if (rev.startsWith(":/")) return undefined
+  if (rev.startsWith(":")) return /^:[0-3]:/.test(rev) ? rev.slice(3) : rev.slice(1)
+  const base = revBase(rev)
+  return base === undefined || base.length === rev.length ? undefined : rev.slice(base.length + 1)
+}
+
 const escapes: Readonly<Record<string, number>> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 }
 
 /** A name as git prints it: C-quoted (`"a\\303\\251"`) when it has special characters, else as is. */

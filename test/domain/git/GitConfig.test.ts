@@ -82,6 +82,17 @@ describe("GitOutput", () => {
     expect(GitOutput.revBase("")).toBeUndefined()
   })
 
+  it("the path a revision looks up, as written", () => {
+    expect(GitOutput.revPath("HEAD:app/a.txt")).toBe("app/a.txt")
+    expect(GitOutput.revPath("HEAD:./../x")).toBe("./../x")
+    expect(GitOutput.revPath("HEAD^{/a: b}:x/y")).toBe("x/y")
+    expect(GitOutput.revPath(":x/y")).toBe("x/y")
+    expect(GitOutput.revPath(":2:x/y")).toBe("x/y")
+    expect(GitOutput.revPath("HEAD:")).toBe("")
+    expect(GitOutput.revPath("HEAD~2")).toBeUndefined()
+    expect(GitOutput.revPath(":/fix: x")).toBeUndefined()
+  })
+
   const patch = (a: string, b: string, extra = "") =>
     `diff --git ${a} ${b}\n${extra}index 1111111..2222222 100644\n--- ${a}\n+++ ${b}\n@@ -1 +1 @@\n-OLD=secret\n+NEW=secret\n`
   const secret = (p: string) => p.split("/").includes(".env")
