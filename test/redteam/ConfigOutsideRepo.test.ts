@@ -11,6 +11,9 @@
  *   workspace (a dotfiles repository), or `~/.config/git/config` itself a symlink into the workspace (stow). A
  *   hook written there, or a `core.fsmonitor` written into the included file, ran on the user's next commit or
  *   `git status`.
+ * - **A repository inside the workspace** (a folder of projects, each its own repository with husky's
+ *   `core.hooksPath = .husky/_`): write_file replaced `projA/.husky/pre-commit`, which the user's next commit in
+ *   projA ran.
  *
  * Invariant: no file tool and no sandboxed bash call leaves a file that git, as the user runs it, reads as its
  * configuration or runs as a hook. Through the built binary (default sandbox, policy allow-all), the user's git
@@ -146,6 +149,32 @@ describe.skipIf(unavailable !== undefined)(title("git configuration outside the 
     expect(fs.existsSync(h.marker)).toBe(false)
     // Reading them is honest work on the dotfiles.
     expect(tool("read_file", { path: "git/aliases.gitconfig" }).stdout).toContain("st = status")
+  }, 180_000)
+
+  it("a folder of projects: projA's own repository uses husky (core.hooksPath = .husky/_): no hook is planted in projA/.husky", () => {
+    const ws = attackWorkspace(cleanups)
+    const h = withHome(ws)
+    const proj = path.join(ws.root, "projA")
+    fs.mkdirSync(path.join(proj, ".husky/_"), { recursive: true })
+    const git = (...args: Array<string>) => h.userGit(proj, ...args)
+    expect(git("init", "-q").status).toBe(0)
+    fs.writeFileSync(path.join(proj, ".husky/pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 })
+    // husky 9's stub: runs the hook of the same name in the folder above.
+    fs.writeFileSync(path.join(proj, ".husky/_/h"), '#!/bin/sh\nn=$(basename "$0"); s="$(dirname "$(dirname "$0")")/$n"; [ -f "$s" ] || exit 0; sh "$s"\n', { mode: 0o755 })
+    for (const hook of ["pre-commit", "post-commit"]) fs.copyFileSync(path.join(proj, ".husky/_/h"), path.join(proj, ".husky/_", hook))
+    fs.writeFileSync(path.join(proj, "main.c"), "int main(void) { return 0; }\n")
+    expect(git("add", "-A").status).toBe(0)
+    expect(git("-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "husky").status).toBe(0)
+    expect(git("config", "core.hooksPath", ".husky/_").status).toBe(0)
+    const tool = (name: string, args: unknown) => h.tool(ws.root, name, args)
+    fileToolsRefused(tool, "projA/.husky", h.marker)
+    fs.writeFileSync(path.join(ws.root, "s.sh"), bashPlants("projA/.husky", h.marker))
+    expect(tool("bash", { command: "sh s.sh" }).stdout).toContain("planted")
+    expect(fs.readFileSync(path.join(proj, ".husky/pre-commit"), "utf8")).toBe("#!/bin/sh\nexit 0\n")
+    expect(h.userCommit(proj, path.join(proj, "main.c"))).toBe(0)
+    expect(fs.existsSync(h.marker)).toBe(false)
+    // Honest: the project's sources are written as ever.
+    expect(tool("write_file", { path: "projA/main.c", content: "int main(void) { return 1; }\n" }).status).toBe(0)
   }, 180_000)
 
   it("through mcp serve: ~/.gitconfig's relative core.hooksPath, write_file into it is refused", async () => {

@@ -122,8 +122,10 @@ const stateOf = (file: string): State => {
  * `core.hooksPath` folder holds, and the included config files. Was a hole (red team): bash wrote
  * `.githooks/post-commit` where `core.hooksPath = .githooks`; the user's next commit ran it. `hooks`: the folders.
  */
-const treeOf = (workspace: string) => {
-  const c = TreeControlsOnDisk.read(workspace, process.env["HOME"])
+const treeOf = (workspace: string, gitDirs: ReadonlyArray<string>) => {
+  // The nested repositories' own configuration too (a project's husky hooks in a folder of projects).
+  const tops = gitDirs.filter((g) => path.basename(g) === ".git").map((g) => path.dirname(g))
+  const c = TreeControlsOnDisk.read(workspace, process.env["HOME"], tops)
   const hooks = c.hooks.filter((h) => fs.lstatSync(h, { throwIfNoEntry: false })?.isDirectory() === true && realFolder(h))
   const programs = c.programs.filter((f) => realFolder(path.dirname(f)))
   const files = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...c.configs.filter((f) => realFolder(path.dirname(f))), ...programs]
@@ -403,7 +405,7 @@ const decode = (shared: Shared): Snapshot => ({
 })
 
 /** Puts back what the record holds: the control files, then the planted `.git` entries removed (`now`: those seen now). */
-const restoreAll = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>) => [...restore(snap, treeOf(workspace)), ...removePlanted(workspace, snap, now)]
+const restoreAll = (workspace: string, snap: Snapshot, now: ReadonlyArray<string>) => [...restore(snap, treeOf(workspace, snap.gitDirs)), ...removePlanted(workspace, snap, now)]
 
 /** What `precreate` writes in a control file of this name. */
 const madeContent = (name: string): string | undefined => (name === "commondir" ? ".\n" : name === "config.worktree" ? "" : undefined)
@@ -471,7 +473,7 @@ export const beneath = <A>(file: string, use: (file: string) => A): A => {
  * user's `git commit` on the host while the call runs.
  */
 export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string>; readonly programs: ReadonlyArray<string> } => {
-  const tree = treeOf(workspace)
+  const tree = treeOf(workspace, expand(workspace, pins))
   // The configured hooks folders masked, the included config files read-only, as `.git`'s own are.
   const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && fs.lstatSync(f, { throwIfNoEntry: false })?.isFile() === true)
   const hooks: Array<string> = [...tree.folders]
@@ -510,7 +512,7 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
       return
     }
     if (known !== undefined) restoreAll(workspace, decode(known), dotGits)
-    const snap = snapshot(gitDirs, dotGits, treeOf(workspace).files)
+    const snap = snapshot(gitDirs, dotGits, treeOf(workspace, gitDirs).files)
     write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()) })
     precreate(gitDirs)
   })

@@ -49,17 +49,27 @@ const realOf = (p: string): string => {
  */
 const repoOf = (root: string): { readonly top: string; readonly gitDir: string; readonly commonDir: string } | undefined => {
   for (let dir = root; ; dir = path.dirname(dir)) {
-    const dotGit = path.join(dir, ".git")
-    const st = fs.statSync(dotGit, { throwIfNoEntry: false })
-    if (st !== undefined && (st.isDirectory() || st.isFile())) {
-      const text = st.isFile() ? textOf(dotGit) : undefined
-      const m = text === undefined ? null : /^gitdir:\s*(.+?)\s*$/m.exec(text.slice(0, 4096))
-      const gitDir = m === null || m[1] === undefined ? dotGit : path.resolve(dir, m[1])
-      const common = textOf(path.join(gitDir, "commondir"))?.trim()
-      return { top: dir, gitDir, commonDir: common === undefined || common === "" ? gitDir : path.resolve(gitDir, common) }
-    }
+    const repo = repoAt(dir)
+    if (repo !== undefined) return repo
     if (dir === "/") return undefined
   }
+}
+
+/** The repository whose `.git` (a folder, or a `gitdir:` file) is in `dir`, or undefined. */
+const repoAt = (dir: string): { readonly top: string; readonly gitDir: string; readonly commonDir: string } | undefined => {
+  const dotGit = path.join(dir, ".git")
+  let st: fs.Stats | undefined
+  try {
+    st = fs.statSync(dotGit, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+  if (st === undefined || !(st.isDirectory() || st.isFile())) return undefined
+  const text = st.isFile() ? textOf(dotGit) : undefined
+  const m = text === undefined ? null : /^gitdir:\s*(.+?)\s*$/m.exec(text.slice(0, 4096))
+  const gitDir = m === null || m[1] === undefined ? dotGit : path.resolve(dir, m[1])
+  const common = textOf(path.join(gitDir, "commondir"))?.trim()
+  return { top: dir, gitDir, commonDir: common === undefined || common === "" ? gitDir : path.resolve(gitDir, common) }
 }
 
 /**
@@ -90,12 +100,33 @@ const userConfigs = (home: string | undefined): ReadonlyArray<string> => {
  * configuration files themselves count as included: `~/.gitconfig` as a symlink into a dotfiles workspace is git's
  * configuration as much as `.git/config` is.
  *
+ * `near`: paths whose own repositories inside the workspace count too (the path being written, the git folders a
+ * sandboxed call watches): a nested project's husky hooks are its own repository's.
+ *
  * Was a hole (red team): with the workspace `app/` of a repository whose `core.hooksPath = app/.githooks`, only
  * `app/.git` was read (none) and write_file replaced `.githooks/pre-commit`, which the user's next commit ran; with
  * `core.hooksPath = .githooks` or `include.path = <workspace>/git/extra.gitconfig` in `~/.gitconfig`, write_file
- * planted a hook, or a `core.fsmonitor` that the user's next `git status` ran.
+ * planted a hook, or a `core.fsmonitor` that the user's next `git status` ran; in a workspace holding the project
+ * `projA/` (its own repository, husky's `core.hooksPath = .husky/_`), write_file replaced `projA/.husky/pre-commit`.
  */
-export const read = (root: string, home: string | undefined): TreeControls.TreeControls => {
+/**
+ * The repositories inside the workspace on the way from each of `near` up to `root` (a nested clone, a project of a
+ * folder of projects): a hooks folder relative to one of them lies below its top, so a path's ancestors find the
+ * repository that can make it git's.
+ */
+const nestedOn = (root: string, near: ReadonlyArray<string>): ReadonlyArray<{ readonly top: string; readonly gitDir: string; readonly commonDir: string }> => {
+  const out = new Map<string, { readonly top: string; readonly gitDir: string; readonly commonDir: string }>()
+  for (const start of near) {
+    for (let dir = start, depth = 0; dir !== root && dir.startsWith(`${root}/`) && depth < 64; dir = path.dirname(dir), depth++) {
+      if (out.has(dir)) continue
+      const repo = repoAt(dir)
+      if (repo !== undefined) out.set(dir, repo)
+    }
+  }
+  return [...out.values()]
+}
+
+export const read = (root: string, home: string | undefined, near: ReadonlyArray<string> = []): TreeControls.TreeControls => {
   let found = TreeControls.none
   const seen = new Set<string>()
   const visit = (file: string, depth: number, tops: ReadonlyArray<string>) => {
@@ -108,9 +139,9 @@ export const read = (root: string, home: string | undefined): TreeControls.TreeC
     for (const c of more.configs) visit(c, depth + 1, tops)
   }
   const repo = repoOf(root)
-  if (repo !== undefined) {
-    visit(path.join(repo.commonDir, "config"), 0, [repo.top])
-    visit(path.join(repo.gitDir, "config.worktree"), 0, [repo.top])
+  for (const r of [...(repo === undefined ? [] : [repo]), ...nestedOn(root, near)]) {
+    visit(path.join(r.commonDir, "config"), 0, [r.top])
+    visit(path.join(r.gitDir, "config.worktree"), 0, [r.top])
   }
   const users = userConfigs(home)
   const tops = [...new Set([...(repo === undefined ? [] : [repo.top]), root])]
