@@ -10,7 +10,8 @@
  *   `core.hooksPath = .githooks` (per-repository hooks for every repository), `include.path` naming a file in the
  *   workspace (a dotfiles repository), or `~/.config/git/config` itself a symlink into the workspace (stow). A
  *   hook written there, or a `core.fsmonitor` written into the included file, ran on the user's next commit or
- *   `git status`.
+ *   `git status`; `init.templateDir` naming a workspace folder: a `hooks/post-checkout` written there ran on the
+ *   user's next `git clone`.
  * - **A repository inside the workspace** (a folder of projects, each its own repository with husky's
  *   `core.hooksPath = .husky/_`): write_file replaced `projA/.husky/pre-commit`, which the user's next commit in
  *   projA ran.
@@ -175,6 +176,24 @@ describe.skipIf(unavailable !== undefined)(title("git configuration outside the 
     expect(fs.existsSync(h.marker)).toBe(false)
     // Honest: the project's sources are written as ever.
     expect(tool("write_file", { path: "projA/main.c", content: "int main(void) { return 1; }\n" }).status).toBe(0)
+  }, 180_000)
+
+  it("~/.gitconfig's init.templateDir is a folder of the workspace: no hook is planted there for the user's next clone", () => {
+    const ws = attackWorkspace(cleanups)
+    const h = withHome(ws)
+    fs.mkdirSync(path.join(ws.root, "git-template/hooks"), { recursive: true })
+    fs.writeFileSync(path.join(ws.root, "git-template/description"), "template\n")
+    fs.writeFileSync(path.join(h.home, ".gitconfig"), `[init]\n\ttemplateDir = ${path.join(ws.root, "git-template")}\n`)
+    const tool = (name: string, args: unknown) => h.tool(ws.root, name, args)
+    for (const file of ["git-template/hooks/post-checkout", "git-template/hooks/pre-commit"]) {
+      const w = tool("write_file", { path: file, content: hookPayload(h.marker) })
+      expect(w.status, w.stdout).not.toBe(0)
+      expect(w.stdout).toMatch(/jail/)
+    }
+    fs.writeFileSync(path.join(ws.root, "s.sh"), bashPlants("git-template/hooks", h.marker, `printf '${hookPayload(h.marker).replace(/\n/g, "\\n")}' > git-template/hooks/post-checkout; chmod +x git-template/hooks/post-checkout`))
+    tool("bash", { command: "sh s.sh" })
+    expect(h.userGit(ws.parent, "clone", "-q", ws.root, "clone1").status).toBe(0)
+    expect(fs.existsSync(h.marker)).toBe(false)
   }, 180_000)
 
   it("through mcp serve: ~/.gitconfig's relative core.hooksPath, write_file into it is refused", async () => {
