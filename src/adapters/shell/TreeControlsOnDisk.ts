@@ -139,12 +139,13 @@ export const read = (root: string, home: string | undefined, near: ReadonlyArray
     for (const c of more.configs) visit(c, depth + 1, tops)
   }
   const repo = repoOf(root)
-  for (const r of [...(repo === undefined ? [] : [repo]), ...nestedOn(root, near)]) {
+  const nested = nestedOn(root, near)
+  for (const r of [...(repo === undefined ? [] : [repo]), ...nested]) {
     visit(path.join(r.commonDir, "config"), 0, [r.top])
     visit(path.join(r.gitDir, "config.worktree"), 0, [r.top])
   }
   const users = userConfigs(home)
-  const tops = [...new Set([...(repo === undefined ? [] : [repo.top]), root])]
+  const tops = [...new Set([...(repo === undefined ? [] : [repo.top]), root, ...nested.map((r) => r.top)])]
   for (const file of users) visit(file, 0, tops)
   found = TreeControls.merge(found, { hooks: [], configs: users, programs: [] })
   const real = { hooks: found.hooks.map(realOf), configs: found.configs.map(realOf), programs: found.programs.map(realOf) }
