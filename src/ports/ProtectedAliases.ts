@@ -28,9 +28,10 @@ export interface ProtectedAliasesShape {
   readonly known: (root: string) => Effect.Effect<Known | undefined>
   /**
    * The tree's files the workspace repository's configuration makes git's (core.hooksPath's folder, included config
-   * files): protected for change as `.git/hooks` and `.git/config` are. Read fresh on each ask.
+   * files): protected for change as `.git/hooks` and `.git/config` are. Read fresh on each ask. `near`: paths whose
+   * own repositories inside the workspace (nested ones) count too.
    */
-  readonly treeControls: (root: string, home: string | undefined) => Effect.Effect<TreeControls.TreeControls>
+  readonly treeControls: (root: string, home: string | undefined, near?: ReadonlyArray<string>) => Effect.Effect<TreeControls.TreeControls>
 }
 
 export type Scope = "all" | "single-link"

@@ -144,7 +144,12 @@ export const makeTools = (runners?: Runners) =>
         // What, beyond names, made a path secret: part of the history walk's key (a new alias, the same refs, must
         // walk again and find the blobs that sat at its path).
         const aliasKey = [...aliases.paths].filter((p) => Jail.sensitiveReason(p, session.root) === undefined).sort().join("\0")
-        return { repo, raw, ok, secret, top, aliasKey }
+        // A workspace inside a larger repository (its top above): the tools see only the workspace's part of the
+        // working tree and of each patch (git runs in the workspace, so `.` is it). Was a hole (red team): with the
+        // workspace `app/`, git_diff printed every committed file outside it (the sandbox hides them: "deleted"),
+        // and git_show `HEAD:other/notes.txt` a file read_file refuses.
+        const scope: ReadonlyArray<string> = top === session.root ? [] : ["--", "."]
+        return { repo, raw, ok, secret, top, aliasKey, scope }
       })
     type Git = Effect.Effect.Success<ReturnType<typeof prepare>>
 
@@ -161,6 +166,7 @@ export const makeTools = (runners?: Runners) =>
         for (const record of listed.stdout.split("\0")) {
           const m = /^(\d+) ([0-9a-f]+) (\d)\t(.+)$/s.exec(record)
           if (m === null || !(m[1] ?? "").startsWith("100") || git.secret(m[4] ?? "") === undefined) continue
+          if (!P.isInside(session.root, P.resolve(git.top, m[4] ?? ""))) continue
           tracked.push({ path: m[4] ?? "", id: m[2] ?? "", stage: m[3] ?? "0" })
         }
         if (tracked.length === 0) return { tracked: [], changes: [] }
@@ -198,7 +204,7 @@ export const makeTools = (runners?: Runners) =>
 
     const status = Effect.gen(function* () {
       const git = yield* prepare("git_status", read)
-      const { changes, pathspec } = yield* worktree(git, [])
+      const { changes, pathspec } = yield* worktree(git, git.scope)
       const text = yield* git.ok(["status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", ...pathspec])
       const extra = changes.map((c) => `${c.x}${c.y} ${Jail.display(session, P.resolve(git.top, c.path))}`)
       const shown = out([text.replace(/\n$/, ""), ...extra].join("\n"), "clean")
@@ -208,7 +214,8 @@ export const makeTools = (runners?: Runners) =>
     const diff = (inv: Invocation, staged: boolean) =>
       Effect.gen(function* () {
         const git = yield* prepare("git_diff", read)
-        const given = rel(inv, "path")
+        const named = rel(inv, "path")
+        const given = named.length === 0 ? git.scope : named
         // The index against HEAD reads no worktree file: nothing is masked there.
         const { changes, pathspec } = staged ? { changes: [], pathspec: given } : yield* worktree(git, given)
         const scope = inv.resolved["path"]?.lexical
@@ -302,14 +309,52 @@ export const makeTools = (runners?: Runners) =>
     const hide = (text: string, git: Git) =>
       Effect.map(secretBlobs(git), (blobs) => GitOutput.hideSecretDiffs(text, (p) => git.secret(p) !== undefined, blobs))
 
+    /**
+     * Why the commits a revision names are not all history the secret walk saw, or undefined: each must be a commit
+     * (a tag of one) that a ref or a reflog reaches (`git log --all --reflog`, the walk's reach). The protection of a
+     * protected symlink's target is the walk's: a commit no ref reaches was never walked. Was a hole (red team):
+     * `git stash -u` of `.env -> keys/prod` and `keys/prod`, then `git stash drop`; git_show `<stash>^3:keys/prod`
+     * (and the commit's patch, and a 4-digit prefix of its id) printed the key. A tree or blob id named directly
+     * with a path (`<tree>:keys/prod`) is refused for the same reason; a tree alone lists names only.
+     */
+    const unreachedReason = (git: Git, rev: string, withPath: boolean) =>
+      Effect.gen(function* () {
+        const base = GitOutput.revBase(rev)
+        if (base === undefined) return undefined
+        if (base.startsWith("-") || /[\u0000-\u001f]/.test(base)) return `${JSON.stringify(rev)} is not a revision git tools show`
+        const named = yield* git.raw(["rev-parse", "--revs-only", base])
+        const positives = named.stdout.split("\n").filter((l) => /^[0-9a-f]{40,64}$/.test(l))
+        if (named.exitCode !== 0 || positives.length === 0) return undefined
+        const kinds = yield* git.raw(["cat-file", "--batch-check=%(objecttype)"], { stdin: positives.map((id) => `${id}^{}`).join("\n") + "\n" })
+        const types = kinds.stdout.split("\n").filter((l) => l !== "")
+        // A tree alone lists names (a bare blob is refused below); a path looked up in one named by its id is content.
+        if (kinds.exitCode !== 0 || types.length !== positives.length || types.some((t) => !(t === "commit" || (!withPath && (t === "tree" || t === "blob"))))) {
+          return `${base} names a tree or blob directly, which can hold any file's content: name a commit, <commit>:<path>, or <commit>: for its tree`
+        }
+        const commits = positives.filter((_, i) => types[i] === "commit")
+        if (commits.length === 0) return undefined
+        const outside = yield* git.raw(["rev-list", "--count", ...commits, "--not", "--all", "--reflog"])
+        if (outside.exitCode !== 0 || outside.stdout.trim() !== "0") {
+          return `${base} names a commit no branch, tag or reflog reaches (a dropped stash, an expired amend): git tools show only the history their protection of secrets has walked`
+        }
+        return undefined
+      })
+
     const show = (inv: Invocation, rev: string) =>
       Effect.gen(function* () {
         const git = yield* prepare("git_show", read)
         const paths = GitOutput.revPaths(rev)
+        const looked = GitOutput.revPath(rev)
+        if (looked !== undefined && looked !== "") {
+          const abs = looked.startsWith("./") || looked.startsWith("../") ? P.resolve(session.root, looked) : P.resolve(git.top, looked)
+          if (!P.isInside(session.root, abs)) return yield* new ToolFailed({ tool: "git_show", reason: `${rev} names ${looked}, outside the workspace (${session.root})` })
+        }
         for (const p of paths) {
           const reason = git.secret(p)
           if (reason !== undefined) return yield* new ToolFailed({ tool: "git_show", reason: `${rev} names ${p}, which is protected: ${reason}` })
         }
+        const unreached = yield* unreachedReason(git, rev, paths.length > 0)
+        if (unreached !== undefined) return yield* new ToolFailed({ tool: "git_show", reason: unreached })
         // `<rev>:<path>` names an object already (a `^{}` after it would be read as part of the path).
         const peeled = paths.length > 0 ? rev : `${rev}^{}`
         const kind = yield* git.raw(["cat-file", "-t", "--end-of-options", peeled])
@@ -324,7 +369,14 @@ export const makeTools = (runners?: Runners) =>
         }
         // No notes: git prints them under the message, outside any section the filter judges (was a hole, red team:
         // a note written from a committed `.env` was shown whole by `git_show <commit>`).
-        const text = yield* git.ok(["show", ...patchFlags, "--no-notes", "--no-show-signature", "--ignore-submodules=dirty", "--end-of-options", rev, ...rel(inv, "path")])
+        const named = rel(inv, "path")
+        const flags = [...patchFlags, "--no-notes", "--no-show-signature", "--ignore-submodules=dirty"]
+        const scoped = yield* git.ok(["show", ...flags, "--end-of-options", rev, ...(named.length === 0 ? git.scope : named)])
+        // A commit that changes nothing in the workspace prints nothing at all under the workspace's pathspec.
+        const text =
+          scoped.trim() === "" && named.length === 0 && git.scope.length > 0
+            ? `${(yield* git.ok(["show", "-s", ...flags, "--end-of-options", rev])).replace(/\n$/, "")}\n\n[minicode: no change inside the workspace]`
+            : scoped
         return out(yield* hide(text, git), "(empty)")
       })
 

@@ -57,8 +57,9 @@ describe.skipIf(unavailable !== undefined)(title("hooks planted in the folder co
         expect(r.stdout).toMatch(/jail/)
       }
       expect(tool("write_file", { path: "staged.sh", content: payload }).status).toBe(0)
-      const moved = tool("move_file", { source: "staged.sh", destination: hook("post-commit") })
+      const moved = tool("move_file", { from: "staged.sh", to: hook("post-commit") })
       expect(moved.status, moved.stdout).not.toBe(0)
+      expect(moved.stdout).toMatch(/jail/)
       expect(fs.readFileSync(path.join(root, hook("pre-commit")), "utf8")).toBe("#!/bin/sh\nexit 0\n")
       expect(hostCommit()).toBe(0)
       expect(fs.existsSync(marker)).toBe(false)

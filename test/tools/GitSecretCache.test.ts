@@ -30,7 +30,7 @@ const session = () => {
     Effect.map(NodeShell.make({ unrestricted: false }), (shell) =>
       Shell.of({
         run: (spec) => {
-          if (Array.isArray(spec.command) && spec.command.includes("--reflog")) walks.push(Date.now())
+          if (Array.isArray(spec.command) && spec.command.includes("log") && spec.command.includes("--reflog")) walks.push(Date.now())
           return shell.run(spec)
         }
       })

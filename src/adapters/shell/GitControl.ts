@@ -137,8 +137,10 @@ const stateOf = (file: string): State => {
  * `core.hooksPath` folder holds, and the included config files. Was a hole (red team): bash wrote
  * `.githooks/post-commit` where `core.hooksPath = .githooks`; the user's next commit ran it. `hooks`: the folders.
  */
-const treeOf = (workspace: string) => {
-  const c = TreeControlsOnDisk.read(workspace, process.env["HOME"])
+const treeOf = (workspace: string, gitDirs: ReadonlyArray<string>) => {
+  // The nested repositories' own configuration too (a project's husky hooks in a folder of projects).
+  const tops = gitDirs.filter((g) => path.basename(g) === ".git").map((g) => path.dirname(g))
+  const c = TreeControlsOnDisk.read(workspace, process.env["HOME"], tops)
   const hooks = c.hooks.filter((h) => lstatOf(h)?.isDirectory() === true && realFolder(h))
   const programs = c.programs.filter((f) => realFolder(path.dirname(f)))
   const files = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...c.configs.filter((f) => realFolder(path.dirname(f))), ...programs]
@@ -431,13 +433,13 @@ const decode = (shared: Shared): Snapshot => ({
  */
 const restoreAll = (workspace: string, shared: Shared, now: ReadonlyArray<string>) => {
   const snap = decode(shared)
-  const fixed = [...restore(snap, treeOf(workspace)), ...removePlanted(workspace, snap, now)]
+  const fixed = [...restore(snap, treeOf(workspace, snap.gitDirs)), ...removePlanted(workspace, snap, now)]
   TreeControlsMade.unmake(workspace, shared.made ?? [])
   return fixed
 }
 
 /** Makes, for a writable call, what the configuration names in the tree and is absent (`TreeControlsMade`). */
-const makeNamed = (workspace: string): ReadonlyArray<string> => TreeControlsMade.make(workspace, TreeControlsOnDisk.read(workspace, process.env["HOME"]))
+const makeNamed = (workspace: string, gitDirs: ReadonlyArray<string>): ReadonlyArray<string> => TreeControlsMade.make(workspace, treeOf(workspace, gitDirs).controls)
 
 /** What `precreate` writes in a control file of this name. */
 const madeContent = (name: string): string | undefined => (name === "commondir" ? ".\n" : name === "config.worktree" ? "" : undefined)
@@ -489,7 +491,7 @@ const precreate = (gitDirs: ReadonlyArray<string>): void => {
  * user's `git commit` on the host while the call runs.
  */
 export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string>; readonly programs: ReadonlyArray<string> } => {
-  const tree = treeOf(workspace)
+  const tree = treeOf(workspace, expand(workspace, pins))
   // The configured hooks folders masked, the included config files read-only, as `.git`'s own are.
   const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && lstatOf(f)?.isFile() === true)
   const hooks: Array<string> = [...tree.folders]
@@ -525,7 +527,7 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     const call = { owner: StateLock.self, id }
     const dotGits = dotGitsOf(workspace, pins)
     if (known !== undefined && live.length > 0) {
-      const made = [...(known.made ?? []), ...makeNamed(workspace)]
+      const made = [...(known.made ?? []), ...makeNamed(workspace, gitDirs)]
       write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }), made })
       // A git folder first seen now has no record: what is made in it is taken to have been absent, as it was.
       precreate(gitDirs)
@@ -533,8 +535,8 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     }
     if (known !== undefined) restoreAll(workspace, known, dotGits)
     // Made before the record: the record holds them as made (empty), so the end of the call finds nothing changed.
-    const made = makeNamed(workspace)
-    const snap = snapshot(gitDirs, dotGits, treeOf(workspace).files)
+    const made = makeNamed(workspace, gitDirs)
+    const snap = snapshot(gitDirs, dotGits, treeOf(workspace, gitDirs).files)
     write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()), made: [...made] })
     precreate(gitDirs)
   })

@@ -17,5 +17,5 @@ export const layer = (scanner: WatchedScan) =>
         const k = scanner.known(root)
         return k === undefined ? undefined : { aliases: k.protected, version: k.version, startedAt: k.startedAt }
       }),
-    treeControls: (root: string, home: string | undefined) => Effect.sync(() => TreeControlsOnDisk.read(root, home))
+    treeControls: (root: string, home: string | undefined, near?: ReadonlyArray<string>) => Effect.sync(() => TreeControlsOnDisk.read(root, home, near))
   })

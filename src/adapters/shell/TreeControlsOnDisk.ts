@@ -1,9 +1,10 @@
 /**
- * The tree's files the workspace repository's configuration makes git's (`domain/git/TreeControls`), read from
- * disk: its `.git/config` and `.git/config.worktree` (a linked worktree's: the common folder's `config`), with the files they include inside the workspace (an include
- * outside is no tool's to write, and is not followed). Read fresh on each ask: a configuration the user changes
- * counts at once. Each control also stands for where it leads (a hooks path through a symlink protects the folder
- * it names). Asked by the jail stage (through `ProtectedAliases.treeControls`) and by the sandbox (GitControl).
+ * The tree's files git's configuration makes git's (`domain/git/TreeControls`), read from disk: the configuration of
+ * the repository the workspace is in (found walking up, as git does: its `config` and `config.worktree`, a linked
+ * worktree's common `config`) and the user's and system's (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`,
+ * `/etc/gitconfig`), with every file they include. Read fresh on each ask: a configuration the user changes counts
+ * at once. Each control also stands for where it leads (a hooks path through a symlink protects the folder it
+ * names). Asked by the jail stage (through `ProtectedAliases.treeControls`) and by the sandbox (GitControl).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -12,8 +13,6 @@ import * as TreeControls from "../../domain/git/TreeControls.js"
 const maxIncludeDepth = 10
 /** A config file bigger than this is not read for controls (git's own config files are a few KiB). */
 const maxConfigBytes = 1024 * 1024
-
-const inside = (root: string, p: string) => p === root || p.startsWith(`${root}/`)
 
 const textOf = (file: string): string | undefined => {
   try {
@@ -44,33 +43,111 @@ const realOf = (p: string): string => {
 }
 
 /**
- * The workspace's git folder and the common folder whose `config` git reads: `.git` itself, or for a linked
- * worktree (a `.git` file, `gitdir: …`) the folder it names and that folder's `commondir`.
+ * The repository git finds from `root`, walking up as its discovery does: the folder holding `.git` (the top of the
+ * working tree, which may be above the workspace), its git folder (`.git` itself, or for a linked worktree the folder
+ * a `gitdir:` file names) and the common folder whose `config` git reads (its `commondir`). None when there is none.
  */
-const gitDirsOf = (root: string): { readonly gitDir: string; readonly commonDir: string } => {
-  const dotGit = path.join(root, ".git")
-  const text = textOf(dotGit)
-  const m = text === undefined ? null : /^gitdir:\s*(.+?)\s*$/m.exec(text.slice(0, 4096))
-  const gitDir = m === null || m[1] === undefined ? dotGit : path.resolve(root, m[1])
-  const common = textOf(path.join(gitDir, "commondir"))?.trim()
-  return { gitDir, commonDir: common === undefined || common === "" ? gitDir : path.resolve(gitDir, common) }
+const repoOf = (root: string): { readonly top: string; readonly gitDir: string; readonly commonDir: string } | undefined => {
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    const repo = repoAt(dir)
+    if (repo !== undefined) return repo
+    if (dir === "/") return undefined
+  }
 }
 
-export const read = (root: string, home: string | undefined): TreeControls.TreeControls => {
+/** The repository whose `.git` (a folder, or a `gitdir:` file) is in `dir`, or undefined. */
+const repoAt = (dir: string): { readonly top: string; readonly gitDir: string; readonly commonDir: string } | undefined => {
+  const dotGit = path.join(dir, ".git")
+  let st: fs.Stats | undefined
+  try {
+    st = fs.statSync(dotGit, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+  if (st === undefined || !(st.isDirectory() || st.isFile())) return undefined
+  const text = st.isFile() ? textOf(dotGit) : undefined
+  const m = text === undefined ? null : /^gitdir:\s*(.+?)\s*$/m.exec(text.slice(0, 4096))
+  const gitDir = m === null || m[1] === undefined ? dotGit : path.resolve(dir, m[1])
+  const common = textOf(path.join(gitDir, "commondir"))?.trim()
+  return { top: dir, gitDir, commonDir: common === undefined || common === "" ? gitDir : path.resolve(gitDir, common) }
+}
+
+/**
+ * The user's and the system's configuration files, which the user's own git reads in every repository (minicode's
+ * git tools read none of them): `$GIT_CONFIG_GLOBAL`, `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config` (else
+ * `~/.config/git/config`), `$GIT_CONFIG_SYSTEM` or `/etc/gitconfig`. All of them, whatever the environment of this
+ * process says: the user's next shell may not share it.
+ */
+const userConfigs = (home: string | undefined): ReadonlyArray<string> => {
+  const env = process.env
+  const out: Array<string> = []
+  const global = env["GIT_CONFIG_GLOBAL"]
+  if (global !== undefined && global !== "" && global !== "/dev/null") out.push(path.resolve(global))
+  if (home !== undefined && home !== "") out.push(path.join(home, ".gitconfig"))
+  const xdg = env["XDG_CONFIG_HOME"] !== undefined && env["XDG_CONFIG_HOME"] !== "" ? env["XDG_CONFIG_HOME"] : home === undefined || home === "" ? undefined : path.join(home, ".config")
+  if (xdg !== undefined) out.push(path.join(xdg, "git", "config"))
+  const system = env["GIT_CONFIG_SYSTEM"]
+  out.push(system !== undefined && system !== "" && system !== "/dev/null" ? path.resolve(system) : "/etc/gitconfig")
+  return [...new Set(out)]
+}
+
+/**
+ * What git's configuration makes the workspace's: the repository's own (`config`, `config.worktree`) and the user's
+ * and system's, each with every file it includes (followed wherever they are: an include outside may name a hooks
+ * folder inside). A relative `core.hooksPath` (or program) is relative to the top of the working tree, which for a
+ * workspace inside a larger repository is above it; one in the user's configuration holds in every repository, so
+ * it counts at that top and at the workspace's root (a repository the user makes there later). The user's
+ * configuration files themselves count as included: `~/.gitconfig` as a symlink into a dotfiles workspace is git's
+ * configuration as much as `.git/config` is.
+ *
+ * `near`: paths whose own repositories inside the workspace count too (the path being written, the git folders a
+ * sandboxed call watches): a nested project's husky hooks are its own repository's.
+ *
+ * Was a hole (red team): with the workspace `app/` of a repository whose `core.hooksPath = app/.githooks`, only
+ * `app/.git` was read (none) and write_file replaced `.githooks/pre-commit`, which the user's next commit ran; with
+ * `core.hooksPath = .githooks` or `include.path = <workspace>/git/extra.gitconfig` in `~/.gitconfig`, write_file
+ * planted a hook, or a `core.fsmonitor` that the user's next `git status` ran; in a workspace holding the project
+ * `projA/` (its own repository, husky's `core.hooksPath = .husky/_`), write_file replaced `projA/.husky/pre-commit`.
+ */
+/**
+ * The repositories inside the workspace on the way from each of `near` up to `root` (a nested clone, a project of a
+ * folder of projects): a hooks folder relative to one of them lies below its top, so a path's ancestors find the
+ * repository that can make it git's.
+ */
+const nestedOn = (root: string, near: ReadonlyArray<string>): ReadonlyArray<{ readonly top: string; readonly gitDir: string; readonly commonDir: string }> => {
+  const out = new Map<string, { readonly top: string; readonly gitDir: string; readonly commonDir: string }>()
+  for (const start of near) {
+    for (let dir = start, depth = 0; dir !== root && dir.startsWith(`${root}/`) && depth < 64; dir = path.dirname(dir), depth++) {
+      if (out.has(dir)) continue
+      const repo = repoAt(dir)
+      if (repo !== undefined) out.set(dir, repo)
+    }
+  }
+  return [...out.values()]
+}
+
+export const read = (root: string, home: string | undefined, near: ReadonlyArray<string> = []): TreeControls.TreeControls => {
   let found = TreeControls.none
   const seen = new Set<string>()
-  const visit = (file: string, depth: number) => {
+  const visit = (file: string, depth: number, tops: ReadonlyArray<string>) => {
     if (depth > maxIncludeDepth || seen.has(file)) return
     seen.add(file)
-    const text = textOf(file)
+    const text = textOf(file) ?? (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true ? textOf(realOf(file)) : undefined)
     if (text === undefined) return
-    const more = TreeControls.fromConfig(file, text, root, home)
+    const more = tops.map((top) => TreeControls.fromConfig(file, text, top, home)).reduce(TreeControls.merge, TreeControls.none)
     found = TreeControls.merge(found, more)
-    for (const c of more.configs) if (inside(root, c)) visit(c, depth + 1)
+    for (const c of more.configs) visit(c, depth + 1, tops)
   }
-  const { gitDir, commonDir } = gitDirsOf(root)
-  visit(path.join(commonDir, "config"), 0)
-  visit(path.join(gitDir, "config.worktree"), 0)
+  const repo = repoOf(root)
+  const nested = nestedOn(root, near)
+  for (const r of [...(repo === undefined ? [] : [repo]), ...nested]) {
+    visit(path.join(r.commonDir, "config"), 0, [r.top])
+    visit(path.join(r.gitDir, "config.worktree"), 0, [r.top])
+  }
+  const users = userConfigs(home)
+  const tops = [...new Set([...(repo === undefined ? [] : [repo.top]), root, ...nested.map((r) => r.top)])]
+  for (const file of users) visit(file, 0, tops)
+  found = TreeControls.merge(found, { hooks: [], configs: users, programs: [] })
   const real = { hooks: found.hooks.map(realOf), configs: found.configs.map(realOf), programs: found.programs.map(realOf) }
   return TreeControls.within(root, TreeControls.merge(found, real))
 }

@@ -19,6 +19,34 @@ export const revPaths = (rev: string): ReadonlyArray<string> => {
   return out
 }
 
+/**
+ * The revision's part that names commits (before the colon of `rev:path`, a colon inside `^{…}` or `@{…}` not
+ * counted), or undefined when there is none: `:path`, `:N:path` (the index) and `:/text` (a search of what refs
+ * reach).
+ */
+export const revBase = (rev: string): string | undefined => {
+  let depth = 0
+  for (let i = 0; i < rev.length; i++) {
+    const c = rev[i]
+    if (c === "{") depth++
+    else if (c === "}") depth = Math.max(0, depth - 1)
+    else if (c === ":" && depth === 0) return i === 0 ? undefined : rev.slice(0, i)
+  }
+  return rev === "" ? undefined : rev
+}
+
+/**
+ * The path a revision looks up (`rev:path`, `:path`, `:N:path`), as written: relative to the top of the working
+ * tree, or to the current folder when it starts with `./` or `../`; undefined when it looks up none (`HEAD~2`,
+ * `:/text`). `HEAD:` looks up the top tree: "".
+ */
+export const revPath = (rev: string): string | undefined => {
+  if (rev.startsWith(":/")) return undefined
+  if (rev.startsWith(":")) return /^:[0-3]:/.test(rev) ? rev.slice(3) : rev.slice(1)
+  const base = revBase(rev)
+  return base === undefined || base.length === rev.length ? undefined : rev.slice(base.length + 1)
+}
+
 const escapes: Readonly<Record<string, number>> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 }
 
 /** A name as git prints it: C-quoted (`"a\\303\\251"`) when it has special characters, else as is. */

@@ -7,14 +7,20 @@
  * Was a hole (red team): with `core.hooksPath = .githooks` (husky and many projects set it), write_file
  * `.githooks/pre-commit` or bash writing `.githooks/post-commit` ran the program on the user's next `git commit`;
  * with `include.path = ../project.gitconfig`, write_file put a `core.fsmonitor` there that the user's `git status`
- * ran; with `core.fsmonitor = ./fsmon.sh`, write_file replaced the script the user's `git status` runs. The `.git`
+ * ran; with `core.fsmonitor = ./fsmon.sh`, write_file replaced the script the user's `git status` runs; with
+ * `init.templateDir` naming a folder of a dotfiles workspace, write_file put a `hooks/post-checkout` there that the
+ * user's next `git clone` ran. The `.git`
  * names never covered them: these are ordinary names made git's by configuration.
  */
 import * as P from "../jail/PosixPath.js"
 import * as GitConfig from "./GitConfig.js"
 
 export interface TreeControls {
-  /** Absolute folders `core.hooksPath` names, lexically (not resolved through links). */
+  /**
+   * Absolute folders whose files git runs as hooks, lexically (not resolved through links): what `core.hooksPath`
+   * names, and the template folder `init.templateDir` names with its `hooks/` (copied into every repository the
+   * user makes or clones).
+   */
   readonly hooks: ReadonlyArray<string>
   /** Absolute config files the repository's config includes. */
   readonly configs: ReadonlyArray<string>
@@ -56,6 +62,13 @@ export const fromConfig = (file: string, text: string, worktree: string, home: s
         // husky 9 points git at `.husky/_`, whose stubs run the hook of the same name in the folder above.
         if (P.basename(folder) === "_") hooks.push(P.dirname(folder))
       }
+    } else if (e.section === "init" && e.name === "templatedir" && e.value !== undefined && e.value.trim() !== "") {
+      // `git init` and `git clone` copy the template folder into each new git folder: its `hooks/` run there.
+      const v = expandHome(e.value.trim(), home)
+      if (v !== undefined) {
+        const folder = P.resolve(worktree, v)
+        hooks.push(folder, P.join(folder, "hooks"))
+      }
     } else if (e.value !== undefined && GitConfig.programReason(e) !== undefined) {
       const named = programPath(e.value)
       const v = named === undefined ? undefined : expandHome(named, home)
@@ -89,16 +102,16 @@ export const within = (root: string, controls: TreeControls): TreeControls => ({
  */
 export const changeReason = (controls: TreeControls, absolute: string, structure: boolean): string | undefined => {
   for (const h of controls.hooks) {
-    if (P.isInside(h, absolute)) return `${absolute === h ? "it is" : "it is in"} the hooks folder the repository's core.hooksPath names: git runs what is there on the user's next commit, as it would .git/hooks`
-    if (structure && P.isInside(absolute, h)) return `it holds the hooks folder the repository's core.hooksPath names`
+    if (P.isInside(h, absolute)) return `${absolute === h ? "it is" : "it is in"} a hooks folder git's configuration names (core.hooksPath, init.templateDir): git runs what is there on the user's next commit or clone, as it would .git/hooks`
+    if (structure && P.isInside(absolute, h)) return `it holds a hooks folder git's configuration names (core.hooksPath, init.templateDir)`
   }
   for (const c of controls.configs) {
-    if (absolute === c) return "the repository's git config includes it: git reads it as its own configuration, as it would .git/config"
-    if (structure && P.isInside(absolute, c)) return "it holds a file the repository's git config includes"
+    if (absolute === c) return "git's configuration includes it (the repository's or the user's): git reads it as its own configuration, as it would .git/config"
+    if (structure && P.isInside(absolute, c)) return "it holds a file git's configuration includes"
   }
   for (const c of controls.programs) {
-    if (absolute === c) return "the repository's git config names it as a program: git runs it on the user's next git command"
-    if (structure && P.isInside(absolute, c)) return "it holds a program the repository's git config names"
+    if (absolute === c) return "git's configuration names it as a program: git runs it on the user's next git command"
+    if (structure && P.isInside(absolute, c)) return "it holds a program git's configuration names"
   }
   return undefined
 }

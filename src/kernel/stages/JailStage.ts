@@ -28,7 +28,6 @@ export const JailStage = wrap((next) =>
           // answer, or the one for folders and single-link files only (`single-link`, cheaper for a one-shot process).
           let all: Aliases.Protected | undefined
           let single: Aliases.Protected | undefined
-          let controls: TreeControls.TreeControls | undefined
           for (const use of inv.facts.paths) {
             const facts = yield* resolve(session.root, use.path, session.root, session.home).pipe(
               Effect.catchTag("FsError", (e) =>
@@ -48,8 +47,10 @@ export const JailStage = wrap((next) =>
             }
             // A file the repository's configuration makes git's (core.hooksPath's folder, an included config).
             if (use.access !== "read") {
-              controls ??= yield* protectedAliases.treeControls(session.root, session.home)
-              for (const candidate of [facts.lexical, facts.real, facts.entry]) {
+              // Per path: the repositories on its way count too (a nested project's own hooks folder).
+              const candidates = [facts.lexical, facts.real, facts.entry]
+              const controls = yield* protectedAliases.treeControls(session.root, session.home, candidates)
+              for (const candidate of candidates) {
                 const why = TreeControls.changeReason(controls, candidate, use.access === "structure")
                 if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.git-internals", `${use.field}: ${Jail.display(ctx, candidate)} is protected: ${why}`))
               }

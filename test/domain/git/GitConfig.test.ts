@@ -70,6 +70,29 @@ describe("GitOutput", () => {
     expect(GitOutput.revPaths("HEAD~2")).toEqual([])
   })
 
+  it("the part of a revision that names commits: before the path's colon, braces skipped; none for the index and searches", () => {
+    expect(GitOutput.revBase("HEAD~2")).toBe("HEAD~2")
+    expect(GitOutput.revBase("abc123:keys/prod")).toBe("abc123")
+    expect(GitOutput.revBase("HEAD^{/fix: a bug}:src/a.ts")).toBe("HEAD^{/fix: a bug}")
+    expect(GitOutput.revBase("stash@{0}^3:x")).toBe("stash@{0}^3")
+    expect(GitOutput.revBase("A..B")).toBe("A..B")
+    expect(GitOutput.revBase(":.env")).toBeUndefined()
+    expect(GitOutput.revBase(":2:config/.env")).toBeUndefined()
+    expect(GitOutput.revBase(":/message")).toBeUndefined()
+    expect(GitOutput.revBase("")).toBeUndefined()
+  })
+
+  it("the path a revision looks up, as written", () => {
+    expect(GitOutput.revPath("HEAD:app/a.txt")).toBe("app/a.txt")
+    expect(GitOutput.revPath("HEAD:./../x")).toBe("./../x")
+    expect(GitOutput.revPath("HEAD^{/a: b}:x/y")).toBe("x/y")
+    expect(GitOutput.revPath(":x/y")).toBe("x/y")
+    expect(GitOutput.revPath(":2:x/y")).toBe("x/y")
+    expect(GitOutput.revPath("HEAD:")).toBe("")
+    expect(GitOutput.revPath("HEAD~2")).toBeUndefined()
+    expect(GitOutput.revPath(":/fix: x")).toBeUndefined()
+  })
+
   const patch = (a: string, b: string, extra = "") =>
     `diff --git ${a} ${b}\n${extra}index 1111111..2222222 100644\n--- ${a}\n+++ ${b}\n@@ -1 +1 @@\n-OLD=secret\n+NEW=secret\n`
   const secret = (p: string) => p.split("/").includes(".env")

@@ -21,6 +21,12 @@ describe("TreeControls", () => {
     expect(TreeControls.fromConfig(cfg, "[core]\n\thooksPath = .husky/_\n", root, undefined).hooks).toEqual(["/w/repo/.husky/_", "/w/repo/.husky"])
   })
 
+  it("init.templateDir: the template folder and its hooks/ (copied into every new repository)", () => {
+    const c = TreeControls.fromConfig("/home/u/.gitconfig", "[init]\n\ttemplateDir = ~/dotfiles/git-template\n", root, "/home/u")
+    expect(c.hooks).toEqual(["/home/u/dotfiles/git-template", "/home/u/dotfiles/git-template/hooks"])
+    expect(TreeControls.changeReason(c, "/home/u/dotfiles/git-template/hooks/post-checkout", false)).toMatch(/hooks folder/)
+  })
+
   it("changes inside the hooks folder or to an included config are refused; a structural change of a folder holding one too", () => {
     const c: TreeControls.TreeControls = { hooks: ["/w/repo/tools/hooks"], configs: ["/w/repo/conf/git.inc"], programs: ["/w/repo/bin/fsmon"] }
     expect(TreeControls.changeReason(c, "/w/repo/tools/hooks/pre-commit", false)).toMatch(/hooks folder/)
@@ -28,7 +34,7 @@ describe("TreeControls", () => {
     expect(TreeControls.changeReason(c, "/w/repo/conf/git.inc", false)).toMatch(/includes it/)
     expect(TreeControls.changeReason(c, "/w/repo/bin/fsmon", false)).toMatch(/names it as a program/)
     expect(TreeControls.changeReason(c, "/w/repo/bin", true)).toMatch(/holds a program/)
-    expect(TreeControls.changeReason(c, "/w/repo/tools", true)).toMatch(/holds the hooks folder/)
+    expect(TreeControls.changeReason(c, "/w/repo/tools", true)).toMatch(/holds a hooks folder/)
     expect(TreeControls.changeReason(c, "/w/repo/conf", true)).toMatch(/holds a file/)
     // Honest neighbours: a sibling, a look-alike name, a folder holding one written (not moved).
     expect(TreeControls.changeReason(c, "/w/repo/tools/notes.txt", true)).toBeUndefined()
