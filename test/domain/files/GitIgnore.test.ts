@@ -1,6 +1,7 @@
 /**
  * The compiled .gitignore rules against git itself (`git check-ignore --no-index`), on rules of every kind and
- * paths whose folders are not ignored (the walk never enters an ignored folder, so nothing below one is asked).
+ * paths whose folders are not ignored (the walk never enters an ignored folder, so nothing below one is asked),
+ * including the literal and `*`-suffix rules that are answered without their regex.
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -28,7 +29,13 @@ const rules = [
   "spaced   ",
   "\\#hash",
   "\\!bang",
-  "foo**bar"
+  "foo**bar",
+  // Literal and `*`-suffix rules, which GitIgnore answers by string comparison rather than the regex.
+  "*.tmp",
+  "exact-name",
+  "/dist/",
+  "nested/literal.txt",
+  "cache/"
 ].join("\n")
 
 const paths: ReadonlyArray<readonly [string, boolean]> = [
@@ -39,7 +46,10 @@ const paths: ReadonlyArray<readonly [string, boolean]> = [
   ["tmp-1", false], ["sub/tmp-2", true], ["a/z.txt", false], ["a/b/c/z.txt", false], ["b/a/z.txt", false],
   ["deep/x", false], ["q1.js", false], ["q12.js", false], ["ac.ts", false], ["cc.ts", false],
   ["ay.ts", false], ["xy.ts", false], ["trailing ", false], ["trailing", false], ["spaced", false],
-  ["#hash", false], ["!bang", false], ["fooxbar", false], ["foo/bar", false], ["plain.ts", false]
+  ["#hash", false], ["!bang", false], ["fooxbar", false], ["foo/bar", false], ["plain.ts", false],
+  ["a.tmp", false], ["sub/a.tmp", false], [".tmp", false], ["a.tmpx", false], ["exact-name", false], ["sub/exact-name", true],
+  ["exact-named", false], ["dist", true], ["dist", false], ["sub/dist", true], ["nested/literal.txt", false],
+  ["x/nested/literal.txt", false], ["nested/literal.txtx", false], ["cache", true], ["cache", false], ["sub/cache", true]
 ]
 
 describe("GitIgnore", () => {
