@@ -5,7 +5,6 @@
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import { Effect, Either, Ref } from "effect"
 import * as Edit from "../domain/files/Edit.js"
-import picomatch from "picomatch"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
@@ -17,6 +16,7 @@ import type { ProtectedAliasesShape } from "../ports/ProtectedAliases.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
+import { matcher } from "./PathGlob.js"
 import { walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
@@ -218,9 +218,6 @@ export const listDir = (env: Env, inv: Invocation) =>
     return { ...out(shownEntries.join("\n") + more, more !== ""), structured }
   })
 
-const matcher = (pattern: string, options: { readonly nocase?: boolean } = {}) =>
-  picomatch(pattern, { dot: true, nocase: options.nocase === true, matchBase: !pattern.includes("/") })
-
 export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
   Effect.gen(function* () {
     const session = env.session
@@ -228,7 +225,17 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
     if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "glob", reason: `${shown} is not a directory` })
     const isMatch = matcher(call.args.pattern)
     const base = P.relative(session.root, facts.real)
-    const keep = (f: string) => isMatch(base === "" ? f : f.slice(base.length + 1))
+    // Folders come workspace-relative; the pattern is relative to the glob's folder (each folder cut once).
+    let folderIn = ""
+    let folderBelow = ""
+    const keep = (folder: string, name: string) => {
+      if (base === "") return isMatch(folder, name)
+      if (folder !== folderIn) {
+        folderIn = folder
+        folderBelow = folder.slice(base.length + 1)
+      }
+      return isMatch(folderBelow, name)
+    }
     // One walk through descriptors (Walk.ts): every folder opened without following a link and listed once, so what
     // it finds and counts lies in the workspace as it is. Was a hole (red team), when glob walked by path and then
     // confirmed each hit: a count of the hits left out was an oracle on the names of a folder outside that bash swapped

@@ -20,7 +20,7 @@ export const supported = process.platform === "linux" && fs.existsSync("/proc/se
 
 /** Linux's O_PATH (not in `fs.constants`): a descriptor for walking, which needs no read permission. */
 const O_PATH = process.arch === "x64" || process.arch === "arm64" || process.arch === "arm" || process.arch === "ia32" ? 0o10000000 : 0
-const walkFlags = (O_PATH === 0 ? fs.constants.O_RDONLY : O_PATH) | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
+export const walkFlags = (O_PATH === 0 ? fs.constants.O_RDONLY : O_PATH) | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
 
 /** An open directory (or, without /proc, just its path). Close it exactly once. */
 export interface Dir {

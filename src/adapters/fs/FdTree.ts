@@ -13,17 +13,18 @@
  * Without /proc (DirFd.supported false) folders are opened by path: the check holds for the last component only.
  */
 import * as fs from "node:fs"
-import * as path from "node:path"
-import type { DirEntry, TreeVisit } from "../../ports/FileSystem.js"
+import type { DirEntry, TreeFolder, TreeVisit } from "../../ports/FileSystem.js"
 import * as DirFd from "./DirFd.js"
 
-const dirFlags = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
+// With /proc, as DirFd walks (O_PATH: the open does no more than the walk needs; the listing reopens it to read):
+// cheaper to open and close than a descriptor for reading. A folder that may not be read then fails its listing
+// (EACCES) rather than its open, and is passed over all the same.
+const dirFlags = DirFd.supported ? DirFd.walkFlags : fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
 // O_NONBLOCK: a FIFO named like a rule file must not block the open.
 const fileFlags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK
 
 /** An open folder and how many of its uses are still to come (its own listing, each subfolder's open). */
-interface Held {
-  readonly dir: DirFd.Dir
+interface Held extends DirFd.Dir {
   uses: number
 }
 
@@ -40,7 +41,7 @@ const codeOf = (cause: unknown) => (typeof cause === "object" && cause !== null 
 const kindOf = (e: fs.Dirent): DirEntry["kind"] =>
   e.isFile() ? "file" : e.isDirectory() ? "directory" : e.isSymbolicLink() ? "symlink" : "other"
 
-const readIn = (dir: DirFd.Dir) => (name: string): Uint8Array | undefined => {
+const readIn = (dir: DirFd.Dir, name: string): Uint8Array | undefined => {
   let fd: number
   try {
     fd = fs.openSync(DirFd.at(dir, name), fileFlags)
@@ -56,6 +57,20 @@ const readIn = (dir: DirFd.Dir) => (name: string): Uint8Array | undefined => {
   }
 }
 
+/** A folder as `visit` hears it (one object a folder, `read` on the prototype: no closure made for each). */
+class Listed implements TreeFolder {
+  constructor(
+    readonly rel: string,
+    readonly entries: ReadonlyArray<DirEntry>,
+    private readonly dir: DirFd.Dir
+  ) {}
+  read(name: string) {
+    return readIn(this.dir, name)
+  }
+}
+
+const withTypes = { withFileTypes: true } as const
+
 export interface FdTree {
   readonly step: (folders: number, visit: TreeVisit) => boolean
   readonly close: () => void
@@ -66,16 +81,18 @@ export const open = (start: string): FdTree => {
   const release = (h: Held) => {
     if (--h.uses > 0) return
     held.delete(h)
-    DirFd.close(h.dir)
+    DirFd.close(h)
   }
-  const first: Held = { dir: DirFd.open(start), uses: 1 }
+  const first: Held = { ...DirFd.open(start), uses: 1 }
   held.add(first)
   let pendingFirst: Held | undefined = first
   const stack: Array<Job> = []
   const enter = (job: Job): Held | undefined => {
     try {
-      const fd = fs.openSync(DirFd.at(job.parent.dir, job.name), dirFlags)
-      const h: Held = { dir: { path: path.posix.join(job.parent.dir.path, job.name), fd: DirFd.supported ? fd : undefined }, uses: 1 }
+      const fd = fs.openSync(DirFd.at(job.parent, job.name), dirFlags)
+      // A listed name has no `/` and is not `.` or `..`: joined as it is.
+      const parent = job.parent.path
+      const h: Held = { path: parent === "/" ? `/${job.name}` : `${parent}/${job.name}`, fd: DirFd.supported ? fd : undefined, uses: 1 }
       if (!DirFd.supported) fs.closeSync(fd)
       held.add(h)
       return h
@@ -89,13 +106,13 @@ export const open = (start: string): FdTree => {
   const list = (h: Held, rel: string, visit: TreeVisit) => {
     let entries: ReadonlyArray<DirEntry>
     try {
-      entries = fs.readdirSync(DirFd.self(h.dir), { withFileTypes: true }).map((e) => ({ name: e.name, kind: kindOf(e) }))
+      entries = fs.readdirSync(DirFd.self(h), withTypes).map((e) => ({ name: e.name, kind: kindOf(e) }))
     } catch (cause) {
       release(h)
       if (passedOver.has(codeOf(cause))) return
       throw cause
     }
-    const subs = visit({ rel, entries, read: readIn(h.dir) })
+    const subs = visit(new Listed(rel, entries, h))
     h.uses += subs.length
     for (let i = subs.length - 1; i >= 0; i--) {
       const name = subs[i] ?? ""
@@ -121,7 +138,7 @@ export const open = (start: string): FdTree => {
     return stack.length > 0
   }
   const close = () => {
-    for (const h of held) DirFd.close(h.dir)
+    for (const h of held) DirFd.close(h)
     held.clear()
     stack.length = 0
     pendingFirst = undefined

@@ -12,11 +12,17 @@ interface Rule {
   readonly base: boolean
   readonly negated: boolean
   readonly dirOnly: boolean
+  /** The pattern when it has no wildcard, class or escape: the regex matches exactly this string. */
+  readonly literal: string | undefined
+  /** For `*` and such a literal, unanchored: the regex matches exactly the names (no `/`) ending in this. */
+  readonly suffix: string | undefined
 }
 
 export interface GitIgnore {
   readonly rules: ReadonlyArray<Rule>
 }
+
+const wild = /[*?[\\]/
 
 /** git's verdict from one file: ignored, re-included by a negation, or no rule matched. */
 export type Verdict = "ignored" | "unignored" | "none"
@@ -103,9 +109,11 @@ const compileLine = (raw: string): Rule | undefined => {
   const anchored = line.includes("/")
   if (line.startsWith("/")) line = line.slice(1)
   const body = toSource(line)
+  const literal = wild.test(line) ? undefined : line
+  const suffix = !anchored && line.startsWith("*") && !wild.test(line.slice(1)) ? line.slice(1) : undefined
   // Unanchored, the body matches no `/` (a `*`, `?` or class never does; a lone `**` matches all either way), so
   // `^(?:.*/)?body$` on the path is `^body$` on its last segment: the shorter test, with no backtracking over folders.
-  return { regex: new RegExp(`^${body}$`), base: !anchored, negated, dirOnly }
+  return { regex: new RegExp(`^${body}$`), base: !anchored, negated, dirOnly, literal, suffix }
 }
 
 export const compile = (text: string): GitIgnore => ({
@@ -116,11 +124,32 @@ export const compile = (text: string): GitIgnore => ({
 })
 
 export const test = (ig: GitIgnore, path: string, isDir: boolean): Verdict => {
-  const name = path.slice(path.lastIndexOf("/") + 1)
+  const slash = path.lastIndexOf("/")
+  return testIn(ig, path.slice(0, slash + 1), path.slice(slash + 1), isDir)
+}
+
+/**
+ * `test` of the path `folder + name`, given as the folder relative to the file's folder ("" or ending in `/`) and a
+ * name with no `/`: for a walk, which has the two apart and so builds the whole path only for a rule anchored to
+ * the file's folder.
+ */
+export const testIn = (ig: GitIgnore, folder: string, name: string, isDir: boolean): Verdict => {
+  let path: string | undefined
   for (let k = ig.rules.length - 1; k >= 0; k--) {
     const rule = ig.rules[k]
     if (rule === undefined || (rule.dirOnly && !isDir)) continue
-    if (rule.regex.test(rule.base ? name : path)) return rule.negated ? "unignored" : "ignored"
+    const literal = rule.literal
+    const hit = rule.base
+      ? literal !== undefined
+        ? name === literal
+        : rule.suffix !== undefined
+          ? name.endsWith(rule.suffix)
+          : rule.regex.test(name)
+      : literal !== undefined
+        ? // `folder + name === literal`, without making the string.
+          literal.length === folder.length + name.length && literal.startsWith(folder) && literal.endsWith(name)
+        : rule.regex.test((path ??= folder + name))
+    if (hit) return rule.negated ? "unignored" : "ignored"
   }
   return "none"
 }
