@@ -155,29 +155,113 @@ export const nameOf = (language: Language, line: string): string | undefined => 
   return m?.[1]
 }
 
-/** Declarations and imports by regular expressions: the fallback for every language. */
+/** JavaScript's `\s` without `\n`, as the body of a character class. */
+const blankNoNewline = "\\t\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+
+/**
+ * A rule written for one line (`^` its start, `$` its end) as the source of a pattern matched in the whole text at a
+ * line's start: `\s` and every negated class leave `\n` out, `$` becomes "before `\n` or at the end" and `^` "after
+ * `\n` or at the start", so no match reaches past its line and each line matches exactly as it would alone.
+ */
+export const atLineStart = (rule: RegExp): string => {
+  const s = rule.source
+  let out = ""
+  let inClass = false
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i] ?? ""
+    if (ch === "\\") {
+      const next = s[++i] ?? ""
+      out += next === "s" ? (inClass ? blankNoNewline : `[${blankNoNewline}]`) : `\\${next}`
+    } else if (inClass) {
+      if (ch === "]") inClass = false
+      out += ch
+    } else if (ch === "[") {
+      inClass = true
+      if (s[i + 1] === "^") {
+        out += "[^\\n"
+        i++
+      } else out += "["
+    } else if (ch === "^") out += i === 0 ? "" : "(?<![^\\n])"
+    else if (ch === "$") out += "(?![^\\n])"
+    else out += ch
+  }
+  return out
+}
+
+/**
+ * Each language's declaration rules as one sticky pattern tried once at each line's start, its first alternative
+ * (group 1) a block comment's opening (`/*` after blanks), which no declaration rule matches.
+ */
+const lineRules: Readonly<Record<Language, RegExp>> = Object.fromEntries(
+  (Object.keys(rules) as Array<Language>).map((language) => {
+    const alternatives = rules[language].map((r) => `(?:${atLineStart(r)})`)
+    const opening = language === "py" || language === "sh" || language === "rb" ? [] : [`([${blankNoNewline}]*\\/\\*)`]
+    return [language, new RegExp([...opening, ...alternatives].join("|"), "y")]
+  })
+) as Record<Language, RegExp>
+const commentOpening = new RegExp(`[${blankNoNewline}]*\\/\\*`, "y")
+
+/**
+ * A word every match of each import rule (in `importRules`' order) contains: a text without it has no match, and
+ * the rule is not run over it ("" where there is none).
+ */
+const importNeedles: Readonly<Record<Language, ReadonlyArray<string>>> = {
+  ts: ["from", "import", "import", "require"],
+  py: ["from", "import"],
+  go: ["import", '"'],
+  rs: ["mod", "use"],
+  sh: [""],
+  java: ["import"],
+  cs: ["using"],
+  c: ["include"],
+  cpp: ["include"],
+  rb: ["require"],
+  php: ["", "use"],
+  generic: []
+}
+
+/**
+ * Declarations and imports by regular expressions: the fallback for every language. The text is walked line end to
+ * line end (never split): a line in a block comment is passed over (up to the line holding the comment's `*\/`), a
+ * line longer than 1,000 characters is not matched, and every other line is matched by its language's rules.
+ */
 export const extractRegex = (path: string, text: string): Outline => {
   const language = languageOf(path) ?? "generic"
   const symbols: Array<SymbolLine> = []
-  const lines = text.split("\n")
   const blockComments = language !== "py" && language !== "sh" && language !== "rb"
-  let inBlockComment = false
-  lines.forEach((line, i) => {
-    if (blockComments) {
-      if (inBlockComment) {
-        if (line.includes("*/")) inBlockComment = false
-        return
-      }
-      if (/^\s*\/\*/.test(line) && !line.includes("*/")) {
-        inBlockComment = true
-        return
+  const rule = lineRules[language]
+  const length = text.length
+  // The end of the open block comment: the index of its `*/` (then the line holding it closes the comment), or -1.
+  let commentEnd = -2
+  let line = 0
+  for (let start = 0; start <= length; ) {
+    line++
+    let end = text.indexOf("\n", start)
+    if (end === -1) end = length
+    if (commentEnd !== -2) {
+      if (commentEnd === -1) break
+      if (end > commentEnd) commentEnd = -2
+    } else if (end - start > 1000) {
+      commentOpening.lastIndex = start
+      if (blockComments && commentOpening.test(text) && !includesBetween(text, "*/", start, end)) commentEnd = text.indexOf("*/", end)
+    } else {
+      rule.lastIndex = start
+      const m = rule.exec(text)
+      if (m !== null) {
+        if (blockComments && m[1] !== undefined) {
+          if (!includesBetween(text, "*/", start, end)) commentEnd = text.indexOf("*/", end)
+        } else {
+          const source = text.slice(start, end)
+          symbols.push({ line, text: signature(source), name: nameOf(language, source) })
+        }
       }
     }
-    if (line.length > 1000) return
-    if (rules[language].some((r) => r.test(line))) symbols.push({ line: i + 1, text: signature(line), name: nameOf(language, line) })
-  })
+    start = end + 1
+  }
   const imports: Array<string> = []
-  for (const rule of importRules[language]) {
+  const needles = importNeedles[language]
+  for (const [k, rule] of importRules[language].entries()) {
+    if (!text.includes(needles[k] ?? "")) continue
     for (const m of text.matchAll(rule)) {
       const spec = m[1]
       if (spec === undefined) continue
@@ -189,6 +273,12 @@ export const extractRegex = (path: string, text: string): Outline => {
     }
   }
   return { symbols, imports }
+}
+
+/** Whether `text[start, end)` holds `needle`. */
+const includesBetween = (text: string, needle: string, start: number, end: number): boolean => {
+  const at = text.indexOf(needle, start)
+  return at !== -1 && at + needle.length <= end
 }
 
 /** The scan ranking runs on every file: the regex outline and the identifiers. */
