@@ -202,22 +202,69 @@ const lineRules: Readonly<Record<Language, RegExp>> = Object.fromEntries(
 const commentOpening = new RegExp(`[${blankNoNewline}]*\\/\\*`, "y")
 
 /**
- * A word every match of each import rule (in `importRules`' order) contains: a text without it has no match, and
- * the rule is not run over it ("" where there is none).
+ * How each import rule (in `importRules`' order) finds its matches, each way giving exactly `matchAll`'s matches:
+ * "word" rules start with `\b` and the word, so a match starts where the word occurs; "line" rules start with
+ * `^\s*` (multiline) and the word, so a match starts at the first line start of the blanks before an occurrence;
+ * "all" rules run over the whole text (when it holds the word, if one is given).
  */
-const importNeedles: Readonly<Record<Language, ReadonlyArray<string>>> = {
-  ts: ["from", "import", "import", "require"],
-  py: ["from", "import"],
-  go: ["import", '"'],
-  rs: ["mod", "use"],
-  sh: [""],
-  java: ["import"],
-  cs: ["using"],
-  c: ["include"],
-  cpp: ["include"],
-  rb: ["require"],
-  php: ["", "use"],
+type Finder = readonly ["word" | "line" | "all", string]
+const importFinders: Readonly<Record<Language, ReadonlyArray<Finder>>> = {
+  ts: [["word", "from"], ["word", "import"], ["line", "import"], ["word", "require"]],
+  py: [["line", "from"], ["line", "import"]],
+  go: [["line", "import"], ["all", '"']],
+  rs: [["all", "mod"], ["all", "use"]],
+  sh: [["all", ""]],
+  java: [["line", "import"]],
+  cs: [["line", "using"]],
+  c: [["line", "#"]],
+  cpp: [["line", "#"]],
+  rb: [["line", "require"]],
+  php: [["all", ""], ["line", "use"]],
   generic: []
+}
+/** Each import rule as a sticky pattern tried where a match may start: the rule itself, its leading `^` dropped. */
+const importSticky: Readonly<Record<string, ReadonlyArray<RegExp>>> = Object.fromEntries(
+  Object.entries(importRules).map(([language, list]) => [language, list.map((r) => new RegExp(r.source.replace(/^\^/, ""), "y"))])
+)
+
+/** JavaScript's `\s`, and its line terminators (where a multiline `^` matches after). */
+const isBlank = (c: number) =>
+  c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+const isLineTerminator = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029
+
+/** The matches of an import rule, in order, as `text.matchAll(rule)` gives them. */
+const importMatches = (text: string, rule: RegExp, sticky: RegExp, [how, word]: Finder): Iterable<RegExpMatchArray> => {
+  if (!text.includes(word)) return []
+  if (how === "all") return text.matchAll(rule)
+  const found: Array<RegExpMatchArray> = []
+  let last = 0
+  for (let q = text.indexOf(word); q !== -1; ) {
+    let from = q
+    if (how === "line") {
+      // The blanks before the word, back to where the last match ended; the first line start among them.
+      let w = q
+      while (w > last && isBlank(text.charCodeAt(w - 1))) w--
+      from = -1
+      for (let p = w; p <= q; p++) {
+        if (p === 0 || isLineTerminator(text.charCodeAt(p - 1))) {
+          from = p
+          break
+        }
+      }
+    }
+    if (from !== -1) {
+      sticky.lastIndex = from
+      const m = sticky.exec(text)
+      if (m !== null) {
+        found.push(m)
+        last = sticky.lastIndex
+        q = text.indexOf(word, last)
+        continue
+      }
+    }
+    q = text.indexOf(word, q + 1)
+  }
+  return found
 }
 
 /**
@@ -228,6 +275,12 @@ const importNeedles: Readonly<Record<Language, ReadonlyArray<string>>> = {
 export const extractRegex = (path: string, text: string): Outline => {
   const language = languageOf(path) ?? "generic"
   const symbols: Array<SymbolLine> = []
+  declarationLines(language, text, (line, source) => symbols.push({ line, text: signature(source), name: nameOf(language, source) }))
+  return { symbols, imports: importsOf(language, text) }
+}
+
+/** Hands `found` each declaration line of the text (1-based number, text), in order: `extractRegex`'s symbols. */
+export const declarationLines = (language: Language, text: string, found: (line: number, source: string) => void): void => {
   const blockComments = language !== "py" && language !== "sh" && language !== "rb"
   const rule = lineRules[language]
   const length = text.length
@@ -251,18 +304,21 @@ export const extractRegex = (path: string, text: string): Outline => {
         if (blockComments && m[1] !== undefined) {
           if (!includesBetween(text, "*/", start, end)) commentEnd = text.indexOf("*/", end)
         } else {
-          const source = text.slice(start, end)
-          symbols.push({ line, text: signature(source), name: nameOf(language, source) })
+          found(line, text.slice(start, end))
         }
       }
     }
     start = end + 1
   }
+}
+
+/** The import specifiers of the text, in rule order: `extractRegex`'s imports. */
+export const importsOf = (language: Language, text: string): Array<string> => {
   const imports: Array<string> = []
-  const needles = importNeedles[language]
+  const finders = importFinders[language]
+  const stickies = importSticky[language] ?? []
   for (const [k, rule] of importRules[language].entries()) {
-    if (!text.includes(needles[k] ?? "")) continue
-    for (const m of text.matchAll(rule)) {
+    for (const m of importMatches(text, rule, stickies[k] ?? rule, finders[k] ?? ["all", ""])) {
       const spec = m[1]
       if (spec === undefined) continue
       // `from . import a, b` names modules; `from .m import a` names m.
@@ -272,7 +328,7 @@ export const extractRegex = (path: string, text: string): Outline => {
       else imports.push(spec)
     }
   }
-  return { symbols, imports }
+  return imports
 }
 
 /** Whether `text[start, end)` holds `needle`. */

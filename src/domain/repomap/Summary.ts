@@ -4,7 +4,7 @@
  * regex outline has. The declaration lines themselves are not kept: only the files the map can show are outlined,
  * and those are read again. Pure.
  */
-import { extractRegex, hashLanes, keywords, type Scan } from "./RepoMap.js"
+import { declarationLines, hashLanes, importsOf, keywords, languageOf, nameOf, type Scan } from "./RepoMap.js"
 
 /**
  * The words of a tree, each once, by id. A word is kept as its 64-bit hash and the two facts ranking weighs it by
@@ -134,7 +134,6 @@ export const ofScan = (scan: Scan, table: Words): Summary => ({
   refs: scan.refs === "" ? new Int32Array(0) : distinct(scan.refs.split(" ").map(table.id))
 })
 
-/** A file's summary from its text. */
 const keywordTable = words()
 for (const k of keywords) keywordTable.id(k)
 
@@ -244,12 +243,34 @@ export const mentionIds = (text: string, table: Words): Int32Array => {
   return sorted.slice(0, distinct)
 }
 
+/** The ids of names (given in symbol order); distinct, ascending. */
+const idsOf = (names: ReadonlyArray<string>, table: Words): Int32Array => {
+  const ids = new Int32Array(names.length)
+  let count = 0
+  for (const name of names) ids[count++] = table.id(name)
+  const sorted = ids.subarray(0, count).sort()
+  let distinct = 0
+  for (let k = 0; k < count; k++) if (k === 0 || sorted[k] !== sorted[k - 1]) sorted[distinct++] = sorted[k] ?? 0
+  return sorted.slice(0, distinct)
+}
+
+/**
+ * A file's summary from its text: `extractRegex`'s symbols counted and their names (two characters or more) taken
+ * as ids, its imports, the identifiers it mentions. The symbols' signatures are not made: nothing here shows them.
+ */
 export const summarize = (path: string, text: string, table: Words): Summary => {
-  const outline = extractRegex(path, text)
+  const language = languageOf(path) ?? "generic"
+  let symbols = 0
+  const names: Array<string> = []
+  declarationLines(language, text, (_, source) => {
+    symbols++
+    const name = nameOf(language, source)
+    if (name !== undefined && name.length >= 2) names.push(name)
+  })
   return {
-    symbols: outline.symbols.length,
-    defs: distinct(outline.symbols.flatMap((s) => (s.name === undefined || s.name.length < 2 ? [] : [table.id(s.name)]))),
-    imports: outline.imports.map(own),
+    symbols,
+    defs: idsOf(names, table),
+    imports: importsOf(language, text).map(own),
     refs: mentionIds(text, table)
   }
 }

@@ -46,6 +46,30 @@ describe("repo map summaries", () => {
     assert.deepStrictEqual([...read.contents().kinds], [...listed.contents().kinds])
   })
 
+  it("a summary counts extractRegex's symbols and numbers their names first, then the words the text mentions", () => {
+    const files = [
+      ...fs.readdirSync("src/domain/repomap").map((f) => `src/domain/repomap/${f}`),
+      ...(fs.readdirSync("test/fixtures/repomap", { recursive: true, encoding: "utf8" }) as Array<string>)
+        .map((f) => `test/fixtures/repomap/${f}`)
+        .filter((f) => RepoMap.languageOf(f) !== undefined && fs.statSync(f).isFile())
+    ]
+    assert.isAbove(files.length, 20)
+    const table = Summary.words()
+    const expectedTable = Summary.words()
+    for (const file of files) {
+      const text = fs.readFileSync(file, "utf8")
+      const summary = Summary.summarize(file, text, table)
+      const outline = RepoMap.extractRegex(file, text)
+      const names = outline.symbols.flatMap((s) => (s.name !== undefined && s.name.length >= 2 ? [s.name] : []))
+      const defs = Int32Array.from(new Set(names.map(expectedTable.id))).sort()
+      assert.strictEqual(summary.symbols, outline.symbols.length, file)
+      assert.deepStrictEqual([...summary.defs], [...defs], file)
+      assert.deepStrictEqual(summary.imports, outline.imports, file)
+      assert.deepStrictEqual([...summary.refs], [...Summary.mentionIds(text, expectedTable)], file)
+    }
+    assert.deepStrictEqual([...table.contents().h1], [...expectedTable.contents().h1])
+  })
+
   it("the cache's bytes decode to what was encoded, and a file from another format does not decode", () => {
     const table = Summary.words()
     const a = Summary.summarize("src/a.ts", 'import { b } from "./b.js"\nexport function alpha() { return b() }\n', table)
