@@ -193,9 +193,6 @@ export const mentionIds = (text: string, table: Words): Int32Array => {
       continue
     }
     const start = i
-    let camel = false
-    let underscore = false
-    let prev = 0
     let h1 = 0xdeadbeef
     let h2 = 0x41c6ce57
     for (; i < length; i++) {
@@ -203,9 +200,6 @@ export const mentionIds = (text: string, table: Words): Int32Array => {
       if (ch >= 128 || charClass[ch] === 0) break
       h1 = Math.imul(h1 ^ ch, 2654435761)
       h2 = Math.imul(h2 ^ ch, 1597334677)
-      if (ch === 95) underscore = true
-      else if (ch >= 65 && ch <= 90 && prev >= 97 && prev <= 122) camel = true
-      prev = ch
     }
     const n = i - start
     if (n < 3) continue
@@ -228,7 +222,16 @@ export const mentionIds = (text: string, table: Words): Int32Array => {
     seenH2[at] = b
     if (++seenCount * 2 > seenMask) seenGrow()
     if (n <= 10 && keywordTable.lookupHash(a, b) !== undefined) continue
-    const kind = (n >= 8 && (camel || underscore) ? 1 : 0) | (c === 95 ? 2 : 0)
+    // The word's kind (`kindOf`), read off its characters again: only for a word new to this text.
+    let specific = false
+    if (n >= 8) {
+      for (let k = start, prev = 0; k < i && !specific; k++) {
+        const ch = text.charCodeAt(k)
+        specific = ch === 95 || (ch >= 65 && ch <= 90 && prev >= 97 && prev <= 122)
+        prev = ch
+      }
+    }
+    const kind = (specific ? 1 : 0) | (c === 95 ? 2 : 0)
     if (count === scratchIds.length) {
       const grown = new Int32Array(count * 2)
       grown.set(scratchIds)
