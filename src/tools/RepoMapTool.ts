@@ -87,6 +87,13 @@ const decoder = new TextDecoder("utf-8")
 
 type Reason = "larger than 1 MB" | "binary" | "a symlink (not followed)" | "not a regular file" | "unreadable" | "denied by the jail"
 
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0))
+  let at = 0
+  for (const c of chunks) out.set(c, at), (at += c.byteLength)
+  return out
+}
+
 /** The coverage note: every file left out, by reason (the first few named), so the map is never silently partial. */
 const coverage = (excluded: ReadonlyMap<Reason, ReadonlyArray<string>>, walkIncomplete: boolean): ReadonlyArray<string> => {
   const lines: Array<string> = []
@@ -140,56 +147,119 @@ export const makeWith = (options: Options = {}) =>
             Effect.map((bytes) => (bytes.subarray(0, 8192).includes(0) ? ("binary" as const) : decoder.decode(bytes))),
             Effect.orElseSucceed(() => "unreadable" as const)
           )
-        for (const file of walked.files) {
-          if (RepoMap.languageOf(file) === undefined) continue
-          sources++
-          if (sources % 256 === 0) {
-            note?.(`repo_map: ${sources} source files scanned (${walked.files.length} files listed)`)
-            yield* breathe
-          }
-          if (!Jail.checkLexical(jail, session.root, file, "read").ok) {
-            exclude("denied by the jail", file)
-            continue
-          }
-          const abs = P.join(session.root, file)
-          const stat = Option.flatten(yield* fs.lstat(abs).pipe(Effect.option))
-          if (Option.isNone(stat)) {
-            exclude("unreadable", file)
-            continue
-          }
-          const st = stat.value
-          if (st.kind !== "file") {
-            exclude(st.kind === "symlink" ? "a symlink (not followed)" : "not a regular file", file)
-            continue
-          }
-          if (st.size > limits.fileBytes) {
-            exclude("larger than 1 MB", file)
-            continue
-          }
-          const key = statKey(st)
-          const cached = cache.files[file]
-          if (cached !== undefined && cached.stat === key) {
-            fresh[file] = cached
-            summaries.set(file, cached.summary)
-            scanHits++
-            continue
-          }
-          const text = yield* read(abs)
-          if (text === "binary" || text === "unreadable") {
-            exclude(text, file)
-            continue
-          }
+        /** What became of one file of a folder's run: decided by its stat, or to be read (`read`). */
+        type Step =
+          | { readonly file: string; readonly name: string; readonly read: true; readonly key: string; readonly cached: Cache.Entry | undefined }
+          | { readonly file: string; readonly read: false; readonly apply: () => void }
+        /** A file's text, read: summarised unless binary, or reused from the cache when its content is unchanged. */
+        const take = (step: Step & { readonly read: true }, bytes: Uint8Array) => {
+          if (bytes.subarray(0, 8192).includes(0)) return exclude("binary", step.file)
+          const text = decoder.decode(bytes)
           const hash = RepoMap.hash(text)
           changed = true
-          if (cached !== undefined && cached.hash === hash) {
-            fresh[file] = { ...cached, stat: key }
-            summaries.set(file, cached.summary)
+          if (step.cached !== undefined && step.cached.hash === hash) {
+            fresh[step.file] = { ...step.cached, stat: step.key }
+            summaries.set(step.file, step.cached.summary)
             scanHits++
-            continue
+            return
           }
-          const summary = Summary.summarize(file, text, words)
-          fresh[file] = { stat: key, hash, summary, parser: "regex" }
-          summaries.set(file, summary)
+          const summary = Summary.summarize(step.file, text, words)
+          fresh[step.file] = { stat: step.key, hash, summary, parser: "regex" }
+          summaries.set(step.file, summary)
+        }
+        const sourceFiles = walked.files.filter((file) => RepoMap.languageOf(file) !== undefined)
+        // The files are taken in path order, a run of files of one folder at a time: each run's stats first, then the
+        // files to read are read through one descriptor of their folder (`scan`), and every file's outcome (excluded,
+        // cached, summarised) is applied in path order as the reads come in.
+        for (let from = 0; from < sourceFiles.length; ) {
+          const first = sourceFiles[from] ?? ""
+          const dir = first.slice(0, Math.max(0, first.lastIndexOf("/")))
+          const prefix = dir === "" ? "" : `${dir}/`
+          let to = from + 1
+          while (to < sourceFiles.length && to - from < 256) {
+            const next = sourceFiles[to] ?? ""
+            if (!next.startsWith(prefix) || next.indexOf("/", prefix.length) !== -1) break
+            to++
+          }
+          const steps: Array<Step> = []
+          for (let k = from; k < to; k++) {
+            const file = sourceFiles[k] ?? ""
+            sources++
+            if (sources % 256 === 0) {
+              note?.(`repo_map: ${sources} source files scanned (${walked.files.length} files listed)`)
+              yield* breathe
+            }
+            if (!Jail.checkLexical(jail, session.root, file, "read").ok) {
+              steps.push({ file, read: false, apply: () => exclude("denied by the jail", file) })
+              continue
+            }
+            const stat = Option.flatten(yield* fs.lstat(P.join(session.root, file)).pipe(Effect.option))
+            if (Option.isNone(stat)) {
+              steps.push({ file, read: false, apply: () => exclude("unreadable", file) })
+              continue
+            }
+            const st = stat.value
+            if (st.kind !== "file") {
+              const reason = st.kind === "symlink" ? "a symlink (not followed)" : "not a regular file"
+              steps.push({ file, read: false, apply: () => exclude(reason, file) })
+              continue
+            }
+            if (st.size > limits.fileBytes) {
+              steps.push({ file, read: false, apply: () => exclude("larger than 1 MB", file) })
+              continue
+            }
+            const key = statKey(st)
+            const cached = cache.files[file]
+            if (cached !== undefined && cached.stat === key) {
+              steps.push({
+                file,
+                read: false,
+                apply: () => {
+                  fresh[file] = cached
+                  summaries.set(file, cached.summary)
+                  scanHits++
+                }
+              })
+              continue
+            }
+            steps.push({ file, name: file.slice(prefix.length), read: true, key, cached })
+          }
+          from = to
+          const reads: Array<Step & { readonly read: true }> = []
+          const readAt: Array<number> = []
+          steps.forEach((step, k) => {
+            if (step.read) reads.push(step), readAt.push(k)
+          })
+          // Applies the outcomes of the steps before `until` (a read step not read by then was unreadable).
+          let applied = 0
+          const applyUpTo = (until: number) => {
+            for (; applied < until; applied++) {
+              const step = steps[applied]
+              if (step === undefined) continue
+              if (step.read) exclude("unreadable", step.file)
+              else step.apply()
+            }
+          }
+          if (reads.length > 0) {
+            let chunks: Array<Uint8Array> = []
+            yield* fs
+              .scan(dir === "" ? session.root : P.join(session.root, dir), reads.map((r) => r.name), (i, bytes, firstChunk, last) => {
+                const step = reads[i]
+                if (step === undefined) return false
+                if (firstChunk) {
+                  applyUpTo(readAt[i] ?? 0)
+                  chunks = []
+                }
+                if (!(firstChunk && last)) chunks.push(bytes.slice())
+                if (!last) return true
+                take(step, firstChunk ? bytes : concat(chunks))
+                chunks = []
+                applied++
+                return false
+              })
+              .pipe(Effect.orElseSucceed(() => []))
+          }
+          applyUpTo(steps.length)
         }
 
         const root = P.relative(session.root, start)

@@ -358,8 +358,8 @@ const gitReason = (absolute: string, root?: string): string | undefined =>
  */
 const gitReadable = new Set(["head", "orig_head", "fetch_head", "merge_head", "cherry_pick_head", "revert_head", "bisect_log", "packed-refs", "refs", "logs", "info", "description", "shallow", "branches", "gitdir", "commondir", "worktrees", "modules"])
 
-const gitReadReason = (absolute: string, root?: string): string | undefined => {
-  const segs = scopedSegments(absolute, root)
+/** Why reading a path (its scoped, lower-cased segments) would show git's copies of file contents, or undefined. */
+const gitReadReasonOf = (segs: ReadonlyArray<string>): string | undefined => {
   const at = segs.findIndex(isDotGit)
   if (at === -1) return undefined
   let rest = segs.slice(at + 1)
@@ -401,10 +401,15 @@ export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailV
   // Not separators here, but read as such by people and by other tools: `..\\..\\etc` is refused, not created.
   if (facts.input.includes("\\")) return no("jail.ambiguous-path", "backslashes are not path separators here; use / (a name with a backslash is refused as ambiguous)")
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(facts.input)) return no("jail.url-path", "a URL is not a path: name a file in the workspace")
-  for (const candidate of [facts.lexical, facts.real]) {
+  // The real path is judged only where it differs from the lexical one (the same string gets the same answers).
+  const candidates = facts.real === facts.lexical ? [facts.lexical] : [facts.lexical, facts.real]
+  // Each candidate's segments split once, for the state, secret and git questions (each would split them again).
+  const segments = candidates.map((c) => scopedSegments(c, ctx.root))
+  for (const [k, candidate] of candidates.entries()) {
+    const segs = segments[k] ?? []
     if (isProcAlias(candidate)) return no("jail.proc-alias", `${candidate} is a kernel alias for other files`)
-    if (isStatePath(candidate, ctx.root)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
-    const secret = sensitiveReason(candidate, ctx.root)
+    if (stateSegments(segs)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
+    const secret = wholePathSecret(candidate) ?? secretSegments(segs)
     if (secret !== undefined) return no("jail.sensitive", `${display(ctx, candidate)} is protected: ${secret}`)
   }
   if (!ctx.unrestricted) {
@@ -418,8 +423,8 @@ export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailV
     }
   }
   if (access === "read") {
-    for (const candidate of [facts.lexical, facts.real]) {
-      const git = gitReadReason(candidate, ctx.root)
+    for (const [k, candidate] of candidates.entries()) {
+      const git = gitReadReasonOf(segments[k] ?? [])
       if (git !== undefined) return no("jail.git-internals", `${display(ctx, candidate)} is protected: ${git}`)
     }
   }

@@ -155,30 +155,170 @@ export const nameOf = (language: Language, line: string): string | undefined => 
   return m?.[1]
 }
 
-/** Declarations and imports by regular expressions: the fallback for every language. */
+/** JavaScript's `\s` without `\n`, as the body of a character class. */
+const blankNoNewline = "\\t\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+
+/**
+ * A rule written for one line (`^` its start, `$` its end) as the source of a pattern matched in the whole text at a
+ * line's start: `\s` and every negated class leave `\n` out, `$` becomes "before `\n` or at the end" and `^` "after
+ * `\n` or at the start", so no match reaches past its line and each line matches exactly as it would alone.
+ */
+export const atLineStart = (rule: RegExp): string => {
+  const s = rule.source
+  let out = ""
+  let inClass = false
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i] ?? ""
+    if (ch === "\\") {
+      const next = s[++i] ?? ""
+      out += next === "s" ? (inClass ? blankNoNewline : `[${blankNoNewline}]`) : `\\${next}`
+    } else if (inClass) {
+      if (ch === "]") inClass = false
+      out += ch
+    } else if (ch === "[") {
+      inClass = true
+      if (s[i + 1] === "^") {
+        out += "[^\\n"
+        i++
+      } else out += "["
+    } else if (ch === "^") out += i === 0 ? "" : "(?<![^\\n])"
+    else if (ch === "$") out += "(?![^\\n])"
+    else out += ch
+  }
+  return out
+}
+
+/**
+ * Each language's declaration rules as one sticky pattern tried once at each line's start, its first alternative
+ * (group 1) a block comment's opening (`/*` after blanks), which no declaration rule matches.
+ */
+const lineRules: Readonly<Record<Language, RegExp>> = Object.fromEntries(
+  (Object.keys(rules) as Array<Language>).map((language) => {
+    const alternatives = rules[language].map((r) => `(?:${atLineStart(r)})`)
+    const opening = language === "py" || language === "sh" || language === "rb" ? [] : [`([${blankNoNewline}]*\\/\\*)`]
+    return [language, new RegExp([...opening, ...alternatives].join("|"), "y")]
+  })
+) as Record<Language, RegExp>
+const commentOpening = new RegExp(`[${blankNoNewline}]*\\/\\*`, "y")
+
+/**
+ * How each import rule (in `importRules`' order) finds its matches, each way giving exactly `matchAll`'s matches:
+ * "word" rules start with `\b` and the word, so a match starts where the word occurs; "line" rules start with
+ * `^\s*` (multiline) and the word, so a match starts at the first line start of the blanks before an occurrence;
+ * "all" rules run over the whole text (when it holds the word, if one is given).
+ */
+type Finder = readonly ["word" | "line" | "all", string]
+const importFinders: Readonly<Record<Language, ReadonlyArray<Finder>>> = {
+  ts: [["word", "from"], ["word", "import"], ["line", "import"], ["word", "require"]],
+  py: [["line", "from"], ["line", "import"]],
+  go: [["line", "import"], ["all", '"']],
+  rs: [["all", "mod"], ["all", "use"]],
+  sh: [["all", ""]],
+  java: [["line", "import"]],
+  cs: [["line", "using"]],
+  c: [["line", "#"]],
+  cpp: [["line", "#"]],
+  rb: [["line", "require"]],
+  php: [["all", ""], ["line", "use"]],
+  generic: []
+}
+/** Each import rule as a sticky pattern tried where a match may start: the rule itself, its leading `^` dropped. */
+const importSticky: Readonly<Record<string, ReadonlyArray<RegExp>>> = Object.fromEntries(
+  Object.entries(importRules).map(([language, list]) => [language, list.map((r) => new RegExp(r.source.replace(/^\^/, ""), "y"))])
+)
+
+/** JavaScript's `\s`, and its line terminators (where a multiline `^` matches after). */
+const isBlank = (c: number) =>
+  c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+const isLineTerminator = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029
+
+/** The matches of an import rule, in order, as `text.matchAll(rule)` gives them. */
+const importMatches = (text: string, rule: RegExp, sticky: RegExp, [how, word]: Finder): Iterable<RegExpMatchArray> => {
+  if (!text.includes(word)) return []
+  if (how === "all") return text.matchAll(rule)
+  const found: Array<RegExpMatchArray> = []
+  let last = 0
+  for (let q = text.indexOf(word); q !== -1; ) {
+    let from = q
+    if (how === "line") {
+      // The blanks before the word, back to where the last match ended; the first line start among them.
+      let w = q
+      while (w > last && isBlank(text.charCodeAt(w - 1))) w--
+      from = -1
+      for (let p = w; p <= q; p++) {
+        if (p === 0 || isLineTerminator(text.charCodeAt(p - 1))) {
+          from = p
+          break
+        }
+      }
+    }
+    if (from !== -1) {
+      sticky.lastIndex = from
+      const m = sticky.exec(text)
+      if (m !== null) {
+        found.push(m)
+        last = sticky.lastIndex
+        q = text.indexOf(word, last)
+        continue
+      }
+    }
+    q = text.indexOf(word, q + 1)
+  }
+  return found
+}
+
+/**
+ * Declarations and imports by regular expressions: the fallback for every language. The text is walked line end to
+ * line end (never split): a line in a block comment is passed over (up to the line holding the comment's `*\/`), a
+ * line longer than 1,000 characters is not matched, and every other line is matched by its language's rules.
+ */
 export const extractRegex = (path: string, text: string): Outline => {
   const language = languageOf(path) ?? "generic"
   const symbols: Array<SymbolLine> = []
-  const lines = text.split("\n")
+  declarationLines(language, text, (line, source) => symbols.push({ line, text: signature(source), name: nameOf(language, source) }))
+  return { symbols, imports: importsOf(language, text) }
+}
+
+/** Hands `found` each declaration line of the text (1-based number, text), in order: `extractRegex`'s symbols. */
+export const declarationLines = (language: Language, text: string, found: (line: number, source: string) => void): void => {
   const blockComments = language !== "py" && language !== "sh" && language !== "rb"
-  let inBlockComment = false
-  lines.forEach((line, i) => {
-    if (blockComments) {
-      if (inBlockComment) {
-        if (line.includes("*/")) inBlockComment = false
-        return
-      }
-      if (/^\s*\/\*/.test(line) && !line.includes("*/")) {
-        inBlockComment = true
-        return
+  const rule = lineRules[language]
+  const length = text.length
+  // The end of the open block comment: the index of its `*/` (then the line holding it closes the comment), or -1.
+  let commentEnd = -2
+  let line = 0
+  for (let start = 0; start <= length; ) {
+    line++
+    let end = text.indexOf("\n", start)
+    if (end === -1) end = length
+    if (commentEnd !== -2) {
+      if (commentEnd === -1) break
+      if (end > commentEnd) commentEnd = -2
+    } else if (end - start > 1000) {
+      commentOpening.lastIndex = start
+      if (blockComments && commentOpening.test(text) && !includesBetween(text, "*/", start, end)) commentEnd = text.indexOf("*/", end)
+    } else {
+      rule.lastIndex = start
+      const m = rule.exec(text)
+      if (m !== null) {
+        if (blockComments && m[1] !== undefined) {
+          if (!includesBetween(text, "*/", start, end)) commentEnd = text.indexOf("*/", end)
+        } else {
+          found(line, text.slice(start, end))
+        }
       }
     }
-    if (line.length > 1000) return
-    if (rules[language].some((r) => r.test(line))) symbols.push({ line: i + 1, text: signature(line), name: nameOf(language, line) })
-  })
+    start = end + 1
+  }
+}
+
+/** The import specifiers of the text, in rule order: `extractRegex`'s imports. */
+export const importsOf = (language: Language, text: string): Array<string> => {
   const imports: Array<string> = []
-  for (const rule of importRules[language]) {
-    for (const m of text.matchAll(rule)) {
+  const finders = importFinders[language]
+  const stickies = importSticky[language] ?? []
+  for (const [k, rule] of importRules[language].entries()) {
+    for (const m of importMatches(text, rule, stickies[k] ?? rule, finders[k] ?? ["all", ""])) {
       const spec = m[1]
       if (spec === undefined) continue
       // `from . import a, b` names modules; `from .m import a` names m.
@@ -188,7 +328,13 @@ export const extractRegex = (path: string, text: string): Outline => {
       else imports.push(spec)
     }
   }
-  return { symbols, imports }
+  return imports
+}
+
+/** Whether `text[start, end)` holds `needle`. */
+const includesBetween = (text: string, needle: string, start: number, end: number): boolean => {
+  const at = text.indexOf(needle, start)
+  return at !== -1 && at + needle.length <= end
 }
 
 /** The scan ranking runs on every file: the regex outline and the identifiers. */

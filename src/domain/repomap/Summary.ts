@@ -4,7 +4,7 @@
  * regex outline has. The declaration lines themselves are not kept: only the files the map can show are outlined,
  * and those are read again. Pure.
  */
-import { extractRegex, hashLanes, keywords, type Scan } from "./RepoMap.js"
+import { declarationLines, hashLanes, importsOf, keywords, languageOf, nameOf, type Scan } from "./RepoMap.js"
 
 /**
  * The words of a tree, each once, by id. A word is kept as its 64-bit hash and the two facts ranking weighs it by
@@ -134,47 +134,104 @@ export const ofScan = (scan: Scan, table: Words): Summary => ({
   refs: scan.refs === "" ? new Int32Array(0) : distinct(scan.refs.split(" ").map(table.id))
 })
 
-/** A file's summary from its text. */
 const keywordTable = words()
 for (const k of keywords) keywordTable.id(k)
 
-const isStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36
-const isPart = (c: number) => isStart(c) || (c >= 48 && c <= 57)
+/** Per ASCII character: 1 a word may start with it (letters, `_`, `$`), 2 a digit (inside a word only), 0 neither. */
+const charClass = new Uint8Array(128)
+for (let c = 0; c < 128; c++) charClass[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36 ? 1 : c >= 48 && c <= 57 ? 2 : 0
 let scratchIds = new Int32Array(4096)
-const wordLanes = new Uint32Array(2)
+
+/**
+ * The words of the text being read, each once (open addressing over typed arrays, stamped with the call that wrote
+ * a slot, so nothing is cleared between texts): a word met again costs a lookup here, not in the tree's table.
+ */
+let seenMask = 4095
+let seenStamp = new Int32Array(seenMask + 1)
+let seenH1 = new Uint32Array(seenMask + 1)
+let seenH2 = new Uint32Array(seenMask + 1)
+let seenCount = 0
+let stamp = 0
+
+const seenGrow = () => {
+  const [stamps, h1s, h2s] = [seenStamp, seenH1, seenH2]
+  seenMask = seenMask * 2 + 1
+  seenStamp = new Int32Array(seenMask + 1)
+  seenH1 = new Uint32Array(seenMask + 1)
+  seenH2 = new Uint32Array(seenMask + 1)
+  for (let k = 0; k < stamps.length; k++) {
+    if (stamps[k] !== stamp) continue
+    const a = h1s[k] ?? 0
+    let at = a & seenMask
+    while (seenStamp[at] === stamp) at = (at + 1) & seenMask
+    seenStamp[at] = stamp
+    seenH1[at] = a
+    seenH2[at] = h2s[k] ?? 0
+  }
+}
 
 /**
  * The ids of the distinct identifiers of a text (`identifierSet`'s words: three characters or more, keywords left
- * out), ascending; read off the characters with the hash computed on the way, so no word becomes a string.
+ * out), ascending; read off the characters with the hash (cyrb53's lanes, as `hashLanes`) computed on the way, so no
+ * word becomes a string. New words get their ids in the order they first occur, as `identifierSet` lists them; a
+ * word met again in the same text is found in a small table of this text's words.
  */
 export const mentionIds = (text: string, table: Words): Int32Array => {
   let count = 0
   const length = text.length
+  stamp = (stamp + 1) | 0
+  if (stamp === 0) {
+    seenStamp.fill(0)
+    stamp = 1
+  }
+  seenCount = 0
   let i = 0
   while (i < length) {
     const c = text.charCodeAt(i)
-    if (!isStart(c)) {
+    if (c >= 128 || charClass[c] !== 1) {
       i++
       continue
     }
     const start = i
-    let camel = false
-    let underscore = false
-    let prev = 0
+    let h1 = 0xdeadbeef
+    let h2 = 0x41c6ce57
     for (; i < length; i++) {
       const ch = text.charCodeAt(i)
-      if (!isPart(ch)) break
-      if (ch === 95) underscore = true
-      else if (ch >= 65 && ch <= 90 && prev >= 97 && prev <= 122) camel = true
-      prev = ch
+      if (ch >= 128 || charClass[ch] === 0) break
+      h1 = Math.imul(h1 ^ ch, 2654435761)
+      h2 = Math.imul(h2 ^ ch, 1597334677)
     }
     const n = i - start
     if (n < 3) continue
-    hashLanes(text, start, i, wordLanes)
-    const a = wordLanes[0] ?? 0
-    const b = wordLanes[1] ?? 0
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+    const a = h1 >>> 0
+    const b = h2 >>> 0
+    let at = a & seenMask
+    let known = false
+    while (seenStamp[at] === stamp) {
+      if (seenH1[at] === a && seenH2[at] === b) {
+        known = true
+        break
+      }
+      at = (at + 1) & seenMask
+    }
+    if (known) continue
+    seenStamp[at] = stamp
+    seenH1[at] = a
+    seenH2[at] = b
+    if (++seenCount * 2 > seenMask) seenGrow()
     if (n <= 10 && keywordTable.lookupHash(a, b) !== undefined) continue
-    const kind = (n >= 8 && (camel || underscore) ? 1 : 0) | (c === 95 ? 2 : 0)
+    // The word's kind (`kindOf`), read off its characters again: only for a word new to this text.
+    let specific = false
+    if (n >= 8) {
+      for (let k = start, prev = 0; k < i && !specific; k++) {
+        const ch = text.charCodeAt(k)
+        specific = ch === 95 || (ch >= 65 && ch <= 90 && prev >= 97 && prev <= 122)
+        prev = ch
+      }
+    }
+    const kind = (specific ? 1 : 0) | (c === 95 ? 2 : 0)
     if (count === scratchIds.length) {
       const grown = new Int32Array(count * 2)
       grown.set(scratchIds)
@@ -182,18 +239,41 @@ export const mentionIds = (text: string, table: Words): Int32Array => {
     }
     scratchIds[count++] = table.idOf(a, b, kind)
   }
+  // Distinct words, but two may share an id (a collision of both hash halves): sorted, then kept once.
   const sorted = scratchIds.subarray(0, count).sort()
   let distinct = 0
   for (let k = 0; k < count; k++) if (k === 0 || sorted[k] !== sorted[k - 1]) sorted[distinct++] = sorted[k] ?? 0
   return sorted.slice(0, distinct)
 }
 
+/** The ids of names (given in symbol order); distinct, ascending. */
+const idsOf = (names: ReadonlyArray<string>, table: Words): Int32Array => {
+  const ids = new Int32Array(names.length)
+  let count = 0
+  for (const name of names) ids[count++] = table.id(name)
+  const sorted = ids.subarray(0, count).sort()
+  let distinct = 0
+  for (let k = 0; k < count; k++) if (k === 0 || sorted[k] !== sorted[k - 1]) sorted[distinct++] = sorted[k] ?? 0
+  return sorted.slice(0, distinct)
+}
+
+/**
+ * A file's summary from its text: `extractRegex`'s symbols counted and their names (two characters or more) taken
+ * as ids, its imports, the identifiers it mentions. The symbols' signatures are not made: nothing here shows them.
+ */
 export const summarize = (path: string, text: string, table: Words): Summary => {
-  const outline = extractRegex(path, text)
+  const language = languageOf(path) ?? "generic"
+  let symbols = 0
+  const names: Array<string> = []
+  declarationLines(language, text, (_, source) => {
+    symbols++
+    const name = nameOf(language, source)
+    if (name !== undefined && name.length >= 2) names.push(name)
+  })
   return {
-    symbols: outline.symbols.length,
-    defs: distinct(outline.symbols.flatMap((s) => (s.name === undefined || s.name.length < 2 ? [] : [table.id(s.name)]))),
-    imports: outline.imports.map(own),
+    symbols,
+    defs: idsOf(names, table),
+    imports: importsOf(language, text).map(own),
     refs: mentionIds(text, table)
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The repo map's summaries: identifiers read off the characters (`mentionIds`) are exactly `identifierSet`'s words,
- * kinds included, on real source files and on the edge cases of the word pattern; the cache's bytes round-trip.
+ * kinds included, new ones numbered in the order they first occur, on real source files and on the edge cases of the word pattern; the cache's bytes round-trip.
  */
 import * as fs from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
@@ -23,6 +23,51 @@ describe("repo map summaries", () => {
       assert.deepStrictEqual([...Summary.mentionIds(text, table)], [...expected])
       for (const word of RepoMap.identifierSet(text)) assert.strictEqual(table.kind(table.lookup(word) ?? -1), Summary.kindOf(word), word)
     }
+  })
+
+  it("new words get their ids in the order they first occur, text after text, however many words a text has", () => {
+    const many = Array.from({ length: 20_000 }, (_, k) => `word${(k * 7919) % 12_000}`).join(" ")
+    const texts = [
+      "beta alpha beta gamma alpha delta return class",
+      many,
+      "gamma epsilon alpha zeta_long_name",
+      ...["src/domain/repomap/Rank.ts", "src/tools/RepoMapTool.ts", "src/domain/repomap/Summary.ts"].map((f) => fs.readFileSync(f, "utf8")),
+      many.split(" ").reverse().join("\n")
+    ]
+    const read = Summary.words()
+    const listed = Summary.words()
+    for (const text of texts) {
+      const ids = Summary.mentionIds(text, read)
+      for (const word of RepoMap.identifierSet(text)) listed.id(word)
+      assert.strictEqual(read.size(), listed.size())
+      assert.deepStrictEqual([...ids], [...Int32Array.from(RepoMap.identifierSet(text), (w) => listed.lookup(w) ?? -1).sort()])
+    }
+    assert.deepStrictEqual([...read.contents().h1], [...listed.contents().h1])
+    assert.deepStrictEqual([...read.contents().kinds], [...listed.contents().kinds])
+  })
+
+  it("a summary counts extractRegex's symbols and numbers their names first, then the words the text mentions", () => {
+    const files = [
+      ...fs.readdirSync("src/domain/repomap").map((f) => `src/domain/repomap/${f}`),
+      ...(fs.readdirSync("test/fixtures/repomap", { recursive: true, encoding: "utf8" }) as Array<string>)
+        .map((f) => `test/fixtures/repomap/${f}`)
+        .filter((f) => RepoMap.languageOf(f) !== undefined && fs.statSync(f).isFile())
+    ]
+    assert.isAbove(files.length, 20)
+    const table = Summary.words()
+    const expectedTable = Summary.words()
+    for (const file of files) {
+      const text = fs.readFileSync(file, "utf8")
+      const summary = Summary.summarize(file, text, table)
+      const outline = RepoMap.extractRegex(file, text)
+      const names = outline.symbols.flatMap((s) => (s.name !== undefined && s.name.length >= 2 ? [s.name] : []))
+      const defs = Int32Array.from(new Set(names.map(expectedTable.id))).sort()
+      assert.strictEqual(summary.symbols, outline.symbols.length, file)
+      assert.deepStrictEqual([...summary.defs], [...defs], file)
+      assert.deepStrictEqual(summary.imports, outline.imports, file)
+      assert.deepStrictEqual([...summary.refs], [...Summary.mentionIds(text, expectedTable)], file)
+    }
+    assert.deepStrictEqual([...table.contents().h1], [...expectedTable.contents().h1])
   })
 
   it("the cache's bytes decode to what was encoded, and a file from another format does not decode", () => {
