@@ -23,7 +23,8 @@ const Job = Schema.Struct({
   request: Schema.Struct({
     start: Schema.String,
     shown: Schema.String,
-    args: Schema.Struct({ focus: Schema.optional(Schema.Array(Schema.String)), max_chars: Schema.optional(Schema.Number) })
+    args: Schema.Struct({ focus: Schema.optional(Schema.Array(Schema.String)), max_chars: Schema.optional(Schema.Number) }),
+    protect: Schema.optional(Schema.Struct({ paths: Schema.Array(Schema.String), inodes: Schema.Array(Schema.String) }))
   })
 })
 export type Job = typeof Job.Type

@@ -12,6 +12,7 @@
  */
 import { Effect, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
+import * as Aliases from "../domain/jail/Aliases.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as Rank from "../domain/repomap/Rank.js"
@@ -20,6 +21,7 @@ import * as RepoMap from "../domain/repomap/RepoMap.js"
 import * as Summary from "../domain/repomap/Summary.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { FileSystem } from "../ports/FileSystem.js"
+import { ProtectedAliases } from "../ports/ProtectedAliases.js"
 import * as Progress from "../ports/Progress.js"
 import { Session } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
@@ -73,6 +75,13 @@ export interface Request {
   /** How the map's title names it. */
   readonly shown: string
   readonly args: { readonly focus?: ReadonlyArray<string> | undefined; readonly max_chars?: number | undefined }
+  /**
+   * Protected content under other names (`ProtectedAliases`: a protected symlink's target, a hard link to a
+   * protected file), as the workspace scan found it for this call: never read, left out as denied by the jail.
+   * Was a hole (issue 19): with `.env -> config/prod.ts`, read_file refused `config/prod.ts` and repo_map showed its
+   * definitions.
+   */
+  readonly protect?: { readonly paths: ReadonlyArray<string>; readonly inodes: ReadonlyArray<string> } | undefined
 }
 
 export interface Result {
@@ -122,6 +131,7 @@ export const makeWith = (options: Options = {}) =>
       Effect.gen(function* () {
         const { shown, start } = request
         const call = { args: request.args }
+        const protect: Aliases.Protected = request.protect === undefined ? Aliases.none : { paths: new Set(request.protect.paths), inodes: new Set(request.protect.inodes) }
         note?.("repo_map: listing files")
         const walked = yield* walk({
           root: session.root,
@@ -189,7 +199,7 @@ export const makeWith = (options: Options = {}) =>
               note?.(`repo_map: ${sources} source files scanned (${walked.files.length} files listed)`)
               yield* breathe
             }
-            if (!Jail.checkLexical(jail, session.root, file, "read").ok) {
+            if (!Jail.checkLexical(jail, session.root, file, "read").ok || (protect.paths.size > 0 && Aliases.reason(protect, session.root, P.join(session.root, file)) !== undefined)) {
               steps.push({ file, read: false, apply: () => exclude("denied by the jail", file) })
               continue
             }
@@ -202,6 +212,10 @@ export const makeWith = (options: Options = {}) =>
             if (st.kind !== "file") {
               const reason = st.kind === "symlink" ? "a symlink (not followed)" : "not a regular file"
               steps.push({ file, read: false, apply: () => exclude(reason, file) })
+              continue
+            }
+            if (protect.inodes.size > 0 && protect.inodes.has(Aliases.key(st.dev, st.ino))) {
+              steps.push({ file, read: false, apply: () => exclude("denied by the jail", file) })
               continue
             }
             if (st.size > limits.fileBytes) {
@@ -347,6 +361,8 @@ export const makeWith = (options: Options = {}) =>
         return result
       }).pipe(Effect.provideService(FileSystem, fs))
 
+    // The composition's scan of protected aliases (none in a worker process: its parent sends what it found).
+    const aliasesPort = yield* Effect.serviceOption(ProtectedAliases)
     const build = (inv: Invocation, call: CallOf<"repo_map">) =>
       Effect.gen(function* () {
         const facts = inv.resolved["path"]
@@ -355,10 +371,12 @@ export const makeWith = (options: Options = {}) =>
         if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
         const progress = yield* Progress.current
         const note = progress.watched ? progress.note : undefined
+        const found = Option.isSome(aliasesPort) ? yield* aliasesPort.value.of(session.root) : Aliases.none
         const request: Request = {
           start: facts.real,
           shown,
-          args: { focus: call.args.focus, max_chars: call.args.max_chars }
+          args: { focus: call.args.focus, max_chars: call.args.max_chars },
+          protect: { paths: [...found.paths], inodes: [...found.inodes] }
         }
         const isolated = options.isolate === undefined ? undefined : yield* options.isolate(request, note)
         const result = isolated ?? (yield* compute(request, note))
