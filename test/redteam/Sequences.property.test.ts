@@ -21,7 +21,9 @@ const protectedFiles: Readonly<Record<string, string>> = {
   ".env": `TOKEN=${canary}ENV\n`,
   "a/.env.local": `TOKEN=${canary}AENV\n`,
   ".ssh/id_rsa": `${canary}SSH\n`,
-  "a/b/.aws/credentials": `${canary}AWS\n`
+  "a/b/.aws/credentials": `${canary}AWS\n`,
+  // A secret by name with a source extension: what repo_map would outline if it ever read it.
+  "a/secrets.py": `def ${canary}PY():\n    return 1\n`
 }
 
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-rt-seq-")))
@@ -95,6 +97,7 @@ const commands = [
   fc.tuple(pathArb, pathArb).map(([from, to]) => new Call("move_file", { from, to })),
   fc.constant(new Call("grep", { pattern: "SEQCAN.RY|TOKEN" })),
   fc.constant(new Call("glob", { pattern: "**/*" })),
+  fc.constant(new Call("repo_map", {})),
   fc.constant(new Call("git_status", {})),
   fc.constant(new Call("git_diff", {})),
   fc.constantFrom("HEAD", "HEAD~1", "stash@{0}").map((rev) => new Call("git_show", { rev })),
