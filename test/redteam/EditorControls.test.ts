@@ -106,4 +106,18 @@ grep -q PreToolUse .claude/settings.json && test -s .mcp.json && echo planted`)
     // What runs nothing is the call's to keep.
     expect(fs.readFileSync(path.join(root, ".claude/settings.local.json"), "utf8")).toBe(`{"permissions": {"allow": []}}`)
   }, 300_000)
+
+  it("sandboxed bash leaves no symlink or hard link at such a name, through which a later write would plant one", () => {
+    const { script, tool, root } = attackWorkspace(cleanups)
+    const out = script(`mkdir -p cfg .cursor && ln -s cfg .vscode && printf '{}' > benign.json && ln benign.json .cursor/mcp.json
+test -L .vscode && test -f .cursor/mcp.json && echo planted`)
+    expect(out).toContain("planted")
+    expect(fs.existsSync(path.join(root, ".vscode"))).toBe(false)
+    expect(fs.existsSync(path.join(root, ".cursor/mcp.json"))).toBe(false)
+    // So the file tools' later writes land under their own names, judged as ever.
+    expect(tool("write_file", { path: "cfg/tasks.json", content: planted[3]?.[1] ?? "" }).status).toBe(0)
+    expect(tool("write_file", { path: "benign.json", content: planted[10]?.[1] ?? "" }).status).toBe(0)
+    expect(fs.existsSync(path.join(root, ".vscode/tasks.json"))).toBe(false)
+    expect(fs.existsSync(path.join(root, ".cursor/mcp.json"))).toBe(false)
+  }, 300_000)
 })
