@@ -21,6 +21,7 @@ import * as HostSecrets from "../../domain/sandbox/HostSecrets.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
 import * as Beneath from "../fs/Beneath.js"
+import * as EditorControlsOnDisk from "./EditorControlsOnDisk.js"
 import * as GitControl from "./GitControl.js"
 import * as HostWalk from "./HostWalk.js"
 import * as SecretObjects from "./SecretObjects.js"
@@ -477,7 +478,13 @@ export const make = (options: Options = {}) =>
               })
           )
         }
+        // The editor's and agent's command files (.claude/settings.json…): shown read-only, and one the call plants removed.
+        const editorControls = request.writable ? EditorControlsOnDisk.present(workspace) : []
+        if (request.writable) {
+          yield* Effect.addFinalizer(() => Effect.ignore(Effect.try(() => EditorControlsOnDisk.leave(workspace, editorControls))))
+        }
         const findings = [
+          ...EditorControlsOnDisk.files(editorControls).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
           // Before the scan's: a `.git` file the scan pins (writable) is shown read-only instead.
           ...(request.writable ? yield* liveFindings(workspace, gitDirs) : []),
           ...(yield* findingsOf(workspace, hits)),

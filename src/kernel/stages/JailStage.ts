@@ -7,6 +7,7 @@ import { FileSystem } from "../../ports/FileSystem.js"
 import * as ProtectedAliases from "../../ports/ProtectedAliases.js"
 import { Session } from "../../ports/Session.js"
 import { ToolExecutor } from "../../ports/ToolExecutor.js"
+import * as EditorContent from "../EditorContent.js"
 import * as GitFolders from "../GitFolders.js"
 import * as PathResolver from "../PathResolver.js"
 import * as Subtree from "../Subtree.js"
@@ -91,6 +92,11 @@ export const JailStage = wrap((next) =>
               return yield* denied(inv, D.deny("jail", "jail.subtree-too-large", `${shown} holds more than ${judged.limit} entries: too many to check that none is protected`))
             }
           }
+          // Content the user's editor or agent would run commands from, on the host (.claude/settings.json hooks…).
+          const control = yield* EditorContent.judge(fs, session.root, inv.facts.call, resolved).pipe(
+            Effect.catchTag("FsError", (e) => Effect.fail(denied(inv, D.deny("jail", "jail.unresolvable", `cannot read what the call would leave: ${e.reason}`))))
+          )
+          if (control !== undefined) return yield* denied(inv, D.deny("jail", control.rule, control.reason))
           return yield* next({
             ...inv,
             resolved,
