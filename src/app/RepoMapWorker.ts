@@ -13,6 +13,7 @@ import { Cause, Effect, Either, Schema } from "effect"
 import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
 import { WorkMode } from "../domain/core/Modes.js"
 import * as Kernel from "../kernel/Kernel.js"
+import * as ProtectedAliases from "../ports/ProtectedAliases.js"
 import * as RepoMap from "../tools/RepoMapTool.js"
 
 const Job = Schema.Struct({
@@ -113,6 +114,8 @@ export const main = Effect.gen(function* () {
         )
   const gc = (globalThis as { gc?: () => void }).gc
   const { compute } = yield* RepoMap.makeWith({ mode: job.mode, cacheDir: job.cacheDir, ...outliner, ...(gc === undefined ? {} : { betweenPhases: gc }) }).pipe(
+    // No scan here: the parent sent what its scan found in the job (`request.protect`).
+    Effect.provideService(ProtectedAliases.ProtectedAliases, ProtectedAliases.nothing),
     Effect.provide(Kernel.sessionLayer({ workspace: job.root, workMode: job.workMode })),
     Effect.provide(NodeFileSystem.layer)
   )

@@ -361,8 +361,8 @@ export const makeWith = (options: Options = {}) =>
         return result
       }).pipe(Effect.provideService(FileSystem, fs))
 
-    // The composition's scan of protected aliases (none in a worker process: its parent sends what it found).
-    const aliasesPort = yield* Effect.serviceOption(ProtectedAliases)
+    // The composition's scan of protected aliases (a worker process is given none: its parent sends what it found).
+    const aliasesPort = yield* ProtectedAliases
     const build = (inv: Invocation, call: CallOf<"repo_map">) =>
       Effect.gen(function* () {
         const facts = inv.resolved["path"]
@@ -371,7 +371,7 @@ export const makeWith = (options: Options = {}) =>
         if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
         const progress = yield* Progress.current
         const note = progress.watched ? progress.note : undefined
-        const found = Option.isSome(aliasesPort) ? yield* aliasesPort.value.of(session.root) : Aliases.none
+        const found = yield* aliasesPort.of(session.root)
         const request: Request = {
           start: facts.real,
           shown,
