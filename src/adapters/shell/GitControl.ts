@@ -438,8 +438,6 @@ const restoreAll = (workspace: string, shared: Shared, now: ReadonlyArray<string
   return fixed
 }
 
-/** Makes, for a writable call, what the configuration names in the tree and is absent (`TreeControlsMade`). */
-const makeNamed = (workspace: string, gitDirs: ReadonlyArray<string>): ReadonlyArray<string> => TreeControlsMade.make(workspace, treeOf(workspace, gitDirs).controls)
 
 /** What `precreate` writes in a control file of this name. */
 const madeContent = (name: string): string | undefined => (name === "commondir" ? ".\n" : name === "config.worktree" ? "" : undefined)
@@ -527,7 +525,7 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     const call = { owner: StateLock.self, id }
     const dotGits = dotGitsOf(workspace, pins)
     if (known !== undefined && live.length > 0) {
-      const made = [...(known.made ?? []), ...makeNamed(workspace, gitDirs)]
+      const made = [...(known.made ?? []), ...TreeControlsMade.make(workspace, treeOf(workspace, gitDirs).controls)]
       write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }), made })
       // A git folder first seen now has no record: what is made in it is taken to have been absent, as it was.
       precreate(gitDirs)
@@ -535,8 +533,10 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     }
     if (known !== undefined) restoreAll(workspace, known, dotGits)
     // Made before the record: the record holds them as made (empty), so the end of the call finds nothing changed.
-    const made = makeNamed(workspace, gitDirs)
-    const snap = snapshot(gitDirs, dotGits, treeOf(workspace, gitDirs).files)
+    // One read of the configuration for both: what is made is empty, so the files to record are the same after it.
+    const tree = treeOf(workspace, gitDirs)
+    const made = TreeControlsMade.make(workspace, tree.controls)
+    const snap = snapshot(gitDirs, dotGits, tree.files)
     write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()), made: [...made] })
     precreate(gitDirs)
   })
