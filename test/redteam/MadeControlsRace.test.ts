@@ -1,11 +1,11 @@
 /**
  * Red team (issue 19), the hooks folder that `core.hooksPath` names and that is made empty for each writable call
  * (`TreeControlsMade`): attacked as a sequence of allowed calls (stage a hook elsewhere, move it in, by file tools
- * and by bash, then the user's commit), and by a second process on the host that keeps swapping the folder above it
- * with a symlink to a folder outside (`RENAME_EXCHANGE`) while calls start and end. The invariants: the user's
+ * and by bash, then the user's commit), and by sandboxed bash in a call of its own that keeps swapping the folder
+ * above it with a symlink to a folder outside (`RENAME_EXCHANGE`) while other calls start and end. The invariants: the user's
  * commit runs nothing planted, and nothing is made or removed outside the workspace.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
@@ -42,7 +42,10 @@ cp stage/githooks/pre-commit tools/githooks/; echo "copy $?"`)
     expect(fs.existsSync(marker)).toBe(false)
   }, 120_000)
 
-  it("a host process swapping the folder above it with a symlink outside while calls run: nothing made or removed outside", async () => {
+  // The swapper runs where the model can run it, in sandboxed bash, in a call of its own while other calls start and
+  // end. (A swapper on the host, outside any sandbox, can win against bwrap itself, which resolves a bind's source
+  // through a symlink swapped in at mount time: seen once under load. That is not the model's reach; see the note.)
+  it("sandboxed bash swapping the folder above it with a symlink outside while calls run: nothing made or removed outside", async () => {
     const ws = attackWorkspace(cleanups)
     const { root, parent } = ws
     ws.git("config", "core.hooksPath", "tools/githooks")
@@ -51,28 +54,34 @@ cp stage/githooks/pre-commit tools/githooks/; echo "copy $?"`)
     fs.writeFileSync(path.join(outside, "keep.txt"), "outside\n")
     fs.mkdirSync(path.join(root, "tools"))
     fs.writeFileSync(path.join(root, "tools/notes.txt"), "inside\n")
-    fs.symlinkSync(outside, path.join(root, "tl"))
     const before = snapshot(parent, root)
-    const stop = path.join(root, "stop-swapping")
-    const swapper = spawn("python3", ["-c", [
+    const swapper = [
       "import ctypes, os, time",
       "libc = ctypes.CDLL(None, use_errno=True)",
-      `os.chdir(${JSON.stringify(root)})`,
-      "n = 0",
-      `while not os.path.exists(${JSON.stringify(stop)}):`,
-      '    libc.renameat2(-100, b"tools", -100, b"tl", 2); n += 1',
+      `os.symlink(${JSON.stringify(outside)}, "tl")`,
+      "n = ok = 0",
+      'open("ready", "w").close()',
+      'while not os.path.exists("stop") and n < 2000000:',
+      '    ok += libc.renameat2(-100, b"tools", -100, b"tl", 2) == 0; n += 1',
       'if os.path.islink("tools"): libc.renameat2(-100, b"tools", -100, b"tl", 2)',
-      "print(n)"
-    ].join("\n")], { stdio: ["ignore", "pipe", "inherit"] })
-    let swaps = ""
-    swapper.stdout.on("data", (d: Buffer) => (swaps += d.toString()))
-    const done = new Promise<void>((r) => swapper.on("close", () => r()))
-    cleanups.push(() => swapper.kill())
+      'print("tries", n, "swapped", ok)'
+    ].join("\n")
+    expect(ws.tool("write_file", { path: "swap.py", content: `${swapper}\n` }).status).toBe(0)
+    expect(ws.tool("write_file", { path: "swap.sh", content: "python3 swap.py\n" }).status).toBe(0)
+    let pid = 0
+    const swapping = ws.startScript("swap.sh", (p) => (pid = p))
+    cleanups.push(() => {
+      try {
+        if (pid !== 0) process.kill(pid)
+      } catch {
+        // ended
+      }
+    })
+    for (let i = 0; i < 300 && !fs.existsSync(path.join(root, "ready")); i++) await new Promise((r) => setTimeout(r, 50))
     for (let i = 0; i < 12; i++) await ws.scriptAsync("true")
-    fs.writeFileSync(stop, "")
-    await done
-    expect(Number(swaps.trim())).toBeGreaterThan(1000)
-    // Nothing made in or removed from the folder outside, whatever name it had when each call made its folders.
+    fs.writeFileSync(path.join(root, "stop"), "")
+    const out = (await swapping).stdout
+    expect(out).toMatch(/tries [1-9]/)
     expect(snapshot(parent, root)).toEqual(before)
     expect(fs.readdirSync(outside)).toEqual(["keep.txt"])
     expect(fs.readFileSync(path.join(root, "tools/notes.txt"), "utf8")).toBe("inside\n")
