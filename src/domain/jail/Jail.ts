@@ -134,7 +134,18 @@ const secretNames = new Set([
   ".node_repl_history",
   ".irb_history",
   ".pry_history",
-  ".lesshst"
+  ".lesshst",
+  // Vim's history and registers (a pasted token, a typed `:!curl -u user:pass`); gdb's and R's histories.
+  ".viminfo",
+  ".gdb_history",
+  ".rhistory",
+  // Connection files that hold passwords: PostgreSQL's service file (`password=`), curl's and wget's defaults
+  // (`user = "name:password"`, `password =`).
+  ".pg_service.conf",
+  "pg_service.conf",
+  ".curlrc",
+  "_curlrc",
+  ".wgetrc"
 ])
 const keyExtensions = [".ovpn", ".keytab", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig"]
 /** `prod.env`, `prod.env.local`, `api.env.staging`: an environment file by another name (templates excepted). */
