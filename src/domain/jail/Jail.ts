@@ -331,14 +331,131 @@ export const protectedName = (absolute: string, root?: string): { readonly kind:
  * `protectedName` for the names of one directory (grep's candidates): the directory's segments are split and
  * lower-cased once, each name then judged with them. Same answers as `protectedName(dir + "/" + name, root)`.
  */
-export const protectedNameIn = (dir: string, root?: string) => {
-  const dirSegs = scopedSegments(dir, root)
-  return (name: string): ReturnType<typeof protectedName> => {
-    const segs = [...dirSegs, name.toLowerCase()]
-    if (stateSegments(segs)) return { kind: "state" }
-    const reason = wholePathSecret(dir === "/" ? `/${name}` : `${dir}/${name}`) ?? secretSegments(segs)
+export const protectedNameIn = (dir: string, root?: string) => nameScope(dir, root).judge
+
+/** The names judged in a directory, and the scope of a folder in it, built from this one's facts. */
+export interface NameScope {
+  readonly judge: (name: string) => ReturnType<typeof protectedName>
+  /** The scope of `dir + "/" + name`: its answers are those of `nameScope(dir + "/" + name, root)`. */
+  readonly child: (name: string) => NameScope
+}
+
+/** Whether `/etc/shadow` and the like (`wholePathSecret`) can be a name below `prefix` (a folder's path and a slash). */
+const systemSecretBelow = (prefix: string): boolean => {
+  if (prefix.startsWith("/proc/")) return true
+  for (const s of systemSecrets) if (s.startsWith(prefix)) return true
+  return false
+}
+
+/** What `secretSegments` finds at a folder segment (not the last of the path): before and after its pair check. */
+const folderSegment = (seg: string, copies: ReadonlyArray<string>) => {
+  let pre: string | undefined
+  if (copies.length > mostReadings) pre = `${seg} has too many readings as a copy of another name to judge`
+  else {
+    const d = copies.find((c) => secretDirs.has(c))
+    if (d !== undefined) pre = d === seg ? `${seg}/ holds credentials` : `${seg}/ is a copy of ${d}/, which holds credentials`
+  }
+  const post = (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg) ? `${seg} holds environment secrets` : undefined
+  return { pre, post }
+}
+
+/** `secretSegments`' pair check: `seg/next` (`.docker/config.json`), with either read as a copy. */
+const pairReason = (seg: string, copies: ReadonlyArray<string>, next: string, nextCopies: ReadonlyArray<string>): string | undefined => {
+  for (const d of copies) {
+    const pairFiles = secretPairFiles.get(d)
+    if (pairFiles !== undefined && nextCopies.some((n) => pairFiles.has(n))) return `${seg}/${next} holds credentials`
+  }
+  return undefined
+}
+
+/**
+ * A directory's name judge, extended one folder at a time: `secretSegments` over a path is what it found over the
+ * folders above (which, with no `.git` among them, does not depend on the name judged), then the last folder's
+ * checks and the name's own. rg names files in thousands of folders; judging each from scratch split and read every
+ * segment of its path again (a third of grep's CPU on the bench tree's regex case). A `.git` segment (whose rules look
+ * at what follows it) or an odd name makes the judge read the whole path, as `protectedName` does.
+ */
+export const nameScope = (dir: string, root?: string): NameScope => {
+  const segs = scopedSegments(dir, root)
+  let before: string | undefined
+  let lastCopies: ReadonlyArray<string> = []
+  let state = false
+  let dotGit = false
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i] ?? ""
+    const copies = copiesOf(seg, false)
+    if (i > 0 && before === undefined) before = lastFolder(segs[i - 1] ?? "", lastCopies, seg, copies)
+    state ||= seg === ".minicode" || (seg === "minicode" && segs[i - 1] === ".config")
+    dotGit ||= isDotGit(seg)
+    lastCopies = copies
+  }
+  // Outside the root, the segments are the absolute path's: a folder below may be inside it, and then scoped.
+  const incremental = root === undefined || P.isInside(root, dir)
+  return scopeOf(dir, root, incremental, segs[segs.length - 1], lastCopies, before, state, dotGit)
+}
+
+/** The reason `secretSegments` finds at folder `seg` once `next` follows it (undefined: none there). */
+const lastFolder = (seg: string, copies: ReadonlyArray<string>, next: string, nextCopies: ReadonlyArray<string>): string | undefined => {
+  const f = folderSegment(seg, copies)
+  return f.pre ?? pairReason(seg, copies, next, nextCopies) ?? f.post
+}
+
+const scopeOf = (
+  dir: string,
+  root: string | undefined,
+  incremental: boolean,
+  last: string | undefined,
+  lastCopies: ReadonlyArray<string>,
+  before: string | undefined,
+  state: boolean,
+  dotGit: boolean
+): NameScope => {
+  const lowerDir = dir.toLowerCase()
+  // eslint-disable-next-line no-control-regex
+  const wholeMaybe = /[^\x00-\x7f]/.test(lowerDir) || systemSecretBelow(dir === "/" ? "/" : `${lowerDir}/`)
+  const lastFacts = last === undefined ? undefined : folderSegment(last, lastCopies)
+  const join = (name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`)
+  const judge = (name: string): ReturnType<typeof protectedName> => {
+    const n = name.toLowerCase()
+    if (dotGit || name.includes("/") || n === "" || n === "." || n === "..") return protectedName(join(name), root)
+    if (state || n === ".minicode" || (last === ".config" && n === "minicode")) return { kind: "state" }
+    const whole = wholeMaybe ? wholePathSecret(join(name)) : undefined
+    if (whole !== undefined) return { kind: "secret", reason: whole }
+    const copies = copiesOf(n, true)
+    const reason =
+      before ??
+      (last === undefined || lastFacts === undefined ? undefined : (lastFacts.pre ?? pairReason(last, lastCopies, n, copies) ?? lastFacts.post)) ??
+      nameReason(n, copies)
     return reason === undefined ? undefined : { kind: "secret", reason }
   }
+  const child = (name: string): NameScope => {
+    const n = name.toLowerCase()
+    if (!incremental || dotGit || name.includes("/") || n === "" || n === "." || n === "..") return nameScope(join(name), root)
+    const copies = copiesOf(n, false)
+    return scopeOf(
+      join(name),
+      root,
+      true,
+      n,
+      copies,
+      before ?? (last === undefined ? undefined : lastFolder(last, lastCopies, n, copies)),
+      state || n === ".minicode" || (last === ".config" && n === "minicode"),
+      isDotGit(n)
+    )
+  }
+  return { judge, child }
+}
+
+/** `secretSegments` at the path's last segment (the name), with its readings as a copy. */
+const nameReason = (seg: string, copies: ReadonlyArray<string>): string | undefined => {
+  if (copies.length > mostReadings) return `${seg} has too many readings as a copy of another name to judge`
+  const dir = copies.find((d) => secretDirs.has(d))
+  if (dir !== undefined) return dir === seg ? `${seg}/ holds credentials` : `${seg}/ is a copy of ${dir}/, which holds credentials`
+  for (const name of copies) {
+    const why = fileSecret(name)
+    if (why !== undefined) return name === seg ? why : `${seg} is a copy of a secret file: ${why}`
+  }
+  return undefined
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The jail's pure rules on protected names: secrets, git's folder, and what a folder holds (issue 19). */
+import { FastCheck } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Jail from "../../../src/domain/jail/Jail.js"
 
@@ -113,5 +114,29 @@ describe("protectedNameIn", () => {
       const judge = Jail.protectedNameIn(dir, root)
       for (const name of names) expect(judge(name), `${dir}/${name}`).toEqual(Jail.protectedName(`${dir}/${name}`, root))
     }
+  })
+
+  // The scopes PathJudge builds folder by folder (`child`) carry what was found above: each must answer as
+  // `protectedName` on the whole path, whatever the folders above (secret folders, pairs, env folders, `.git`,
+  // state, copies' spellings, outside the root, `/etc`, `/proc`).
+  const segment = FastCheck.constantFrom(
+    "a", "src", ".ssh", ".SSH", ".ssh.bak", "Copy of .aws", ".docker", "docker", ".config", "minicode", ".minicode", "gcloud", ".env", ".env.local",
+    ".env.example", ".git", ".GIT", "git~1", ".git.", "hooks", "config", "config.json", "credentials", "id_rsa", "id_rsa.bak", "a.pem", ".npmrc",
+    "secrets.yml", "etc", "shadow", "proc", "1", "environ", "ws", "x.ts", "mod7.ts", "app-12", "Σ", "café", ".kube", "kube", ".cargo", "..", "."
+  )
+  it("answers as protectedName for every folder reached child by child", () => {
+    FastCheck.assert(
+      FastCheck.property(FastCheck.constantFrom("/", "/ws", "/ws/a", "/etc", "/proc", "/elsewhere"), FastCheck.array(segment, { maxLength: 6 }), segment, (start, folders, name) => {
+        let scope = Jail.nameScope(start, "/ws")
+        let dir = start
+        for (const f of folders) {
+          scope = scope.child(f)
+          dir = dir === "/" ? `/${f}` : `${dir}/${f}`
+          expect(Jail.nameScope(dir, "/ws").judge(name), `${dir}/${name}`).toEqual(Jail.protectedName(`${dir}/${name}`, "/ws"))
+        }
+        expect(scope.judge(name), `${dir}/${name} (child by child)`).toEqual(Jail.protectedName(`${dir}/${name}`, "/ws"))
+      }),
+      { numRuns: 3000 }
+    )
   })
 })
