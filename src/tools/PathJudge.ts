@@ -48,9 +48,9 @@ export const pathJudge = (fs: FileSystemShape, root: string, aliases: Aliases.Pr
       const up = folderFacts(slash === -1 ? "" : dir.slice(0, slash))
       const seg = dir.slice(slash + 1)
       const bad = seg === "" || seg === "." || seg === ".." || seg === ".git" || seg === ".minicode"
-      const scope = up.scope === undefined || bad ? undefined : up.scope.child(seg)
+      const scope = up.scope === undefined || bad ? undefined : Jail.childOf(up.scope, seg)
       // The folder's segments passed (none empty, `.` or `..`): its path and the name join as they are.
-      const abs = up.abs === "/" ? `/${seg}` : `${up.abs}/${seg}`
+      const abs = scope?.dir ?? (up.abs === "/" ? `/${seg}` : `${up.abs}/${seg}`)
       // The same walk up as `Aliases.reason` (up to and with the root), one folder at a time, each remembered.
       const aliased = aliases.paths.size > 0 && scope !== undefined && (up.aliased || aliases.paths.has(abs))
       facts = { scope, abs, aliased }
@@ -64,7 +64,7 @@ export const pathJudge = (fs: FileSystemShape, root: string, aliases: Aliases.Pr
     const name = rel.slice(slash + 1)
     if (name === "" || name === "." || name === "..") return false
     const dir = folderFacts(slash === -1 ? "" : rel.slice(0, slash))
-    if (dir.scope === undefined || dir.scope.judge(name) !== undefined) return false
+    if (dir.scope === undefined || Jail.judgeIn(dir.scope, name) !== undefined) return false
     // The folder's segments passed (none empty, `.` or `..`): its path and the name join as they are.
     return aliases.paths.size === 0 || (!dir.aliased && !aliases.paths.has(dir.abs === "/" ? `/${name}` : `${dir.abs}/${name}`))
   }

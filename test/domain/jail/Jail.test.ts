@@ -116,7 +116,7 @@ describe("protectedNameIn", () => {
     }
   })
 
-  // The scopes PathJudge builds folder by folder (`child`) carry what was found above: each must answer as
+  // The scopes PathJudge builds folder by folder (`childOf`) carry what was found above: each must answer as
   // `protectedName` on the whole path, whatever the folders above (secret folders, pairs, env folders, `.git`,
   // state, copies' spellings, outside the root, `/etc`, `/proc`).
   const segment = FastCheck.constantFrom(
@@ -130,11 +130,11 @@ describe("protectedNameIn", () => {
         let scope = Jail.nameScope(start, "/ws")
         let dir = start
         for (const f of folders) {
-          scope = scope.child(f)
+          scope = Jail.childOf(scope, f)
           dir = dir === "/" ? `/${f}` : `${dir}/${f}`
-          expect(Jail.nameScope(dir, "/ws").judge(name), `${dir}/${name}`).toEqual(Jail.protectedName(`${dir}/${name}`, "/ws"))
+          expect(Jail.judgeIn(Jail.nameScope(dir, "/ws"), name), `${dir}/${name}`).toEqual(Jail.protectedName(`${dir}/${name}`, "/ws"))
         }
-        expect(scope.judge(name), `${dir}/${name} (child by child)`).toEqual(Jail.protectedName(`${dir}/${name}`, "/ws"))
+        expect(Jail.judgeIn(scope, name), `${dir}/${name} (child by child)`).toEqual(Jail.protectedName(`${dir}/${name}`, "/ws"))
       }),
       { numRuns: 3000 }
     )
