@@ -7,7 +7,7 @@
  */
 import { Effect, Option } from "effect"
 import * as Aliases from "../domain/jail/Aliases.js"
-import * as Jail from "../domain/jail/Jail.js"
+import * as NameScope from "../domain/jail/NameScope.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as GitFolders from "../kernel/GitFolders.js"
 import type { FileSystemShape } from "../ports/FileSystem.js"
@@ -22,25 +22,25 @@ const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf("/"))
 export const pathJudge = (fs: FileSystemShape, root: string, aliases: Aliases.Protected = Aliases.none) => {
   const folders = new Map<string, boolean>()
   /**
-   * Per folder: the name judge (Jail.nameScope, made from its parent's; undefined when a segment of the folder itself
-   * fails), its absolute path, and whether it or a folder above it is a protected path under another name. rg names
-   * every matching file (12,000 files in 10,700 folders on the bench tree for one regex): walking each file's folders
-   * up through `Aliases.reason`, then splitting and judging each folder's path whole, were each a third of grep's own
-   * CPU there; per file this leaves one lookup of its own path and the checks of its last folder and its name.
+   * Per folder: the name judge (NameScope.nameScope, made from its parent's; undefined when a segment of the folder
+   * itself fails), its absolute path, and whether it or a folder above it is a protected path under another name. rg
+   * names every matching file (12,000 files in 10,700 folders on the bench tree for one regex): walking each file's
+   * folders up through `Aliases.reason`, then splitting and judging each folder's path whole, were each a third of
+   * grep's own CPU there; per file this leaves one lookup of its own path and the checks of its last folder and name.
    * Order-independent (test/tools/PathJudge.test.ts).
    */
   interface FolderFacts {
-    /** The folder's name scope (Jail.nameScope), built from its parent's; undefined when a segment of it fails. */
-    readonly scope: Jail.NameScope | undefined
+    /** The folder's name scope (NameScope.nameScope), built from its parent's; undefined when a segment of it fails. */
+    readonly scope: NameScope.NameScope | undefined
     readonly abs: string
     readonly aliased: boolean
   }
   const rootAbs = P.resolve("/", root)
-  const rootFacts: FolderFacts = { scope: Jail.nameScope(rootAbs, root), abs: rootAbs, aliased: aliases.paths.size > 0 && aliases.paths.has(rootAbs) }
+  const rootFacts: FolderFacts = { scope: NameScope.nameScope(rootAbs, root), abs: rootAbs, aliased: aliases.paths.size > 0 && aliases.paths.has(rootAbs) }
   /** A folder's facts from its parent's and its own name. */
   const childFacts = (up: FolderFacts, seg: string): FolderFacts => {
     const bad = seg === "" || seg === "." || seg === ".." || seg === ".git" || seg === ".minicode"
-    const scope = up.scope === undefined || bad ? undefined : Jail.childOf(up.scope, seg)
+    const scope = up.scope === undefined || bad ? undefined : NameScope.childOf(up.scope, seg)
     // The folder's segments passed (none empty, `.` or `..`): its path and the name join as they are.
     const abs = scope?.dir ?? (up.abs === "/" ? `/${seg}` : `${up.abs}/${seg}`)
     // The same walk up as `Aliases.reason` (up to and with the root), one folder at a time.
@@ -81,7 +81,7 @@ export const pathJudge = (fs: FileSystemShape, root: string, aliases: Aliases.Pr
     const name = rel.slice(slash + 1)
     if (name === "" || name === "." || name === "..") return false
     const dir = folderFacts(slash === -1 ? "" : rel.slice(0, slash))
-    if (dir.scope === undefined || Jail.judgeIn(dir.scope, name) !== undefined) return false
+    if (dir.scope === undefined || NameScope.judgeIn(dir.scope, name) !== undefined) return false
     // The folder's segments passed (none empty, `.` or `..`): its path and the name join as they are.
     return aliases.paths.size === 0 || (!dir.aliased && !aliases.paths.has(dir.abs === "/" ? `/${name}` : `${dir.abs}/${name}`))
   }
