@@ -14,6 +14,7 @@ import { ToolFailed } from "../domain/core/Errors.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as Aliases from "../domain/jail/Aliases.js"
 import * as Jail from "../domain/jail/Jail.js"
+import * as NameScope from "../domain/jail/NameScope.js"
 import * as P from "../domain/jail/PosixPath.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import * as Progress from "../ports/Progress.js"
@@ -77,7 +78,7 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
       Effect.gen(function* () {
         const prefix = dir.rel === "" ? "" : `${dir.rel}/`
         const abs = dir.rel === "" ? session.root : P.join(session.root, dir.rel)
-        const judge = Jail.protectedNameIn(abs, session.root)
+        const judge = NameScope.protectedNameIn(abs, session.root)
         const names = dir.files.filter(
           (name) => (filter === undefined || filter(prefix + name)) && judge(name) === undefined && (aliases.paths.size === 0 || Aliases.reason(aliases, session.root, P.join(abs, name)) === undefined)
         )

@@ -7,7 +7,7 @@
  */
 import { Effect, Option } from "effect"
 import * as Aliases from "../domain/jail/Aliases.js"
-import * as Jail from "../domain/jail/Jail.js"
+import * as NameScope from "../domain/jail/NameScope.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as GitFolders from "../kernel/GitFolders.js"
 import type { FileSystemShape } from "../ports/FileSystem.js"
@@ -22,29 +22,57 @@ const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf("/"))
 export const pathJudge = (fs: FileSystemShape, root: string, aliases: Aliases.Protected = Aliases.none) => {
   const folders = new Map<string, boolean>()
   /**
-   * Per folder: the name judge with its segments split once (Jail.protectedNameIn; undefined when a segment of the
-   * folder itself fails), its absolute path, and whether it or a folder above it is a protected path under another
-   * name. rg names every matching file (12,000 on the bench tree for one regex): walking each file's folders up
-   * through `Aliases.reason` was a third of grep's own CPU there; per file this leaves one lookup of its own path.
+   * Per folder: the name judge (NameScope.nameScope, made from its parent's; undefined when a segment of the folder
+   * itself fails), its absolute path, and whether it or a folder above it is a protected path under another name. rg
+   * names every matching file (12,000 files in 10,700 folders on the bench tree for one regex): walking each file's
+   * folders up through `Aliases.reason`, then splitting and judging each folder's path whole, were each a third of
+   * grep's own CPU there; per file this leaves one lookup of its own path and the checks of its last folder and name.
+   * Order-independent (test/tools/PathJudge.test.ts).
    */
   interface FolderFacts {
-    readonly judge: ((name: string) => ReturnType<typeof Jail.protectedName>) | undefined
+    /** The folder's name scope (NameScope.nameScope), built from its parent's; undefined when a segment of it fails. */
+    readonly scope: NameScope.NameScope | undefined
     readonly abs: string
     readonly aliased: boolean
   }
-  const names = new Map<string, FolderFacts>()
+  const rootAbs = P.resolve("/", root)
+  const rootFacts: FolderFacts = { scope: NameScope.nameScope(rootAbs, root), abs: rootAbs, aliased: aliases.paths.size > 0 && aliases.paths.has(rootAbs) }
+  /** A folder's facts from its parent's and its own name. */
+  const childFacts = (up: FolderFacts, seg: string): FolderFacts => {
+    const bad = seg === "" || seg === "." || seg === ".." || seg === ".git" || seg === ".minicode"
+    const scope = up.scope === undefined || bad ? undefined : NameScope.childOf(up.scope, seg)
+    // The folder's segments passed (none empty, `.` or `..`): its path and the name join as they are.
+    const abs = scope?.dir ?? (up.abs === "/" ? `/${seg}` : `${up.abs}/${seg}`)
+    // The same walk up as `Aliases.reason` (up to and with the root), one folder at a time.
+    const aliased = aliases.paths.size > 0 && scope !== undefined && (up.aliased || aliases.paths.has(abs))
+    return { scope, abs, aliased }
+  }
+  // The facts of the folders from the root down to the last one asked about, not a map of every folder: rg names
+  // a folder's files one after another, so the next file's folder shares most of this chain. A map held 10,700
+  // folders' facts to the end of the call, long enough to be promoted: full collections were a fifth of the
+  // server's CPU in the bench's regex case.
+  const chainDirs: Array<string> = [""]
+  const chainFacts: Array<FolderFacts> = [rootFacts]
   const folderFacts = (dir: string): FolderFacts => {
-    const known = names.get(dir)
-    if (known !== undefined) return known
-    const abs = dir === "" ? P.resolve("/", root) : P.join(root, dir)
-    let judge: FolderFacts["judge"] = Jail.protectedNameIn(abs, root)
-    if (dir !== "") {
-      for (const s of dir.split("/")) if (s === "" || s === "." || s === ".." || s === ".git" || s === ".minicode") judge = undefined
+    let k = chainDirs.length - 1
+    // The deepest folder of the chain that is `dir` or holds it.
+    for (; k > 0; k--) {
+      const at = chainDirs[k] as string
+      if (dir === at || (dir.startsWith(at) && dir.charCodeAt(at.length) === 47)) break
     }
-    // The same walk up as `Aliases.reason` (up to and with the root), one folder at a time, each remembered.
-    const aliased = aliases.paths.size > 0 && judge !== undefined && (aliases.paths.has(abs) || (dir !== "" && folderFacts(parentOf(dir)).aliased))
-    const facts = { judge, abs, aliased }
-    names.set(dir, facts)
+    chainDirs.length = k + 1
+    chainFacts.length = k + 1
+    let facts = chainFacts[k] as FolderFacts
+    if (dir === chainDirs[k]) return facts
+    // Down from there, one segment at a time.
+    for (let from = k === 0 ? 0 : (chainDirs[k] as string).length + 1; from <= dir.length; ) {
+      const slash = dir.indexOf("/", from)
+      const to = slash === -1 ? dir.length : slash
+      facts = childFacts(facts, dir.slice(from, to))
+      chainDirs.push(dir.slice(0, to))
+      chainFacts.push(facts)
+      from = to + 1
+    }
     return facts
   }
   const lexical = (rel: string): boolean => {
@@ -53,7 +81,7 @@ export const pathJudge = (fs: FileSystemShape, root: string, aliases: Aliases.Pr
     const name = rel.slice(slash + 1)
     if (name === "" || name === "." || name === "..") return false
     const dir = folderFacts(slash === -1 ? "" : rel.slice(0, slash))
-    if (dir.judge === undefined || dir.judge(name) !== undefined) return false
+    if (dir.scope === undefined || NameScope.judgeIn(dir.scope, name) !== undefined) return false
     // The folder's segments passed (none empty, `.` or `..`): its path and the name join as they are.
     return aliases.paths.size === 0 || (!dir.aliased && !aliases.paths.has(dir.abs === "/" ? `/${name}` : `${dir.abs}/${name}`))
   }

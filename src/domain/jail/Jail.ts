@@ -52,8 +52,8 @@ export type JailVerdict =
 export const ok: JailVerdict = { ok: true }
 const no = (rule: string, reason: string): JailVerdict => ({ ok: false, rule, reason })
 
-const envTemplates = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"])
-const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure", ".password-store"])
+export const envTemplates = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"])
+export const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure", ".password-store"])
 const secretNames = new Set([
   ".git-credentials",
   ".npmrc",
@@ -211,22 +211,22 @@ export const alwaysSecretGlobs: ReadonlyArray<string> = [
 ]
 
 /** `secretPairs` by folder. */
-const secretPairFiles: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+export const secretPairFiles: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   [...new Set(secretPairs.map(([dir]) => dir))].map((dir) => [dir, new Set(secretPairs.filter(([d]) => d === dir).map(([, f]) => f))])
 )
-const systemSecrets = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"])
+export const systemSecrets = new Set(["/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd"])
 
 /**
  * The lower-cased segments the name rules look at. Inside the workspace only the workspace-relative part counts: a
  * root that happens to live below a folder named like a secret does not make every file secret.
  */
-const scopedSegments = (absolute: string, root: string | undefined): ReadonlyArray<string> => {
+export const scopedSegments = (absolute: string, root: string | undefined): ReadonlyArray<string> => {
   const scoped = root !== undefined && P.isInside(root, absolute) ? P.relative(root, absolute) : absolute
   return P.segments(scoped).map((s) => s.toLowerCase())
 }
 
 /** Why the whole path is a secret before its segments are looked at. */
-const wholePathSecret = (absolute: string): string | undefined => {
+export const wholePathSecret = (absolute: string): string | undefined => {
   const lower = absolute.toLowerCase()
   if (systemSecrets.has(lower)) return `${lower} holds system credentials`
   if (/^\/proc\/[^/]+\/(task\/[^/]+\/)?environ$/.test(lower)) return "a process environment holds secrets"
@@ -237,7 +237,7 @@ const wholePathSecret = (absolute: string): string | undefined => {
  * A name git would take for `.git`: case-insensitively, and as macOS and Windows file systems see it (characters
  * HFS+ ignores, trailing dots and spaces, the 8.3 short name), the same normalisation git applies to itself.
  */
-const isDotGit = (seg: string): boolean => {
+export const isDotGit = (seg: string): boolean => {
   // Every spelling holds a "g" and a "t" (what is stripped is invisible characters, dots and spaces): most names do not.
   if (seg.indexOf("g") === -1 || seg.indexOf("t") === -1) return false
   const bare = seg.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, "").replace(/[. ]+$/, "")
@@ -249,7 +249,7 @@ const isDotGit = (seg: string): boolean => {
  * secret or paired folder's name starts with one (`gh` aside), and so does every decorated form of it (`.ssh (1)`,
  * `Copy of .aws`, `#.ssh#`).
  */
-const copiesOf = (seg: string, last: boolean): ReadonlyArray<string> => (last || seg.includes(".") ? undecorated(seg) : [seg])
+export const copiesOf = (seg: string, last: boolean): ReadonlyArray<string> => (last || seg.includes(".") ? undecorated(seg) : [seg])
 
 const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
   let copies = copiesOf(segs[0] ?? "", segs.length === 1)
@@ -289,7 +289,7 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
 }
 
 /** Why a file name is a secret by itself (its folder aside), or undefined. */
-const fileSecret = (seg: string): string | undefined => {
+export const fileSecret = (seg: string): string | undefined => {
   if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
   // `.env-prod`, `.env_local`: an environment file by another spelling (templates excepted).
   if (/^\.env[-_]/.test(seg) && !/^\.env[-_](example|sample|template|dist|defaults?)$/.test(seg)) return `${seg} holds environment secrets`
@@ -336,20 +336,6 @@ export const protectedName = (absolute: string, root?: string): { readonly kind:
   if (stateSegments(segs)) return { kind: "state" }
   const reason = wholePathSecret(absolute) ?? secretSegments(segs)
   return reason === undefined ? undefined : { kind: "secret", reason }
-}
-
-/**
- * `protectedName` for the names of one directory (grep's candidates): the directory's segments are split and
- * lower-cased once, each name then judged with them. Same answers as `protectedName(dir + "/" + name, root)`.
- */
-export const protectedNameIn = (dir: string, root?: string) => {
-  const dirSegs = scopedSegments(dir, root)
-  return (name: string): ReturnType<typeof protectedName> => {
-    const segs = [...dirSegs, name.toLowerCase()]
-    if (stateSegments(segs)) return { kind: "state" }
-    const reason = wholePathSecret(dir === "/" ? `/${name}` : `${dir}/${name}`) ?? secretSegments(segs)
-    return reason === undefined ? undefined : { kind: "secret", reason }
-  }
 }
 
 /**

@@ -1,6 +1,8 @@
 /** The jail's pure rules on protected names: secrets, git's folder, and what a folder holds (issue 19). */
+import { FastCheck } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Jail from "../../../src/domain/jail/Jail.js"
+import * as NameScope from "../../../src/domain/jail/NameScope.js"
 
 const ctx: Jail.JailContext = { root: "/ws", unrestricted: false }
 const verdict = (path: string, access: Jail.Access) => Jail.checkLexical(ctx, "/ws", path, access)
@@ -110,8 +112,32 @@ describe("protectedNameIn", () => {
     const dirs = ["/ws", "/ws/a", "/ws/.git", "/ws/x/.GIT", "/ws/.docker", "/ws/.ssh", "/ws/.env", "/ws/.Cargo", "/ws/.minicode", "/ws/.config", "/etc", "/proc/1", "/ws/.g\u200cit", "/ws/git~1", "/ws/.git./hooks"]
     const names = ["x.ts", "config", "hooks", "config.json", "credentials", ".env", ".env.example", "id_rsa", "a.pem", "secrets.yml", "prod.env.local", "shadow", "environ", "minicode", "gcloud", "README.md", ".GIT", "Config"]
     for (const dir of dirs) {
-      const judge = Jail.protectedNameIn(dir, root)
+      const judge = NameScope.protectedNameIn(dir, root)
       for (const name of names) expect(judge(name), `${dir}/${name}`).toEqual(Jail.protectedName(`${dir}/${name}`, root))
     }
+  })
+
+  // The scopes PathJudge builds folder by folder (`childOf`) carry what was found above: each must answer as
+  // `protectedName` on the whole path, whatever the folders above (secret folders, pairs, env folders, `.git`,
+  // state, copies' spellings, outside the root, `/etc`, `/proc`).
+  const segment = FastCheck.constantFrom(
+    "a", "src", ".ssh", ".SSH", ".ssh.bak", "Copy of .aws", ".docker", "docker", ".config", "minicode", ".minicode", "gcloud", ".env", ".env.local",
+    ".env.example", ".git", ".GIT", "git~1", ".git.", "hooks", "config", "config.json", "credentials", "id_rsa", "id_rsa.bak", "a.pem", ".npmrc",
+    "secrets.yml", "etc", "shadow", "proc", "1", "environ", "ws", "x.ts", "mod7.ts", "app-12", "Σ", "café", ".kube", "kube", ".cargo", "..", "."
+  )
+  it("answers as protectedName for every folder reached child by child", () => {
+    FastCheck.assert(
+      FastCheck.property(FastCheck.constantFrom("/", "/ws", "/ws/a", "/etc", "/proc", "/elsewhere"), FastCheck.array(segment, { maxLength: 6 }), segment, (start, folders, name) => {
+        let scope = NameScope.nameScope(start, "/ws")
+        let dir = start
+        for (const f of folders) {
+          scope = NameScope.childOf(scope, f)
+          dir = dir === "/" ? `/${f}` : `${dir}/${f}`
+          expect(NameScope.judgeIn(NameScope.nameScope(dir, "/ws"), name), `${dir}/${name}`).toEqual(Jail.protectedName(`${dir}/${name}`, "/ws"))
+        }
+        expect(NameScope.judgeIn(scope, name), `${dir}/${name} (child by child)`).toEqual(Jail.protectedName(`${dir}/${name}`, "/ws"))
+      }),
+      { numRuns: 3000 }
+    )
   })
 })
