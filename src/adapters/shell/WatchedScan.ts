@@ -460,7 +460,7 @@ export const make = (options: Options = {}): WatchedScan => {
   const protectedIn = (root: string, scope: ProtectedAliases.Scope = "all"): Effect.Effect<Aliases.Protected> =>
     Effect.suspend(() => {
       const stored = scope === "single-link" ? fromStore(root) : undefined
-      return stored !== undefined ? Effect.succeed(stored) : Effect.map(scan(root, false), () => roots.get(root)?.protected ?? Aliases.none)
+      return stored !== undefined ? Effect.succeed(stored) : Effect.map(scan(root), () => roots.get(root)?.protected ?? Aliases.none)
     })
 
   /** What the names alone make the sandbox hide (`ScanAliases` adds the other names of the same content). */
