@@ -27,12 +27,13 @@ const identity = (p: string) => {
  * What a sandboxed server's profile was made from: the paths the scan masks and pins, which files they are, the
  * object stores hidden. Which files: a mount over a path lasts only while that file is there, so a secret replaced
  * by a rename (an editor's save, `mv new .env`) is the new file, unmasked, in a sandbox that stays up. Also what
- * the MCP client compares for its sandboxed stdio servers (SdkMcpTransport `sandboxView`).
+ * the MCP client compares for its sandboxed stdio servers (SdkMcpTransport `sandboxView`). Editor controls are left
+ * out: a read-only server's view does not depend on them (a settings file saved would restart its servers).
  */
 export const viewOf = (root: string, history: History) =>
   Effect.flatMap(Effect.zip(WatchedScan.shared.scan(root), history), ([hits, hidden]) =>
     Effect.map(SecretObjects.toHideEffect(root, hits), (hide) =>
-      JSON.stringify([hits.map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), hide, SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
+      JSON.stringify([hits.filter((h) => h.verdict !== "control").map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), hide, SecretObjects.secretMessages(root), hidden?.gitDirs ?? []])
     )
   )
 

@@ -345,13 +345,17 @@ const copyOf = (workspace: string, text: string): string => {
   return source
 }
 
+/** The editor controls the scan found (`control` hits), at any depth. */
+const controlsOf = (hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => hits.filter((h) => h.verdict === "control").map((h) => h.path)
+
 /** The profile's findings from the scan's hits: each git config file shown as a sanitized, read-only copy. */
 export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>) =>
   Effect.try({
     try: () =>
       // A `.git` symlink is only looked after (GitControl): a mount on it would land on whatever it names.
       // A protected symlink likewise: its target is masked (a hit of its own, ScanAliases).
-      hits.filter((h) => h.verdict !== "link" && h.verdict !== "secret-link").map((h): Profile.Finding =>
+      // An editor control is shown read-only from a copy by `wrap` (writable calls only).
+      hits.filter((h) => h.verdict !== "link" && h.verdict !== "secret-link" && h.verdict !== "control").map((h): Profile.Finding =>
         h.verdict === "pin" || h.verdict === "hold"
           ? { path: h.path, kind: h.kind, treatment: "pin" }
           : h.verdict === "mask"
@@ -461,27 +465,30 @@ export const make = (options: Options = {}) =>
         const gitStat = lstat(path.join(workspace, ".git"))
         const hits = yield* scanner.scan(workspace, request.watchWorkspace ?? true, request.scanSince)
         const gitDirs = hits.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
+        // The editor's and agent's command files (.claude/settings.json…), at the top and below it: shown read-only,
+        // and one the call plants removed.
+        const editorControls = request.writable ? [...new Set([...EditorControlsOnDisk.present(workspace), ...controlsOf(hits)])] : []
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
-          // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run.
+          // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run,
+          // and an editor control made below the top (`app/.vscode/tasks.json`) is found the same way.
           yield* Effect.acquireRelease(
             Effect.try({
               try: () => GitControl.enter(workspace, gitDirs),
               catch: (cause) => new SandboxError({ reason: `cannot record the git control files: ${String(cause)}` })
             }),
             // Whatever the scan meets (it failed on a path past PATH_MAX the call made: red team), the git folders
-            // known at the start are looked after.
+            // and editor controls known at the start are looked after.
             (id) =>
               Effect.flatMap(Effect.exit(Effect.suspend(() => scanner.scan(workspace))), (now) => {
-                const pins = Exit.isSuccess(now) ? now.value.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path) : []
-                return Effect.ignore(Effect.try(() => GitControl.leave(workspace, id, [...new Set([...gitDirs, ...pins])])))
+                const after = Exit.isSuccess(now) ? now.value : []
+                const pins = after.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
+                return Effect.zipRight(
+                  Effect.ignore(Effect.try(() => EditorControlsOnDisk.leave(workspace, editorControls, controlsOf(after)))),
+                  Effect.ignore(Effect.try(() => GitControl.leave(workspace, id, [...new Set([...gitDirs, ...pins])])))
+                )
               })
           )
-        }
-        // The editor's and agent's command files (.claude/settings.json…): shown read-only, and one the call plants removed.
-        const editorControls = request.writable ? EditorControlsOnDisk.present(workspace) : []
-        if (request.writable) {
-          yield* Effect.addFinalizer(() => Effect.ignore(Effect.try(() => EditorControlsOnDisk.leave(workspace, editorControls))))
         }
         const findings = [
           ...EditorControlsOnDisk.files(editorControls).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),

@@ -5,8 +5,10 @@
  * that runs something, or cannot be read, or is a symlink, is removed when the call ends.
  *
  * Was a hole (issue 19, red team): sandboxed bash wrote `.claude/settings.json` with a `PreToolUse` hook; the user's
- * next start of Claude Code in the folder ran it outside any sandbox. Nested copies (`sub/.claude/…`) are the file
- * tools' to refuse (kernel/EditorContent); bash's are not looked for below the top.
+ * next start of Claude Code in the folder ran it outside any sandbox. Below the top, the workspace scan finds them
+ * (`WorkspaceScan`'s `control` hits): was a hole (issue 19, red team): bash wrote `packages/web/.vscode/tasks.json`
+ * with a `folderOpen` task, and it stayed for the user's next opening of that package's folder (the file tools
+ * refused it at any depth, bash did not).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -56,11 +58,12 @@ export const files = (existing: ReadonlyArray<string>): ReadonlyArray<string> =>
   })
 
 /**
- * Removes what the call made at a control path that was absent before (`before`, from `present`): a symlink (there
- * or at a folder on the way), a hard link, or a file whose content runs something or cannot be read. A file that
- * runs nothing stays (an honest settings file).
+ * Removes what the call made at a control path that was absent before (`before`, from `present` and the scan's
+ * controls): a symlink (there or at a folder on the way), a hard link, or a file whose content runs something or
+ * cannot be read. A file that runs nothing stays (an honest settings file). `found`: the controls the scan found
+ * after the call, at any depth (absolute paths).
  */
-export const leave = (workspace: string, before: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const leave = (workspace: string, before: ReadonlyArray<string>, found: ReadonlyArray<string> = []): ReadonlyArray<string> => {
   const had = new Set(before)
   const removed: Array<string> = []
   for (const rel of folders) {
@@ -73,10 +76,21 @@ export const leave = (workspace: string, before: ReadonlyArray<string>): Readonl
       // Its folder moved (a symlink on the way): removed with that one, or outside the workspace.
     }
   }
-  for (const rel of candidates(workspace)) {
+  const below = found.filter((p) => p.startsWith(workspace + "/") && !had.has(p)).map((p) => path.relative(workspace, p))
+  for (const rel of [...new Set([...candidates(workspace), ...below])]) {
     const p = path.join(workspace, rel)
     const kind = EditorControls.kindOf(rel)
     const st = lstat(p)
+    if (!had.has(p) && st?.isSymbolicLink() === true && EditorControls.folderNames.has(path.basename(p).toLowerCase())) {
+      // A folder's name leading elsewhere (`app/.vscode -> ../cfg`), made by the call.
+      try {
+        beneath(p, (at) => fs.unlinkSync(at))
+        removed.push(p)
+      } catch {
+        // Its folder moved (a symlink on the way): nothing is made or removed outside the workspace.
+      }
+      continue
+    }
     if (had.has(p) || kind === undefined || st === undefined || st.isDirectory()) continue
     try {
       const runs = st.isSymbolicLink() || !st.isFile() || st.nlink > 1 || (() => {

@@ -9,8 +9,9 @@
  *
  * Body: JSON `[rootPath, dev, ino, entries]`, an entry per folder of the cached tree (`WorkspaceScan.Folder`) in the
  * walk's order (a parent before its folders, its folders in its list's order): `[parent index, name, ino (-1: not
- * read), ctimeMs (null: not settled), [[path from the root, kind 0 file | 1 directory, verdict index], …]]`. Format 2:
- * format 1 (an entry listed its subfolders' names) was the map of paths' format, and loads as nothing.
+ * read), ctimeMs (null: not settled), [[path from the root, kind 0 file | 1 directory, verdict index], …]]`. Format 3:
+ * format 1 (an entry listed its subfolders' names) was the map of paths' format, and format 2 found no editor
+ * controls (`control` hits), so both load as nothing.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -18,9 +19,9 @@ import * as StateFile from "../fs/StateFile.js"
 import * as WorkspaceScan from "./WorkspaceScan.js"
 
 const file = "scan-cache"
-const format = "minicode-scan/2"
+const format = "minicode-scan/3"
 const kinds = ["file", "directory"] as const
-const verdicts = ["mask", "sanitize", "pin", "hold", "link", "secret-link"] as const
+const verdicts = ["mask", "sanitize", "pin", "hold", "link", "secret-link", "control"] as const
 
 const isName = (s: unknown): s is string => typeof s === "string" && s !== "" && s !== "." && s !== ".." && !s.includes("/") && !s.includes("\0")
 const isNum = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n)

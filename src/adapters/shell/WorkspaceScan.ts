@@ -11,6 +11,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as EditorControls from "../../domain/files/EditorControls.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 
 /**
@@ -18,12 +19,14 @@ import * as Profile from "../../domain/sandbox/SandboxProfile.js"
  * git folder or `.git` file, made a mount point and looked after; `hold`: a folder made a mount point only, as a
  * secret's protection rests on its name; `link`: a `.git` that is a symlink, never mounted, only looked after by
  * GitControl; `secret-link`: a symlink with a protected name, never mounted, whose target `ScanAliases` masks at
- * every scan).
+ * every scan; `control`: a file the user's editor or agent runs commands from (`EditorControls`), or a symlink at
+ * such a file's or folder's name, below the top as well: shown read-only to a writable call, and one a call made is
+ * judged when it ends, `EditorControlsOnDisk`).
  */
 export interface Hit {
   readonly path: string
   readonly kind: Profile.MaskKind
-  readonly verdict: "mask" | "sanitize" | "pin" | "hold" | "link" | "secret-link"
+  readonly verdict: "mask" | "sanitize" | "pin" | "hold" | "link" | "secret-link" | "control"
 }
 
 /**
@@ -113,6 +116,12 @@ const kindOf = (dir: string, d: fs.Dirent): "file" | "directory" | "other" => {
   const st = fs.lstatSync(path.join(dir, d.name), { throwIfNoEntry: false })
   return st === undefined ? "other" : st.isDirectory() ? "directory" : st.isFile() ? "file" : "other"
 }
+
+/** A control file of the editor's or agent's, or a symlink at a control's name (`sub/.vscode -> cfg`). */
+const isControl = (root: string, abs: string, d: fs.Dirent, kind: "file" | "directory" | "other"): boolean =>
+  (kind === "file" || d.isSymbolicLink()) && EditorControls.mayBeControl(d.name)
+    ? EditorControls.kindOf(path.relative(root, abs)) !== undefined
+    : d.isSymbolicLink() && EditorControls.folderNames.has(d.name.toLowerCase())
 
 /**
  * A listing that is a git object folder's: `info/` and `pack/` in it (git makes both for every repository). Judged on
@@ -235,6 +244,7 @@ export const read = (root: string, f: Folder, dir: string, st: fs.Stats, settleM
     }
     if (verdict === "mask" && kind !== "other" && !held && Profile.restsOnFolderName(root, abs)) held = true
     if (kind === "file" && verdict === "keep" && d.name.endsWith(".bundle") && isBundle(abs)) hits.push({ path: abs, kind, verdict: "mask" })
+    else if (verdict === "keep" && kind !== "directory" && isControl(root, abs, d, kind)) hits.push({ path: abs, kind: "file", verdict: "control" })
   }
   const gitFolder = Profile.classify(root, dir, "directory") === "pin"
   // A git folder is pinned already (by its parent's read).

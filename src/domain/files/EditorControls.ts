@@ -44,6 +44,21 @@ export const kindOf = (rel: string): Kind | undefined => {
   return undefined
 }
 
+/** The JSON names `kindOf` can take (in the right folder); `.code-workspace` and `.toml` names are asked of `kindOf`. */
+const jsonNames = new Set(["settings.json", "settings.local.json", "tasks.json", "mcp.json", ".mcp.json", "devcontainer.json", ".devcontainer.json"])
+
+/**
+ * Whether a file name may be a control's at some depth: a test on the name alone, cheap enough for every entry of a
+ * workspace walk, before `kindOf` is asked of the whole path.
+ */
+export const mayBeControl = (name: string): boolean => {
+  const n = name.toLowerCase()
+  return n.endsWith(".json") ? jsonNames.has(n) : n.endsWith(".toml") || n.endsWith(".code-workspace")
+}
+
+/** The folders a control file sits in: a symlink at one of these names leads a later write of a control into place. */
+export const folderNames: ReadonlySet<string> = new Set([".claude", ".vscode", ".cursor", ".devcontainer", ".mise", "mise"])
+
 const runner = (key: string, v: Jsonc.Value): Runner => ({ key, value: Jsonc.show(v) })
 
 /** Claude Code's settings keys whose value is a command it runs (or that starts servers/plugins without asking). */
