@@ -28,8 +28,9 @@ export interface ProtectedAliasesShape {
   readonly known: (root: string) => Effect.Effect<Known | undefined>
   /**
    * The tree's files the workspace repository's configuration makes git's (core.hooksPath's folder, included config
-   * files): protected for change as `.git/hooks` and `.git/config` are. Read fresh on each ask. `near`: paths whose
-   * own repositories inside the workspace (nested ones) count too.
+   * files): protected for change as `.git/hooks` and `.git/config` are. Read fresh on each ask, with every git
+   * folder the workspace scan finds (a nested repository's config may name any folder of the workspace). `near`:
+   * paths whose own repositories inside the workspace count too, whatever the scan says.
    */
   readonly treeControls: (root: string, home: string | undefined, near?: ReadonlyArray<string>) => Effect.Effect<TreeControls.TreeControls>
 }

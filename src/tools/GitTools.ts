@@ -460,9 +460,12 @@ export const makeTools = (runners?: Runners) =>
         case "git_diff":
           return diff(inv, call.args.staged === true)
         case "git_log":
+          // Bounded as status and diff are: in a workspace inside a larger repository, only the commits touching the
+          // workspace (`-- .`; a `path`, judged by the jail, is inside it). Was a hole (red team): git_log listed the
+          // enclosing repository's commit subjects, commits that touch only files outside the workspace among them.
           return Effect.flatMap(prepare("git_log", read), (git) =>
             Effect.map(
-              git.ok(["log", "--no-color", "--no-notes", "--no-show-signature", `-n${call.args.limit ?? 20}`, "--format=%h %ad %an%n    %s", "--date=short", ...rel(inv, "path")]),
+              git.ok(["log", "--no-color", "--no-notes", "--no-show-signature", `-n${call.args.limit ?? 20}`, "--format=%h %ad %an%n    %s", "--date=short", ...(inv.resolved["path"] === undefined ? git.scope : rel(inv, "path"))]),
               (t) => out(t, "no commits")
             )
           )

@@ -53,6 +53,38 @@ describe(title("a workspace inside a larger repository: the rest of it through t
     expect(tool("git_show", { rev: "HEAD~1" })).toContain("+app line one")
     expect(tool("git_show", { rev: "HEAD:app/main.txt" })).toContain("app line one")
     expect(tool("git_show", { rev: "HEAD:./main.txt" })).toContain("app line one")
-    expect(tool("git_log", {})).toContain("other only")
+  }, 120_000)
+
+  /**
+   * Was a hole (issue 19): git_log listed the enclosing repository's commit subjects, those of commits that touch
+   * only files outside the workspace among them ("other only: ENCLOSINGREPOCANARY"). Now it lists the commits that
+   * touch the workspace (`-- .`), and a `path` stays inside it (`../other` is refused by the jail).
+   */
+  it("git_log lists only the commits touching the workspace", () => {
+    const ws = attackWorkspace(cleanups)
+    const app = path.join(ws.root, "app")
+    fs.mkdirSync(app)
+    fs.mkdirSync(path.join(ws.root, "other"))
+    fs.writeFileSync(path.join(app, "main.txt"), "app line one\n")
+    ws.git("add", "-A")
+    ws.git("commit", "-q", "-m", "app work")
+    fs.writeFileSync(path.join(ws.root, "other/notes.txt"), "notes\n")
+    ws.git("add", "-A")
+    ws.git("commit", "-q", "-m", `outside only ${canary}`)
+    const tool = (name: string, args: unknown) => {
+      const r = spawnSync(process.execPath, [bin, "tool", name, JSON.stringify(args), "--cwd", app, "--work-mode", "BUILD", "--policy", "allow-all", "--json"], { encoding: "utf8" })
+      return r.stdout + r.stderr
+    }
+    const log = tool("git_log", {})
+    expect(log).not.toContain(canary)
+    expect(log).not.toContain("first")
+    // Honest: the workspace's own history, whole or for one of its paths.
+    expect(log).toContain("app work")
+    expect(tool("git_log", { path: "main.txt" })).toContain("app work")
+    for (const p of ["..", "../other", "../other/notes.txt", "/"]) {
+      const r = tool("git_log", { path: p })
+      expect(r, p).not.toContain(canary)
+      expect(r, p).toMatch(/jail/)
+    }
   }, 120_000)
 })

@@ -137,10 +137,10 @@ const stateOf = (file: string): State => {
  * `core.hooksPath` folder holds, and the included config files. Was a hole (red team): bash wrote
  * `.githooks/post-commit` where `core.hooksPath = .githooks`; the user's next commit ran it. `hooks`: the folders.
  */
-const treeOf = (workspace: string, gitDirs: ReadonlyArray<string>) => {
-  // The nested repositories' own configuration too (a project's husky hooks in a folder of projects).
-  const tops = gitDirs.filter((g) => path.basename(g) === ".git").map((g) => path.dirname(g))
-  const c = TreeControlsOnDisk.read(workspace, process.env["HOME"], tops)
+const treeOf = (workspace: string, gitDirs: ReadonlyArray<string>, dotGits: ReadonlyArray<string> = []) => {
+  // Every git folder's own configuration too (a project's husky hooks in a folder of projects, a hooks folder it
+  // names elsewhere in the workspace), and each `.git` file's repository (its top is the folder holding it).
+  const c = TreeControlsOnDisk.read(workspace, process.env["HOME"], [], [...gitDirs, ...dotGits])
   const hooks = c.hooks.filter((h) => lstatOf(h)?.isDirectory() === true && realFolder(h))
   const programs = c.programs.filter((f) => realFolder(path.dirname(f)))
   const files = [...hooks.flatMap((h) => entriesOf(h).map((d) => path.join(h, d.name))), ...c.configs.filter((f) => realFolder(path.dirname(f))), ...programs]
@@ -433,7 +433,7 @@ const decode = (shared: Shared): Snapshot => ({
  */
 const restoreAll = (workspace: string, shared: Shared, now: ReadonlyArray<string>) => {
   const snap = decode(shared)
-  const fixed = [...restore(snap, treeOf(workspace, snap.gitDirs)), ...removePlanted(workspace, snap, now)]
+  const fixed = [...restore(snap, treeOf(workspace, snap.gitDirs, [...(snap.dotGits?.keys() ?? []), ...now])), ...removePlanted(workspace, snap, now)]
   TreeControlsMade.unmake(workspace, shared.made ?? [])
   return fixed
 }
@@ -489,7 +489,7 @@ const precreate = (gitDirs: ReadonlyArray<string>): void => {
  * user's `git commit` on the host while the call runs.
  */
 export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string>; readonly programs: ReadonlyArray<string> } => {
-  const tree = treeOf(workspace, expand(workspace, pins))
+  const tree = treeOf(workspace, expand(workspace, pins), dotGitsOf(workspace, pins))
   // The configured hooks folders masked, the included config files read-only, as `.git`'s own are.
   const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && lstatOf(f)?.isFile() === true)
   const hooks: Array<string> = [...tree.folders]
@@ -525,7 +525,7 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     const call = { owner: StateLock.self, id }
     const dotGits = dotGitsOf(workspace, pins)
     if (known !== undefined && live.length > 0) {
-      const made = [...(known.made ?? []), ...TreeControlsMade.make(workspace, treeOf(workspace, gitDirs).controls)]
+      const made = [...(known.made ?? []), ...TreeControlsMade.make(workspace, treeOf(workspace, gitDirs, dotGits).controls)]
       write(dir, { calls: [...live, call], gitDirs: [...new Set([...known.gitDirs, ...gitDirs])], files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }), made })
       // A git folder first seen now has no record: what is made in it is taken to have been absent, as it was.
       precreate(gitDirs)
@@ -534,7 +534,7 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
     if (known !== undefined) restoreAll(workspace, known, dotGits)
     // Made before the record: the record holds them as made (empty), so the end of the call finds nothing changed.
     // One read of the configuration for both: what is made is empty, so the files to record are the same after it.
-    const tree = treeOf(workspace, gitDirs)
+    const tree = treeOf(workspace, gitDirs, dotGits)
     const made = TreeControlsMade.make(workspace, tree.controls)
     const snap = snapshot(gitDirs, dotGits, tree.files)
     write(dir, { calls: [call], gitDirs: [...gitDirs], files: encode(snap.files), dotGits: encode(snap.dotGits ?? new Map()), made: [...made] })

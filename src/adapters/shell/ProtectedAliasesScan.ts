@@ -17,5 +17,11 @@ export const layer = (scanner: WatchedScan) =>
         const k = scanner.known(root)
         return k === undefined ? undefined : { aliases: k.protected, version: k.version, startedAt: k.startedAt }
       }),
-    treeControls: (root: string, home: string | undefined, near?: ReadonlyArray<string>) => Effect.sync(() => TreeControlsOnDisk.read(root, home, near))
+    // Every git folder the scan finds counts (a nested project's config may name a hooks folder anywhere in the
+    // workspace); a scan that fails leaves the repositories on the written path's way (`near`).
+    treeControls: (root: string, home: string | undefined, near?: ReadonlyArray<string>) =>
+      scanner.gitFolders(root).pipe(
+        Effect.catchAllDefect(() => Effect.succeed([])),
+        Effect.map((gitFolders) => TreeControlsOnDisk.read(root, home, near, gitFolders))
+      )
   })

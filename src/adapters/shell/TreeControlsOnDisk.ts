@@ -8,6 +8,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as GitConfig from "../../domain/git/GitConfig.js"
 import * as TreeControls from "../../domain/git/TreeControls.js"
 
 const maxIncludeDepth = 10
@@ -41,6 +42,8 @@ const realOf = (p: string): string => {
     }
   }
 }
+
+type Repo = { readonly top: string; readonly gitDir: string; readonly commonDir: string }
 
 /**
  * The repository git finds from `root`, walking up as its discovery does: the folder holding `.git` (the top of the
@@ -114,8 +117,8 @@ const userConfigs = (home: string | undefined): ReadonlyArray<string> => {
  * folder of projects): a hooks folder relative to one of them lies below its top, so a path's ancestors find the
  * repository that can make it git's.
  */
-const nestedOn = (root: string, near: ReadonlyArray<string>): ReadonlyArray<{ readonly top: string; readonly gitDir: string; readonly commonDir: string }> => {
-  const out = new Map<string, { readonly top: string; readonly gitDir: string; readonly commonDir: string }>()
+const nestedOn = (root: string, near: ReadonlyArray<string>): ReadonlyArray<Repo> => {
+  const out = new Map<string, Repo>()
   for (const start of near) {
     for (let dir = start, depth = 0; dir !== root && dir.startsWith(`${root}/`) && depth < 64; dir = path.dirname(dir), depth++) {
       if (out.has(dir)) continue
@@ -126,12 +129,40 @@ const nestedOn = (root: string, near: ReadonlyArray<string>): ReadonlyArray<{ re
   return [...out.values()]
 }
 
-export const read = (root: string, home: string | undefined, near: ReadonlyArray<string> = []): TreeControls.TreeControls => {
+/**
+ * The repository a git folder the workspace scan found stands for (`WorkspaceScan`'s pins and `.git` links): a
+ * `.git` folder, file or symlink is the repository of the folder holding it; a git folder by another name is a
+ * linked worktree's (its `gitdir` names the worktree's `.git` file), a submodule's or a separate one (its
+ * `core.worktree` names the working tree), else a bare repository's, whose hooks run in the git folder itself.
+ */
+const repoOfFolder = (g: string): Repo | undefined => {
+  if (path.basename(g) === ".git") return repoAt(path.dirname(g))
+  const common = textOf(path.join(g, "commondir"))?.trim()
+  const commonDir = common === undefined || common === "" ? g : path.resolve(g, common)
+  const back = textOf(path.join(g, "gitdir"))?.trim()
+  if (back !== undefined && back !== "") return { top: path.dirname(path.resolve(g, back)), gitDir: g, commonDir }
+  const text = textOf(path.join(commonDir, "config"))
+  const parsed = text === undefined ? undefined : GitConfig.parse(text)
+  const worktree = parsed?.ok === true ? parsed.entries.findLast((e) => e.section === "core" && e.name === "worktree" && e.value !== undefined)?.value : undefined
+  return { top: worktree === undefined || worktree.trim() === "" ? g : path.resolve(g, worktree.trim()), gitDir: g, commonDir }
+}
+
+/**
+ * `gitFolders`: every git folder of the workspace, as its scan finds them (`WorkspaceScan` pins: `.git` folders and
+ * files, git folders by other names, `.git` symlinks): each one's configuration counts wherever in the workspace it
+ * points. Was a hole (issue 19, red team): in a folder of projects, `projA/.git/config` had `core.hooksPath =
+ * ../shared-hooks` (or an absolute path to `sibling/hooks`, `include.path` to `../common.gitconfig`, `core.fsmonitor
+ * = ../tools/mon.sh`); write_file `shared-hooks/pre-commit` is not on projA's way, so projA's config was never read,
+ * and the user's next `git commit` in projA ran the plant.
+ */
+export const read = (root: string, home: string | undefined, near: ReadonlyArray<string> = [], gitFolders: ReadonlyArray<string> = []): TreeControls.TreeControls => {
   let found = TreeControls.none
   const seen = new Set<string>()
   const visit = (file: string, depth: number, tops: ReadonlyArray<string>) => {
-    if (depth > maxIncludeDepth || seen.has(file)) return
-    seen.add(file)
+    // Per file and working tree: two repositories including one file each read it against their own top.
+    const key = `${file}\0${tops.join("\0")}`
+    if (depth > maxIncludeDepth || seen.has(key)) return
+    seen.add(key)
     const text = textOf(file) ?? (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true ? textOf(realOf(file)) : undefined)
     if (text === undefined) return
     const more = tops.map((top) => TreeControls.fromConfig(file, text, top, home)).reduce(TreeControls.merge, TreeControls.none)
@@ -139,7 +170,9 @@ export const read = (root: string, home: string | undefined, near: ReadonlyArray
     for (const c of more.configs) visit(c, depth + 1, tops)
   }
   const repo = repoOf(root)
-  const nested = nestedOn(root, near)
+  const byGitDir = new Map<string, Repo>()
+  for (const r of [...nestedOn(root, near), ...gitFolders.flatMap((g) => repoOfFolder(g) ?? [])]) byGitDir.set(`${r.top}\0${r.gitDir}`, r)
+  const nested = [...byGitDir.values()]
   for (const r of [...(repo === undefined ? [] : [repo]), ...nested]) {
     visit(path.join(r.commonDir, "config"), 0, [r.top])
     visit(path.join(r.gitDir, "config.worktree"), 0, [r.top])

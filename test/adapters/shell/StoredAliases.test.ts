@@ -171,3 +171,26 @@ describe("single-link questions from the stored scan", () => {
     expect((await ask(root)).mode).not.toBe("stored")
   })
 })
+
+/**
+ * The workspace's git folders (`gitFolders`, what the jail reads nested repositories' tree controls from), from the
+ * store in a one-shot process: a repository made since the store (by the host, in any folder) is found, and one
+ * store pass answers both gate questions of a command.
+ */
+describe("git folders from the stored scan", () => {
+  it("a nested repository or .git file made since the store is found; unchanged, answered from the store once", async () => {
+    const root = workspace()
+    await stored(root)
+    const scanner = oneShot()
+    const before = await Effect.runPromise(scanner.gitFolders(root))
+    expect(scanner.lastMode(root)).toBe("stored")
+    expect(before.filter((g) => !g.startsWith(path.join(root, ".minicode")))).toEqual([])
+    // The alias question of the same command reuses the pass (no scan made: still "stored", no tree kept).
+    await Effect.runPromise(scanner.protectedIn(root, "single-link"))
+    expect(scanner.lastMode(root)).toBe("stored")
+    fs.mkdirSync(path.join(root, "deep/a/b/projA/.git"), { recursive: true })
+    fs.writeFileSync(path.join(root, "docs/.git"), "gitdir: ../deep/a/b/projA/.git\n")
+    const after = await Effect.runPromise(oneShot().gitFolders(root))
+    expect(after).toEqual(expect.arrayContaining([path.join(root, "deep/a/b/projA/.git"), path.join(root, "docs/.git")]))
+  })
+})
