@@ -145,9 +145,20 @@ const secretNames = new Set([
   "pg_service.conf",
   ".curlrc",
   "_curlrc",
-  ".wgetrc"
+  ".wgetrc",
+  // Mail and auth-source passwords: Emacs's auth-source (plain and encrypted), msmtp's and fetchmail's accounts,
+  // an encrypted netrc; s3fs's access keys; gcloud's token databases copied beside a project.
+  ".authinfo",
+  ".authinfo.gpg",
+  ".netrc.gpg",
+  ".msmtprc",
+  ".fetchmailrc",
+  ".passwd-s3fs",
+  ".htdigest",
+  "credentials.db",
+  "access_tokens.db"
 ])
-const keyExtensions = [".ovpn", ".keytab", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig"]
+const keyExtensions = [".ovpn", ".keytab", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig", ".keyring"]
 /** `prod.env`, `prod.env.local`, `api.env.staging`: an environment file by another name (templates excepted). */
 const namedEnv = /\.env(\.(local|prod|production|dev|development|stage|staging|test|ci|preview|qa|uat))*$/
 /** Terraform keeps provider credentials in variable files and every resource's secrets in its state. */
@@ -196,7 +207,14 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   ["stripe", "config.toml"],
   [".railway", "config.json"],
   [".supabase", "access-token"],
-  ["heroku", "credentials"]
+  ["heroku", "credentials"],
+  // Index URLs with tokens in pip's user config; Snowflake's CLI password; NuGet's user config
+  // (`packageSourceCredentials`, `ClearTextPassword`), not a project's own `NuGet.Config`.
+  [".pip", "pip.conf"],
+  ["pip", "pip.conf"],
+  ["pip", "pip.ini"],
+  [".snowsql", "config"],
+  ["nuget", "nuget.config"]
 ]
 /**
  * Globs (gitignore syntax, matched case-insensitively) for names that are secret wherever they are, for a search
