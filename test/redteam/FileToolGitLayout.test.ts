@@ -8,13 +8,21 @@
  * host, outside any sandbox. BareLayoutPlant.test.ts is the same plant from sandboxed bash (GitControl puts it back);
  * here no bash runs at all. Through the built binary (allow-all, default sandbox).
  *
+ * The same through `minicode redo` (the user's own command, after the agent's calls): the agent writes `src/HEAD`,
+ * the user undoes that turn, the agent writes `src/config`, `src/refs/…` and `src/objects/…` (no HEAD: no layout),
+ * the user redoes the turn, and the restore (tools/UndoTool `locate`, judged by the jail's names alone) made the
+ * layout whole.
+ *
  * Now the jail stage refuses the entry that would complete the layout (GitFolders `madeGitFolder`): a written file,
- * a move's landing (a file, a folder, a folder replacing a file). Honest files named `HEAD`, `refs/` or `objects/`
- * that make no such layout are written as ever.
+ * a move's landing (a file, a folder, a folder replacing a file); undo and redo judge each restored path the same way
+ * (and a path in a git folder by another name as under `.git`). Honest files named `HEAD`, `refs/` or `objects/`
+ * that make no such layout are written, undone and redone as ever.
  */
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { bin } from "../serve/support/McpServeHarness.js"
 import { attackFile, committedSrc } from "./support/Attack.js"
 
 const cleanups = attackFile()
@@ -79,6 +87,34 @@ describe("a git folder's layout assembled by the file tools", () => {
       expect(r.status, `${p}: ${r.stdout}${r.stderr}`).toBe(0)
     }
     expect(ws.tool("move_file", { from: "docs/HEAD", to: "notes/HEAD" }).status).toBe(0)
+    expect(fs.readFileSync(path.join(ws.root, "notes/HEAD"), "utf8")).toBe("honest\n")
+  })
+
+  it("redo after the agent wrote the rest of the layout: the restore is refused, the user's git status runs nothing", () => {
+    const { ws, marker, userStatus } = committedSrc(cleanups)
+    const user = (command: string) => spawnSync(process.execPath, [bin, command, "--cwd", ws.root], { encoding: "utf8" })
+    expect(ws.tool("write_file", { path: "src/HEAD", content: head }).status).toBe(0)
+    expect(user("undo").status).toBe(0)
+    expect(fs.existsSync(path.join(ws.root, "src/HEAD"))).toBe(false)
+    const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch ${marker}\n`
+    expect(ws.tool("write_file", { path: "src/config", content: config }).status).toBe(0)
+    expect(ws.tool("write_file", { path: "src/refs/heads/.keep", content: "" }).status).toBe(0)
+    expect(ws.tool("write_file", { path: "src/objects/.keep", content: "" }).status).toBe(0)
+    const redo = user("redo")
+    expect(redo.stdout + redo.stderr).toContain("refused src/HEAD")
+    expect(fs.existsSync(path.join(ws.root, "src/HEAD"))).toBe(false)
+    userStatus()
+    expect(fs.existsSync(marker)).toBe(false)
+  })
+
+  it("honest undo and redo of a file named HEAD that makes no layout", () => {
+    const { ws } = committedSrc(cleanups)
+    const user = (command: string) => spawnSync(process.execPath, [bin, command, "--cwd", ws.root], { encoding: "utf8" })
+    expect(ws.tool("write_file", { path: "notes/HEAD", content: "honest\n" }).status).toBe(0)
+    expect(user("undo").status).toBe(0)
+    expect(fs.existsSync(path.join(ws.root, "notes/HEAD"))).toBe(false)
+    const redo = user("redo")
+    expect(redo.status, redo.stdout + redo.stderr).toBe(0)
     expect(fs.readFileSync(path.join(ws.root, "notes/HEAD"), "utf8")).toBe("honest\n")
   })
 })
