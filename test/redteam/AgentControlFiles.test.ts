@@ -8,7 +8,9 @@
  *   and `tools.callCommand` (run to list and call the project's tools), `hooks`;
  * - opencode's project config, `opencode.json` / `opencode.jsonc` (any folder it starts from), `.opencode/opencode.json`
  *   and the older `.opencode.json`: local MCP servers (`mcp.<name>.command`), formatters and language servers run by
- *   a command, npm `plugin`s it loads.
+ *   a command, npm `plugin`s it loads;
+ * - the project MCP server lists of Roo Code (`.roo/mcp.json`), Amazon Q (`.amazonq/mcp.json`) and Kiro
+ *   (`.kiro/settings/mcp.json`), servers started with the editor.
  *
  * write_file, edit_file and move_file wrote them; sandboxed bash planted them at the top. Through the built binary
  * (default sandbox, policy allow-all). Honest files of the same names (remote servers, a theme, no hooks) are written.
@@ -32,7 +34,10 @@ const planted: ReadonlyArray<readonly [string, string]> = [
   ["opencode.jsonc", `{\n  // formatters\n  "formatter": {"x": {"command": ["./fmt.sh", "$FILE"]}},\n}`],
   ["app/opencode.json", JSON.stringify({ lsp: { x: { command: ["./evil-lsp"] } } })],
   [".opencode/opencode.json", JSON.stringify({ plugin: ["opencode-evil-plugin"] })],
-  [".opencode.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })]
+  [".opencode.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
+  [".roo/mcp.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
+  [".amazonq/mcp.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
+  [".kiro/settings/mcp.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })]
 ]
 
 const honest: ReadonlyArray<readonly [string, string]> = [

@@ -43,7 +43,8 @@ export const kindOf = (rel: string): Kind | undefined => {
   if (dir === ".vscode" && name === "tasks.json") return "vscode-tasks"
   if (dir === ".vscode" && name === "settings.json") return "vscode-settings"
   if (name.endsWith(".code-workspace")) return "code-workspace"
-  if (((dir === ".vscode" || dir === ".cursor") && name === "mcp.json") || name === ".mcp.json") return "mcp-servers"
+  // Project MCP server lists of other editors and agents: Roo Code, Amazon Q, Kiro (`.kiro/settings/mcp.json`).
+  if ((([".vscode", ".cursor", ".roo", ".amazonq"].includes(dir ?? "") || (dir === "settings" && up === ".kiro")) && name === "mcp.json") || name === ".mcp.json") return "mcp-servers"
   if (name === ".devcontainer.json" || (name === "devcontainer.json" && (dir === ".devcontainer" || up === ".devcontainer"))) return "devcontainer"
   if (/^\.?(mise|rtx)(\.[^/]+)?\.toml$/.test(name)) return "mise"
   if ((dir === ".config" || dir === "mise" || dir === ".mise") && (name === "mise.toml" || /^config(\.[^/]+)?\.toml$/.test(name))) return "mise"
