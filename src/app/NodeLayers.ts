@@ -147,10 +147,10 @@ export const serverLauncher = (
     (sandbox): Launcher =>
       (request) =>
         request.sandbox === false || (request.sandbox === "when-available" && !whenAvailable)
-          ? Effect.succeed({ argv: HostLaunch.onHost(request.argv), env: request.env })
+          ? Effect.succeed({ argv: HostLaunch.onHost(request.argv), env: HostLaunch.envOnHost(request.argv, request.env) })
           : Effect.flatMap(sandbox, (s) =>
               request.sandbox === "when-available" && (!whenAvailable || s.status._tag !== "Available")
-                ? Effect.succeed({ argv: HostLaunch.onHost(request.argv), env: request.env })
+                ? Effect.succeed({ argv: HostLaunch.onHost(request.argv), env: HostLaunch.envOnHost(request.argv, request.env) })
                 : hideObjects.pipe(
                     Effect.flatMap((hidden) =>
                       s.wrap({

@@ -5,10 +5,12 @@
  * workspace's `node_modules/.bin/<package>` exists, npx runs THAT, with the user's rights. A tool call plants it
  * (write_file of the script, sandboxed bash's `chmod +x`), and the next call that starts the server (`mcp_list`,
  * any `fs.*` tool, or the user's next session) runs a program the repository controls outside any sandbox. The same
- * for a language server added with `--no-sandbox` and started by npx.
+ * for a language server added with `--no-sandbox` and started by npx. And for `python3 -m some_server`: Python puts the
+ * folder it starts in first on its module path, so a workspace `some_server.py` ran instead of the installed module.
  *
  * Now a server started on the host has `npx` / `npm exec` pointed at `--prefix /` (domain/core/HostLaunch, wired in
- * app/NodeLayers `serverLauncher`): the package is the one npm resolves, the server still runs in the workspace.
+ * app/NodeLayers `serverLauncher`): the package is the one npm resolves, the server still runs in the workspace; a
+ * `python -m` run gets `PYTHONSAFEPATH=1`.
  * Through the built binary (allow-all, default sandbox; npx resolves a folder package offline).
  */
 import { spawnSync } from "node:child_process"
@@ -24,12 +26,13 @@ const cleanups = attackFile()
 const reader = path.resolve(import.meta.dirname, "support/mcp-file-reader.mjs")
 const npx = spawnSync("npx", ["--version"], { encoding: "utf8" }).status === 0
 
-/** A private home whose global config holds one MCP server, `id`, started as `npx -y <spec>`. */
-const configured = (parent: string, id: string, spec: string) => {
+/** A private home whose global config holds one MCP server, `id`, started as `npx -y <spec>` (or as `argv`). */
+const configured = (parent: string, id: string, spec: string, argv: ReadonlyArray<string> = ["npx", "-y", spec]) => {
   const home = path.join(parent, "home")
   fs.mkdirSync(home, { recursive: true })
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), npm_config_cache: path.join(parent, "npm-cache") }
-  const add = spawnSync(process.execPath, [bin, "config", "mcp", "add", id, "--global", "--command", "npx", "--arg", "-y", "--arg", spec], { env, encoding: "utf8" })
+  const [command = "", ...args] = argv
+  const add = spawnSync(process.execPath, [bin, "config", "mcp", "add", id, "--global", "--command", command, ...args.flatMap((a) => ["--arg", a])], { env, encoding: "utf8" })
   expect(add.status, add.stderr).toBe(0)
   return env
 }
@@ -63,5 +66,17 @@ describe.skipIf(unavailable !== undefined || !npx)(title("an MCP server started 
     const r = await runCli(bin, ["tool", "honest.dump", "{}", "--cwd", ws.root, "--work-mode", "BUILD", "--policy", "allow-all"], { env, timeoutMs: 120_000 })
     // It runs in the workspace: it lists the workspace's own files.
     expect(r.stdout + r.stderr).toContain("a.txt: a")
+  }, 240_000)
+
+  it("python3 -m <module>: a module of that name planted in the workspace never runs", async () => {
+    const ws = attackWorkspace(cleanups)
+    const name = `mcp_rt7_${Math.random().toString(36).slice(2, 8)}`
+    const marker = path.join(ws.parent, "PWNED")
+    const env = configured(ws.parent, "py", name, ["python3", "-m", name])
+    const tool = (t: string, args: unknown) =>
+      runCli(bin, ["tool", t, JSON.stringify(args), "--cwd", ws.root, "--work-mode", "BUILD", "--policy", "allow-all"], { env, timeoutMs: 120_000 })
+    expect((await tool("write_file", { path: `${name}.py`, content: `open(${JSON.stringify(marker)}, "w").write("ran")\n` })).status).toBe(0)
+    await tool("mcp_list", {})
+    expect(fs.existsSync(marker)).toBe(false)
   }, 240_000)
 })

@@ -6,7 +6,9 @@
  * the user configured as "the npm package" was whatever a tool call had planted under that name, run with the
  * user's rights (red team, issue 19). `npx` and `npm exec`/`npm x` are given `--prefix /` (before the user's own
  * arguments, so a `--prefix` of theirs still wins): npm's local project is then the root folder, where no repository
- * has a `node_modules` or `.npmrc`, and the server still runs in the workspace. Pure: the caller spawns the result.
+ * has a `node_modules` or `.npmrc`, and the server still runs in the workspace. Likewise `python -m some_server` puts
+ * the folder it starts in first on its module path (a workspace `some_server.py` shadowed the installed module):
+ * it gets `PYTHONSAFEPATH=1` (Python 3.11+). Pure: the caller spawns the result.
  */
 
 /** The local project npm is pointed at: nothing a repository controls is there. */
@@ -23,4 +25,11 @@ export const onHost = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
   const sub = rest[0]
   if (name === "npm" && (sub === "exec" || sub === "x")) return [command, sub, "--prefix", neutralPrefix, ...rest.slice(1)]
   return argv
+}
+
+/** The environment of `argv` started on the host: a Python module run (`python -m`) never imports from the workspace. */
+export const envOnHost = (argv: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  const command = argv[0]
+  const python = command !== undefined && /^python[0-9.]*$/.test(baseName(command)) && argv.includes("-m")
+  return python && env["PYTHONSAFEPATH"] === undefined ? { ...env, PYTHONSAFEPATH: "1" } : env
 }

@@ -13,4 +13,10 @@ describe("HostLaunch.onHost", () => {
       expect(HostLaunch.onHost(argv)).toEqual(argv)
     }
   })
+  it("a Python module run gets PYTHONSAFEPATH (the workspace is not first on its module path)", () => {
+    expect(HostLaunch.envOnHost(["python3", "-m", "mcp_server_git"], { A: "1" })).toEqual({ A: "1", PYTHONSAFEPATH: "1" })
+    expect(HostLaunch.envOnHost(["/usr/bin/python3.12", "-m", "x"], {})).toEqual({ PYTHONSAFEPATH: "1" })
+    expect(HostLaunch.envOnHost(["python3", "server.py"], {})).toEqual({})
+    expect(HostLaunch.envOnHost(["node", "-m"], {})).toEqual({})
+  })
 })
