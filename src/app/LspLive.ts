@@ -10,6 +10,7 @@ import * as JsonRpcLspTransport from "../adapters/lsp/JsonRpcLspTransport.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
 import type { FileSystem } from "../ports/FileSystem.js"
+import type { ProtectedAliases } from "../ports/ProtectedAliases.js"
 import { LspTransport } from "../ports/LspTransport.js"
 import { Session } from "../ports/Session.js"
 import { type Extension, Extensions } from "../kernel/Executor.js"
@@ -30,7 +31,7 @@ export interface LiveOptions extends Omit<JsonRpcLspTransport.Options, "servers"
 /** The real client (servers spawned on first use, shut down when the caller's scope ends). */
 export const live = (
   options: LiveOptions
-): Effect.Effect<{ readonly extension: Extension; readonly diagnostics: typeof Diagnostics.Service }, never, Scope.Scope | Session | FileSystem> =>
+): Effect.Effect<{ readonly extension: Extension; readonly diagnostics: typeof Diagnostics.Service }, never, Scope.Scope | Session | FileSystem | ProtectedAliases> =>
   Effect.gen(function* () {
     const session = yield* Session
     const scope = yield* Effect.scope
@@ -48,7 +49,7 @@ export const live = (
   })
 
 /** The language tools alone as the `Extensions` layer, with the post-write hook beside it (tests, and `mcp serve`-like compositions). */
-export const layer = (options: LiveOptions): Layer.Layer<Extensions | Diagnostics, never, Session | FileSystem> =>
+export const layer = (options: LiveOptions): Layer.Layer<Extensions | Diagnostics, never, Session | FileSystem | ProtectedAliases> =>
   Layer.scopedContext(
     Effect.map(live(options), ({ extension, diagnostics }) => Context.make(Extensions, [extension]).pipe(Context.add(Diagnostics, diagnostics)))
   )

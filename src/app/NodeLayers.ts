@@ -10,6 +10,7 @@ import * as HistoryStore from "../adapters/fs/HistoryStore.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as SecretObjects from "../adapters/shell/SecretObjects.js"
 import * as StoreSecrets from "../adapters/shell/StoreSecrets.js"
+import * as HostLaunch from "../domain/core/HostLaunch.js"
 import * as Aliases from "../domain/jail/Aliases.js"
 import * as ScanAliasesLayer from "../adapters/shell/ProtectedAliasesScan.js"
 import * as WatchedScan from "../adapters/shell/WatchedScan.js"
@@ -132,6 +133,7 @@ const onFirstUse = <A, R>(build: Effect.Effect<A, never, R | Scope.Scope>) =>
  * bubblewrap profile of their own (workspace read-only, secrets masked, no network). Such a server is refused
  * when no sandbox can be made. Language servers without a `sandbox` setting ask for "when-available": inside the
  * profile whenever bubblewrap is usable, else as configured. The probe runs when the first such server starts.
+ * One started on the host has its package runner kept from taking the workspace for its project (HostLaunch).
  */
 export const serverLauncher = (
   root: string,
@@ -145,10 +147,10 @@ export const serverLauncher = (
     (sandbox): Launcher =>
       (request) =>
         request.sandbox === false || (request.sandbox === "when-available" && !whenAvailable)
-          ? Effect.succeed({ argv: request.argv, env: request.env })
+          ? Effect.succeed({ argv: HostLaunch.onHost(request.argv), env: HostLaunch.envOnHost(request.argv, request.env) })
           : Effect.flatMap(sandbox, (s) =>
               request.sandbox === "when-available" && (!whenAvailable || s.status._tag !== "Available")
-                ? Effect.succeed({ argv: request.argv, env: request.env })
+                ? Effect.succeed({ argv: HostLaunch.onHost(request.argv), env: HostLaunch.envOnHost(request.argv, request.env) })
                 : hideObjects.pipe(
                     Effect.flatMap((hidden) =>
                       s.wrap({

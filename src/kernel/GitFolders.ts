@@ -16,16 +16,47 @@ const present = (fs: FileSystemShape, path: string): Effect.Effect<Option.Option
     Option.map((s) => s.kind)
   )
 
-/** Whether git would take `dir` for a git folder (looser than git's own test, never stricter: HEAD is not read). */
-export const isGitFolder = (fs: FileSystemShape, dir: string) =>
+/**
+ * Whether git would take `dir` for a git folder (looser than git's own test, never stricter: HEAD is not read);
+ * with `added`, as it would be once that entry is made in it.
+ */
+export const isGitFolder = (fs: FileSystemShape, dir: string, added?: { readonly name: string; readonly kind: FileKind }) =>
   Effect.gen(function* () {
-    const head = yield* present(fs, P.join(dir, "HEAD"))
+    const at = (name: string) => (added !== undefined && added.name === name ? Effect.succeed(Option.some(added.kind)) : present(fs, P.join(dir, name)))
+    const head = yield* at("HEAD")
     if (Option.isNone(head) || head.value === "directory") return false
-    if (Option.isSome(yield* present(fs, P.join(dir, "commondir")))) return true
-    const objects = yield* present(fs, P.join(dir, "objects"))
+    if (Option.isSome(yield* at("commondir"))) return true
+    const objects = yield* at("objects")
     if (Option.isNone(objects) || objects.value === "file") return false
-    const refs = yield* present(fs, P.join(dir, "refs"))
+    const refs = yield* at("refs")
     return Option.isSome(refs) && refs.value !== "file"
+  })
+
+/** The names whose making can turn a folder into one git takes for a git folder. */
+const layoutNames: ReadonlySet<string> = new Set(["HEAD", "commondir", "objects", "refs"])
+
+/**
+ * The folder that making an entry of `kind` at `absolute` (a missing path inside `root`, with the folders missing
+ * above it) would turn into a git folder by another name, or undefined (red team, issue 19: write_file of
+ * `src/config` naming a `core.fsmonitor`, `src/objects/…`, `src/refs/…`, then `src/HEAD`: each write was judged
+ * before the layout was whole, and the user's next `git status` in `src/` ran the program on the host). Only the
+ * nearest existing folder above `absolute` gains an entry, so only its layout changes. The root counts only
+ * without a `.git` of its own (git's discovery takes that first); a folder under a `.git` is judged by the names.
+ */
+export const madeGitFolder = (fs: FileSystemShape, root: string, absolute: string, kind: FileKind) =>
+  Effect.gen(function* () {
+    let name = P.basename(absolute)
+    let made: FileKind = kind
+    let dir = P.dirname(absolute)
+    while (dir !== root && P.isInside(root, dir) && Option.isNone(yield* present(fs, dir))) {
+      name = P.basename(dir)
+      made = "directory"
+      dir = P.dirname(dir)
+    }
+    if (!layoutNames.has(name) || !P.isInside(root, dir)) return undefined
+    if (P.relative(root, dir).split("/").some((s) => s.toLowerCase() === ".git")) return undefined
+    if (dir === root && Option.isSome(yield* present(fs, P.join(root, ".git")))) return undefined
+    return (yield* isGitFolder(fs, dir, { name, kind: made })) ? dir : undefined
   })
 
 /**

@@ -3,8 +3,8 @@
  * `lsp_workspace_symbols`) as an executor extension, and the post-write diagnostics hook (`Diagnostics`).
  * Gates ran before: the file asked about was jailed; it is read here through the FileSystem port with the identity
  * the jail saw and handed to the server as text. Locations come back workspace-relative with 1-based lines; a
- * location's source line is shown only when the jail would let a tool read it (a library's typings outside the
- * workspace stay a bare location).
+ * location's source line is shown only when read_file would read that file (kernel/ReadJudge: a library's typings
+ * outside the workspace, a secret and protected content under another name stay a bare location).
  */
 import { Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
@@ -16,11 +16,12 @@ import * as P from "../domain/jail/PosixPath.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import { Diagnostics, type DiagnosticsShape } from "../ports/Diagnostics.js"
 import { FileSystem } from "../ports/FileSystem.js"
+import { ProtectedAliases } from "../ports/ProtectedAliases.js"
 import { type LspDocument, LspTransport } from "../ports/LspTransport.js"
 import { Session } from "../ports/Session.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Extension } from "../kernel/Executor.js"
-import * as PathResolver from "../kernel/PathResolver.js"
+import * as ReadJudge from "../kernel/ReadJudge.js"
 import { walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
@@ -38,7 +39,8 @@ export const make = Effect.gen(function* () {
   const lsp = yield* LspTransport
   const session = yield* Session
   const fs = yield* FileSystem
-  const jail: Jail.JailContext = { root: session.root, unrestricted: false }
+  const aliases = yield* ProtectedAliases
+  const jail: Jail.JailContext = { root: session.root, ...(session.home === undefined ? {} : { home: session.home }), unrestricted: false }
   const shown = (abs: string) => Jail.display(session, abs)
 
   const read = (tool: string, path: string, expect?: Parameters<typeof fs.readFile>[1]) =>
@@ -82,22 +84,23 @@ export const make = Effect.gen(function* () {
   const title = (doc: LspDocument, at: Lsp.ZeroPosition, what: string, where: Where) =>
     `${what} of ${where.symbol !== undefined && where.line === undefined ? `${where.symbol} (` : ""}${shown(doc.path)}:${at.line + 1}:${column(doc.text.split("\n"), at) + 1}${where.symbol !== undefined && where.line === undefined ? ")" : ""}`
 
-  /** Workspace-relative locations, each with its source line when the jail lets a tool read that file. */
+  /**
+   * Workspace-relative locations, each with its source line when read_file would read that file: the server names
+   * any path it likes, and the line is read here, on the host, outside its sandbox.
+   */
   const showLocations = (locations: ReadonlyArray<Lsp.Location>) =>
     Effect.gen(function* () {
       const texts = new Map<string, ReadonlyArray<string> | undefined>()
+      const readable = ReadJudge.judge(fs, jail, aliases)
       const linesOf = (path: string) =>
         Effect.gen(function* () {
           if (texts.has(path)) return texts.get(path)
-          const facts = yield* PathResolver.resolve(session.root, path).pipe(Effect.option)
-          const readable =
-            Option.isSome(facts) && facts.value.kind === "file" && Jail.check(jail, facts.value, "read").ok
-              ? yield* read("lsp", facts.value.real, { dev: facts.value.dev, ino: facts.value.ino }).pipe(Effect.option)
-              : Option.none()
-          const lines = Option.isSome(readable) ? readable.value.split("\n") : undefined
+          const facts = yield* readable(path)
+          const text = facts === undefined ? Option.none() : yield* read("lsp", facts.real, { dev: facts.dev, ino: facts.ino }).pipe(Effect.option)
+          const lines = Option.isSome(text) ? text.value.split("\n") : undefined
           texts.set(path, lines)
           return lines
-        }).pipe(Effect.provideService(FileSystem, fs))
+        })
       const unique = [...new Map(locations.map((l) => [`${l.uri}:${l.range.start.line}:${l.range.start.character}`, l])).values()]
       return yield* Effect.forEach(unique, (l) =>
         Effect.gen(function* () {
@@ -139,16 +142,27 @@ export const make = Effect.gen(function* () {
       if (list === undefined) byExt.set(ext, [f])
       else list.push(f)
     }
-    const best = [...byExt.values()].flatMap((files) => {
-      const f = Lsp.pickAnchor(files, prefixes)
-      return f === undefined ? [] : [f]
-    })
-    return yield* Effect.forEach(best, (f) =>
-      read("lsp_workspace_symbols", P.join(session.root, f)).pipe(
-        Effect.map((text): LspDocument => ({ path: P.join(session.root, f), text })),
-        Effect.option
-      )
-    ).pipe(Effect.map((docs) => docs.flatMap((d) => (Option.isSome(d) ? [d.value] : []))))
+    // Each is read on the host and handed to the server as text: only as read_file would read it (a protected
+    // symlink's target, a hard link to a secret is never an anchor; the next best is taken, a few at most).
+    const readable = ReadJudge.judge(fs, jail, aliases)
+    const anchorOf = (files: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        let left = files
+        for (let tries = 0; tries < 8; tries++) {
+          const f = Lsp.pickAnchor(left, prefixes)
+          if (f === undefined) return Option.none<LspDocument>()
+          const facts = yield* readable(P.join(session.root, f))
+          if (facts !== undefined) {
+            return yield* read("lsp_workspace_symbols", facts.real, { dev: facts.dev, ino: facts.ino }).pipe(
+              Effect.map((text): LspDocument => ({ path: facts.real, text })),
+              Effect.option
+            )
+          }
+          left = left.filter((g) => g !== f)
+        }
+        return Option.none<LspDocument>()
+      })
+    return yield* Effect.forEach([...byExt.values()], anchorOf).pipe(Effect.map((docs) => docs.flatMap((d) => (Option.isSome(d) ? [d.value] : []))))
   })
 
   const out = (r: { readonly text: string; readonly truncated: boolean }): ToolOutput => ({ text: r.text, truncated: r.truncated })

@@ -19,6 +19,7 @@ import * as Undo from "../domain/journal/Undo.js"
 import { type Checkpoint, Checkpoints } from "../ports/Checkpoints.js"
 import { FileSystem, type FsError } from "../ports/FileSystem.js"
 import { Journal, type JournalError, type RestoreTarget, type Snapshot } from "../ports/Journal.js"
+import * as GitFolders from "../kernel/GitFolders.js"
 import * as PathResolver from "../kernel/PathResolver.js"
 
 export interface RestoreOptions {
@@ -55,8 +56,21 @@ const locate = (root: string, path: string): Effect.Effect<Either.Either<Jail.Pa
       return Either.left(`${JSON.stringify(path)} is not a plain workspace-relative path (the journal entry was altered?); nothing touched`)
     }
     const facts = yield* PathResolver.resolve(root, path, root)
-    const verdict = Jail.check({ root, unrestricted: false }, facts, "write")
-    return verdict.ok ? Either.right(facts) : Either.left(`${verdict.reason} (${verdict.rule}); nothing touched`)
+    const ctx: Jail.JailContext = { root, unrestricted: false }
+    const verdict = Jail.check(ctx, facts, "write")
+    if (!verdict.ok) return Either.left(`${verdict.reason} (${verdict.rule}); nothing touched`)
+    // As the jail stage judges a write (red team, issue 19: a redo made `src/HEAD` beside `objects/` and `refs/` the
+    // agent wrote after the undo, and the user's git status in src ran the config's fsmonitor): a path in a git folder
+    // by another name is judged as under `.git`, and a new file must not complete one.
+    const fs = yield* FileSystem
+    const asGit = yield* GitFolders.asDotGit(fs, root, facts.real)
+    const inGit = asGit === undefined ? Jail.ok : Jail.checkLexical(ctx, root, asGit, "write")
+    if (!inGit.ok) return Either.left(`it is in a git folder, judged as ${Jail.display(ctx, asGit ?? "")}: ${inGit.reason} (${inGit.rule}); nothing touched`)
+    const made = facts.exists ? undefined : yield* GitFolders.madeGitFolder(fs, root, facts.real, "file")
+    if (made !== undefined) {
+      return Either.left(`it would make ${Jail.display(ctx, made)} a folder git takes for a git folder (HEAD beside objects/ and refs/, or a commondir) (jail.git-internals); nothing touched`)
+    }
+    return Either.right(facts)
   })
 
 const readCurrent = (facts: Jail.PathFacts) =>

@@ -503,7 +503,7 @@ export const make = (options: Options = {}) =>
           }),
           ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? [])),
           ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, yield* SecretObjects.toHideEffect(workspace, hits))),
-          ...(request.gitTool === true ? [] : SecretObjects.secretMessages(workspace).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "mask" })))
+          ...(request.gitTool === true ? [] : SecretObjects.secretMessages(workspace, hits).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "mask" })))
         ]
         const home = Profile.chooseHome(workspace, hostHome)
         const extraReadOnly = [

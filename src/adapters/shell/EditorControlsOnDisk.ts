@@ -17,11 +17,12 @@ import { beneath } from "../fs/Beneath.js"
 
 const fixed = [
   ".claude/settings.json", ".claude/settings.local.json", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/mcp.json",
-  ".cursor/mcp.json", ".devcontainer/devcontainer.json", ".config/mise.toml", ".config/mise/config.toml", ".mise/config.toml", "mise/config.toml"
+  ".cursor/mcp.json", ".cursor/hooks.json", ".roo/mcp.json", ".amazonq/mcp.json", ".kiro/settings/mcp.json", ".gemini/settings.json", ".opencode/opencode.json", ".opencode/opencode.jsonc",
+  ".devcontainer/devcontainer.json", ".config/mise.toml", ".config/mise/config.toml", ".mise/config.toml", "mise/config.toml"
 ]
 
 /** The folders on the way: a symlink the call makes there (`.vscode -> cfg`) would lead a later write of `cfg/tasks.json` into place. */
-const folders = [".claude", ".vscode", ".cursor", ".devcontainer", ".config", ".config/mise", ".mise", "mise"]
+const folders = [".claude", ".vscode", ".cursor", ".gemini", ".opencode", ".roo", ".amazonq", ".kiro", ".kiro/settings", ".devcontainer", ".config", ".config/mise", ".mise", "mise"]
 
 const lstat = (p: string): fs.Stats | undefined => {
   try {

@@ -270,22 +270,55 @@ export const protectedIds = (workspace: string, hits: ReadonlyArray<WorkspaceSca
 /** Files git leaves in its folder with a patch in them (`git commit -v` keeps the diff below the scissors line). */
 const messageFiles = ["COMMIT_EDITMSG", "TAG_EDITMSG", "MERGE_MSG", "SQUASH_MSG", "NOTES_EDITMSG", "ADD_EDIT.patch"]
 
-/**
- * The message files of the workspace repository (and its linked worktrees) that hold a patch of a protected
- * path: masked, so `cat .git/COMMIT_EDITMSG` after `git commit -v` of a `.env` shows nothing. Those without stay
- * as they are (git in bash writes them).
- */
-export const secretMessages = (workspace: string): ReadonlyArray<string> => {
-  const rootGit = path.join(workspace, ".git")
-  if (lstat(rootGit)?.isDirectory() !== true) return []
-  const dirs = [rootGit]
+/** The git folders below a `modules/` folder (a folder holding `HEAD`), and theirs, a few levels deep. */
+const modulesOf = (dir: string, depth: number): ReadonlyArray<string> => {
+  if (depth > 6) return []
+  let entries: Array<fs.Dirent> = []
   try {
-    for (const w of fs.readdirSync(path.join(rootGit, "worktrees"))) dirs.push(path.join(rootGit, "worktrees", w))
+    entries = fs.readdirSync(dir, { withFileTypes: true })
   } catch {
-    // none
+    return []
   }
+  return entries.flatMap((e) => {
+    if (!e.isDirectory()) return []
+    const sub = path.join(dir, e.name)
+    return lstat(path.join(sub, "HEAD"))?.isFile() === true ? [sub, ...modulesOf(path.join(sub, "modules"), depth + 1)] : modulesOf(sub, depth + 1)
+  })
+}
+
+/**
+ * The message files of the workspace repository (and its linked worktrees) and of every other git folder the scan
+ * pinned (a nested repository's or submodule's `.git`, a store by another name such as `--separate-git-dir=.repo`)
+ * that hold a patch of a protected path, or of a file the scan masks (a protected symlink's target): masked, so
+ * `cat .git/COMMIT_EDITMSG` after `git commit -v` of a `.env` shows nothing. Those without stay as they are (git in
+ * bash writes them). Was a hole (red team): only the root's `.git` folder was looked at, and a nested repository's
+ * `sub/.git/COMMIT_EDITMSG` showed the `.env` committed there.
+ */
+export const secretMessages = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit> = []): ReadonlyArray<string> => {
+  const rootGit = path.join(workspace, ".git")
+  const gitDirs = [
+    ...(lstat(rootGit)?.isDirectory() === true ? [rootGit] : []),
+    ...hits.filter((h) => h.verdict === "pin" && h.kind === "directory").map((h) => h.path)
+  ]
+  const masked = new Set(hits.filter((h) => h.verdict === "mask").map((h) => h.path))
+  const dirs: Array<{ readonly dir: string; readonly top: string }> = []
+  for (const git of new Set(gitDirs)) {
+    // Patch paths are relative to the folder the git folder belongs to (a store by another name: the workspace's).
+    const top = path.basename(git) === ".git" ? path.dirname(git) : workspace
+    dirs.push({ dir: git, top })
+    try {
+      for (const w of fs.readdirSync(path.join(git, "worktrees"))) dirs.push({ dir: path.join(git, "worktrees", w), top })
+    } catch {
+      // none
+    }
+    // Submodules' git folders (`.git/modules/<name>`, names with slashes, their own `modules/` below): commits made
+    // in a submodule leave their message files there. Patch paths are the submodule's, judged by name.
+    for (const module of modulesOf(path.join(git, "modules"), 0)) dirs.push({ dir: module, top: module })
+  }
+  const protectedAt = (top: string, p: string) =>
+    [path.join(top, p), path.join(workspace, p)].some((abs) => Jail.sensitiveReason(abs, workspace) !== undefined || masked.has(abs))
   const out: Array<string> = []
-  for (const dir of dirs) {
+  for (const { dir, top } of dirs) {
     for (const name of messageFiles) {
       const file = path.join(dir, name)
       const st = lstat(file)
@@ -299,9 +332,8 @@ export const secretMessages = (workspace: string): ReadonlyArray<string> => {
       if (!text.includes("diff --git ") && !text.includes("+++ ")) continue
       // Quoted names (`"a/caf\303\251/.env"`) and names with spaces are read as git writes them (was a hole: the
       // quoted token's last segment was `.env"`).
-      const secret = GitOutput.patchPaths(text).some((p) => Jail.sensitiveReason(path.join(workspace, p), workspace) !== undefined)
-      if (secret) out.push(file)
+      if (GitOutput.patchPaths(text).some((p) => protectedAt(top, p))) out.push(file)
     }
   }
-  return out
+  return [...new Set(out)]
 }

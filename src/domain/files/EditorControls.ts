@@ -3,7 +3,9 @@
  * starting the agent, entering the directory), with no approval tied to their content: Claude Code's project
  * settings (`hooks`, `statusLine`, `apiKeyHelper`…), VS Code's tasks run on folder open and settings naming an
  * executable, MCP server lists (`.mcp.json`, `.vscode/mcp.json`, `.cursor/mcp.json`), a dev container's
- * `initializeCommand`, mise's `[hooks]` and `[env] _.source`. Pure: the caller hands the workspace-relative path
+ * `initializeCommand`, mise's `[hooks]` and `[env] _.source`, Cursor's project hooks, Gemini CLI's project settings
+ * (MCP servers, hooks, tool discovery commands), opencode's project config (MCP servers, formatters, language servers,
+ * plugins). Pure: the caller hands the workspace-relative path
  * and the texts before and after a change; a change that adds or alters an entry that runs something is refused.
  *
  * Was a hole (issue 19, red team): with `--policy allow-all`, write_file `.claude/settings.json` with a
@@ -13,7 +15,9 @@
 import * as Jsonc from "./Jsonc.js"
 import * as MiseToml from "./MiseToml.js"
 
-export type Kind = "claude-settings" | "vscode-tasks" | "vscode-settings" | "code-workspace" | "mcp-servers" | "devcontainer" | "mise"
+export type Kind =
+  | "claude-settings" | "vscode-tasks" | "vscode-settings" | "code-workspace" | "mcp-servers" | "devcontainer" | "mise"
+  | "cursor-hooks" | "gemini-settings" | "opencode"
 
 /** An entry that runs something: the key it is under and its value as text (its identity, before and after). */
 export interface Runner {
@@ -33,10 +37,14 @@ export const kindOf = (rel: string): Kind | undefined => {
   const dir = parts[parts.length - 2]
   const up = parts[parts.length - 3]
   if (dir === ".claude" && (name === "settings.json" || name === "settings.local.json")) return "claude-settings"
+  if (dir === ".cursor" && name === "hooks.json") return "cursor-hooks"
+  if (dir === ".gemini" && name === "settings.json") return "gemini-settings"
+  if (/^opencode\.jsonc?$/.test(name) || name === ".opencode.json") return "opencode"
   if (dir === ".vscode" && name === "tasks.json") return "vscode-tasks"
   if (dir === ".vscode" && name === "settings.json") return "vscode-settings"
   if (name.endsWith(".code-workspace")) return "code-workspace"
-  if (((dir === ".vscode" || dir === ".cursor") && name === "mcp.json") || name === ".mcp.json") return "mcp-servers"
+  // Project MCP server lists of other editors and agents: Roo Code, Amazon Q, Kiro (`.kiro/settings/mcp.json`).
+  if ((([".vscode", ".cursor", ".roo", ".amazonq"].includes(dir ?? "") || (dir === "settings" && up === ".kiro")) && name === "mcp.json") || name === ".mcp.json") return "mcp-servers"
   if (name === ".devcontainer.json" || (name === "devcontainer.json" && (dir === ".devcontainer" || up === ".devcontainer"))) return "devcontainer"
   if (/^\.?(mise|rtx)(\.[^/]+)?\.toml$/.test(name)) return "mise"
   if ((dir === ".config" || dir === "mise" || dir === ".mise") && (name === "mise.toml" || /^config(\.[^/]+)?\.toml$/.test(name))) return "mise"
@@ -44,20 +52,14 @@ export const kindOf = (rel: string): Kind | undefined => {
   return undefined
 }
 
-/** The JSON names `kindOf` can take (in the right folder); `.code-workspace` and `.toml` names are asked of `kindOf`. */
-const jsonNames = new Set(["settings.json", "settings.local.json", "tasks.json", "mcp.json", ".mcp.json", "devcontainer.json", ".devcontainer.json"])
-
 /**
- * Whether a file name may be a control's at some depth: a test on the name alone, cheap enough for every entry of a
- * workspace walk, before `kindOf` is asked of the whole path.
+ * Whether a file name may be a control's at some depth: its extension alone (every kind above is JSON, JSONC, TOML or
+ * a `.code-workspace`), cheap enough for every entry of a workspace walk, before `kindOf` is asked of the path.
  */
-export const mayBeControl = (name: string): boolean => {
-  const n = name.toLowerCase()
-  return n.endsWith(".json") ? jsonNames.has(n) : n.endsWith(".toml") || n.endsWith(".code-workspace")
-}
+export const mayBeControl = (name: string): boolean => /\.(jsonc?|toml|code-workspace)$/i.test(name)
 
 /** The folders a control file sits in: a symlink at one of these names leads a later write of a control into place. */
-export const folderNames: ReadonlySet<string> = new Set([".claude", ".vscode", ".cursor", ".devcontainer", ".mise", "mise"])
+export const folderNames: ReadonlySet<string> = new Set([".claude", ".vscode", ".cursor", ".gemini", ".opencode", ".roo", ".amazonq", ".kiro", ".devcontainer", ".mise", "mise"])
 
 const runner = (key: string, v: Jsonc.Value): Runner => ({ key, value: Jsonc.show(v) })
 
@@ -128,6 +130,45 @@ export const mcpServers = (root: Jsonc.Value): ReadonlyArray<Runner> =>
     )
   )
 
+/** Cursor's project hooks (`.cursor/hooks.json`): every event's entries are commands its agent runs (sessionStart…). */
+export const cursorHooks = (root: Jsonc.Value): ReadonlyArray<Runner> =>
+  Jsonc.members(root, "hooks").flatMap((hooks) =>
+    hooks.type === "object" ? hooks.members.filter(([, v]) => !Jsonc.isEmpty(v)).map(([event, v]) => runner(`hooks.${event}`, v)) : []
+  )
+
+/**
+ * Gemini CLI's project settings (`.gemini/settings.json`): MCP servers with a `command` (started with the CLI), its
+ * hooks, the commands that discover and call project tools, and a command that starts every MCP server.
+ */
+export const geminiSettings = (root: Jsonc.Value): ReadonlyArray<Runner> => {
+  const set = (key: string, values: ReadonlyArray<Jsonc.Value>) => values.filter((v) => !Jsonc.isEmpty(v)).map((v) => runner(key, v))
+  return [
+    ...mcpServers(root),
+    ...Jsonc.members(root, "tools").flatMap((t) => [...set("tools.discoveryCommand", Jsonc.members(t, "discoveryCommand")), ...set("tools.callCommand", Jsonc.members(t, "callCommand"))]),
+    ...set("toolDiscoveryCommand", Jsonc.members(root, "toolDiscoveryCommand")),
+    ...set("toolCallCommand", Jsonc.members(root, "toolCallCommand")),
+    ...Jsonc.members(root, "mcp").flatMap((m) => set("mcp.serverCommand", Jsonc.members(m, "serverCommand"))),
+    ...set("hooks", Jsonc.members(root, "hooks"))
+  ]
+}
+
+/** Entries of an object whose `command` is set: `<key>.<name>.command`. */
+const withCommand = (v: Jsonc.Value, key: string): ReadonlyArray<Runner> =>
+  v.type === "object" ? v.members.filter(([, e]) => Jsonc.members(e, "command").some((c) => !Jsonc.isEmpty(c))).map(([name, e]) => runner(`${key}.${name}.command`, e)) : []
+
+/**
+ * opencode's project config (`opencode.json[c]`, `.opencode/opencode.json[c]`; the older `.opencode.json`): local MCP
+ * servers (`mcp.<name>.command`, `mcp.servers.<name>.command`, `mcpServers`), formatters and language servers run
+ * by a command, and npm plugins it loads and runs.
+ */
+export const opencode = (root: Jsonc.Value): ReadonlyArray<Runner> => [
+  ...Jsonc.members(root, "mcp").flatMap((m) => [...withCommand(m, "mcp"), ...Jsonc.members(m, "servers").flatMap((s) => withCommand(s, "mcp.servers"))]),
+  ...mcpServers(root),
+  ...Jsonc.members(root, "formatter").flatMap((f) => withCommand(f, "formatter")),
+  ...Jsonc.members(root, "lsp").flatMap((l) => withCommand(l, "lsp")),
+  ...["plugin", "plugins"].flatMap((k) => Jsonc.members(root, k).filter((v) => !Jsonc.isEmpty(v)).map((v) => runner(k, v)))
+]
+
 /** A dev container's `initializeCommand` runs on the host, before any container exists. */
 export const devcontainer = (root: Jsonc.Value): ReadonlyArray<Runner> =>
   Jsonc.members(root, "initializeCommand").filter((v) => !Jsonc.isEmpty(v)).map((v) => runner("initializeCommand", v))
@@ -166,7 +207,10 @@ export const runnersOf = (kind: Kind, text: string): Found => {
     "vscode-settings": vscodeSettings,
     "code-workspace": codeWorkspace,
     "mcp-servers": mcpServers,
-    devcontainer
+    devcontainer,
+    "cursor-hooks": cursorHooks,
+    "gemini-settings": geminiSettings,
+    opencode
   }
   return { ok: true, runners: by[kind](parsed.value) }
 }
@@ -178,7 +222,10 @@ const who: Record<Kind, string> = {
   "code-workspace": "VS Code runs it on the host when the user next opens the workspace",
   "mcp-servers": "the editor or agent starts the server's command on the host",
   devcontainer: "VS Code runs it on the host before the container is built",
-  mise: "mise runs it on the host when the user's shell next enters the folder"
+  mise: "mise runs it on the host when the user's shell next enters the folder",
+  "cursor-hooks": "Cursor's agent runs it on the host at the hook's event (a session's start, a tool's use)",
+  "gemini-settings": "Gemini CLI runs it on the host when the user next starts it in the folder",
+  opencode: "opencode runs it on the host when the user next starts it in the folder"
 }
 
 export interface Refusal {

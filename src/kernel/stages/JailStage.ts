@@ -3,7 +3,7 @@ import * as D from "../../domain/core/Decision.js"
 import * as TreeControls from "../../domain/git/TreeControls.js"
 import * as Aliases from "../../domain/jail/Aliases.js"
 import * as Jail from "../../domain/jail/Jail.js"
-import { FileSystem } from "../../ports/FileSystem.js"
+import { type FileKind, FileSystem } from "../../ports/FileSystem.js"
 import * as ProtectedAliases from "../../ports/ProtectedAliases.js"
 import { Session } from "../../ports/Session.js"
 import { ToolExecutor } from "../../ports/ToolExecutor.js"
@@ -12,6 +12,15 @@ import * as GitFolders from "../GitFolders.js"
 import * as PathResolver from "../PathResolver.js"
 import * as Subtree from "../Subtree.js"
 import { denied, jailContext, wrap } from "./Stage.js"
+
+/** The kind of entry a call makes at its path `field` (a written file, a move's landing), or undefined for none. */
+const made = (inv: { readonly facts: { readonly call: { readonly tool: string } } }, field: string, resolved: Readonly<Record<string, Jail.PathFacts>>): FileKind | undefined => {
+  const tool = inv.facts.call.tool
+  if ((tool === "write_file" || tool === "edit_file") && field === "path") return "file"
+  const from = resolved["from"]?.kind
+  if (tool === "move_file" && field === "to" && from !== undefined) return from === "directory" || from === "file" ? from : "symlink"
+  return undefined
+}
 
 /** Jail: every path argument resolved (lstat/readlink only) and judged; the facts travel on to the executor. */
 export const JailStage = wrap((next) =>
@@ -67,6 +76,19 @@ export const JailStage = wrap((next) =>
               if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.alias", `${use.field}: ${Jail.display(ctx, facts.real)} is protected: ${why}`))
             }
             resolved[use.field] = facts
+          }
+          // A new entry that would make its folder one git takes for a git folder (a `HEAD` beside `objects/` and
+          // `refs/`, or beside a `commondir`): that folder's config and hooks would run in the user's own git.
+          for (const use of inv.facts.paths) {
+            const facts = resolved[use.field]
+            const kind = made(inv, use.field, resolved)
+            // A move may replace an entry by one of another kind (a file `objects` by a folder): judged as well.
+            if (facts === undefined || kind === undefined || (facts.exists && inv.facts.call.tool !== "move_file")) continue
+            const folder = yield* GitFolders.madeGitFolder(fs, session.root, facts.real, kind)
+            if (folder !== undefined) {
+              const why = `${use.field}: ${Jail.display(ctx, facts.real)} would make ${Jail.display(ctx, folder)} a folder git takes for a git folder (HEAD beside objects/ and refs/, or a commondir), whose config and hooks the user's own git would run`
+              return yield* denied(inv, D.deny("jail", "jail.git-internals", why))
+            }
           }
           // A folder moved, removed or replaced is judged with everything in it (and, moved, where it lands).
           for (const use of inv.facts.paths) {

@@ -121,3 +121,20 @@ describe("Jsonc and MiseToml readers", () => {
     expect(r.ok ? r.entries.map((e) => e.key.join("|")) : r.reason).toEqual(["env|_|source", "tasks|a.b|run"])
   })
 })
+
+describe("EditorControls.mayBeControl", () => {
+  it("lets through the name of every control kind (the workspace scan asks kindOf only of these)", () => {
+    const names = [
+      ".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".gemini/settings.json", "opencode.json",
+      "opencode.jsonc", ".opencode.json", ".vscode/tasks.json", ".vscode/settings.json", "a.code-workspace", ".roo/mcp.json",
+      ".kiro/settings/mcp.json", ".mcp.json", ".devcontainer.json", ".devcontainer/devcontainer.json", ".devcontainer/x/devcontainer.json",
+      "mise.toml", ".mise.local.toml", ".config/mise.toml", "mise/conf.d/a.toml", "rtx.toml"
+    ]
+    for (const n of names) {
+      expect(EditorControls.kindOf(`pkg/${n}`), n).toBeDefined()
+      expect(EditorControls.mayBeControl(n.split("/").pop() ?? ""), n).toBe(true)
+    }
+    for (const n of ["package.json", "tsconfig.json", "Cargo.toml"]) expect(EditorControls.kindOf(`pkg/${n}`), n).toBeUndefined()
+    for (const n of ["index.ts", "README.md", "settings.py"]) expect(EditorControls.mayBeControl(n), n).toBe(false)
+  })
+})
