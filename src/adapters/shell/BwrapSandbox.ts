@@ -492,7 +492,8 @@ export const make = (options: Options = {}) =>
             writable: request.writable,
             stateExists: lstat(path.join(workspace, ".minicode")) !== undefined,
             gitDirectory: gitStat?.isDirectory() === true,
-            hooksExist: lstat(path.join(workspace, ".git", "hooks"))?.isDirectory() === true
+            hooksExist: lstat(path.join(workspace, ".git", "hooks"))?.isDirectory() === true,
+            remoteFolders: (["branches", "remotes"] as const).filter((f) => lstat(path.join(workspace, ".git", f))?.isDirectory() === true)
           }),
           ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? [])),
           ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, yield* SecretObjects.toHideEffect(workspace, hits))),
