@@ -4,8 +4,10 @@
  * folders it still honours, `.git/branches/<name>` (`URL#branch`) and `.git/remotes/<name>` (`URL: …`). read_file
  * showed `.git/branches/origin` (the jail lets file tools read `branches/` as names), and sandboxed bash showed both.
  * Now the jail refuses a file in either folder (domain/jail/Jail `gitReadReasonOf`) and the sandbox masks both
- * folders of the workspace's repository (SandboxProfile `fixedFindings`). Through the built binary (allow-all).
+ * folders in every git folder bash may see, a nested repository's too (SecretObjects `remoteFolders`). Through the
+ * built binary (allow-all).
  */
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
@@ -35,5 +37,18 @@ describe.skipIf(unavailable !== undefined)(title("remotes defined in .git/branch
     // Honest work: git in bash reads the history; the branches folder itself is listed.
     expect(outputs[4]).toContain("first")
     expect(ws.tool("list_dir", { path: ".git/branches" }).status).toBe(0)
-  })
+  }, 120_000)
+
+  it("a nested repository's .git/branches is not shown to bash either", () => {
+    const ws = attackWorkspace(cleanups)
+    const sub = path.join(ws.root, "vendor/lib")
+    fs.mkdirSync(sub, { recursive: true })
+    execFileSync("git", ["init", "-q", "-b", "main"], { cwd: sub })
+    fs.mkdirSync(path.join(sub, ".git/branches"), { recursive: true })
+    fs.writeFileSync(path.join(sub, ".git/branches/origin"), "https://user:NESTEDBRANCHESCANARY@example.com/r.git\n")
+    const out = ws.script("cat vendor/lib/.git/branches/origin; grep -r CANARY vendor/lib/.git; echo done")
+    expect(out).toContain("done")
+    expect(out).not.toContain("NESTEDBRANCHESCANARY")
+    expect(ws.tool("read_file", { path: "vendor/lib/.git/branches/origin" }).stdout).not.toContain("NESTEDBRANCHESCANARY")
+  }, 120_000)
 })

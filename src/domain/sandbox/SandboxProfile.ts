@@ -147,20 +147,12 @@ const inGitDir = (root: string, absolute: string): boolean => {
  */
 export const fixedFindings = (
   root: string,
-  facts: {
-    readonly writable: boolean
-    readonly stateExists: boolean
-    readonly gitDirectory: boolean
-    readonly hooksExist: boolean
-    /** `.git/branches` and `.git/remotes` that exist: legacy remote definitions, URLs with their credentials. */
-    readonly remoteFolders?: ReadonlyArray<"branches" | "remotes">
-  }
+  facts: { readonly writable: boolean; readonly stateExists: boolean; readonly gitDirectory: boolean; readonly hooksExist: boolean }
 ): ReadonlyArray<Finding> => [
   ...(facts.stateExists || facts.writable ? [{ path: P.join(root, ".minicode"), kind: "directory" as const, treatment: "mask" as const }] : []),
   ...(facts.gitDirectory && (facts.hooksExist || facts.writable)
     ? [{ path: P.join(root, ".git", "hooks"), kind: "directory" as const, treatment: "mask" as const }]
-    : []),
-  ...(facts.gitDirectory ? (facts.remoteFolders ?? []).map((f) => ({ path: P.join(root, ".git", f), kind: "directory" as const, treatment: "mask" as const })) : [])
+    : [])
 ]
 
 /** The folders of a git folder that hold object content (the store itself, and copies git makes of objects). */
