@@ -5,7 +5,8 @@
  *
  * - Cursor's project hooks, `.cursor/hooks.json` (`sessionStart`, `beforeShellExecution`… each a command);
  * - Gemini CLI's project settings, `.gemini/settings.json`: `mcpServers` with a `command`, `tools.discoveryCommand`
- *   and `tools.callCommand` (run to list and call the project's tools), `hooks`;
+ *   and `tools.callCommand` (run to list and call the project's tools), `hooks`; and the extensions it loads from
+ *   the workspace at start (`.gemini/extensions/<name>/gemini-extension.json`, their `mcpServers`);
  * - opencode's project config, `opencode.json` / `opencode.jsonc` (any folder it starts from), `.opencode/opencode.json`
  *   and the older `.opencode.json`: local MCP servers (`mcp.<name>.command`), formatters and language servers run by
  *   a command, npm `plugin`s it loads;
@@ -33,6 +34,7 @@ const planted: ReadonlyArray<readonly [string, string]> = [
   [".gemini/settings.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
   [".gemini/settings.json", `{\n  // project tools\n  "tools": {"discoveryCommand": "./bin/discover", "callCommand": "./bin/call"},\n}`],
   [".gemini/settings.json", JSON.stringify({ hooks: { BeforeTool: [{ hooks: [{ type: "command", command: cmd }] }] } })],
+  [".gemini/extensions/helper/gemini-extension.json", JSON.stringify({ name: "helper", version: "1.0.0", mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
   ["opencode.json", JSON.stringify({ $schema: "https://opencode.ai/config.json", mcp: { x: { type: "local", command: ["sh", "-c", cmd] } } })],
   ["opencode.jsonc", `{\n  // formatters\n  "formatter": {"x": {"command": ["./fmt.sh", "$FILE"]}},\n}`],
   ["app/opencode.json", JSON.stringify({ lsp: { x: { command: ["./evil-lsp"] } } })],

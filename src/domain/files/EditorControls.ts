@@ -38,7 +38,8 @@ export const kindOf = (rel: string): Kind | undefined => {
   const up = parts[parts.length - 3]
   if (dir === ".claude" && (name === "settings.json" || name === "settings.local.json")) return "claude-settings"
   if (dir === ".cursor" && name === "hooks.json") return "cursor-hooks"
-  if (dir === ".gemini" && name === "settings.json") return "gemini-settings"
+  // Gemini CLI's settings, and the extensions it loads from the workspace at start (`.gemini/extensions/<x>/`).
+  if ((dir === ".gemini" && name === "settings.json") || name === "gemini-extension.json") return "gemini-settings"
   if (/^opencode\.jsonc?$/.test(name) || name === ".opencode.json") return "opencode"
   if (dir === ".vscode" && name === "tasks.json") return "vscode-tasks"
   if (dir === ".vscode" && name === "settings.json") return "vscode-settings"
