@@ -33,7 +33,7 @@ const identity = (p: string) => {
 export const viewOf = (root: string, history: History) =>
   Effect.flatMap(Effect.zip(WatchedScan.shared.scan(root), history), ([hits, hidden]) =>
     Effect.map(SecretObjects.toHideEffect(root, hits), (hide) =>
-      JSON.stringify([hits.filter((h) => h.verdict !== "control").map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), hide, SecretObjects.secretMessages(root, hits), hidden?.gitDirs ?? []])
+      JSON.stringify([hits.filter((h) => h.verdict !== "control").map((h) => `${h.verdict} ${h.kind} ${h.path} ${identity(h.path)}`).sort(), hide, SecretObjects.secretMessages(root, hits), SecretObjects.remoteFolders(root, hits), hidden?.gitDirs ?? []])
     )
   )
 

@@ -5,12 +5,16 @@
  *
  * - Cursor's project hooks, `.cursor/hooks.json` (`sessionStart`, `beforeShellExecution`… each a command);
  * - Gemini CLI's project settings, `.gemini/settings.json`: `mcpServers` with a `command`, `tools.discoveryCommand`
- *   and `tools.callCommand` (run to list and call the project's tools), `hooks`;
+ *   and `tools.callCommand` (run to list and call the project's tools), `hooks`; and the extensions it loads from
+ *   the workspace at start (`.gemini/extensions/<name>/gemini-extension.json`, their `mcpServers`);
  * - opencode's project config, `opencode.json` / `opencode.jsonc` (any folder it starts from), `.opencode/opencode.json`
  *   and the older `.opencode.json`: local MCP servers (`mcp.<name>.command`), formatters and language servers run by
  *   a command, npm `plugin`s it loads;
  * - the project MCP server lists of Roo Code (`.roo/mcp.json`), Amazon Q (`.amazonq/mcp.json`) and Kiro
- *   (`.kiro/settings/mcp.json`), servers started with the editor.
+ *   (`.kiro/settings/mcp.json`), servers started with the editor;
+ * - VS Code settings naming a program by keys the list missed: `terminal.integrated.env.*` (`PROMPT_COMMAND`,
+ *   `BASH_ENV` run in the user's next terminal), `python.condaPath`/`poetryPath`, `C_Cpp.default.compilerPath`,
+ *   `prettier.prettierPath`, `jest.pathToJest`, `java.jdt.ls.java.home`, `go.goroot`, `typescript.npm`.
  *
  * write_file, edit_file and move_file wrote them; sandboxed bash planted them at the top. Through the built binary
  * (default sandbox, policy allow-all). Honest files of the same names (remote servers, a theme, no hooks) are written.
@@ -30,6 +34,7 @@ const planted: ReadonlyArray<readonly [string, string]> = [
   [".gemini/settings.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
   [".gemini/settings.json", `{\n  // project tools\n  "tools": {"discoveryCommand": "./bin/discover", "callCommand": "./bin/call"},\n}`],
   [".gemini/settings.json", JSON.stringify({ hooks: { BeforeTool: [{ hooks: [{ type: "command", command: cmd }] }] } })],
+  [".gemini/extensions/helper/gemini-extension.json", JSON.stringify({ name: "helper", version: "1.0.0", mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
   ["opencode.json", JSON.stringify({ $schema: "https://opencode.ai/config.json", mcp: { x: { type: "local", command: ["sh", "-c", cmd] } } })],
   ["opencode.jsonc", `{\n  // formatters\n  "formatter": {"x": {"command": ["./fmt.sh", "$FILE"]}},\n}`],
   ["app/opencode.json", JSON.stringify({ lsp: { x: { command: ["./evil-lsp"] } } })],
@@ -37,14 +42,26 @@ const planted: ReadonlyArray<readonly [string, string]> = [
   [".opencode.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
   [".roo/mcp.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
   [".amazonq/mcp.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
-  [".kiro/settings/mcp.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })]
+  [".kiro/settings/mcp.json", JSON.stringify({ mcpServers: { x: { command: "sh", args: ["-c", cmd] } } })],
+  // VS Code settings naming programs by keys the list missed: the terminals' environment, where a program is found.
+  [".vscode/settings.json", JSON.stringify({ "terminal.integrated.env.linux": { PROMPT_COMMAND: cmd } })],
+  [".vscode/settings.json", JSON.stringify({ "terminal.integrated.env.osx": { BASH_ENV: "./evil.sh" } })],
+  [".vscode/settings.json", JSON.stringify({ "python.condaPath": "./evil/conda" })],
+  [".vscode/settings.json", JSON.stringify({ python: { poetryPath: "./evil/poetry" } })],
+  [".vscode/settings.json", JSON.stringify({ "C_Cpp.default.compilerPath": "./evil/cc" })],
+  [".vscode/settings.json", JSON.stringify({ "prettier.prettierPath": "./evil/prettier" })],
+  [".vscode/settings.json", JSON.stringify({ "jest.pathToJest": "./evil/jest" })],
+  [".vscode/settings.json", JSON.stringify({ "java.jdt.ls.java.home": "./evil/jdk" })],
+  [".vscode/settings.json", JSON.stringify({ "go.goroot": "./evil/go" })],
+  [".vscode/settings.json", JSON.stringify({ "typescript.npm": "./evil/npm" })]
 ]
 
 const honest: ReadonlyArray<readonly [string, string]> = [
   [".cursor/hooks.json", JSON.stringify({ version: 1, hooks: {} })],
   [".gemini/settings.json", JSON.stringify({ theme: "GitHub", mcpServers: { docs: { httpUrl: "https://example.com/mcp" } } })],
   ["opencode.json", JSON.stringify({ $schema: "https://opencode.ai/config.json", model: "anthropic/claude", mcp: { docs: { type: "remote", url: "https://example.com/mcp" } } })],
-  [".cursor/rules/style.mdc", "Use two spaces.\n"]
+  [".cursor/rules/style.mdc", "Use two spaces.\n"],
+  [".vscode/settings.json", JSON.stringify({ "editor.formatOnSave": true, "python.analysis.extraPaths": ["./lib"], "search.exclude": { dist: true } })]
 ]
 
 describe.skipIf(unavailable !== undefined)(title("more agents' files that run commands on the host"), () => {
@@ -69,7 +86,7 @@ describe.skipIf(unavailable !== undefined)(title("more agents' files that run co
     const moved = tool("move_file", { from: "stage/g.json", to: ".gemini/settings.json", overwrite: true })
     expect(moved.status, moved.stdout).not.toBe(0)
     expect(fs.readFileSync(path.join(root, ".gemini/settings.json"), "utf8")).not.toContain("command")
-  })
+  }, 240_000)
 
   it("sandboxed bash: an existing control file is read-only, one it plants that runs something is removed", () => {
     const { tool, script, root } = attackWorkspace(cleanups)

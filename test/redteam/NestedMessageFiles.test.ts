@@ -43,7 +43,7 @@ describe.skipIf(unavailable !== undefined)(title("message files of other git fol
     const out = ws.script("cat vendor/lib/.git/COMMIT_EDITMSG; grep -r CANARY vendor/lib/.git; echo done")
     expect(out).toContain("done")
     expect(out).not.toContain("NESTEDMSGCANARY")
-  })
+  }, 120_000)
 
   it("a submodule's COMMIT_EDITMSG (in .git/modules) is not shown to bash", () => {
     const ws = attackWorkspace(cleanups)
@@ -60,7 +60,7 @@ describe.skipIf(unavailable !== undefined)(title("message files of other git fol
     const out = ws.script("cat .git/modules/sm/COMMIT_EDITMSG; grep -r CANARY .git/modules; echo done")
     expect(out).toContain("done")
     expect(out).not.toContain("SUBMODULEMSGCANARY")
-  })
+  }, 120_000)
 
   it("a separate git folder's COMMIT_EDITMSG (git init --separate-git-dir=.repo) is not shown to bash", () => {
     const ws = attackWorkspace(cleanups)
@@ -81,7 +81,7 @@ describe.skipIf(unavailable !== undefined)(title("message files of other git fol
     }
     expect(out).toContain("done")
     expect(out).not.toContain("SEPDIRMSGCANARY")
-  })
+  }, 120_000)
 
   it("honest: a nested repository's message file without a secret's patch stays readable", () => {
     const ws = attackWorkspace(cleanups)
@@ -94,5 +94,5 @@ describe.skipIf(unavailable !== undefined)(title("message files of other git fol
     const out = ws.script("cat lib/.git/COMMIT_EDITMSG")
     expect(out).toContain("message")
     expect(out).toContain("diff --git a/x.txt")
-  })
+  }, 120_000)
 })

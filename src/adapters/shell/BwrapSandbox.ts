@@ -503,7 +503,9 @@ export const make = (options: Options = {}) =>
           }),
           ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? [])),
           ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, yield* SecretObjects.toHideEffect(workspace, hits))),
-          ...(request.gitTool === true ? [] : SecretObjects.secretMessages(workspace, hits).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "mask" })))
+          ...(request.gitTool === true ? [] : SecretObjects.secretMessages(workspace, hits).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "mask" }))),
+          // Remotes by their URLs (credentials) in legacy `branches/` and `remotes/`, as a config's are sanitized.
+          ...SecretObjects.remoteFolders(workspace, hits).map((f): Profile.Finding => ({ path: f, kind: "directory", treatment: "mask" }))
         ]
         const home = Profile.chooseHome(workspace, hostHome)
         const extraReadOnly = [

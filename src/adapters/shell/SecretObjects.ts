@@ -287,20 +287,16 @@ const modulesOf = (dir: string, depth: number): ReadonlyArray<string> => {
 }
 
 /**
- * The message files of the workspace repository (and its linked worktrees) and of every other git folder the scan
- * pinned (a nested repository's or submodule's `.git`, a store by another name such as `--separate-git-dir=.repo`)
- * that hold a patch of a protected path, or of a file the scan masks (a protected symlink's target): masked, so
- * `cat .git/COMMIT_EDITMSG` after `git commit -v` of a `.env` shows nothing. Those without stay as they are (git in
- * bash writes them). Was a hole (red team): only the root's `.git` folder was looked at, and a nested repository's
- * `sub/.git/COMMIT_EDITMSG` showed the `.env` committed there.
+ * The git folders bash may see: the workspace's `.git` folder, every other one the scan pinned (a nested
+ * repository's or submodule's `.git`, a store by another name), their linked worktrees' folders and the submodules'
+ * folders below each (`modules/<name>`), each with the folder its patch paths are relative to.
  */
-export const secretMessages = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit> = []): ReadonlyArray<string> => {
+const gitFoldersOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<{ readonly dir: string; readonly top: string }> => {
   const rootGit = path.join(workspace, ".git")
   const gitDirs = [
     ...(lstat(rootGit)?.isDirectory() === true ? [rootGit] : []),
     ...hits.filter((h) => h.verdict === "pin" && h.kind === "directory").map((h) => h.path)
   ]
-  const masked = new Set(hits.filter((h) => h.verdict === "mask").map((h) => h.path))
   const dirs: Array<{ readonly dir: string; readonly top: string }> = []
   for (const git of new Set(gitDirs)) {
     // Patch paths are relative to the folder the git folder belongs to (a store by another name: the workspace's).
@@ -315,6 +311,28 @@ export const secretMessages = (workspace: string, hits: ReadonlyArray<WorkspaceS
     // in a submodule leave their message files there. Patch paths are the submodule's, judged by name.
     for (const module of modulesOf(path.join(git, "modules"), 0)) dirs.push({ dir: module, top: module })
   }
+  return dirs
+}
+
+/**
+ * The legacy remote definitions (`branches/`, `remotes/`: remotes by their URLs, credentials included, as a
+ * config's `remote.*.url`) of every git folder bash may see, to mask (red team: a nested repository's
+ * `.git/branches/origin` showed its token; the jail refuses them to file tools).
+ */
+export const remoteFolders = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> =>
+  gitFoldersOf(workspace, hits).flatMap(({ dir }) => ["branches", "remotes"].map((f) => path.join(dir, f)).filter((f) => lstat(f)?.isDirectory() === true))
+
+/**
+ * The message files of the workspace repository (and its linked worktrees) and of every other git folder the scan
+ * pinned (a nested repository's or submodule's `.git`, a store by another name such as `--separate-git-dir=.repo`)
+ * that hold a patch of a protected path, or of a file the scan masks (a protected symlink's target): masked, so
+ * `cat .git/COMMIT_EDITMSG` after `git commit -v` of a `.env` shows nothing. Those without stay as they are (git in
+ * bash writes them). Was a hole (red team): only the root's `.git` folder was looked at, and a nested repository's
+ * `sub/.git/COMMIT_EDITMSG` showed the `.env` committed there.
+ */
+export const secretMessages = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit> = []): ReadonlyArray<string> => {
+  const masked = new Set(hits.filter((h) => h.verdict === "mask").map((h) => h.path))
+  const dirs = gitFoldersOf(workspace, hits)
   const protectedAt = (top: string, p: string) =>
     [path.join(top, p), path.join(workspace, p)].some((abs) => Jail.sensitiveReason(abs, workspace) !== undefined || masked.has(abs))
   const out: Array<string> = []

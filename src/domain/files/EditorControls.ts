@@ -38,7 +38,8 @@ export const kindOf = (rel: string): Kind | undefined => {
   const up = parts[parts.length - 3]
   if (dir === ".claude" && (name === "settings.json" || name === "settings.local.json")) return "claude-settings"
   if (dir === ".cursor" && name === "hooks.json") return "cursor-hooks"
-  if (dir === ".gemini" && name === "settings.json") return "gemini-settings"
+  // Gemini CLI's settings, and the extensions it loads from the workspace at start (`.gemini/extensions/<x>/`).
+  if ((dir === ".gemini" && name === "settings.json") || name === "gemini-extension.json") return "gemini-settings"
   if (/^opencode\.jsonc?$/.test(name) || name === ".opencode.json") return "opencode"
   if (dir === ".vscode" && name === "tasks.json") return "vscode-tasks"
   if (dir === ".vscode" && name === "settings.json") return "vscode-settings"
@@ -94,10 +95,17 @@ export const vscodeTasks = (root: Jsonc.Value): ReadonlyArray<Runner> =>
     })
   )
 
-/** Settings whose whole subtree names programs (terminal profiles and shells, tool overrides, a TypeScript SDK). */
-const programTrees = /^(terminal\.integrated\.(profiles|automationProfile|shell|shellArgs)\.|terminal\.external\.|go\.alternateTools$|(typescript|js\/ts)\.tsdk$)/
-/** The last part of a setting's key that names an executable (`git.path`, `python.defaultInterpreterPath`…). */
-const programKey = /^(path|command|executable|exe|runtime|runtimeExecutable|binary|bin|serverPath|executablePath|interpreterPath|defaultInterpreterPath|nodePath)$|(ExecutablePath|Executable|ServerPath|InterpreterPath|BinaryPath|BinPath|CommandPath|ToolPath|Command)$/
+/**
+ * Settings whose whole subtree names programs (terminal profiles and shells, the terminals' environment, where
+ * `PROMPT_COMMAND` or `BASH_ENV` runs a command at each prompt, tool overrides, a TypeScript SDK).
+ */
+const programTrees = /^(terminal\.integrated\.(profiles|automationProfile|shell|shellArgs|env)\.|terminal\.external\.|go\.alternateTools$|(typescript|js\/ts)\.tsdk$)/
+/**
+ * The last part of a setting's key that names an executable or where one is found (`git.path`,
+ * `python.defaultInterpreterPath`, `python.condaPath`, `C_Cpp.default.compilerPath`, `prettier.prettierPath`,
+ * `jest.pathToJest`, `java.jdt.ls.java.home`, `go.goroot`, `typescript.npm`…).
+ */
+const programKey = /^(path|command|executable|exe|runtime|runtimeExecutable|binary|bin|serverPath|executablePath|interpreterPath|defaultInterpreterPath|nodePath|home|goroot|gopath|toolsGopath|npm)$|^pathTo|(Path|Executable|Command)$/
 
 /**
  * VS Code settings that name an executable, flattened as VS Code reads them (`{"git": {"path": …}}` is `git.path`;

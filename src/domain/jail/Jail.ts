@@ -380,6 +380,11 @@ const gitReadReasonOf = (segs: ReadonlyArray<string>): string | undefined => {
   let rest = segs.slice(at + 1)
   while ((rest[0] === "worktrees" || rest[0] === "modules") && rest.length > 2) rest = rest.slice(2)
   const first = rest[0]
+  // Legacy remote definitions (`branches/<name>`: `URL#branch`; `remotes/<name>`: `URL: …`): a remote's URL with its
+  // credentials, as `.git/config` holds it (red team: read_file showed `https://user:token@…`).
+  if ((first === "branches" || first === "remotes") && rest.length > 1) {
+    return `${first} in git's folder names remotes by their URLs, which may hold credentials (as .git/config does)`
+  }
   return first === undefined || gitReadable.has(first)
     ? undefined
     : `${first} in git's folder holds copies of file contents: use the git_* tools, which hide protected files`
