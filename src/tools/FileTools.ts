@@ -15,6 +15,7 @@ import type { SessionShape } from "../ports/Session.js"
 import type { ProtectedAliasesShape } from "../ports/ProtectedAliases.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
+import * as GrepResults from "./GrepResults.js"
 import * as Lru from "./Lru.js"
 import { matcher } from "./PathGlob.js"
 import { walk } from "./Walk.js"
@@ -250,7 +251,7 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
       walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
     ].filter((n) => n !== "")
     if (shownHits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
-    return out([...shownHits, ...notes].join("\n"), notes.length > 0)
+    return out([...shownHits.map(GrepResults.shownPath), ...notes].join("\n"), notes.length > 0)
   })
 
 export const moveFile = (env: Env, inv: Invocation, call: CallOf<"move_file">) =>

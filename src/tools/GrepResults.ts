@@ -32,6 +32,14 @@ const detach = (s: string): string => (" " + s).slice(1)
 
 const out = (text: string, truncated: boolean): ToolOutput => ({ text, truncated })
 
+const control = /[\x00-\x1f\x7f]/
+
+/**
+ * A path as a line of output shows it: as it is, unless it holds a control character (a newline, a tab: Linux
+ * allows them in names), then quoted as a JSON string, so that one line is one path (git quotes such paths too).
+ */
+export const shownPath = (path: string): string => (control.test(path) ? JSON.stringify(path) : path)
+
 export const collector = () => {
   let kept: Array<Hit> = []
   let total = 0
@@ -86,15 +94,15 @@ export const collector = () => {
     note: (text: string) => notes.push(text),
     finish: (pattern: string, walkIncomplete: boolean): ToolOutput => {
       const shownHits = kept.sort(compare).slice(0, grepLimits.matches)
-      const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text}`)
+      const lines = shownHits.map((h) => `${shownPath(h.file)}:${h.line}:${h.text}`)
       binaries.sort()
       unreadable.sort()
       const all = [
         total > shownHits.length ? `[truncated: ${total - shownHits.length} more matches]` : "",
-        ...binaries.slice(0, grepLimits.listedBinaries).map((f) => `[binary file ${f} matches]`),
+        ...binaries.slice(0, grepLimits.listedBinaries).map((f) => `[binary file ${shownPath(f)} matches]`),
         binaries.length > grepLimits.listedBinaries ? `[${binaries.length - grepLimits.listedBinaries} more binary files match]` : "",
-        ...longLines.map((f) => `[${f} has a line over ${LineSearch.maxCarry} bytes: searched in its first ${LineSearch.maxCarry} bytes]`),
-        unreadable.length > 0 ? `[${unreadable.length} unreadable file${unreadable.length === 1 ? "" : "s"} not searched: ${unreadable.slice(0, 5).join(", ")}${unreadable.length > 5 ? ", …" : ""}]` : "",
+        ...longLines.map((f) => `[${shownPath(f)} has a line over ${LineSearch.maxCarry} bytes: searched in its first ${LineSearch.maxCarry} bytes]`),
+        unreadable.length > 0 ? `[${unreadable.length} unreadable file${unreadable.length === 1 ? "" : "s"} not searched: ${unreadable.slice(0, 5).map(shownPath).join(", ")}${unreadable.length > 5 ? ", …" : ""}]` : "",
         walkIncomplete ? `[truncated: stopped after ${grepLimits.walkEntries} entries]` : "",
         ...notes
       ].filter((n) => n !== "")

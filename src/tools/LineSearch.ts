@@ -20,8 +20,36 @@ export interface Matcher {
 
 const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
 
+/**
+ * The regex for `pattern`. Case-insensitive, it folds case as ripgrep and git grep do (Unicode simple case folding:
+ * `ſ` is an `s`, the Kelvin sign a `k`, `ς` a `σ`), which JavaScript does only with the `u` flag: taken when the
+ * pattern means the same with it (it compiles, and has no `\u{`, a repetition of `u` without the flag). Was a
+ * difference between the engines: rg matched `ſ` for `s`, grep's own walk did not.
+ */
+const compile = (pattern: string, ignoreCase: boolean): RegExp => {
+  if (!ignoreCase) return new RegExp(pattern, "")
+  if (!pattern.includes("\\u{")) {
+    try {
+      return new RegExp(pattern, "iu")
+    } catch {
+      // Not a valid pattern with the `u` flag (`\-`, a lone `{`…): JavaScript's own case-insensitive match.
+    }
+  }
+  return new RegExp(pattern, "i")
+}
+
+/**
+ * The case-insensitive search for an ASCII literal in a Latin-1 view of UTF-8 bytes: an `s` or a `k` also as the
+ * bytes of `ſ` (C5 BF) and of the Kelvin sign (E2 84 AA), which fold to them.
+ */
+const literalCiOf = (lit: string): RegExp =>
+  new RegExp(
+    [...lit].map((c) => (c === "s" || c === "S" ? "(?:s|\xc5\xbf)" : c === "k" || c === "K" ? "(?:k|\xe2\x84\xaa)" : escapeRegExp(c))).join(""),
+    "gi"
+  )
+
 export const matcher = (pattern: string, ignoreCase: boolean): Matcher => {
-  const regex = new RegExp(pattern, ignoreCase ? "i" : "")
+  const regex = compile(pattern, ignoreCase)
   const lit = RegexLiteral.requiredLiteral(pattern)
   const ascii = /^[\x20-\x7e]*$/.test(lit)
   if (lit === "" || (ignoreCase && !ascii)) return { regex, literal: "", literalBytes: undefined, literalCi: undefined, plain: false }
@@ -30,7 +58,7 @@ export const matcher = (pattern: string, ignoreCase: boolean): Matcher => {
     regex,
     literal: bytes.toString("latin1"),
     literalBytes: ignoreCase ? undefined : bytes,
-    literalCi: ignoreCase ? new RegExp(escapeRegExp(lit), "gi") : undefined,
+    literalCi: ignoreCase ? literalCiOf(lit) : undefined,
     plain: !ignoreCase && RegexLiteral.isPlainLiteral(pattern)
   }
 }

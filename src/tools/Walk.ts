@@ -3,7 +3,8 @@
  * parent's descriptor without following a link and listed once through its own, so the walk is itself the
  * no-follow check (a folder swapped for a symlink mid-walk fails its open and is passed over: nothing from beyond it
  * is listed or counted) and what it returns needs no second look. Honours .gitignore files (nested ones too, a
- * deeper file's rules before a shallower one's, negations included, as git does), never descends into .git or
+ * deeper file's rules before a shallower one's, negations included, as git does; the workspace's
+ * `.git/info/exclude` below them all; no `.ignore`, `.rgignore` nor `core.excludesFile`), never descends into .git or
  * .minicode, nor into a git folder by another name (kernel/GitFolders, judged from the folder's own listing), never
  * follows a symlink (one is listed, not entered). Each directory's rules are the chain of the .gitignore files
  * above it, compiled once when the directory is entered: an entry is judged against that chain only, not against
@@ -116,7 +117,9 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     )
   // .gitignore files above the start directory apply too; a git folder by another name above it holds nothing to list.
   const startRel = P.relative(options.root, options.start)
-  let chain: ReadonlyArray<Rules> = []
+  // The repository's own exclude file (`.git/info/exclude`) counts as git and rg count it: below every .gitignore.
+  const exclude = yield* fs.readFile(P.join(options.root, ".git", "info", "exclude")).pipe(Effect.option)
+  let chain: ReadonlyArray<Rules> = exclude._tag === "Some" ? [{ base: "", ig: GitIgnore.compile(decoder.decode(exclude.value)) }] : []
   let above = ""
   let inGitFolder = false
   for (const seg of P.segments(startRel)) {
