@@ -3,6 +3,7 @@
  * GrepRipgrep.ts): the first `grepLimits.matches` hits by path then line (at most four caps' worth held at once),
  * a count of the rest, the binary files that match, long lines, unreadable files; then the one text both show.
  */
+import { shownPath } from "../domain/files/ShownPath.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import * as LineSearch from "./LineSearch.js"
@@ -32,13 +33,7 @@ const detach = (s: string): string => (" " + s).slice(1)
 
 const out = (text: string, truncated: boolean): ToolOutput => ({ text, truncated })
 
-const control = /[\x00-\x1f\x7f]/
-
-/**
- * A path as a line of output shows it: as it is, unless it holds a control character (a newline, a tab: Linux
- * allows them in names), then quoted as a JSON string, so that one line is one path (git quotes such paths too).
- */
-export const shownPath = (path: string): string => (control.test(path) ? JSON.stringify(path) : path)
+export { shownPath }
 
 export const collector = () => {
   let kept: Array<Hit> = []

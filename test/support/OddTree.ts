@@ -146,8 +146,8 @@ export const generateOddTree = (options: OddTreeOptions): OddTree => {
 
   // Awkward names.
   const awkward = ["a b.ts", "ü.ts", "[x].ts", "*.ts", "-n.ts", "#x", "$dollar.ts", "quote'.ts", "semi;colon.ts", ".dot.ts", "UPPER.TS", "tab\there.ts"]
-  for (const name of awkward) put(`names/${name}`, `// ${N} in ${JSON.stringify(name)}\n`)
-  put("names/new\nline.ts", `// ${N} in a name with a newline\n`)
+  awkward.forEach((name, i) => put(`names/${name}`, `export const named${i} = 1 // ${N} in ${JSON.stringify(name)}\n`))
+  put("names/new\nline.ts", `export const newline = 1 // ${N} in a name with a newline\n`)
 
   // Ignore files.
   put(".gitignore", ["# comment", "*.log", "!keep.log", "/anchored", "build/", "**/x-ignored", "\\#hash", "tmp-*", "local-excluded.txt.bak", ""].join("\n"))
