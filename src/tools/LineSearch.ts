@@ -124,6 +124,15 @@ export interface FileSearch {
   readonly longLine: () => boolean
 }
 
+/** Whether `buf` may hold a match's required literal (always, for a pattern without one). */
+const mayHoldLiteral = (m: Matcher, buf: Buffer): boolean => {
+  if (m.literal === "") return true
+  if (m.literalBytes !== undefined) return buf.indexOf(m.literalBytes) !== -1
+  if (m.literalCi === undefined) return buf.toString("latin1").includes(m.literal)
+  m.literalCi.lastIndex = 0
+  return m.literalCi.test(buf.toString("latin1"))
+}
+
 export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
   let line = 1
   let carry: Buffer | undefined
@@ -131,7 +140,27 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
   let binaryMatch = false
   let longLine = false
   let open = true
+  let lastHit = 0
+  // A line longer than `maxCarry`: its first `maxCarry` bytes are kept and searched; the rest is only looked at for
+  // the required literal (`tail` holds the last bytes looked at, so a literal cut between two chunks is seen). When
+  // no match can lie in what was not kept (the literal is nowhere in the line, or the pattern is that literal),
+  // the answer is whole; else the file is named as searched in part. Was: every line over 8 MB named so, a 70 MB
+  // line of NULs in a sparse file too, where ripgrep (which keeps any line whole) says nothing.
+  let dropped = false
+  let literalDropped = false
+  let tail: Buffer = Buffer.alloc(0)
+  const tailBytes = 3 * m.literal.length
+  const drop = (b: Buffer) => {
+    if (b.byteLength === 0) return
+    if (!dropped) tail = Buffer.from((carry ?? Buffer.alloc(0)).subarray(Math.max(0, (carry?.byteLength ?? 0) - tailBytes)))
+    dropped = true
+    if (literalDropped) return
+    const seen = Buffer.concat([tail, b])
+    literalDropped = mayHoldLiteral(m, seen)
+    tail = Buffer.from(seen.subarray(Math.max(0, seen.byteLength - tailBytes)))
+  }
   const emit: OnLine = (n, text) => {
+    lastHit = n
     if (!binary) return (open = onLine(n, text))
     binaryMatch = true
     return (open = false)
@@ -142,14 +171,29 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
     if (first) binary = bytes.subarray(0, 8192).includes(0)
     if (carry !== undefined) {
       const nl = bytes.indexOf(10)
+      const rest = bytes.subarray(0, nl === -1 ? bytes.byteLength : nl)
       if (nl === -1 && !last) {
-        if (carry.byteLength < maxCarry) carry = Buffer.concat([carry, bytes.subarray(0, maxCarry - carry.byteLength)])
-        else longLine = true
+        const room = maxCarry - carry.byteLength
+        if (room > 0) carry = Buffer.concat([carry, rest.subarray(0, room)])
+        drop(rest.subarray(Math.max(0, room)))
         return true
       }
-      const head = Buffer.concat([carry, bytes.subarray(0, nl === -1 ? bytes.byteLength : nl)])
+      let head: Buffer
+      if (dropped) {
+        drop(rest)
+        head = carry
+      } else head = Buffer.concat([carry, rest])
       carry = undefined
       if (searchLines(m, head, line, false, emit) === undefined) return false
+      if (dropped) {
+        if (lastHit !== line) {
+          if (literalDropped && m.plain) {
+            if (!emit(line, head.toString("utf8"))) return false
+          } else if (literalDropped || (m.literal !== "" && mayHoldLiteral(m, head))) longLine = true
+        }
+        dropped = false
+        literalDropped = false
+      }
       if (nl === -1) return false
       line++
       bytes = bytes.subarray(nl + 1)

@@ -8,7 +8,7 @@
  *   handful), mixed languages (TypeScript, TSX, JavaScript, Python, Go, Rust, Ruby, Lua, Kotlin, shell, Markdown);
  * - `deep/d0/d1/…/d44/leaf.ts`: a chain 45 folders deep;
  * - `edge/`: line endings (CRLF, a last line without newline, `\r` alone), a line over 1 MB, a file over 5 MB
- *   (repeated content), binaries (a NUL early, a NUL after 1 MB), UTF-16 with BOM, Latin-1 bytes, a UTF-8 BOM, empty
+ *   (repeated content), a sparse file over 64 MB (a 70 MB line of NULs after 16 KiB of text), binaries (a NUL early, a NUL after 1 MB), UTF-16 with BOM, Latin-1 bytes, a UTF-8 BOM, empty
  *   files, a pattern present only in a binary file;
  * - `names/`: `a b.ts`, `ü.ts`, `[x].ts`, `*.ts`, `-n.ts`, `#x`, a name with a newline (Linux allows it), `.dot.ts`;
  * - ignore files: a root .gitignore and nested ones with negations (`!keep.log`), an anchored rule (`/anchored`), a
@@ -43,6 +43,8 @@ export interface OddTreeOptions {
   readonly files?: number
   /** Bytes of the big text file (default 5.5 MB). */
   readonly bigBytes?: number
+  /** false: no sparse file over 64 MB. */
+  readonly huge?: boolean
 }
 
 const rng = (seed: number) => () => {
@@ -139,6 +141,16 @@ export const generateOddTree = (options: OddTreeOptions): OddTree => {
   const chunks: Array<string> = []
   for (let i = 0; i < lines; i++) chunks.push(marked.has(i) ? `${oddMarkers.big} ${N} ${i}\n` : line)
   put("edge/big.txt", chunks.join(""))
+
+  // Over 64 MB, sparse (nothing written but its ends): 16 KiB of text, a hole of NULs (one line of 70 MB: text by
+  // git's rule, the NUL being past 8 KiB), then a last matching line.
+  if (options.huge !== false) {
+    const huge = path.join(root, "edge/huge-sparse.dat")
+    fs.writeFileSync(huge, `first ${N} of the huge file\n${"0123456789abcde\n".repeat(1024)}`)
+    const fd = fs.openSync(huge, "r+")
+    fs.writeSync(fd, `\nlast ${N} of the huge file\n`, 70 * 1024 * 1024)
+    fs.closeSync(fd)
+  }
 
   // Regex cases.
   put("regex/words.txt", `foo_bar foobar foo.bar\n12 apples\nend\r\nendless\nα beta γ\nCAFÉ café Café\nStraße STRASSE\nthe long ſ\n3 \u212a cold\nσοφός ΣΟΦΟΣ\n`)

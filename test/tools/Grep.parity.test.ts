@@ -145,6 +145,8 @@ const cases: ReadonlyArray<Case> = [
       "edge/long-line.js:2",
       "edge/late-nul.dat:1",
       "edge/late-nul.dat:100003",
+      "edge/huge-sparse.dat:1",
+      "edge/huge-sparse.dat:1027",
       "names/a b.ts:1",
       "names/ü.ts:1",
       "names/[x].ts:1",

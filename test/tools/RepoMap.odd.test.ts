@@ -26,7 +26,7 @@ let base: string
 let tree: OddTree
 beforeAll(() => {
   base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-odd-map-")))
-  tree = generateOddTree({ dir: path.join(base, "tree"), seed, files: 600, bigBytes: 1024 * 1024 })
+  tree = generateOddTree({ dir: path.join(base, "tree"), seed, files: 600, bigBytes: 1024 * 1024, huge: false })
   // Parse errors, for tree-sitter and the regex alike.
   fs.writeFileSync(path.join(tree.root, "edge/broken.ts"), "export function broken() {\n  return (\n}\nexport class Half {\n")
   fs.writeFileSync(path.join(tree.root, "edge/broken.py"), "def f(:\n    pass\nclass Shape:\n    pass\n")
