@@ -16,6 +16,12 @@ export interface Matcher {
   readonly literalCi: RegExp | undefined
   /** The regex is the literal itself: a hit is a match. */
   readonly plain: boolean
+  /**
+   * Whether some bytes may hold a match's required literal (one of the branches' literals for an alternation), and
+   * how many bytes of the end of one run to keep so a literal cut between two runs is seen; undefined when no
+   * literal is known (anything may match). Used for what is not kept of a line over `maxCarry`.
+   */
+  readonly hint: { readonly test: (bytes: Buffer) => boolean; readonly bytes: number } | undefined
 }
 
 const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
@@ -48,18 +54,42 @@ const literalCiOf = (lit: string): RegExp =>
     "gi"
   )
 
+const ascii = (s: string) => /^[\x20-\x7e]*$/.test(s)
+
+/** The literals' finder for `hint` (case-insensitive ones only when ASCII, looked for in a Latin-1 view). */
+const hintOf = (literals: ReadonlyArray<string> | undefined, ignoreCase: boolean): Matcher["hint"] => {
+  if (literals === undefined || (ignoreCase && !literals.every(ascii))) return undefined
+  const bytes = 3 * Math.max(...literals.map((l) => Buffer.byteLength(l, "utf8")))
+  if (ignoreCase) {
+    const finders = literals.map(literalCiOf)
+    return {
+      bytes,
+      test: (b) => {
+        const s = b.toString("latin1")
+        return finders.some((f) => {
+          f.lastIndex = 0
+          return f.test(s)
+        })
+      }
+    }
+  }
+  const needles = literals.map((l) => Buffer.from(l, "utf8"))
+  return { bytes, test: (b) => needles.some((n) => b.indexOf(n) !== -1) }
+}
+
 export const matcher = (pattern: string, ignoreCase: boolean): Matcher => {
   const regex = compile(pattern, ignoreCase)
   const lit = RegexLiteral.requiredLiteral(pattern)
-  const ascii = /^[\x20-\x7e]*$/.test(lit)
-  if (lit === "" || (ignoreCase && !ascii)) return { regex, literal: "", literalBytes: undefined, literalCi: undefined, plain: false }
+  const hint = hintOf(RegexLiteral.branchLiterals(pattern), ignoreCase)
+  if (lit === "" || (ignoreCase && !ascii(lit))) return { regex, literal: "", literalBytes: undefined, literalCi: undefined, plain: false, hint }
   const bytes = Buffer.from(lit, "utf8")
   return {
     regex,
     literal: bytes.toString("latin1"),
     literalBytes: ignoreCase ? undefined : bytes,
     literalCi: ignoreCase ? literalCiOf(lit) : undefined,
-    plain: !ignoreCase && RegexLiteral.isPlainLiteral(pattern)
+    plain: !ignoreCase && RegexLiteral.isPlainLiteral(pattern),
+    hint
   }
 }
 
@@ -124,15 +154,6 @@ export interface FileSearch {
   readonly longLine: () => boolean
 }
 
-/** Whether `buf` may hold a match's required literal (always, for a pattern without one). */
-const mayHoldLiteral = (m: Matcher, buf: Buffer): boolean => {
-  if (m.literal === "") return true
-  if (m.literalBytes !== undefined) return buf.indexOf(m.literalBytes) !== -1
-  if (m.literalCi === undefined) return buf.toString("latin1").includes(m.literal)
-  m.literalCi.lastIndex = 0
-  return m.literalCi.test(buf.toString("latin1"))
-}
-
 export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
   let line = 1
   let carry: Buffer | undefined
@@ -149,14 +170,14 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
   let dropped = false
   let literalDropped = false
   let tail: Buffer = Buffer.alloc(0)
-  const tailBytes = 3 * m.literal.length
+  const tailBytes = m.hint?.bytes ?? 0
   const drop = (b: Buffer) => {
     if (b.byteLength === 0) return
     if (!dropped) tail = Buffer.from((carry ?? Buffer.alloc(0)).subarray(Math.max(0, (carry?.byteLength ?? 0) - tailBytes)))
     dropped = true
     if (literalDropped) return
     const seen = Buffer.concat([tail, b])
-    literalDropped = mayHoldLiteral(m, seen)
+    literalDropped = m.hint === undefined || m.hint.test(seen)
     tail = Buffer.from(seen.subarray(Math.max(0, seen.byteLength - tailBytes)))
   }
   const emit: OnLine = (n, text) => {
@@ -189,7 +210,7 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
         if (lastHit !== line) {
           if (literalDropped && m.plain) {
             if (!emit(line, head.toString("utf8"))) return false
-          } else if (literalDropped || (m.literal !== "" && mayHoldLiteral(m, head))) longLine = true
+          } else if (literalDropped || (m.hint !== undefined && m.hint.test(head))) longLine = true
         }
         dropped = false
         literalDropped = false

@@ -186,6 +186,8 @@ export const generateOddTree = (options: OddTreeOptions): OddTree => {
   // .git/info/exclude and a core.excludesFile.
   put("info-excluded.txt", `${N} in .git/info/exclude\n`)
   put("globally-excluded.txt", `${N} in core.excludesFile\n`)
+  put("sub/x-1.txt", `${N} in .git/info/exclude, anchored\n`)
+  put("sub/x-kept.txt", `${N} re-included in .git/info/exclude\n`)
 
   // Secrets.
   const secrets = [".env", "svc/alpha/.env.local", "config/id_rsa", "certs/server.pem", ".ssh/notes.txt", "svc/Gamma/prod.tfvars"]
@@ -210,7 +212,7 @@ export const generateOddTree = (options: OddTreeOptions): OddTree => {
       env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: root, XDG_CONFIG_HOME: path.join(root, ".no-xdg") }
     })
   git("init", "-q", "-b", "main")
-  fs.writeFileSync(path.join(root, ".git/info/exclude"), "info-excluded.txt\n")
+  fs.writeFileSync(path.join(root, ".git/info/exclude"), "info-excluded.txt\nsub/x-*.txt\n!sub/x-kept.txt\n")
   fs.writeFileSync(path.join(outside, "global-excludes"), "globally-excluded.txt\n")
   // A user's global excludes (core.excludesFile): in force while the tree is committed, then gone from the
   // repository's config, as a user's own is (the tests run git as the user would with it: `globalExcludes`).

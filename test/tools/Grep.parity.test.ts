@@ -7,8 +7,8 @@
  * secrets, symlinks in and out.
  *
  * The references, and what grep is meant to differ by:
- * - `rg -a` (searching every file as text) with grep's ignore rules (.gitignore files and .git/info/exclude; no
- *   .ignore, .rgignore nor global excludes), minus the files binary by git's rule (a NUL in the first 8 KiB), minus
+ * - `rg -a` (searching every file as text) with grep's ignore rules (.gitignore files and .git/info/exclude, which
+ *   rg leaves out below the root unless given as an ignore file; no .ignore, .rgignore nor global excludes), minus the files binary by git's rule (a NUL in the first 8 KiB), minus
  *   what the jail refuses (secrets). rg's own binary rule (a NUL anywhere in what it has read so far) is not
  *   grep's: a file with its first NUL after 8 KiB is text, as git grep has it. ripgrep 13 honours `.rgignore`
  *   files even with --no-ignore-dot (fixed in ripgrep 14), so its listing is taken without the files they name.
@@ -97,7 +97,7 @@ const rgIgnoreFlags = ["--no-config", "--hidden", "--no-ignore-dot", "--no-ignor
 const rgIgnored = () => (rgMajor >= 14 ? new Set<string>() : new Set(["svc/Gamma/rgignored.ts"]))
 
 const rgKeys = (pattern: string, ignoreCase: boolean, under: string | undefined) => {
-  const r = spawnSync("rg", [...rgIgnoreFlags, "-a", "-E", "none", "--null", "-n", "--no-heading", "--with-filename", "--color", "never", ...(ignoreCase ? ["-i"] : ["-s"]), "-e", pattern, ...(under === undefined ? [] : ["--", under])], {
+  const r = spawnSync("rg", [...rgIgnoreFlags, "-a", "-E", "none", "--null", "-n", "--no-heading", "--with-filename", "--color", "never", ...(ignoreCase ? ["-i"] : ["-s"]), "-e", pattern, ...(under === undefined ? [] : ["--ignore-file", ".git/info/exclude", "--", under])], {
     cwd: root,
     maxBuffer: 1 << 28,
     stdio: ["ignore", "pipe", "pipe"]
@@ -177,7 +177,10 @@ const cases: ReadonlyArray<Case> = [
   { name: "ignore_case with unicode: É, ß", args: { pattern: "café|straße", ignore_case: true, path: "regex" } },
   { name: "ignore_case folds ſ to s and the Kelvin sign to k, as rg and git grep do", args: { pattern: "LONG S|3 k|ΣΟΦΌΣ", ignore_case: true, path: "regex" }, has: ["regex/words.txt:8", "regex/words.txt:9", "regex/words.txt:10"] },
   { name: "a non-ASCII class", args: { pattern: "[α-γ]", path: "regex" } },
-  { name: "under a glob", args: { pattern: N, glob: "*.ts" } }
+  { name: "under a glob", args: { pattern: N, glob: "*.ts" } },
+  { name: "a UTF-8 BOM is part of the first line (no transcoding)", args: { pattern: "^ODD_NEEDLE after|BOM$", path: "edge" } },
+  { name: "below a folder: the rules of the .gitignore files above it and of .git/info/exclude hold", args: { pattern: N, path: "svc/beta-svc" }, has: ["svc/beta-svc/important.gen.ts:1", "svc/beta-svc/deeper/b.gen.ts:1"] },
+  { name: "below a folder, .git/info/exclude with a negation", args: { pattern: N, path: "sub" }, has: ["sub/anchored:1", "sub/x-kept.txt:1"] }
 ]
 
 const globFilter = (glob: string | undefined) => (glob === undefined ? () => true : picomatch(glob, { dot: true, matchBase: !glob.includes("/") }))

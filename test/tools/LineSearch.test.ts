@@ -48,6 +48,13 @@ describe("a line longer than grep keeps", () => {
     expect(search("end NE+DLE", tree(size, "OTHER", far))).toEqual({ hits: [3], longLine: false })
   })
 
+  it("an alternation: each branch's literal is looked for", () => {
+    expect(search("^OTHER|QUUX$", tree(size, "NEEDLE", far))).toEqual({ hits: [], longLine: false })
+    expect(search("^OTHER|NE+DLE$", tree(size, "NEEDLE", far))).toEqual({ hits: [3], longLine: true })
+    expect(search("(a|b)q|j(?:y|z)", tree(size, "NEEDLE", far))).toEqual({ hits: [], longLine: false })
+    expect(search("^OTHER|\\d", tree(size, "NEEDLE", far))).toEqual({ hits: [], longLine: true })
+  })
+
   it("a regex whose literal lies past what is kept, or with no literal: named as searched in part", () => {
     expect(search("NE+DLE$", tree(size, "NEEDLE", far))).toEqual({ hits: [3], longLine: true })
     expect(search("^\\d+$", tree(size, "OTHER", far))).toEqual({ hits: [], longLine: true })

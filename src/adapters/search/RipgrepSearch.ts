@@ -54,6 +54,9 @@ const common = (spec: FilesSpec): ReadonlyArray<string> => [
   "--debug",
   // At the root, no .gitignore above the workspace counts; below it, the ones between the root and `path` must.
   ...(spec.path === "" ? ["--no-ignore-parent"] : []),
+  // Below the root rg leaves the repository's .git/info/exclude out; given as an ignore file (matched from the root,
+  // below every .gitignore, as git ranks it) it counts as it does at the root. Was a difference with the own walk.
+  ...(spec.path !== "" && fs.existsSync(path.join(spec.root, ".git", "info", "exclude")) ? ["--ignore-file", ".git/info/exclude"] : []),
   "-j",
   String(threads()),
   "-g",
