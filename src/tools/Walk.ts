@@ -105,6 +105,12 @@ const hasRuleFile = (entries: ReadonlyArray<{ readonly name: string; readonly ki
   return false
 }
 
+/** The kind of the folder's `.git` entry, if it has one (a folder, or a file in a submodule or a worktree). */
+const gitEntry = (entries: ReadonlyArray<{ readonly name: string; readonly kind: string }>) => {
+  for (let i = 0; i < entries.length; i++) if (entries[i]?.name === ".git") return entries[i]?.kind
+  return undefined
+}
+
 /** Folders listed between two breaths: the event loop turns (and an interruption lands) at least this often. */
 const foldersPerStep = 256
 
@@ -126,6 +132,14 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     const rules = yield* load(above)
     if (rules._tag === "Some") chain = [...chain, rules.value]
     above = above === "" ? seg : `${above}/${seg}`
+    // A nested repository on the way down: the rules above stop at it (its own are read below, or in `visit`).
+    if (above !== startRel) {
+      const git = yield* fs.lstat(P.join(options.root, above, ".git")).pipe(Effect.option)
+      if (git._tag === "Some" && git.value._tag === "Some") {
+        const own = yield* fs.readFile(P.join(options.root, above, ".git", "info", "exclude")).pipe(Effect.option)
+        chain = own._tag === "Some" ? [{ base: above, ig: GitIgnore.compile(decoder.decode(own.value)) }] : []
+      }
+    }
     if (above !== startRel && (yield* GitFolders.isGitFolder(fs, P.join(options.root, above)))) inGitFolder = true
   }
   const keep = options.keep
@@ -153,6 +167,16 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     const entries = inOrder(folder.entries) ? folder.entries : [...folder.entries].sort(byName)
     // A git folder by another name (`.repo/`, a bare clone) is left out as `.git` is: nothing in it listed.
     if (rel !== "" && GitFolders.isGitListing(entries)) return none
+    // A nested repository (a folder holding `.git`) is its own ignore scope, as git and rg have it: the rules of the
+    // folders above stop at it, and its own .git/info/exclude counts. Was: the outer rules went on inside it.
+    if (rel !== "") {
+      const git = gitEntry(entries)
+      if (git !== undefined) {
+        const own = git === "directory" ? folder.read(".git/info/exclude") : undefined
+        here = own === undefined ? [] : [{ base: rel, ig: GitIgnore.compile(decoder.decode(own)) }]
+        scopes.push({ self: rel, under: `${rel}/`, chain: here })
+      }
+    }
     if (hasRuleFile(entries)) {
       const bytes = folder.read(".gitignore")
       if (bytes !== undefined) {

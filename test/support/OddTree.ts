@@ -14,6 +14,7 @@
  * - ignore files: a root .gitignore and nested ones with negations (`!keep.log`), an anchored rule (`/anchored`), a
  *   folder rule (`dir/`), `**\/x`, an escaped `\#`; a `.ignore` and an `.rgignore` (not honoured: see README);
  *   `.git/info/exclude` (honoured) and a `core.excludesFile` (not honoured);
+ * - a nested repository (`vendor/nested-repo/`, its own ignore scope and info/exclude);
  * - secrets (`.env`, `id_rsa`, `*.pem`, `.ssh/`) holding the marker; symlinks to files and folders inside and
  *   outside the tree (`outside/` is a sibling of the tree).
  *
@@ -211,6 +212,14 @@ export const generateOddTree = (options: OddTreeOptions): OddTree => {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: root, XDG_CONFIG_HOME: path.join(root, ".no-xdg") }
     })
+  // A nested repository: its own ignore scope (the root's `*.log` does not reach in), its own info/exclude.
+  put("vendor/nested-repo/inner.log", `${N} in a nested repository, a .log\n`)
+  put("vendor/nested-repo/excluded-inner.ts", `${N} in the nested repository's info/exclude\n`)
+  put("vendor/nested-repo/src/lib.ts", `export const nested = "${N}"\n`)
+  git("init", "-q", "-b", "main", "vendor/nested-repo")
+  fs.writeFileSync(path.join(root, "vendor/nested-repo/.git/info/exclude"), "excluded-inner.ts\n")
+  git("-C", "vendor/nested-repo", "add", "-A")
+  git("-C", "vendor/nested-repo", "commit", "-q", "-m", "nested")
   git("init", "-q", "-b", "main")
   fs.writeFileSync(path.join(root, ".git/info/exclude"), "info-excluded.txt\nsub/x-*.txt\n!sub/x-kept.txt\n")
   fs.writeFileSync(path.join(outside, "global-excludes"), "globally-excluded.txt\n")
@@ -222,3 +231,17 @@ export const generateOddTree = (options: OddTreeOptions): OddTree => {
   git("config", "--unset", "core.excludesFile")
   return { root, outside, secrets, globalExcludes: path.join(outside, "global-excludes") }
 }
+
+const quietGit = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }
+
+/**
+ * What git lists in `dir` (`ls-files --cached --others --exclude-standard`, the user's global excludes left out), a
+ * nested repository (a gitlink in the outer one) listed as its own git lists it: the files grep, glob and repo_map
+ * are meant to see.
+ */
+export const gitListing = (dir: string): ReadonlyArray<string> =>
+  execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: dir, env: quietGit, maxBuffer: 1 << 28 })
+    .toString()
+    .split("\0")
+    .filter((f) => f !== "")
+    .flatMap((f) => (fs.lstatSync(path.join(dir, f)).isDirectory() ? gitListing(path.join(dir, f)).map((g) => `${f}/${g}`) : [f]))

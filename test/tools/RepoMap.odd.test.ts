@@ -5,7 +5,6 @@
  * a warm call hits the cache for every unchanged file: files tree-sitter parsed with errors, files in languages only
  * the regex outlines (Lua, Kotlin, shell), files with CRLF, a BOM, invalid UTF-8, awkward names.
  */
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -19,7 +18,7 @@ import * as Kernel from "../../src/kernel/Kernel.js"
 import * as Runner from "../../src/kernel/Runner.js"
 import * as RepoMapTool from "../../src/tools/RepoMapTool.js"
 import { nodeAdapters } from "../support/Adapters.js"
-import { generateOddTree, type OddTree } from "../support/OddTree.js"
+import { generateOddTree, gitListing, type OddTree } from "../support/OddTree.js"
 
 const seed = Number(process.env["ODD_SEED"] ?? 7)
 let base: string
@@ -34,12 +33,7 @@ beforeAll(() => {
 }, 120_000)
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
 
-const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }
-const sources = () =>
-  spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: tree.root, env: gitEnv, maxBuffer: 1 << 28 })
-    .stdout.toString()
-    .split("\0")
-    .filter((f) => f !== "" && RepoMap.languageOf(f) !== undefined)
+const sources = () => gitListing(tree.root).filter((f) => RepoMap.languageOf(f) !== undefined)
 
 const chain = (root: string, repoMap: ReturnType<typeof RepoMapTool.make>) =>
   Kernel.layer(
