@@ -4,7 +4,8 @@
  * no-follow check (a folder swapped for a symlink mid-walk fails its open and is passed over: nothing from beyond it
  * is listed or counted) and what it returns needs no second look. Honours .gitignore files (nested ones too, a
  * deeper file's rules before a shallower one's, negations included, as git does; the workspace's
- * `.git/info/exclude` below them all; no `.ignore`, `.rgignore` nor `core.excludesFile`), never descends into .git or
+ * `.git/info/exclude` below them all; a nested repository its own scope, with its own exclude file; no `.ignore`,
+ * `.rgignore` nor `core.excludesFile`), never descends into .git or
  * .minicode, nor into a git folder by another name (kernel/GitFolders, judged from the folder's own listing), never
  * follows a symlink (one is listed, not entered). Each directory's rules are the chain of the .gitignore files
  * above it, compiled once when the directory is entered: an entry is judged against that chain only, not against
