@@ -5,6 +5,7 @@
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import { Effect, Either, Ref } from "effect"
 import * as Edit from "../domain/files/Edit.js"
+import { shownPath } from "../domain/files/ShownPath.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
@@ -250,7 +251,7 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
       walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
     ].filter((n) => n !== "")
     if (shownHits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
-    return out([...shownHits, ...notes].join("\n"), notes.length > 0)
+    return out([...shownHits.map(shownPath), ...notes].join("\n"), notes.length > 0)
   })
 
 export const moveFile = (env: Env, inv: Invocation, call: CallOf<"move_file">) =>

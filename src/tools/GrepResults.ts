@@ -3,6 +3,7 @@
  * GrepRipgrep.ts): the first `grepLimits.matches` hits by path then line (at most four caps' worth held at once),
  * a count of the rest, the binary files that match, long lines, unreadable files; then the one text both show.
  */
+import { shownPath } from "../domain/files/ShownPath.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import * as LineSearch from "./LineSearch.js"
@@ -31,6 +32,8 @@ const compare = (a: Hit, b: Hit) => (a.file === b.file ? a.line - b.line : a.fil
 const detach = (s: string): string => (" " + s).slice(1)
 
 const out = (text: string, truncated: boolean): ToolOutput => ({ text, truncated })
+
+export { shownPath }
 
 export const collector = () => {
   let kept: Array<Hit> = []
@@ -86,15 +89,15 @@ export const collector = () => {
     note: (text: string) => notes.push(text),
     finish: (pattern: string, walkIncomplete: boolean): ToolOutput => {
       const shownHits = kept.sort(compare).slice(0, grepLimits.matches)
-      const lines = shownHits.map((h) => `${h.file}:${h.line}:${h.text}`)
+      const lines = shownHits.map((h) => `${shownPath(h.file)}:${h.line}:${h.text}`)
       binaries.sort()
       unreadable.sort()
       const all = [
         total > shownHits.length ? `[truncated: ${total - shownHits.length} more matches]` : "",
-        ...binaries.slice(0, grepLimits.listedBinaries).map((f) => `[binary file ${f} matches]`),
+        ...binaries.slice(0, grepLimits.listedBinaries).map((f) => `[binary file ${shownPath(f)} matches]`),
         binaries.length > grepLimits.listedBinaries ? `[${binaries.length - grepLimits.listedBinaries} more binary files match]` : "",
-        ...longLines.map((f) => `[${f} has a line over ${LineSearch.maxCarry} bytes: searched in its first ${LineSearch.maxCarry} bytes]`),
-        unreadable.length > 0 ? `[${unreadable.length} unreadable file${unreadable.length === 1 ? "" : "s"} not searched: ${unreadable.slice(0, 5).join(", ")}${unreadable.length > 5 ? ", …" : ""}]` : "",
+        ...longLines.map((f) => `[${shownPath(f)} has a line over ${LineSearch.maxCarry} bytes: searched in its first ${LineSearch.maxCarry} bytes]`),
+        unreadable.length > 0 ? `[${unreadable.length} unreadable file${unreadable.length === 1 ? "" : "s"} not searched: ${unreadable.slice(0, 5).map(shownPath).join(", ")}${unreadable.length > 5 ? ", …" : ""}]` : "",
         walkIncomplete ? `[truncated: stopped after ${grepLimits.walkEntries} entries]` : "",
         ...notes
       ].filter((n) => n !== "")

@@ -14,9 +14,10 @@
  * grep's own walk (MINICODE_GREP=node) has no such window, since it opens each file beneath a held directory
  * descriptor with O_NOFOLLOW.
  *
- * Known differences from the own walk, outside what the test tree holds: a file is binary for rg when a NUL byte is in
- * what it has read so far (its own walk looks at the first 8 KiB only), so a file with a NUL far in may be named as a
- * binary instead of having its lines shown; with a sub-folder `path`, a .gitignore above the workspace root counts
+ * A file rg names as binary is decided again by the own walk's rule (a NUL in the first 8 KiB, as git has it): rg
+ * stops at the first NUL it reads, however far in, so a file whose first NUL comes later is searched here as text.
+ *
+ * Known differences from the own walk, outside what the test trees hold: with a sub-folder `path`, a .gitignore above the workspace root counts
  * for rg (at the root it is told not to look above); a folder named like a secret file (`x.pem/`) is left out whole.
  *
  * What rg cannot take (a pattern with no faithful Rust rewrite, rg missing): undefined, and grep's own walk runs.
@@ -35,6 +36,7 @@ import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
 import { pathJudge } from "./PathJudge.js"
 import * as GrepResults from "./GrepResults.js"
+import * as LineSearch from "./LineSearch.js"
 
 /** Lines longer than this come cut from rg (enough bytes for `grepLimits.lineChars` characters of any UTF-8). */
 const lineBytes = 4 * GrepResults.grepLimits.lineChars + 16
@@ -47,7 +49,8 @@ interface Gathered {
   readonly found: GrepResults.Collector
   /** Each held file's hits, to take them back should it fail the check. */
   readonly counts: ReadonlyMap<string, number>
-  readonly binaries: ReadonlySet<string>
+  /** The files rg named as binary, with how many of their lines it had shown or counted before it stopped. */
+  readonly binaries: ReadonlyMap<string, number>
 }
 
 /**
@@ -68,7 +71,17 @@ const gather = (
     const progress = yield* Progress.current
     if (progress.watched) progress.note("grep: searching with ripgrep")
     const counts = new Map<string, number>()
-    const binaries = new Set<string>()
+    const binaries = new Map<string, number>()
+    // rg writes each file's output at once, its binary note after its lines: the lines of the file in hand so far.
+    let linesOf: string | undefined
+    let lines = 0
+    const lineOf = (file: string, n: number) => {
+      if (file !== linesOf) {
+        linesOf = file
+        lines = 0
+      }
+      lines += n
+    }
     // A file's lines come together: its verdict is kept for the next event.
     let lastFile: string | undefined
     let lastVerdict = false
@@ -91,6 +104,7 @@ const gather = (
         // Counted per file only once a line of it is held: a file whose first line is beyond (its lines come in
         // order) can never be shown, so never taken back, and 25,000 such files need no entry.
         if (e._tag === "Match") {
+          lineOf(e.file, 1)
           const held = counts.get(e.file)
           if (found.beyond(e.file, e.line)) {
             found.counted()
@@ -100,10 +114,11 @@ const gather = (
           counts.set(e.file, (held ?? 0) + 1)
           found.hit(e.file, e.line, e.text(), e.cut, true)
         } else if (e._tag === "Counted") {
+          lineOf(e.file, e.lines)
           const held = counts.get(e.file)
           if (held !== undefined) counts.set(e.file, held + e.lines)
           found.counted(e.lines)
-        } else if (e._tag === "Binary") binaries.add(e.file)
+        } else if (e._tag === "Binary") binaries.set(e.file, e.file === linesOf ? lines : 0)
         else found.unreadable(e.file)
         return undefined
       })
@@ -116,12 +131,27 @@ const gather = (
  * in turn), judged with `aliases` (a scan of this call's: the inodes of protected files as they are now); the
  * others' lines are only counted, and passed the lexical and name checks.
  */
-const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Protected, pattern: string) =>
+const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, pattern: string) =>
   Effect.gen(function* () {
     const judge = pathJudge(fs, root, aliases)
     const { found } = g
     let unsafe = 0
     const checked = new Set<string>()
+    for (const [file, lines] of g.binaries) {
+      checked.add(file)
+      // rg's lines of it (those before the NUL it found) are taken back either way.
+      found.drop(file, lines)
+      if (!(yield* judge.real(file))) {
+        unsafe++
+        continue
+      }
+      // Binary as git and grep's own walk decide: a NUL in the first 8 KiB. rg decides on what it has read so far,
+      // so a file whose first NUL comes later came back as binary, with only its lines before that NUL: such a
+      // file is searched here, whole, as text. Was a difference between the engines (a NUL after 1 MB).
+      const own = yield* searchText(fs, root, file, m, found)
+      if (own === "binary") found.binary(file)
+      else if (own === "unreadable") found.unreadable(file)
+    }
     for (;;) {
       const pending = [...found.shownFiles()].filter((f) => !checked.has(f))
       if (pending.length === 0) break
@@ -132,12 +162,36 @@ const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Prote
         found.drop(file, g.counts.get(file) ?? 0)
       }
     }
-    for (const file of g.binaries) {
-      if (yield* judge.real(file)) found.binary(file)
-      else unsafe++
-    }
     if (unsafe > 0) found.note(`[${unsafe} file${unsafe === 1 ? "" : "s"} left out: not a regular file beneath real folders of the workspace when checked]`)
     return found.finish(pattern, false)
+  })
+
+/**
+ * One file (already judged) searched as grep's own walk searches it (LineSearch.ts, its hits into `found`): "binary"
+ * as soon as its first chunk shows it is one, without reading on.
+ */
+const searchText = (fs: Env["fs"], root: string, file: string, m: LineSearch.Matcher, found: GrepResults.Collector) =>
+  Effect.gen(function* () {
+    let binary = false
+    const search = LineSearch.fileSearch(m, (line, text) => {
+      found.hit(file, line, text)
+      return true
+    })
+    const missed = yield* fs
+      .scan(P.dirname(P.join(root, file)), [P.basename(file)], (_i, bytes, first, last) => {
+        const more = search.feed(bytes, first, last)
+        if (first && search.binary()) {
+          binary = true
+          return false
+        }
+        if (last || !more) {
+          if (search.longLine()) found.longLine(file)
+          return false
+        }
+        return true
+      })
+      .pipe(Effect.orElseSucceed(() => [file]))
+    return missed.length > 0 ? ("unreadable" as const) : binary ? ("binary" as const) : ("text" as const)
   })
 
 export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined> =>
@@ -147,6 +201,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     if (facts === undefined || !facts.exists) return undefined
     const pattern = RustRegex.fromJs(call.args.pattern)
     if (pattern === undefined) return undefined
+    const m = LineSearch.matcher(call.args.pattern, call.args.ignore_case === true)
     const root = session.root
     const start = P.relative(root, facts.real)
     if (start.startsWith("..")) return undefined
@@ -156,7 +211,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     const aliases = env.aliases ?? ProtectedAliases.nothing
     const done = (ran: Either.Either<Gathered, TextSearchError>, checked: Aliases.Protected) =>
       // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
-      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, ran.right, checked, call.args.pattern)
+      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, ran.right, checked, m, call.args.pattern)
     // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
     const inTurn = Effect.suspend(() => {
       const scanSince = performance.now()

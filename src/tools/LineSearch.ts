@@ -16,22 +16,80 @@ export interface Matcher {
   readonly literalCi: RegExp | undefined
   /** The regex is the literal itself: a hit is a match. */
   readonly plain: boolean
+  /**
+   * Whether some bytes may hold a match's required literal (one of the branches' literals for an alternation), and
+   * how many bytes of the end of one run to keep so a literal cut between two runs is seen; undefined when no
+   * literal is known (anything may match). Used for what is not kept of a line over `maxCarry`.
+   */
+  readonly hint: { readonly test: (bytes: Buffer) => boolean; readonly bytes: number } | undefined
 }
 
 const escapeRegExp = (s: string) => s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
 
+/**
+ * The regex for `pattern`. Case-insensitive, it folds case as ripgrep and git grep do (Unicode simple case folding:
+ * `ſ` is an `s`, the Kelvin sign a `k`, `ς` a `σ`), which JavaScript does only with the `u` flag: taken when the
+ * pattern means the same with it (it compiles, and has no `\u{`, a repetition of `u` without the flag). Was a
+ * difference between the engines: rg matched `ſ` for `s`, grep's own walk did not.
+ */
+const compile = (pattern: string, ignoreCase: boolean): RegExp => {
+  if (!ignoreCase) return new RegExp(pattern, "")
+  if (!pattern.includes("\\u{")) {
+    try {
+      return new RegExp(pattern, "iu")
+    } catch {
+      // Not a valid pattern with the `u` flag (`\-`, a lone `{`…): JavaScript's own case-insensitive match.
+    }
+  }
+  return new RegExp(pattern, "i")
+}
+
+/**
+ * The case-insensitive search for an ASCII literal in a Latin-1 view of UTF-8 bytes: an `s` or a `k` also as the
+ * bytes of `ſ` (C5 BF) and of the Kelvin sign (E2 84 AA), which fold to them.
+ */
+const literalCiOf = (lit: string): RegExp =>
+  new RegExp(
+    [...lit].map((c) => (c === "s" || c === "S" ? "(?:s|\xc5\xbf)" : c === "k" || c === "K" ? "(?:k|\xe2\x84\xaa)" : escapeRegExp(c))).join(""),
+    "gi"
+  )
+
+const ascii = (s: string) => /^[\x20-\x7e]*$/.test(s)
+
+/** The literals' finder for `hint` (case-insensitive ones only when ASCII, looked for in a Latin-1 view). */
+const hintOf = (literals: ReadonlyArray<string> | undefined, ignoreCase: boolean): Matcher["hint"] => {
+  if (literals === undefined || (ignoreCase && !literals.every(ascii))) return undefined
+  const bytes = 3 * Math.max(...literals.map((l) => Buffer.byteLength(l, "utf8")))
+  if (ignoreCase) {
+    const finders = literals.map(literalCiOf)
+    return {
+      bytes,
+      test: (b) => {
+        const s = b.toString("latin1")
+        return finders.some((f) => {
+          f.lastIndex = 0
+          return f.test(s)
+        })
+      }
+    }
+  }
+  const needles = literals.map((l) => Buffer.from(l, "utf8"))
+  return { bytes, test: (b) => needles.some((n) => b.indexOf(n) !== -1) }
+}
+
 export const matcher = (pattern: string, ignoreCase: boolean): Matcher => {
-  const regex = new RegExp(pattern, ignoreCase ? "i" : "")
+  const regex = compile(pattern, ignoreCase)
   const lit = RegexLiteral.requiredLiteral(pattern)
-  const ascii = /^[\x20-\x7e]*$/.test(lit)
-  if (lit === "" || (ignoreCase && !ascii)) return { regex, literal: "", literalBytes: undefined, literalCi: undefined, plain: false }
+  const hint = hintOf(RegexLiteral.branchLiterals(pattern), ignoreCase)
+  if (lit === "" || (ignoreCase && !ascii(lit))) return { regex, literal: "", literalBytes: undefined, literalCi: undefined, plain: false, hint }
   const bytes = Buffer.from(lit, "utf8")
   return {
     regex,
     literal: bytes.toString("latin1"),
     literalBytes: ignoreCase ? undefined : bytes,
-    literalCi: ignoreCase ? new RegExp(escapeRegExp(lit), "gi") : undefined,
-    plain: !ignoreCase && RegexLiteral.isPlainLiteral(pattern)
+    literalCi: ignoreCase ? literalCiOf(lit) : undefined,
+    plain: !ignoreCase && RegexLiteral.isPlainLiteral(pattern),
+    hint
   }
 }
 
@@ -103,7 +161,27 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
   let binaryMatch = false
   let longLine = false
   let open = true
+  let lastHit = 0
+  // A line longer than `maxCarry`: its first `maxCarry` bytes are kept and searched; the rest is only looked at for
+  // the required literal (`tail` holds the last bytes looked at, so a literal cut between two chunks is seen). When
+  // no match can lie in what was not kept (the literal is nowhere in the line, or the pattern is that literal),
+  // the answer is whole; else the file is named as searched in part. Was: every line over 8 MB named so, a 70 MB
+  // line of NULs in a sparse file too, where ripgrep (which keeps any line whole) says nothing.
+  let dropped = false
+  let literalDropped = false
+  let tail: Buffer = Buffer.alloc(0)
+  const tailBytes = m.hint?.bytes ?? 0
+  const drop = (b: Buffer) => {
+    if (b.byteLength === 0) return
+    if (!dropped) tail = Buffer.from((carry ?? Buffer.alloc(0)).subarray(Math.max(0, (carry?.byteLength ?? 0) - tailBytes)))
+    dropped = true
+    if (literalDropped) return
+    const seen = Buffer.concat([tail, b])
+    literalDropped = m.hint === undefined || m.hint.test(seen)
+    tail = Buffer.from(seen.subarray(Math.max(0, seen.byteLength - tailBytes)))
+  }
   const emit: OnLine = (n, text) => {
+    lastHit = n
     if (!binary) return (open = onLine(n, text))
     binaryMatch = true
     return (open = false)
@@ -114,14 +192,29 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
     if (first) binary = bytes.subarray(0, 8192).includes(0)
     if (carry !== undefined) {
       const nl = bytes.indexOf(10)
+      const rest = bytes.subarray(0, nl === -1 ? bytes.byteLength : nl)
       if (nl === -1 && !last) {
-        if (carry.byteLength < maxCarry) carry = Buffer.concat([carry, bytes.subarray(0, maxCarry - carry.byteLength)])
-        else longLine = true
+        const room = maxCarry - carry.byteLength
+        if (room > 0) carry = Buffer.concat([carry, rest.subarray(0, room)])
+        drop(rest.subarray(Math.max(0, room)))
         return true
       }
-      const head = Buffer.concat([carry, bytes.subarray(0, nl === -1 ? bytes.byteLength : nl)])
+      let head: Buffer
+      if (dropped) {
+        drop(rest)
+        head = carry
+      } else head = Buffer.concat([carry, rest])
       carry = undefined
       if (searchLines(m, head, line, false, emit) === undefined) return false
+      if (dropped) {
+        if (lastHit !== line) {
+          if (literalDropped && m.plain) {
+            if (!emit(line, head.toString("utf8"))) return false
+          } else if (literalDropped || (m.hint !== undefined && m.hint.test(head))) longLine = true
+        }
+        dropped = false
+        literalDropped = false
+      }
       if (nl === -1) return false
       line++
       bytes = bytes.subarray(nl + 1)

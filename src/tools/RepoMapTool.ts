@@ -11,6 +11,7 @@
  * process that exits after the call.
  */
 import { Effect, Option } from "effect"
+import { shownPath } from "../domain/files/ShownPath.js"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Aliases from "../domain/jail/Aliases.js"
 import * as Jail from "../domain/jail/Jail.js"
@@ -107,7 +108,7 @@ const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
 const coverage = (excluded: ReadonlyMap<Reason, ReadonlyArray<string>>, walkIncomplete: boolean): ReadonlyArray<string> => {
   const lines: Array<string> = []
   for (const [reason, files] of excluded) {
-    const named = files.slice(0, 10).join(", ")
+    const named = files.slice(0, 10).map(shownPath).join(", ")
     lines.push(`[not mapped: ${files.length} file${files.length === 1 ? "" : "s"} ${reason}: ${named}${files.length > 10 ? `, and ${files.length - 10} more` : ""}]`)
   }
   if (walkIncomplete) lines.push(`[not mapped: the walk stopped after ${limits.walkEntries} entries; files past it are not counted; map a subdirectory]`)

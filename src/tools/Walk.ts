@@ -3,7 +3,9 @@
  * parent's descriptor without following a link and listed once through its own, so the walk is itself the
  * no-follow check (a folder swapped for a symlink mid-walk fails its open and is passed over: nothing from beyond it
  * is listed or counted) and what it returns needs no second look. Honours .gitignore files (nested ones too, a
- * deeper file's rules before a shallower one's, negations included, as git does), never descends into .git or
+ * deeper file's rules before a shallower one's, negations included, as git does; the workspace's
+ * `.git/info/exclude` below them all; a nested repository its own scope, with its own exclude file; no `.ignore`,
+ * `.rgignore` nor `core.excludesFile`), never descends into .git or
  * .minicode, nor into a git folder by another name (kernel/GitFolders, judged from the folder's own listing), never
  * follows a symlink (one is listed, not entered). Each directory's rules are the chain of the .gitignore files
  * above it, compiled once when the directory is entered: an entry is judged against that chain only, not against
@@ -104,6 +106,12 @@ const hasRuleFile = (entries: ReadonlyArray<{ readonly name: string; readonly ki
   return false
 }
 
+/** The kind of the folder's `.git` entry, if it has one (a folder, or a file in a submodule or a worktree). */
+const gitEntry = (entries: ReadonlyArray<{ readonly name: string; readonly kind: string }>) => {
+  for (let i = 0; i < entries.length; i++) if (entries[i]?.name === ".git") return entries[i]?.kind
+  return undefined
+}
+
 /** Folders listed between two breaths: the event loop turns (and an interruption lands) at least this often. */
 const foldersPerStep = 256
 
@@ -116,13 +124,23 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     )
   // .gitignore files above the start directory apply too; a git folder by another name above it holds nothing to list.
   const startRel = P.relative(options.root, options.start)
-  let chain: ReadonlyArray<Rules> = []
+  // The repository's own exclude file (`.git/info/exclude`) counts as git and rg count it: below every .gitignore.
+  const exclude = yield* fs.readFile(P.join(options.root, ".git", "info", "exclude")).pipe(Effect.option)
+  let chain: ReadonlyArray<Rules> = exclude._tag === "Some" ? [{ base: "", ig: GitIgnore.compile(decoder.decode(exclude.value)) }] : []
   let above = ""
   let inGitFolder = false
   for (const seg of P.segments(startRel)) {
     const rules = yield* load(above)
     if (rules._tag === "Some") chain = [...chain, rules.value]
     above = above === "" ? seg : `${above}/${seg}`
+    // A nested repository on the way down: the rules above stop at it (its own are read below, or in `visit`).
+    if (above !== startRel) {
+      const git = yield* fs.lstat(P.join(options.root, above, ".git")).pipe(Effect.option)
+      if (git._tag === "Some" && git.value._tag === "Some") {
+        const own = yield* fs.readFile(P.join(options.root, above, ".git", "info", "exclude")).pipe(Effect.option)
+        chain = own._tag === "Some" ? [{ base: above, ig: GitIgnore.compile(decoder.decode(own.value)) }] : []
+      }
+    }
     if (above !== startRel && (yield* GitFolders.isGitFolder(fs, P.join(options.root, above)))) inGitFolder = true
   }
   const keep = options.keep
@@ -150,6 +168,16 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     const entries = inOrder(folder.entries) ? folder.entries : [...folder.entries].sort(byName)
     // A git folder by another name (`.repo/`, a bare clone) is left out as `.git` is: nothing in it listed.
     if (rel !== "" && GitFolders.isGitListing(entries)) return none
+    // A nested repository (a folder holding `.git`) is its own ignore scope, as git and rg have it: the rules of the
+    // folders above stop at it, and its own .git/info/exclude counts. Was: the outer rules went on inside it.
+    if (rel !== "") {
+      const git = gitEntry(entries)
+      if (git !== undefined) {
+        const own = git === "directory" ? folder.read(".git/info/exclude") : undefined
+        here = own === undefined ? [] : [{ base: rel, ig: GitIgnore.compile(decoder.decode(own)) }]
+        scopes.push({ self: rel, under: `${rel}/`, chain: here })
+      }
+    }
     if (hasRuleFile(entries)) {
       const bytes = folder.read(".gitignore")
       if (bytes !== undefined) {

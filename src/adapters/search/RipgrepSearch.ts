@@ -2,7 +2,7 @@
  * The TextSearch port over ripgrep (`rg` on PATH): one `rg` process per call, its output streamed and parsed as it
  * comes (`--null` separates the path, long lines come cut by `-M`), so memory stays flat whatever the tree holds.
  * The flags pin the semantics the port promises, whatever the user's ripgrep configuration says: `--no-config`,
- * `.gitignore` only (`--no-ignore-dot`, `--no-ignore-exclude`, `--no-ignore-global`, `--no-require-git`), hidden
+ * `.gitignore` and `.git/info/exclude` only (`--no-ignore-dot`, `--no-ignore-global`, `--no-require-git`), hidden
  * files searched, symlinks not followed (ripgrep's default: no `-L`), `.git/` and `.minicode/` left out, no BOM
  * transcoding (`-E none`: a UTF-16 file is binary, as grep's own search sees it), binary files searched up to their
  * first match and named (`--binary`), one thread a core. The output is parsed in place, in the chunks it comes in
@@ -27,9 +27,17 @@ import { Effect, Layer, Ref, type Scope } from "effect"
 import { type FilesSpec, type SearchEvent, type SearchSpec, TextSearch, TextSearchError } from "../../ports/TextSearch.js"
 
 const omitted = Buffer.from(" [... omitted end of long line]")
+const newline = Buffer.from("\n")
 const binaryLine = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/s
 /** rg's message for a file it could not read: `PATH: reason (os error N)`. */
 const errorLine = /^(?:rg: )?(.+?): [^:]*\(os error \d+\)$/
+
+/**
+ * What rg's log says of a path a `.rgignore` file left out or let in. ripgrep before 14 honours `.rgignore` files
+ * even with --no-ignore-dot (its bug 2198); grep honours neither `.ignore` nor `.rgignore` (git does not): when one
+ * decided anything, the search is "unsupported" and grep's own walk answers. Was a difference between the engines.
+ */
+const rgignoreRule = `/.rgignore"), original: `
 
 /** This process's environment without the glibc malloc tunables the launcher sets for Node (src/launcher.ts). */
 const rgEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("MALLOC_")))
@@ -40,11 +48,15 @@ const common = (spec: FilesSpec): ReadonlyArray<string> => [
   "--no-config",
   "--hidden",
   "--no-ignore-dot",
-  "--no-ignore-exclude",
   "--no-ignore-global",
   "--no-require-git",
+  // Its log names the rule file behind each path it leaves out or lets in: how a `.rgignore` is seen (below).
+  "--debug",
   // At the root, no .gitignore above the workspace counts; below it, the ones between the root and `path` must.
   ...(spec.path === "" ? ["--no-ignore-parent"] : []),
+  // Below the root rg leaves the repository's .git/info/exclude out; given as an ignore file (matched from the root,
+  // below every .gitignore, as git ranks it) it counts as it does at the root. Was a difference with the own walk.
+  ...(spec.path !== "" && fs.existsSync(path.join(spec.root, ".git", "info", "exclude")) ? ["--ignore-file", ".git/info/exclude"] : []),
   "-j",
   String(threads()),
   "-g",
@@ -143,17 +155,24 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
     Effect.flatMap(Ref.get(missing), (gone) =>
       gone
         ? Effect.fail(new TextSearchError({ kind: "unavailable", reason: "rg is not on PATH" }))
-        : Effect.scoped(Effect.flatMap(spawned(r), (cmd) => Effect.async<{ readonly code: number | null; readonly stderr: string }, TextSearchError>((resume) => {
+        : Effect.scoped(Effect.flatMap(spawned(r), (cmd) => Effect.async<{ readonly code: number | null; readonly stderr: string; readonly rgignore: boolean }, TextSearchError>((resume) => {
             const child = spawn(cmd.argv[0] ?? "rg", cmd.argv.slice(1), { cwd: r.cwd, env: cmd.env ?? rgEnv(), stdio: ["ignore", "pipe", "pipe"] })
             const out = records(r.sep, r.onRecord)
-            const err: Array<Buffer> = []
+            const err: Array<string> = []
             let errBytes = 0
-            child.stdout.on("data", (chunk: Buffer) => out.push(chunk))
-            child.stderr.on("data", (chunk: Buffer) => {
+            let rgignore = false
+            // rg's messages a line at a time: its debug lines (`--debug`) are only watched for a `.rgignore` rule.
+            const messages = records(10, (buf, from, end) => {
+              if (buf[from] === 68 && buf.toString("latin1", from, from + 6) === "DEBUG|") {
+                if (!rgignore && buf.toString("latin1", from, end).includes(rgignoreRule)) rgignore = true
+                return
+              }
               // Keep the first 64 KiB of messages: enough to name unreadable files and a pattern error.
-              if (errBytes < 65536) err.push(chunk)
-              errBytes += chunk.byteLength
+              if (errBytes < 65536) err.push(buf.toString("utf8", from, end))
+              errBytes += end - from + 1
             })
+            child.stdout.on("data", (chunk: Buffer) => out.push(chunk))
+            child.stderr.on("data", (chunk: Buffer) => messages.push(chunk))
             child.on("error", (e: NodeJS.ErrnoException) =>
               resume(
                 e.code === "ENOENT"
@@ -163,7 +182,8 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
             )
             child.on("close", (code) => {
               out.end()
-              resume(Effect.succeed({ code, stderr: Buffer.concat(err).toString("utf8") }))
+              messages.end()
+              resume(Effect.succeed({ code, stderr: err.join("\n"), rgignore }))
             })
             return Effect.sync(() => {
               child.kill("SIGKILL")
@@ -232,7 +252,15 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
       skipping = false
       skipped = 0
     }
-    const onRecord = (buf: Buffer, from: number, end: number) => {
+    // A path with a newline in it (Linux allows one) comes over two records or more: the head, with no NUL, is held
+    // and joined to the next record. Was a gap: the tail read as a path of its own, and the file was left out.
+    let pending: Buffer | undefined
+    const onRecord = (buf: Buffer, from: number, end: number): void => {
+      if (pending !== undefined) {
+        const joined = Buffer.concat([pending, newline, buf.subarray(from, end)])
+        pending = undefined
+        return onRecord(joined, 0, joined.byteLength)
+      }
       if (skipping) {
         const z = from + lastPath.byteLength
         if (z < end && buf[z] === 0 && isLastPath(buf, from, z)) {
@@ -245,6 +273,7 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
       if (z === -1 || z >= end) {
         const m = binaryLine.exec(buf.toString("utf8", from, end))
         if (m?.[1] !== undefined) onEvent({ _tag: "Binary", file: m[1] })
+        else pending = Buffer.from(buf.subarray(from, end))
         return
       }
       // The line number, then a colon.
@@ -266,6 +295,7 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
     }
     return Effect.flatMap(run({ args, cwd: spec.root, scanSince: spec.scanSince, sep: 10, onRecord }), (r) => {
       flush()
+      if (r.rgignore) return Effect.fail(new TextSearchError({ kind: "unsupported", reason: "a .rgignore file decided what rg searched (ripgrep before 14 honours it whatever it is told)" }))
       return judged(r.code, r.stderr, (file) => onEvent({ _tag: "Unreadable", file }))
     })
   }

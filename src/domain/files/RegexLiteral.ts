@@ -87,3 +87,25 @@ export const requiredLiteral = (source: string): string => {
 
 /** True when the pattern is only a literal (no metacharacter): a line holding it matches. */
 export const isPlainLiteral = (source: string): boolean => source !== "" && !/[\\^$.*+?()[\]{}|\r\n]/.test(source)
+
+/**
+ * For a pattern whose top level is an alternation (`a|b`): the required literal of each branch, so a match must
+ * hold one of them; undefined when a branch has none. For a pattern without one, its required literal alone.
+ */
+export const branchLiterals = (source: string): ReadonlyArray<string> | undefined => {
+  const branches: Array<string> = []
+  let from = 0
+  for (let i = 0; i < source.length; ) {
+    const c = source[i]
+    if (c === "\\") i += 2
+    else if (c === "[") i = skipClass(source, i)
+    else if (c === "(") i = skipGroup(source, i)
+    else if (c === "|") {
+      branches.push(source.slice(from, i))
+      from = ++i
+    } else i++
+  }
+  branches.push(source.slice(from))
+  const literals = branches.map(requiredLiteral)
+  return literals.every((l) => l !== "") ? literals : undefined
+}

@@ -4,6 +4,7 @@
  * definitions of the most important files rather than to every line of the first few. Pure.
  */
 import type { RankedFile } from "./Rank.js"
+import { shownPath } from "../files/ShownPath.js"
 import type { Outline, SymbolLine } from "./RepoMap.js"
 
 export const defaultMaxChars = 8000
@@ -60,7 +61,7 @@ export const render = (input: RenderInput): { readonly text: string; readonly tr
       const symbols = chosen.get(fileAt) ?? []
       if (candidate === undefined) continue
       const { file, outline } = candidate
-      const head = `${file.path}${file.importedBy > 0 ? ` (imported by ${file.importedBy})` : ""}`
+      const head = `${shownPath(file.path)}${file.importedBy > 0 ? ` (imported by ${file.importedBy})` : ""}`
       const lines = [...symbols].sort((a, b) => a.line - b.line).map((s) => `  ${s.line}: ${s.text}`)
       const rest = outline.symbols.length - symbols.length
       if (rest > 0) {
