@@ -146,7 +146,8 @@ const layFolder = (dir: string, honest: boolean) => {
   }
   for (let n = 0; n < batchSize; n++) {
     if (honest || n % 2 === 0) fs.writeFileSync(path.join(dir, `d${n}.txt`), body(`d${n}`))
-    if (!honest && n % 2 === 0) fs.writeFileSync(path.join(dir, `w${n}.txt`), body(`w${n}`))
+    // Writes: inside, even names exist (an overwrite) and odd ones do not (a create); outside, every fourth differs.
+    if (honest ? n % 2 === 0 : n % 4 < 2) fs.writeFileSync(path.join(dir, `w${n}.txt`), body(`w${n}`))
   }
   if (!honest) for (let k = 0; k < 8; k++) fs.writeFileSync(path.join(dir, `u${k}.txt`), body(`u${k}`))
   fs.copyFileSync(honest ? insideDb : outsideDb, path.join(dir, "db.sqlite"))
@@ -217,8 +218,8 @@ interface Variant {
   readonly dir: string
   /** Lays out the inside, with no swapper running. */
   readonly seed: () => void
-  /** The swapper's pairs (real name, symlink to the outside). */
-  readonly pairs: () => ReadonlyArray<readonly [string, string]>
+  /** The swapper's pairs (real name, symlink to the outside) for the files operation `op` targets. */
+  readonly pairs: (op: string) => ReadonlyArray<readonly [string, string]>
 }
 
 const rm = (p: string) => fs.rmSync(path.join(root, p), { recursive: true, force: true })
@@ -244,6 +245,17 @@ const parentVariant: Variant = {
   },
   pairs: () => [["top", "toplink"]]
 }
+/** The names each operation targets (the file variant swaps only those, each as often as the tight loop allows). */
+const targetPrefix: Record<string, string> = {
+  write_file: "w",
+  edit_file: "e",
+  read_file: "notes",
+  move_file: "m",
+  delete_file: "d",
+  grep: "notes",
+  sql_query: "db.sqlite",
+  "undo/redo": "u"
+}
 /** Every file of `fv` paired with a symlink `.NAME.lnk` to the outside file of the same name (the folder stays real). */
 const fileVariant: Variant = {
   name: "file",
@@ -255,10 +267,10 @@ const fileVariant: Variant = {
       fs.symlinkSync(path.join(outFile, name), path.join(root, "fv", `.${name}.lnk`))
     }
   },
-  pairs: () =>
+  pairs: (op) =>
     fs
       .readdirSync(path.join(root, "fv"))
-      .filter((n) => !n.startsWith("."))
+      .filter((n) => !n.startsWith(".") && n.startsWith(targetPrefix[op] ?? "-"))
       .map((n) => [`fv/${n}`, `fv/.${n}.lnk`] as const)
 }
 const variants = [dirVariant, fileVariant, parentVariant].filter((v) => onlyVariants.includes(v.name))
@@ -367,7 +379,7 @@ const allOps: Array<Op> = [
   },
   {
     name: "undo/redo",
-    attempts: () => Math.max(4, Math.floor(attemptsPerOp / 50)),
+    attempts: (v) => (v.name === "file" ? 0 : Math.max(4, Math.floor(attemptsPerOp / 50))),
     // One at a time: undo restores the newest turn, which is then this attempt's write.
     inFlight: 1,
     attempt: async (v, i) => {
@@ -407,7 +419,7 @@ for (const v of variants) {
       const n = Math.min(size, total - done)
       v.seed()
       for (let k = 0; k < inFlight; k++) rm(`mv${k}.txt`)
-      const pairs = v.pairs()
+      const pairs = v.pairs(op.name)
       const slotState: Array<boolean> = Array.from({ length: inFlight }, () => false)
       const swapper = await startSwapper(root, pairs, (done / size) % 2 === 0 ? 0 : 400)
       const t0 = Date.now()
