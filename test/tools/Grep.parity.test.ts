@@ -190,7 +190,7 @@ const cases: ReadonlyArray<Case> = [
 const globFilter = (glob: string | undefined) => (glob === undefined ? () => true : picomatch(glob, { dot: true, matchBase: !glob.includes("/") }))
 
 describe.skipIf(!hasRg)(`grep on an odd tree (seed ${seed}): rg path = own walk = rg = git grep`, () => {
-  // The .rgignore is set aside here (with it, ripgrep 13 hands every search over: the last test).
+  // The .rgignore is set aside here (ripgrep 13 honours it whatever it is told: the last test).
   const rgignore = () => path.join(root, "svc/Gamma/.rgignore")
   beforeAll(() => fs.renameSync(rgignore(), `${rgignore()}.aside`))
   afterAll(() => fs.renameSync(`${rgignore()}.aside`, rgignore()))
@@ -236,14 +236,19 @@ describe.skipIf(!hasRg)(`grep on an odd tree (seed ${seed}): rg path = own walk 
     const before = answered
     const both = await Promise.all([grep("rg", { pattern: N }), grep("node", { pattern: N })])
     fs.renameSync(rgignore(), `${rgignore()}.aside`)
-    expect(both[0]).toEqual(both[1])
-    // ripgrep 13 cannot be told to leave a .rgignore: the search is handed to grep's own walk.
-    if (rgMajor < 14) expect(answered).toBe(before)
+    expect(answered).toBeGreaterThan(before)
+    // ripgrep 13 cannot be told to leave a .rgignore (its bug 2198): the rg path alone leaves out what it names, a
+    // documented difference (watching rg's --debug log for it cost more than the search).
+    const rgNamed = (k: string) => rgMajor < 14 && fileOf(k) === "svc/Gamma/rgignored.ts"
+    expect(keysOf(both[0])).toEqual(keysOf(both[1]).filter((k) => !rgNamed(k)))
     for (const [engine, text] of [["rg", both[0]], ["node", both[1]]] as const) {
       const files = keysOf(text).map(fileOf)
       expect(files, engine).not.toContain("info-excluded.txt")
       expect(files, engine).not.toContain("vendor/nested-repo/excluded-inner.ts")
-      for (const f of ["svc/Gamma/dotignored.ts", "svc/Gamma/rgignored.ts", "globally-excluded.txt"]) expect(files, `${engine} ${f}`).toContain(f)
+      for (const f of ["svc/Gamma/dotignored.ts", "svc/Gamma/rgignored.ts", "globally-excluded.txt"]) {
+        if (engine === "rg" && rgMajor < 14 && f === "svc/Gamma/rgignored.ts") expect(files, `${engine} ${f}`).not.toContain(f)
+        else expect(files, `${engine} ${f}`).toContain(f)
+      }
     }
   }, 60_000)
 })
