@@ -9,7 +9,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, shownSecrets } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
@@ -31,26 +31,10 @@ const files: Record<string, string> = {
   ".nuget/NuGet/NuGet.Config": '<configuration><packageSourceCredentials><x><add key="ClearTextPassword" value="canary-nuget-user" /></x></packageSourceCredentials></configuration>\n'
 }
 
-const canaryOf = (content: string): string => /canary-[a-z-]+/.exec(content)?.[0] ?? "?"
-
 describe.skipIf(unavailable !== undefined)(title("mail, auth-source and tool credential files by names the jail did not know"), () => {
   it("read_file, grep and sandboxed bash show none of them", () => {
     const ws = attackWorkspace(cleanups)
-    for (const [name, content] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(ws.root, name)), { recursive: true })
-      fs.writeFileSync(path.join(ws.root, name), content)
-    }
-    const shown: Array<string> = []
-    for (const [name, content] of Object.entries(files)) {
-      const r = ws.tool("read_file", { path: name })
-      if (r.stdout.includes(canaryOf(content))) shown.push(`read_file ${name}`)
-    }
-    const grep = ws.tool("grep", { pattern: "canary-" })
-    for (const [name, content] of Object.entries(files)) if (grep.stdout.includes(canaryOf(content))) shown.push(`grep ${name}`)
-    const out = ws.script(`grep -r canary- . 2>/dev/null; echo read-done`)
-    expect(out).toContain("read-done")
-    for (const [name, content] of Object.entries(files)) if (out.includes(canaryOf(content))) shown.push(`bash ${name}`)
-    expect(shown).toEqual([])
+    expect(shownSecrets(ws, files)).toEqual([])
   })
 
   it("a project's own NuGet.Config and a pip.conf example beside them are still read", () => {

@@ -113,3 +113,26 @@ export const committedSrc = (cleanups: Array<() => unknown>) => {
     spawnSync("git", ["status", "--short"], { cwd: path.join(ws.root, "src"), encoding: "utf8", env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } })
   return { ws, marker, userStatus }
 }
+
+/**
+ * Writes `files` (workspace-relative name → content holding one `canary-…` word) and asks read_file, grep and
+ * sandboxed bash for each: the names whose canary any of them showed (`read_file .env`, `grep .env`, `bash .env`).
+ */
+export const shownSecrets = (ws: ReturnType<typeof attackWorkspace>, files: Readonly<Record<string, string>>): ReadonlyArray<string> => {
+  const canaryOf = (content: string): string => /canary-[a-z-]+/.exec(content)?.[0] ?? "?"
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(ws.root, name)), { recursive: true })
+    fs.writeFileSync(path.join(ws.root, name), content)
+  }
+  const shown: Array<string> = []
+  for (const [name, content] of Object.entries(files)) {
+    if (ws.tool("read_file", { path: name }).stdout.includes(canaryOf(content))) shown.push(`read_file ${name}`)
+  }
+  const grep = ws.tool("grep", { pattern: "canary-" })
+  for (const [name, content] of Object.entries(files)) if (grep.stdout.includes(canaryOf(content))) shown.push(`grep ${name}`)
+  const quoted = Object.keys(files).map((n) => `'${n}'`).join(" ")
+  const out = ws.script(`cat ${quoted} 2>/dev/null; grep -r canary- . 2>/dev/null; echo read-done`)
+  expect(out).toContain("read-done")
+  for (const [name, content] of Object.entries(files)) if (out.includes(canaryOf(content))) shown.push(`bash ${name}`)
+  return shown
+}
