@@ -9,11 +9,12 @@
  * something is removed when it ends, one there before is read-only for the call. Through the built binary, and
  * through `mcp serve` once its scan is kept by watchers (a tree of more than 2,000 folders, a few calls in).
  */
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { connect, textOf } from "../serve/support/McpServeHarness.js"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { connect, snapshot, textOf } from "../serve/support/McpServeHarness.js"
+import { attackFile, attackWorkspace, swapper } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
@@ -75,5 +76,42 @@ mkdir -p pkg/.vscode 2>/dev/null; printf '%s' '${tasks}' > pkg/.vscode/tasks.jso
     // A second plant in a folder the watchers already know (its own event, not a new folder's walk).
     expect(await bash(`printf '%s' '${tasks}' > many/d3/e150/tasks.json && mkdir many/d3/e150/.vscode && mv many/d3/e150/tasks.json many/d3/e150/.vscode/ && echo again`)).toContain("again")
     expect(exists(ws.root, "many/d3/e150/.vscode/tasks.json")).toBe(false)
+  }, 300_000)
+  it("as a sequence of calls: staged under another name by one call, moved into place by the next, linked by a third", () => {
+    const { script, tool, root } = attackWorkspace(cleanups)
+    expect(script(`mkdir -p stage && printf '%s' '${tasks}' > stage/tasks.json && printf '%s' '${hooks}' > keep.json && echo staged`)).toContain("staged")
+    // Under names no editor reads, they are the call's to keep.
+    expect(exists(root, "stage/tasks.json")).toBe(true)
+    expect(script(`mkdir -p web && mv stage web/.vscode && test -f web/.vscode/tasks.json && echo moved`)).toContain("moved")
+    expect(exists(root, "web/.vscode/tasks.json")).toBe(false)
+    expect(script(`mkdir -p app/.claude && ln keep.json app/.claude/settings.json && echo linked`)).toContain("linked")
+    expect(exists(root, "app/.claude/settings.json")).toBe(false)
+    // The file tools refuse the same moves by content.
+    expect(tool("write_file", { path: "stage2/tasks.json", content: tasks }).status).toBe(0)
+    expect(tool("move_file", { from: "stage2", to: "api/.vscode" }).stdout).toContain("jail.editor-control")
+  }, 300_000)
+
+  it("a host process swapping the planted folder for a symlink outside: nothing outside is removed or changed", async () => {
+    const ws = attackWorkspace(cleanups)
+    const outside = path.join(ws.parent, "outdir")
+    fs.mkdirSync(path.join(outside, ".vscode"), { recursive: true })
+    fs.writeFileSync(path.join(outside, ".vscode/tasks.json"), tasks)
+    fs.writeFileSync(path.join(outside, ".vscode/settings.json"), `{"editor.tabSize": 4}`)
+    const before = snapshot(ws.parent, ws.root)
+    fs.mkdirSync(path.join(ws.root, "d"))
+    fs.writeFileSync(path.join(ws.root, "swap.py"), swapper)
+    // RENAME_EXCHANGE of d and l (-> outdir) in a loop, on the host, while the calls plant below d and end.
+    const child = spawn("python3", ["swap.py", outside, "120"], { cwd: ws.root, stdio: "ignore" })
+    cleanups.push(() => child.kill())
+    const done = new Promise((resolve) => child.on("exit", resolve))
+    const calls = Array.from({ length: 12 }, () =>
+      ws.toolAsync("bash", { command: `mkdir -p d/.vscode 2>/dev/null; printf '%s' '${tasks}' > d/.vscode/tasks.json 2>/dev/null; echo done` })
+    )
+    // A call whose sandbox could not be set up under the swap fails closed; what matters is what is left outside.
+    await Promise.all(calls)
+    fs.writeFileSync(path.join(ws.root, "stop"), "")
+    await done
+    expect(fs.lstatSync(path.join(ws.root, "d")).isDirectory()).toBe(true)
+    expect(snapshot(ws.parent, ws.root)).toEqual(before)
   }, 300_000)
 })
