@@ -4,13 +4,8 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { send, serve } from "./lsp-stdio.mjs"
 
-let buf = Buffer.alloc(0)
-const send = (msg) => {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...msg }))
-  process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`)
-  process.stdout.write(body)
-}
 const files = (dir, out = [], depth = 0) => {
   if (depth > 8) return out
   let list = []
@@ -43,15 +38,4 @@ const handle = (m) => {
   else if (m.method === "exit") process.exit(0)
   else if (m.id !== undefined && m.method !== undefined) send({ id: m.id, result: null })
 }
-process.stdin.on("data", (chunk) => {
-  buf = Buffer.concat([buf, chunk])
-  for (;;) {
-    const end = buf.indexOf("\r\n\r\n")
-    if (end < 0) return
-    const len = Number(/Content-Length: *(\d+)/i.exec(buf.subarray(0, end).toString())?.[1] ?? 0)
-    if (buf.length < end + 4 + len) return
-    const body = buf.subarray(end + 4, end + 4 + len).toString()
-    buf = buf.subarray(end + 4 + len)
-    handle(JSON.parse(body))
-  }
-})
+serve(handle)

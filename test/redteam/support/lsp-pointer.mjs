@@ -3,16 +3,11 @@
 // locations it chose, at line 1 of each path in POINTS (relative to its working folder, the workspace). minicode
 // prints a location's source line when the jail lets a tool read that file: the line must be read as read_file would.
 import * as path from "node:path"
+import { send, serve } from "./lsp-stdio.mjs"
 
 const points = [
   "env/development", "docs.txt", "dotfiles/ssh/notes", ".repo/config", ".env", ".ssh/notes", "plain/visible.txt", "a.txt"
 ]
-let buf = Buffer.alloc(0)
-const send = (msg) => {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...msg }))
-  process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`)
-  process.stdout.write(body)
-}
 const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }
 const locations = () => points.map((p) => ({ uri: `file://${path.join(process.cwd(), p)}`, range }))
 // The documents minicode opened, by URI: workspace symbols are named after their text.
@@ -29,15 +24,4 @@ const handle = (m) => {
   else if (m.method === "exit") process.exit(0)
   else if (m.id !== undefined && m.method !== undefined) send({ id: m.id, result: null })
 }
-process.stdin.on("data", (chunk) => {
-  buf = Buffer.concat([buf, chunk])
-  for (;;) {
-    const end = buf.indexOf("\r\n\r\n")
-    if (end < 0) return
-    const len = Number(/Content-Length: *(\d+)/i.exec(buf.subarray(0, end).toString())?.[1] ?? 0)
-    if (buf.length < end + 4 + len) return
-    const body = buf.subarray(end + 4, end + 4 + len).toString()
-    buf = buf.subarray(end + 4 + len)
-    handle(JSON.parse(body))
-  }
-})
+serve(handle)
