@@ -22,6 +22,7 @@ import { ToolFailed } from "../domain/core/Errors.js"
 import * as GitOutput from "../domain/git/GitOutput.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as HistoryLinks from "../domain/git/HistoryLinks.js"
+import * as SecretStatus from "../domain/git/SecretStatus.js"
 import { redact } from "../domain/core/Redact.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import { Session } from "../ports/Session.js"
@@ -154,42 +155,30 @@ export const makeTools = (runners?: Runners) =>
     type Git = Effect.Effect.Success<ReturnType<typeof prepare>>
 
     /**
-     * Tracked secret files, compared outside git's view: the sandbox masks them (git would see an empty device and
-     * fail), so status and diff exclude them and each is judged here, by its blob id against the index, its
-     * content passed to `git hash-object --no-filters` on stdin. Staged changes come from the index alone.
+     * Tracked secret files, judged outside git's view: the sandbox masks them (git would see an empty device and
+     * fail), so status and diff exclude them and each is judged here by the stat data the index recorded, never by
+     * its content (`SecretStatus`: a content comparison with an index entry bash can set is a yes/no oracle on a
+     * guess). Staged changes come from the index alone.
      */
     const secretChanges = (git: Git) =>
       Effect.gen(function* () {
-        const listed = yield* git.raw(["ls-files", "-z", "--stage"], { maxOutputBytes: 64 * 1024 * 1024 })
+        const listed = yield* git.raw(["ls-files", "-z", "--stage", "--debug"], { maxOutputBytes: 256 * 1024 * 1024 })
         if (listed.exitCode !== 0) return { tracked: [], changes: [] }
-        const tracked: Array<{ readonly path: string; readonly id: string; readonly stage: string }> = []
-        for (const record of listed.stdout.split("\0")) {
-          const m = /^(\d+) ([0-9a-f]+) (\d)\t(.+)$/s.exec(record)
-          if (m === null || !(m[1] ?? "").startsWith("100") || git.secret(m[4] ?? "") === undefined) continue
-          if (!P.isInside(session.root, P.resolve(git.top, m[4] ?? ""))) continue
-          tracked.push({ path: m[4] ?? "", id: m[2] ?? "", stage: m[3] ?? "0" })
-        }
+        const tracked = SecretStatus.parse(listed.stdout).filter(
+          (e) => e.mode.startsWith("100") && git.secret(e.path) !== undefined && P.isInside(session.root, P.resolve(git.top, e.path))
+        )
         if (tracked.length === 0) return { tracked: [], changes: [] }
         const staged = new Map<string, string>()
         const cached = yield* git.raw(["diff", "--cached", "--no-renames", "--name-status", "-z", "--", ...tracked.map((t) => `:(top,literal)${t.path}`)])
         const fields = cached.stdout.split("\0")
         for (let i = 0; i + 1 < fields.length; i += 2) staged.set(fields[i + 1] ?? "", (fields[i] ?? " ").slice(0, 1))
+        const index = git.repo === undefined ? Option.none() : yield* Effect.orElseSucceed(fs.lstat(P.join(git.repo.gitDir, "index")), () => Option.none())
+        const indexMtime = Option.isSome(index) ? index.value.mtimeMs : undefined
         const changes: Array<{ readonly path: string; readonly x: string; readonly y: string }> = []
         for (const t of tracked) {
           if (changes.some((c) => c.path === t.path)) continue
-          const abs = P.resolve(git.top, t.path)
-          const st = yield* Effect.orElseSucceed(fs.lstat(abs), () => Option.none())
-          let y = " "
-          if (t.stage !== "0") y = "U"
-          else if (Option.isNone(st)) y = "D"
-          else if (st.value.kind !== "file") y = "T"
-          else {
-            const bytes = yield* Effect.orElseSucceed(fs.readFile(abs), () => undefined)
-            const content = bytes === undefined ? undefined : new TextDecoder("utf-8", { fatal: false }).decode(bytes)
-            const exact = content !== undefined && bytes !== undefined && new TextEncoder().encode(content).length === bytes.length
-            const hashed = exact ? yield* git.raw(["hash-object", "--no-filters", "--stdin"], { stdin: content }) : undefined
-            if (hashed === undefined || hashed.exitCode !== 0 || hashed.stdout.trim() !== t.id) y = "M"
-          }
+          const st = yield* Effect.orElseSucceed(fs.lstat(P.resolve(git.top, t.path)), () => Option.none())
+          const y = SecretStatus.worktree(t, Option.getOrUndefined(st), indexMtime)
           const x = staged.get(t.path) ?? " "
           if (x !== " " || y !== " ") changes.push({ path: t.path, x, y })
         }
