@@ -150,7 +150,7 @@ export const makeTools = (runners?: Runners) =>
         // workspace `app/`, git_diff printed every committed file outside it (the sandbox hides them: "deleted"),
         // and git_show `HEAD:other/notes.txt` a file read_file refuses.
         const scope: ReadonlyArray<string> = top === session.root ? [] : ["--", "."]
-        return { repo, raw, ok, secret, top, aliasKey, scope }
+        return { repo, raw, ok, secret, top, aliasKey, scope, aliases }
       })
     type Git = Effect.Effect.Success<ReturnType<typeof prepare>>
 
@@ -380,9 +380,36 @@ export const makeTools = (runners?: Runners) =>
           return facts === undefined ? "" : literal(Jail.display(session, facts.lexical))
         })
         const identity = yield* userIdentity(git.repo)
-        yield* git.ok(["add", "--", ...paths])
-        const done = yield* git.ok([...identity, "commit", "--no-verify", "-m", message, "--", ...paths])
-        return out(done, "committed")
+        const left = yield* secretsUnder(git, paths)
+        const pathspec = [...paths, ...left.map((p) => `:(exclude,top,literal)${p}`)]
+        yield* git.ok(["add", "--", ...pathspec])
+        const done = yield* git.ok([...identity, "commit", "--no-verify", "-m", message, "--", ...pathspec])
+        const note = left.length === 0 ? [] : [`[minicode: left out of the commit, as secret files: ${left.map((p) => Jail.display(session, P.resolve(git.top, p))).join(", ")}; commit them yourself if you mean to]`]
+        return out([done.replace(/\n$/, ""), ...note].join("\n"), "committed")
+      })
+    /**
+     * The protected files (tracked or not, by name, as a protected symlink's target or a hard link to one) a commit
+     * of these paths would take in: a folder given holds them. Was a hole (red team): git_commit `config` committed
+     * `config/.env`, on the host for a linked worktree whose git folder is outside (inside the sandbox, git failed
+     * on the masked file instead, and nothing was committed). Paths from the repository's top (`--full-name`).
+     */
+    const secretsUnder = (git: Git, paths: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const listed = yield* git.raw(["ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--", ...paths], {
+          maxOutputBytes: 64 * 1024 * 1024
+        })
+        const left: Array<string> = []
+        for (const p of new Set(listed.stdout.split("\0"))) {
+          if (p === "") continue
+          if (git.secret(p) !== undefined) {
+            left.push(p)
+            continue
+          }
+          if (git.aliases.inodes.size === 0) continue
+          const st = yield* Effect.orElseSucceed(fs.lstat(P.resolve(git.top, p)), () => Option.none())
+          if (Option.isSome(st) && st.value.nlink > 1 && git.aliases.inodes.has(Aliases.key(st.value.dev, st.value.ino))) left.push(p)
+        }
+        return left.sort()
       })
 
     /**
