@@ -244,7 +244,8 @@ export const gitRunners = (options: { readonly unrestricted: boolean; readonly s
       Effect.catchAllDefect(SecretObjects.protectedIds(session.root, hits), () =>
         Effect.sync(() => {
           try {
-            return new Set([...SecretObjects.maskedIds(hits), ...StoreSecrets.remembered(session.root)])
+            const made = StoreSecrets.madeIds(session.root)
+            return new Set([...SecretObjects.maskedIds(hits), ...StoreSecrets.remembered(session.root)].filter((id) => !made.has(id)))
           } catch {
             return new Set<string>()
           }

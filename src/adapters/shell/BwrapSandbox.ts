@@ -468,11 +468,12 @@ export const make = (options: Options = {}) =>
         // The editor's and agent's command files (.claude/settings.json…), at the top and below it: shown read-only,
         // and one the call plants removed.
         const editorControls = request.writable ? [...new Set([...EditorControlsOnDisk.present(workspace), ...controlsOf(hits)])] : []
+        let ownCall: string | undefined
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files is undone when the call ends.
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run,
           // and an editor control made below the top (`app/.vscode/tasks.json`) is found the same way.
-          yield* Effect.acquireRelease(
+          ownCall = yield* Effect.acquireRelease(
             Effect.try({
               try: () => GitControl.enter(workspace, gitDirs),
               catch: (cause) => new SandboxError({ reason: `cannot record the git control files: ${String(cause)}` })
@@ -484,7 +485,8 @@ export const make = (options: Options = {}) =>
                 const after = Exit.isSuccess(now) ? now.value : []
                 const pins = after.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
                 return Effect.zipRight(
-                  Effect.ignore(Effect.try(() => EditorControlsOnDisk.leave(workspace, editorControls, controlsOf(after)))),
+                  // The objects the call wrote are content it knew (SecretObjects.noteMade), noted while it still counts as running.
+                  Effect.ignore(Effect.try(() => (SecretObjects.noteMade(workspace), EditorControlsOnDisk.leave(workspace, editorControls, controlsOf(after))))),
                   Effect.ignore(Effect.try(() => GitControl.leave(workspace, id, [...new Set([...gitDirs, ...pins])])))
                 )
               })
@@ -502,7 +504,8 @@ export const make = (options: Options = {}) =>
             hooksExist: lstat(path.join(workspace, ".git", "hooks"))?.isDirectory() === true
           }),
           ...Profile.objectMasks(workspace, objectFoldersOf(request.hideGitObjects ?? [])),
-          ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, yield* SecretObjects.toHideEffect(workspace, hits))),
+          // Objects that appear while another writable call runs are that call's (or the host's): `during`.
+          ...(request.gitTool === true ? [] : Profile.objectMasks(workspace, yield* SecretObjects.toHideEffect(workspace, hits, GitControl.othersRunning(workspace, ownCall)))),
           ...(request.gitTool === true ? [] : SecretObjects.secretMessages(workspace, hits).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "mask" }))),
           // Remotes by their URLs (credentials) in legacy `branches/` and `remotes/`, as a config's are sanitized.
           ...SecretObjects.remoteFolders(workspace, hits).map((f): Profile.Finding => ({ path: f, kind: "directory", treatment: "mask" }))

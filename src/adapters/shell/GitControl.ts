@@ -543,6 +543,17 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
   return id
 }
 
+/** Whether a writable sandboxed call other than `own` runs in the workspace now, in any process. */
+export const othersRunning = (workspace: string, own: string | undefined): boolean => {
+  try {
+    const known = read(StateLock.stateFolder(workspace), workspace)
+    return (known?.calls ?? []).some((c) => c.id !== own && StateLock.alive(c.owner))
+  } catch {
+    // Unknown: nothing new is taken for a call's (the stricter answer: a new object may make the store hidden).
+    return false
+  }
+}
+
 /**
  * A writable call ends: the last one (of every process) puts the recorded state back; the paths fixed. `gitDirsNow`:
  * the git folders the workspace holds now (a repository the call made is looked at too).

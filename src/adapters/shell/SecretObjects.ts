@@ -164,7 +164,7 @@ export const maskedIds = (hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray
 /** The most loose blobs masked one by one; past it the store is hidden whole. */
 const maxUnattributed = 200
 
-function* hideSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): GitStore.Steps<ReadonlyArray<string>> {
+function* hideSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>, during: boolean): GitStore.Steps<ReadonlyArray<string>> {
   const rootGit = path.join(workspace, ".git")
   const hide: Array<string> = []
   for (const h of hits) {
@@ -182,7 +182,7 @@ function* hideSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): 
   const objects = real(path.join(rootGit, "objects"))
   if (objects === undefined) return hide
   const stores = [objects, ...alternatesOf(workspace, objects)]
-  const view = yield* StoreSecrets.checkSteps(workspace, rootGit, stores, ids)
+  const view = yield* StoreSecrets.checkSteps(workspace, rootGit, stores, ids, during)
   hide.push(...view.elsewhere)
   if (view.holds(objects)) {
     for (const name of Profile.objectFolders) {
@@ -204,7 +204,7 @@ function* hideSteps(workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): 
 }
 
 /** `toHideEffect` run through at once, the event loop standing still meanwhile (a first check of a big pack: seconds). */
-export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => GitStore.drain(hideSteps(workspace, hits))
+export const toHide = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyArray<string> => GitStore.drain(hideSteps(workspace, hits, false))
 
 /** One check at a time per workspace: a second call waits for the first, then finds its work done (the state file). */
 const lanes = new Map<string, Effect.Semaphore>()
@@ -228,8 +228,19 @@ const nextTurn = Effect.async<void>((resume) => {
  * (`mcp serve`). The call asking waits for the answer, so it never runs with an unchecked store visible; an
  * interrupted check stops where it is (what it read is not saved) and is done again by the next call.
  */
-export const toHideEffect = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>): Effect.Effect<ReadonlyArray<string>> =>
-  paced(workspace, () => hideSteps(workspace, hits), [])
+export const toHideEffect = (workspace: string, hits: ReadonlyArray<WorkspaceScan.Hit>, during = false): Effect.Effect<ReadonlyArray<string>> =>
+  paced(workspace, () => hideSteps(workspace, hits, during), [])
+
+/**
+ * After a writable sandboxed call: what it added to the workspace repository's stores is content it knew
+ * (`StoreSecrets.noteMade`), never taken for a protected file's.
+ */
+export const noteMade = (workspace: string): void => {
+  const rootGit = path.join(workspace, ".git")
+  if (lstat(rootGit)?.isDirectory() !== true) return
+  const objects = real(path.join(rootGit, "objects"))
+  if (objects !== undefined) StoreSecrets.noteMade(workspace, [objects, ...alternatesOf(workspace, objects)])
+}
 
 /** Steps run in the workspace's lane, the event loop turning between slices; `none` is what an interruption gives. */
 const paced = <A>(workspace: string, make: () => GitStore.Steps<A>, none: A): Effect.Effect<A> => {

@@ -45,6 +45,14 @@ interface Known {
    * --keep-unreachable`, a `.keep` pack or `git pack-objects` of everything holds such blobs.
    */
   readonly packBlobs: Map<string, ReadonlyArray<string>>
+  /**
+   * Objects that first appeared in a store while a writable sandboxed call ran (`noteMade`, or a check during
+   * another's call): content the writer knew, since every protected file is masked in the sandbox. They never make
+   * a store hold protected content, nor are they hidden by the git tools, even when their id is a protected file's
+   * content. Was an oracle (red team): bash wrote the blob of a guess (`git hash-object -w`); the next call found
+   * the store hidden exactly when the guess was `.env`'s content, and git_show hid a commit's file exactly then.
+   */
+  readonly made: Set<string>
 }
 
 const stateFile = (workspace: string) => path.join(workspace, ".minicode", "secret-objects.json")
@@ -107,7 +115,7 @@ const loadKeyed = (workspace: string): { readonly key: string | undefined; reado
 
 const parse = (workspace: string): Known => {
   const file = stateFile(workspace)
-  const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map(), blobs: new Set(), named: new Set(), packBlobs: new Map() }
+  const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map(), blobs: new Set(), named: new Set(), packBlobs: new Map(), made: new Set() }
   for (const id of addedIds(addedFile(workspace))) known.secret.add(id)
   if (lstat(file)?.isFile() !== true) return known
   try {
@@ -122,6 +130,7 @@ const parse = (workspace: string): Known => {
     for (const id of strings(o["loose"])) known.loose.add(id)
     for (const id of strings(o["blobs"])) known.blobs.add(id)
     for (const id of strings(o["named"])) known.named.add(id)
+    for (const id of strings(o["made"])) known.made.add(id)
     const idx = o["indexes"]
     if (typeof idx === "object" && idx !== null) for (const [k, v] of Object.entries(idx)) if (typeof v === "string") known.indexes.set(k, v)
   } catch {
@@ -155,6 +164,7 @@ const save = (workspace: string, known: Known) => {
     memory.delete(workspace)
     const other = load(workspace)
     for (const id of other.secret) known.secret.add(id)
+    for (const id of other.made) known.made.add(id)
     if (took) for (const id of addedIds(taken)) known.secret.add(id)
     const body = JSON.stringify({
       secret: [...known.secret],
@@ -162,6 +172,7 @@ const save = (workspace: string, known: Known) => {
       loose: [...known.loose],
       blobs: [...known.blobs],
       named: [...known.named],
+      made: [...known.made],
       packBlobs: Object.fromEntries([...known.packBlobs].filter(([p]) => known.packs.has(p))),
       indexes: Object.fromEntries(known.indexes)
     })
@@ -317,6 +328,51 @@ const packIndex = (idx: string): PackEntry | undefined => {
   }
 }
 
+/** The ids of a pack (its index as read) that no loose object and no other pack read before held. */
+const newIn = (known: Known, pack: string, index: GitStore.PackIndex): Array<string> => {
+  const others = [...known.packs].filter((p) => p !== pack).flatMap((p) => packIndex(p.replace(/\.pack$/, ".idx"))?.index ?? [])
+  const out: Array<string> = []
+  for (let i = 0; i < index.count; i++) {
+    const raw = index.ids.subarray(i * 20, i * 20 + 20)
+    const id = raw.toString("hex")
+    if (!known.loose.has(id) && others.every((o) => GitStore.find(o, raw) < 0)) out.push(id)
+  }
+  return out
+}
+
+/**
+ * After a writable sandboxed call: the objects it added to the stores (loose, or in a pack it wrote) are `made`
+ * (see `Known.made`). What is already known (the check before the call read it) is not.
+ */
+export const noteMade = (workspace: string, stores: ReadonlyArray<string>): void => {
+  const known = load(workspace)
+  const fresh: Array<string> = []
+  for (const objects of stores) {
+    for (const id of GitStore.looseIds(objects).ids) if (!known.loose.has(id) && !known.made.has(id)) fresh.push(id)
+    let names: Array<string> = []
+    try {
+      names = fs.readdirSync(path.join(objects, "pack")).filter((n) => n.endsWith(".pack"))
+    } catch {
+      names = []
+    }
+    for (const n of names) {
+      const pack = path.join(objects, "pack", n)
+      if (known.packs.has(pack)) continue
+      const index = packIndex(pack.replace(/\.pack$/, ".idx"))?.index
+      if (index !== undefined) fresh.push(...newIn(known, pack, index).filter((id) => !known.made.has(id)))
+    }
+  }
+  if (fresh.length === 0) return
+  for (const id of fresh) known.made.add(id)
+  save(workspace, known)
+}
+
+/** Remembered protected ids less what a sandboxed call made (`Known.made`): what the git tools hide. */
+const unmade = (known: Known): ReadonlySet<string> => (known.made.size === 0 ? known.secret : new Set([...known.secret].filter((id) => !known.made.has(id))))
+
+/** Whether a sandboxed call made this object (`Known.made`). */
+export const madeIds = (workspace: string): ReadonlySet<string> => load(workspace).made
+
 export interface StoreView {
   /** Whether a store holds protected content (or cannot be read). */
   readonly holds: (objects: string) => boolean
@@ -341,7 +397,13 @@ export interface StoreView {
  * index files, and tells which of the stores hold protected content. Pauses between slices of work (`Steps`): the
  * caller decides whether the event loop turns meanwhile (`checkEffect`) or not (`check`).
  */
-export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): GitStore.Steps<StoreView> {
+export function* checkSteps(
+  workspace: string,
+  gitDir: string,
+  stores: ReadonlyArray<string>,
+  seen: ReadonlyArray<string>,
+  during = false
+): GitStore.Steps<StoreView> {
   const pause = GitStore.pacer()
   const loaded = loadKeyed(workspace)
   const known = loaded.known
@@ -403,6 +465,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
     for (const id of found.ids) {
       looseNow.add(id)
       if (known.loose.has(id)) continue
+      if (during) known.made.add(id)
       yield* pause()
       const o = GitStore.looseTree(objects, id)
       if (o?.body !== undefined) trees.set(id, o.body)
@@ -429,6 +492,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
       if (known.packs.has(pack)) continue
       yield* pause(true)
       const blobs: Array<string> = []
+      if (during) for (const id of newIn(known, pack, index)) known.made.add(id)
       if (yield* GitStore.scanPack(pack, index, { tree: (id, body) => trees.set(id, body), blob: (id) => blobs.push(id) }, pause)) {
         known.packs.add(pack)
         packBlobs.set(pack, blobs)
@@ -462,7 +526,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
   else if (loaded.key !== undefined && !memory.has(workspace)) memory.set(workspace, { key: loaded.key, known })
   const inPack = (entry: PackEntry & { readonly index: GitStore.PackIndex }): boolean => {
     for (const id of known.secret) {
-      if (entry.absent.has(id) || !/^[0-9a-f]{40}$/.test(id)) continue
+      if (entry.absent.has(id) || known.made.has(id) || !/^[0-9a-f]{40}$/.test(id)) continue
       if (GitStore.find(entry.index, Buffer.from(id, "hex")) >= 0) return true
       entry.absent.add(id)
     }
@@ -475,7 +539,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
     const answer = (() => {
       if (unreadable.has(objects)) return true
       const ids = loose.get(objects) ?? new Set()
-      for (const id of known.secret) if (ids.has(id)) return true
+      for (const id of known.secret) if (ids.has(id) && !known.made.has(id)) return true
       for (const [pack, entry] of indexes) if (path.dirname(path.dirname(pack)) === objects && inPack(entry)) return true
       return false
     })()
@@ -496,7 +560,7 @@ export function* checkSteps(workspace: string, gitDir: string, stores: ReadonlyA
  * (`update-index --cacheinfo`), and moved the history naming it aside; `git_show :notes.txt` printed the secret.
  * Every sandboxed call's scan remembers the protected files' contents before its command runs.
  */
-export const remembered = (workspace: string): ReadonlySet<string> => load(workspace).secret
+export const remembered = (workspace: string): ReadonlySet<string> => unmade(load(workspace))
 
 /**
  * `remembered`, after remembering `seen` (the protected files' current contents' ids, `SecretObjects.maskedIds`):
@@ -508,10 +572,10 @@ export const remembered = (workspace: string): ReadonlySet<string> => load(works
 export const rememberSeen = (workspace: string, seen: ReadonlyArray<string>): ReadonlySet<string> => {
   const known = load(workspace)
   const added = seen.filter((id) => !known.secret.has(id))
-  if (added.length === 0) return known.secret
+  if (added.length === 0) return unmade(known)
   for (const id of added) known.secret.add(id)
   addSeen(workspace, known, added)
-  return known.secret
+  return unmade(known)
 }
 
 export const check = (workspace: string, gitDir: string, stores: ReadonlyArray<string>, seen: ReadonlyArray<string>): StoreView =>
