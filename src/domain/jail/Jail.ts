@@ -53,7 +53,7 @@ export const ok: JailVerdict = { ok: true }
 const no = (rule: string, reason: string): JailVerdict => ({ ok: false, rule, reason })
 
 export const envTemplates = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"])
-export const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure", ".password-store"])
+export const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure", ".password-store", ".tsh"])
 const secretNames = new Set([
   ".git-credentials",
   ".npmrc",
@@ -156,7 +156,25 @@ const secretNames = new Set([
   ".passwd-s3fs",
   ".htdigest",
   "credentials.db",
-  "access_tokens.db"
+  "access_tokens.db",
+  // Application and tool configs that hold passwords or keys by design: WordPress's database password and salts,
+  // R's environment file (API keys, as `.env`), a Google service account's key by its usual name, Jenkins's
+  // credential store, Android's adb private key, Claude Code's user file (`primaryApiKey`), OVH's and Linode's CLIs.
+  "wp-config.php",
+  ".renviron",
+  "keyfile.json",
+  "credentials.xml",
+  "adbkey",
+  ".claude.json",
+  ".ovh.conf",
+  ".linode-cli",
+  "linode-cli",
+  // Browsers' saved passwords and their keys, and cookie stores (sessions): Firefox's and Chromium's.
+  "logins.json",
+  "key3.db",
+  "key4.db",
+  "login data",
+  "cookies.sqlite"
 ])
 const keyExtensions = [".ovpn", ".keytab", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig", ".keyring"]
 /** `prod.env`, `prod.env.local`, `api.env.staging`: an environment file by another name (templates excepted). */
@@ -214,7 +232,24 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   ["pip", "pip.conf"],
   ["pip", "pip.ini"],
   [".snowsql", "config"],
-  ["nuget", "nuget.config"]
+  ["nuget", "nuget.config"],
+  // Coding agents' and assistants' own logins (OAuth tokens, API keys): Codex CLI, Gemini CLI, GitHub Copilot.
+  [".codex", "auth.json"],
+  [".gemini", "oauth_creds.json"],
+  ["github-copilot", "hosts.json"],
+  ["github-copilot", "apps.json"],
+  // Registry and cluster passwords (podman/buildah, Helm), CircleCI's and Scaleway's CLI tokens, Expo's session,
+  // Composer's user auth, the 1Password (its old folder) and Bitwarden CLIs' stores, svn's cached logins, MinIO's keys.
+  ["containers", "auth.json"],
+  ["helm", "repositories.yaml"],
+  [".circleci", "cli.yml"],
+  ["scw", "config.yaml"],
+  [".expo", "state.json"],
+  ["composer", "auth.json"],
+  [".op", "config"],
+  ["bitwarden cli", "data.json"],
+  [".subversion", "auth"],
+  [".minio", "config.json"]
 ]
 /**
  * Globs (gitignore syntax, matched case-insensitively) for names that are secret wherever they are, for a search
