@@ -391,6 +391,13 @@ export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) 
   Effect.try({
     try: (): ReadonlyArray<Profile.Finding> => {
       const live = GitControl.liveControls(workspace, gitDirs)
+      // A symlink cannot be pinned: refused rather than left for the call to retarget while the user's git follows it.
+      if (live.links.length > 0) {
+        const shown = live.links.map((l) => path.relative(workspace, l)).join(", ")
+        throw new Error(
+          `what git's configuration names (a hooks folder, an included config or a program) leads through the symlink ${shown} in the workspace, which a writable call could point elsewhere while your own git follows it; point the configuration at the real path`
+        )
+      }
       const dotGitFiles = gitDirs.filter((g) => path.basename(g) === ".git" && lstat(g)?.isFile() === true)
       return [
         ...dotGitFiles.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
@@ -403,7 +410,7 @@ export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) 
         ...live.programs.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) }))
       ]
     },
-    catch: (cause) => new SandboxError({ reason: `cannot show the git control files read-only: ${String(cause)}` })
+    catch: (cause) => new SandboxError({ reason: `cannot show the git control files read-only: ${cause instanceof Error ? cause.message : String(cause)}` })
   })
 
 /** One probe per bwrap path and process: every sandbox of a session (bash, git's reads, servers) shares it. */
