@@ -84,6 +84,11 @@ describe.skipIf(unavailable !== undefined)(title("editor controls across overlap
     expect(ws.tool("write_file", { path: "tools/claude/settings.json", content: hooks }).stdout).toContain("jail.editor-control")
     expect(ws.tool("write_file", { path: "cfg/tasks.json", content: tasks }).stdout).toContain("jail.editor-control")
     expect(ws.tool("write_file", { path: "tools/claude/settings.json", content: `{"permissions":{}}` }).status).toBe(0)
+    // mise reads .config/mise.toml, and .config may be a dotfiles folder's link at any depth.
+    fs.mkdirSync(path.join(ws.root, "dotfiles/config"), { recursive: true })
+    fs.mkdirSync(path.join(ws.root, "app"))
+    fs.symlinkSync("../dotfiles/config", path.join(ws.root, "app/.config"))
+    expect(ws.tool("write_file", { path: "dotfiles/config/mise.toml", content: `[hooks]\nenter = "${cmd}"\n` }).stdout).toContain("jail.editor-control")
     // A symlink moved to a control folder's name.
     fs.rmSync(path.join(ws.root, ".vscode"))
     expect(ws.tool("write_file", { path: "config/vscode/tasks.json", content: tasks }).status).toBe(0)
