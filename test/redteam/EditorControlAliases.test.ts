@@ -18,6 +18,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { connect, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 
@@ -66,6 +67,22 @@ describe.skipIf(unavailable !== undefined)(title("editor controls across overlap
     const second = ws.toolAsync("bash", { command: "sh b.sh" })
     expect((await first).stdout).toContain("first")
     expect((await second).stdout).toContain("replanted")
+    expect(text(ws.root, rel)).toBeUndefined()
+  }, 120_000)
+
+  it("through one mcp serve, two bash calls in flight: a plant the second saw at its start is not kept by it", async () => {
+    const ws = attackWorkspace(cleanups)
+    const rel = "app/.claude/settings.json"
+    fs.writeFileSync(path.join(ws.root, "a.sh"), `mkdir -p app/.claude && printf '%s' '${hooks}' > ${rel} && sleep 4 && echo first\n`)
+    fs.writeFileSync(path.join(ws.root, "b.sh"), `${replant(rel, hooks, 20)}\nsleep 1\n`)
+    const s = await connect(ws.root, ["--allow-all", "--no-ask"])
+    cleanups.push(() => s.close())
+    const bash = async (command: string) => textOf(await s.client.callTool({ name: "bash", arguments: { command } }, undefined, { timeout: 120_000 }))
+    const first = bash("sh a.sh")
+    for (let i = 0; i < 100 && text(ws.root, rel) === undefined; i++) await sleep(100)
+    const second = bash("sh b.sh")
+    expect(await first).toContain("first")
+    expect(await second).toContain("replanted")
     expect(text(ws.root, rel)).toBeUndefined()
   }, 120_000)
 
