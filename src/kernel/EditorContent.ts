@@ -4,9 +4,10 @@
  * the file as it is, move_file's file under its new name. A folder moved onto such a name, or a symlink, is refused
  * whole (what it holds or points at is not judged here).
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import * as Edit from "../domain/files/Edit.js"
 import * as EditorControls from "../domain/files/EditorControls.js"
+import * as Aliases from "../domain/jail/Aliases.js"
 import type * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import type { ToolCall } from "../domain/core/Tools.js"
@@ -15,15 +16,23 @@ import * as Subtree from "./Subtree.js"
 
 const decoder = new TextDecoder("utf-8")
 
-/** The workspace-relative names a path is known by (as typed, as resolved, the entry itself). */
-const names = (root: string, facts: Jail.PathFacts): ReadonlyArray<string> =>
-  [...new Set([facts.lexical, facts.real, facts.entry])].filter((p) => p !== root && P.isInside(root, p)).map((p) => P.relative(root, p))
+/**
+ * The workspace-relative names a path is known by (as typed, as resolved, the entry itself), and those an editor
+ * reads it by through a symlink at a control's name (`aliases`: `config/vscode/tasks.json` is `.vscode/tasks.json`
+ * with a committed `.vscode -> config/vscode`). Was a hole (red team 8): write_file of
+ * `config/vscode/tasks.json` with a `folderOpen` task was judged by that name alone, and ran on the next opening.
+ */
+const names = (root: string, facts: Jail.PathFacts, aliases: Aliases.Protected): ReadonlyArray<string> => {
+  const own = [...new Set([facts.lexical, facts.real, facts.entry])].filter((p) => p !== root && P.isInside(root, p))
+  return [...new Set([...own.map((p) => P.relative(root, p)), ...own.flatMap((p) => Aliases.controlNames(aliases, root, p))])]
+}
 
 export const judge = (
   fs: FileSystemShape,
   root: string,
   call: ToolCall,
-  resolved: Readonly<Record<string, Jail.PathFacts>>
+  resolved: Readonly<Record<string, Jail.PathFacts>>,
+  aliases: Aliases.Protected = Aliases.none
 ): Effect.Effect<EditorControls.Refusal | undefined, FsError> =>
   Effect.gen(function* () {
     const textOf = (facts: Jail.PathFacts) =>
@@ -37,7 +46,7 @@ export const judge = (
     }
     if (call.tool === "write_file" || call.tool === "edit_file") {
       const facts = resolved["path"]
-      const rels = facts === undefined ? [] : names(root, facts)
+      const rels = facts === undefined ? [] : names(root, facts, aliases)
       if (facts === undefined || !rels.some((r) => EditorControls.kindOf(r) !== undefined)) return undefined
       const before = yield* textOf(facts)
       if (call.tool === "write_file") return first(rels, before, call.args.content)
@@ -50,7 +59,13 @@ export const judge = (
       const from = resolved["from"]
       const to = resolved["to"]
       if (from === undefined || to === undefined) return undefined
-      const landing = names(root, to)
+      const landing = names(root, to, aliases)
+      // A symlink moved to a control folder's name (`cfglink -> config/vscode` to `.vscode`): what it leads to
+      // becomes that folder, judged by no one. Was a hole (red team 8): the tasks.json below ran on folder open.
+      const moved = yield* fs.lstat(from.entry)
+      if (Option.isSome(moved) && moved.value.kind === "symlink" && landing.some((r) => EditorControls.folderNames.has(P.basename(r).toLowerCase()))) {
+        return { rule: "jail.editor-control", reason: `${landing[0] ?? ""} is a folder an editor or agent reads command files from, and a symlink moved there would make what it leads to that folder` }
+      }
       if (from.kind === "directory") {
         const base = P.relative(root, to.entry)
         const judged = yield* Subtree.judge(fs, from.entry, (rel) => {

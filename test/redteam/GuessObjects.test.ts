@@ -36,7 +36,7 @@ describe.skipIf(unavailable !== undefined)(title("guesses written to git's objec
     const right = seen(secret)
     expect(right).toContain("added:")
     expect(right).toBe(seen("PIN=0000"))
-  })
+  }, 120_000)
 
   it("a guess committed under another name: git_show shows the right and a wrong guess alike", () => {
     const seen = (guess: string) => {
@@ -48,7 +48,7 @@ describe.skipIf(unavailable !== undefined)(title("guesses written to git's objec
     const right = seen(secret)
     expect(right).toEqual({ hidden: false, store: expect.stringContaining("added:") })
     expect(right).toEqual(seen("PIN=0000"))
-  })
+  }, 120_000)
 
   it("through mcp serve, with a second call starting while the first has written the guess", async () => {
     const w = workspace()

@@ -80,3 +80,24 @@ describe.skipIf(unavailable !== undefined || !npx)(title("an MCP server started 
     expect(fs.existsSync(marker)).toBe(false)
   }, 240_000)
 })
+
+/** yarn 2+ (berry), which reads `.yarnrc.yml` where it starts: the only yarn with `dlx`. */
+const berry = /^[2-9]\./.test(spawnSync("yarn", ["--version"], { encoding: "utf8", cwd: "/" }).stdout ?? "")
+
+describe.skipIf(unavailable !== undefined || !berry)(title("an MCP server started by yarn dlx on the host"), () => {
+  // Red team 8, a hole on 1f02486: `.yarnrc.yml` is a secret's name (the file tools refuse it), but sandboxed bash
+  // could make it (nothing masks a file that is absent when the sandbox starts), and yarn ran its `yarnPath`.
+  it("a .yarnrc.yml planted by sandboxed bash (yarnPath: workspace code) never runs when the server starts", async () => {
+    const ws = attackWorkspace(cleanups)
+    const marker = path.join(ws.parent, "PWNED")
+    const env = configured(ws.parent, "yx", "some-mcp-server", ["yarn", "dlx", "some-mcp-server"])
+    const tool = (t: string, args: unknown) =>
+      runCli(bin, ["tool", t, JSON.stringify(args), "--cwd", ws.root, "--work-mode", "BUILD", "--policy", "allow-all"], { env, timeoutMs: 120_000 })
+    expect((await tool("write_file", { path: "tools/y.cjs", content: `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")\n` })).status).toBe(0)
+    expect((await tool("write_file", { path: ".yarnrc.yml", content: "yarnPath: tools/y.cjs\n" })).status).not.toBe(0)
+    expect((await tool("write_file", { path: "s.sh", content: `printf 'yarnPath: tools/y.cjs\\n' > .yarnrc.yml && echo planted\n` })).status).toBe(0)
+    expect((await tool("bash", { command: "sh s.sh" })).stdout).toContain("planted")
+    await tool("mcp_list", {})
+    expect(fs.existsSync(marker)).toBe(false)
+  }, 240_000)
+})

@@ -391,6 +391,13 @@ export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) 
   Effect.try({
     try: (): ReadonlyArray<Profile.Finding> => {
       const live = GitControl.liveControls(workspace, gitDirs)
+      // A symlink cannot be pinned: refused rather than left for the call to retarget while the user's git follows it.
+      if (live.links.length > 0) {
+        const shown = live.links.map((l) => path.relative(workspace, l)).join(", ")
+        throw new Error(
+          `what git's configuration names (a hooks folder, an included config or a program) leads through the symlink ${shown} in the workspace, which a writable call could point elsewhere while your own git follows it; point the configuration at the real path`
+        )
+      }
       const dotGitFiles = gitDirs.filter((g) => path.basename(g) === ".git" && lstat(g)?.isFile() === true)
       return [
         ...dotGitFiles.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
@@ -403,7 +410,7 @@ export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) 
         ...live.programs.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) }))
       ]
     },
-    catch: (cause) => new SandboxError({ reason: `cannot show the git control files read-only: ${String(cause)}` })
+    catch: (cause) => new SandboxError({ reason: `cannot show the git control files read-only: ${cause instanceof Error ? cause.message : String(cause)}` })
   })
 
 /** One probe per bwrap path and process: every sandbox of a session (bash, git's reads, servers) shares it. */
@@ -465,35 +472,45 @@ export const make = (options: Options = {}) =>
         const gitStat = lstat(path.join(workspace, ".git"))
         const hits = yield* scanner.scan(workspace, request.watchWorkspace ?? true, request.scanSince)
         const gitDirs = hits.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
-        // The editor's and agent's command files (.claude/settings.json…), at the top and below it: shown read-only,
-        // and one the call plants removed.
-        const editorControls = request.writable ? [...new Set([...EditorControlsOnDisk.present(workspace), ...controlsOf(hits)])] : []
+        // The editor's and agent's command files (.claude/settings.json…), at the top and below it, through symlinked
+        // folders too: recorded for every overlapping call (EditorControlsOnDisk), the present ones shown read-only.
+        let editorControls: ReadonlyArray<string> = []
         let ownCall: string | undefined
         if (request.writable) {
-          // What a writable sandbox plants in a git folder's control files is undone when the call ends.
+          // What a writable sandbox plants in a git folder's control files or an editor's is undone when the call ends.
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run,
           // and an editor control made below the top (`app/.vscode/tasks.json`) is found the same way.
-          ownCall = yield* Effect.acquireRelease(
+          const entered = yield* Effect.acquireRelease(
             Effect.try({
-              try: () => GitControl.enter(workspace, gitDirs),
-              catch: (cause) => new SandboxError({ reason: `cannot record the git control files: ${String(cause)}` })
+              try: () => {
+                const editor = EditorControlsOnDisk.enter(workspace, controlsOf(hits))
+                try {
+                  return { editor, git: GitControl.enter(workspace, gitDirs) }
+                } catch (cause) {
+                  EditorControlsOnDisk.leave(workspace, editor.id)
+                  throw cause
+                }
+              },
+              catch: (cause) => new SandboxError({ reason: `cannot record the git and editor control files: ${String(cause)}` })
             }),
             // Whatever the scan meets (it failed on a path past PATH_MAX the call made: red team), the git folders
             // and editor controls known at the start are looked after.
-            (id) =>
+            ({ editor, git }) =>
               Effect.flatMap(Effect.exit(Effect.suspend(() => scanner.scan(workspace))), (now) => {
                 const after = Exit.isSuccess(now) ? now.value : []
                 const pins = after.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
                 return Effect.zipRight(
                   // The objects the call wrote are content it knew (SecretObjects.noteMade), noted while it still counts as running.
-                  Effect.ignore(Effect.try(() => (SecretObjects.noteMade(workspace), EditorControlsOnDisk.leave(workspace, editorControls, controlsOf(after))))),
-                  Effect.ignore(Effect.try(() => GitControl.leave(workspace, id, [...new Set([...gitDirs, ...pins])])))
+                  Effect.ignore(Effect.try(() => (SecretObjects.noteMade(workspace), EditorControlsOnDisk.leave(workspace, editor.id, controlsOf(after))))),
+                  Effect.ignore(Effect.try(() => GitControl.leave(workspace, git, [...new Set([...gitDirs, ...pins])])))
                 )
               })
           )
+          editorControls = entered.editor.files
+          ownCall = entered.git
         }
         const findings = [
-          ...EditorControlsOnDisk.files(editorControls).map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
+          ...editorControls.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
           // Before the scan's: a `.git` file the scan pins (writable) is shown read-only instead.
           ...(request.writable ? yield* liveFindings(workspace, gitDirs) : []),
           ...(yield* findingsOf(workspace, hits)),

@@ -488,8 +488,30 @@ const precreate = (gitDirs: ReadonlyArray<string>): void => {
  * (a linked worktree's folder has none of its own: git runs the common folder's). A planted hook would run on the
  * user's `git commit` on the host while the call runs.
  */
-export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string>; readonly programs: ReadonlyArray<string> } => {
+/**
+ * The symlinks inside the workspace on the way to what the configuration names (`core.hooksPath = hooks` with
+ * `hooks -> realhooks`, an `include.path` or a program that is a symlink): a writable call can retarget one, and no
+ * mount can pin a symlink (bwrap mounts onto where it leads), so what it then leads to would be live for the user's
+ * own git on the host until the call ends. Was a hole (red team 8): bash ran `ln -sfn evil hooks` with a planted
+ * `evil/pre-commit`; the user's `git commit` during the call ran it.
+ */
+const linksOnTheWay = (workspace: string, controls: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const out = new Set<string>()
+  for (const c of controls) {
+    if (!c.startsWith(`${workspace}/`)) continue
+    for (let at = c; at !== workspace && at.startsWith(`${workspace}/`); at = path.dirname(at)) {
+      if (lstatOf(at)?.isSymbolicLink() === true) out.add(at)
+    }
+  }
+  return [...out]
+}
+
+export const liveControls = (
+  workspace: string,
+  pins: ReadonlyArray<string>
+): { readonly files: ReadonlyArray<string>; readonly hooks: ReadonlyArray<string>; readonly programs: ReadonlyArray<string>; readonly links: ReadonlyArray<string> } => {
   const tree = treeOf(workspace, expand(workspace, pins), dotGitsOf(workspace, pins))
+  const links = linksOnTheWay(workspace, [...tree.controls.hooks, ...tree.controls.configs, ...tree.controls.programs])
   // The configured hooks folders masked, the included config files read-only, as `.git`'s own are.
   const files: Array<string> = tree.configs.filter((f) => realFolder(path.dirname(f)) && lstatOf(f)?.isFile() === true)
   const hooks: Array<string> = [...tree.folders]
@@ -505,7 +527,7 @@ export const liveControls = (workspace: string, pins: ReadonlyArray<string>): { 
     // An absent one is made empty by bwrap (a mount point) only where git itself keeps one.
     if (h?.isDirectory() === true || (h === undefined && (path.basename(dir) === ".git" || path.basename(path.dirname(dir)) === "modules"))) hooks.push(path.join(dir, "hooks"))
   }
-  return { files, hooks, programs }
+  return { files, hooks, programs, links }
 }
 
 let calls = 0

@@ -201,6 +201,25 @@ const targetsOf = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>) => {
 }
 
 /**
+ * Where the symlinks at editor control names lead inside the workspace (the scan's `control` hits that are links:
+ * `.vscode -> config/vscode`, `.vscode/tasks.json -> ../cfg/tasks.json`), with those names: the editor follows them,
+ * so the file tools judge a write there by the name the editor reads (`Aliases.controlNames`). A few per workspace.
+ */
+const controlLinks = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyMap<string, string> => {
+  const out = new Map<string, string>()
+  for (const h of hits) {
+    if (h.verdict !== "control" || lstat(h.path)?.isSymbolicLink() !== true) continue
+    try {
+      const real = fs.realpathSync.native(h.path)
+      if (inside(root, real) && !out.has(real)) out.set(real, path.relative(root, h.path))
+    } catch {
+      // Dangling: nothing is reached by its name yet (a write through it is judged by that name).
+    }
+  }
+  return out
+}
+
+/**
  * What the file tools must refuse, for a question about a folder or a file with a single link only (a one-shot
  * read_file, write_file, edit_file), from the hits of a scan that read no folder again (`ScanStore.unchanged`):
  * no other name can share such a file's inode, so the search for other links (`extend`) has nothing to say of it,
@@ -212,7 +231,7 @@ export const singleLink = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>)
   if (t.news) return undefined
   const inodes = new Set<string>()
   for (const target of t.targets) inodes.add(Aliases.key(target.dev, target.ino))
-  return { paths: t.masked, inodes }
+  return { paths: t.masked, inodes, controls: controlLinks(root, hits) }
 }
 
 /**
@@ -264,5 +283,5 @@ export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, top
   const all = added.length === 0 && links.length === 0 ? hits : [...hits, ...added, ...links]
   const paths = new Set<string>()
   for (const h of all) if (h.verdict === "mask") paths.add(h.path)
-  return { hits: all, protected: { paths, inodes } }
+  return { hits: all, protected: { paths, inodes, controls: controlLinks(root, hits) } }
 }

@@ -24,12 +24,35 @@ export const onHost = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
   if (name === "npx") return [command, "--prefix", neutralPrefix, ...rest]
   const sub = rest[0]
   if (name === "npm" && (sub === "exec" || sub === "x")) return [command, sub, "--prefix", neutralPrefix, ...rest.slice(1)]
+  // deno reads the deno.json of the folder it starts in and above (its import map can point a package at a
+  // workspace file): `--no-config`, unless the user named a config of their own.
+  if (name === "deno" && sub === "run" && !rest.some((a) => a === "-c" || a.startsWith("--config") || a === "--no-config")) return [command, sub, "--no-config", ...rest.slice(1)]
   return argv
 }
 
-/** The environment of `argv` started on the host: a Python module run (`python -m`) never imports from the workspace. */
+/**
+ * A yarn rc file name no repository has: yarn (berry) reads `.yarnrc.yml` in the folder it starts in and every one
+ * above, and its `yarnPath` and `plugins` are JavaScript it runs. Was a hole (red team 8): sandboxed bash wrote
+ * `.yarnrc.yml` (a secret's name, but absent when the sandbox started, so nothing masked it) with `yarnPath:
+ * tools/y.cjs`; mcp_list started the server configured as `yarn dlx <package>` on the host, which ran tools/y.cjs.
+ * The user's own `~/.yarnrc.yml` is not read either by a server yarn starts.
+ */
+export const ignoredYarnRc = ".minicode-no-yarnrc.yml"
+
+/**
+ * The environment of `argv` started on the host: a Python module run (`python -m`) never imports from the workspace
+ * (`PYTHONSAFEPATH`); yarn reads no rc file and runs no `yarnPath` (`YARN_RC_FILENAME`, `YARN_IGNORE_PATH`, yarn 1
+ * and berry); uv (`uvx`, `uv tool run`) reads no `uv.toml` or `pyproject.toml` (`UV_NO_CONFIG`), whose index
+ * settings could name a package in the workspace. A setting the user configured for the server is kept.
+ */
 export const envOnHost = (argv: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
   const command = argv[0]
-  const python = command !== undefined && /^python[0-9.]*$/.test(baseName(command)) && argv.includes("-m")
-  return python && env["PYTHONSAFEPATH"] === undefined ? { ...env, PYTHONSAFEPATH: "1" } : env
+  if (command === undefined) return env
+  const name = baseName(command)
+  const add: Record<string, string> = {}
+  if (/^python[0-9.]*$/.test(name) && argv.includes("-m")) add["PYTHONSAFEPATH"] = "1"
+  if (name === "yarn" || name === "yarnpkg") Object.assign(add, { YARN_RC_FILENAME: ignoredYarnRc, YARN_IGNORE_PATH: "1" })
+  if (name === "uv" || name === "uvx") add["UV_NO_CONFIG"] = "1"
+  const missing = Object.entries(add).filter(([k]) => env[k] === undefined)
+  return missing.length === 0 ? env : { ...env, ...Object.fromEntries(missing) }
 }

@@ -60,7 +60,7 @@ export const kindOf = (rel: string): Kind | undefined => {
 export const mayBeControl = (name: string): boolean => /\.(jsonc?|toml|code-workspace)$/i.test(name)
 
 /** The folders a control file sits in: a symlink at one of these names leads a later write of a control into place. */
-export const folderNames: ReadonlySet<string> = new Set([".claude", ".vscode", ".cursor", ".gemini", ".opencode", ".roo", ".amazonq", ".kiro", ".devcontainer", ".mise", "mise"])
+export const folderNames: ReadonlySet<string> = new Set([".claude", ".vscode", ".cursor", ".gemini", ".opencode", ".roo", ".amazonq", ".kiro", ".devcontainer", ".config", ".mise", "mise"])
 
 const runner = (key: string, v: Jsonc.Value): Runner => ({ key, value: Jsonc.show(v) })
 

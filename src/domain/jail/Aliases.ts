@@ -11,9 +11,31 @@ export interface Protected {
   readonly paths: ReadonlySet<string>
   /** `dev:ino` of every protected regular file: its content whatever name it is reached by. */
   readonly inodes: ReadonlySet<string>
+  /**
+   * Editor control folders and files by another name: the real path a symlink at a control's name leads to, inside
+   * the workspace (`config/vscode` for `.vscode -> config/vscode`), with that name (workspace-relative). The editor
+   * follows the link, so what is written below the real path is judged by the name it is read by.
+   */
+  readonly controls?: ReadonlyMap<string, string>
 }
 
 export const none: Protected = { paths: new Set(), inodes: new Set() }
+
+/**
+ * The names (workspace-relative) an editor reads the real path `real` by through a symlink at a control's name
+ * (`config/vscode/tasks.json` is `.vscode/tasks.json` with `.vscode -> config/vscode`); none when no such link leads
+ * to it or a folder above it.
+ */
+export const controlNames = (p: Protected, root: string, real: string): ReadonlyArray<string> => {
+  const controls = p.controls
+  if (controls === undefined || controls.size === 0) return []
+  const out: Array<string> = []
+  for (let at = real; P.isInside(root, at) && at !== root; at = P.dirname(at)) {
+    const name = controls.get(at)
+    if (name !== undefined) out.push(at === real ? name : `${name}/${P.relative(at, real)}`)
+  }
+  return out
+}
 
 export const key = (dev: number, ino: number): string => `${dev}:${ino}`
 

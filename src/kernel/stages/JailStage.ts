@@ -115,7 +115,10 @@ export const JailStage = wrap((next) =>
             }
           }
           // Content the user's editor or agent would run commands from, on the host (.claude/settings.json hooks…).
-          const control = yield* EditorContent.judge(fs, session.root, inv.facts.call, resolved).pipe(
+          // Judged by every name the editor reads it by, through a symlink at a control's name too (the scan's answer).
+          const tool = inv.facts.call.tool
+          const controlAliases = tool === "write_file" || tool === "edit_file" || tool === "move_file" ? (all ?? (single ??= yield* protectedAliases.of(session.root, "single-link"))) : Aliases.none
+          const control = yield* EditorContent.judge(fs, session.root, inv.facts.call, resolved, controlAliases).pipe(
             Effect.catchTag("FsError", (e) => Effect.fail(denied(inv, D.deny("jail", "jail.unresolvable", `cannot read what the call would leave: ${e.reason}`))))
           )
           if (control !== undefined) return yield* denied(inv, D.deny("jail", control.rule, control.reason))
