@@ -69,6 +69,11 @@ export interface WrapRequest {
 export interface Wrapped {
   readonly argv: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
+  /**
+   * Undefined while what the sandbox hides stays hidden; once it may not (the host replaced a masked file while the
+   * command ran), why. Asked before any of the command's output is let out.
+   */
+  readonly broken?: () => string | undefined
 }
 
 export interface SandboxShape {

@@ -48,7 +48,7 @@ describe.skipIf(unavailable !== undefined)(title("application, agent and browser
   it("read_file, grep and sandboxed bash show none of them", () => {
     const ws = attackWorkspace(cleanups)
     expect(shownSecrets(ws, files)).toEqual([])
-  })
+  }, 120_000)
 
   it("honest look-alikes are still read", () => {
     const ws = attackWorkspace(cleanups)

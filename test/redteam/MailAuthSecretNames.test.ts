@@ -35,7 +35,7 @@ describe.skipIf(unavailable !== undefined)(title("mail, auth-source and tool cre
   it("read_file, grep and sandboxed bash show none of them", () => {
     const ws = attackWorkspace(cleanups)
     expect(shownSecrets(ws, files)).toEqual([])
-  })
+  }, 120_000)
 
   it("a project's own NuGet.Config and a pip.conf example beside them are still read", () => {
     const ws = attackWorkspace(cleanups)

@@ -34,7 +34,7 @@ describe.skipIf(unavailable !== undefined)(title("git_status is no oracle on a t
     expect(right.status).toContain(".env")
     expect(right).toEqual(wrong)
     expect(JSON.stringify(right)).not.toContain("4821")
-  })
+  }, 120_000)
 
   it("an unchanged tracked secret is clean, a host edit shows as modified, a deletion as deleted", () => {
     const w = attackWorkspace(cleanups)
@@ -50,5 +50,5 @@ describe.skipIf(unavailable !== undefined)(title("git_status is no oracle on a t
     expect(w.tool("git_status", {}).stdout).not.toContain(".env")
     fs.rmSync(path.join(w.root, ".env"))
     expect(w.tool("git_status", {}).stdout).toContain(" D .env")
-  })
+  }, 120_000)
 })

@@ -23,6 +23,8 @@ import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapp
 import * as Beneath from "../fs/Beneath.js"
 import * as EditorControlsOnDisk from "./EditorControlsOnDisk.js"
 import * as GitControl from "./GitControl.js"
+import * as Exposed from "./Exposed.js"
+import * as MaskGuard from "./MaskGuard.js"
 import * as HostWalk from "./HostWalk.js"
 import * as SecretObjects from "./SecretObjects.js"
 import * as WatchedScan from "./WatchedScan.js"
@@ -365,6 +367,13 @@ export const findingsOf = (workspace: string, hits: ReadonlyArray<WorkspaceScan.
     catch: (cause) => new SandboxError({ reason: `cannot write the sanitized git config: ${String(cause)}` })
   })
 
+/** Files a call wrote while a mask was broken (`Exposed`), masked like the secret they may hold. */
+const exposedFindings = (workspace: string): ReadonlyArray<Profile.Finding> =>
+  [...Exposed.paths(workspace)].flatMap((p): Array<Profile.Finding> => {
+    const st = lstat(p)
+    return st?.isFile() === true ? [{ path: p, kind: "file", treatment: "mask" }] : st?.isDirectory() === true ? [{ path: p, kind: "directory", treatment: "mask" }] : []
+  })
+
 /** A file's content, read without following a symlink on the way (`Beneath.beneath`); empty when it cannot be read so. */
 const contentOf = (file: string): string => {
   try {
@@ -476,6 +485,8 @@ export const make = (options: Options = {}) =>
         // folders too: recorded for every overlapping call (EditorControlsOnDisk), the present ones shown read-only.
         let editorControls: ReadonlyArray<string> = []
         let ownCall: string | undefined
+        // Set once the profile is known; asked by the shell before output goes out, and here at the end.
+        let guard: MaskGuard.MaskGuard = MaskGuard.none
         if (request.writable) {
           // What a writable sandbox plants in a git folder's control files or an editor's is undone when the call ends.
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run,
@@ -500,8 +511,17 @@ export const make = (options: Options = {}) =>
                 const after = Exit.isSuccess(now) ? now.value : []
                 const pins = after.filter((h) => h.verdict === "pin" || h.verdict === "link").map((h) => h.path)
                 return Effect.zipRight(
-                  // The objects the call wrote are content it knew (SecretObjects.noteMade), noted while it still counts as running.
-                  Effect.ignore(Effect.try(() => (SecretObjects.noteMade(workspace), EditorControlsOnDisk.leave(workspace, editor.id, controlsOf(after))))),
+                  // The objects the call wrote are content it knew (SecretObjects.noteMade), noted while it still counts as
+                  // running; not when a mask broke during it (then it may have stored what it read).
+                  Effect.ignore(
+                    Effect.try(() => {
+                      const exposed = guard.broken() !== undefined
+                      SecretObjects.noteMade(workspace, exposed)
+                      // What it wrote while exposed is protected from now on (Exposed).
+                      if (exposed) Exposed.record(workspace, guard.startedMs)
+                      EditorControlsOnDisk.leave(workspace, editor.id, controlsOf(after))
+                    })
+                  ),
                   Effect.ignore(Effect.try(() => GitControl.leave(workspace, git, [...new Set([...gitDirs, ...pins])])))
                 )
               })
@@ -514,6 +534,7 @@ export const make = (options: Options = {}) =>
           // Before the scan's: a `.git` file the scan pins (writable) is shown read-only instead.
           ...(request.writable ? yield* liveFindings(workspace, gitDirs) : []),
           ...(yield* findingsOf(workspace, hits)),
+          ...exposedFindings(workspace),
           ...Profile.fixedFindings(workspace, {
             writable: request.writable,
             stateExists: lstat(path.join(workspace, ".minicode")) !== undefined,
@@ -543,10 +564,12 @@ export const make = (options: Options = {}) =>
         const argv = [found.bwrap, ...Profile.bwrapArgs(facts, profile, command)]
         const env = Profile.environment(profile, request.env)
         const processes = request.limits?.processes
-        if (cgroupBase === undefined || processes === undefined) return { argv, env }
+        // Asked by the shell before it lets output out: the host may replace a masked file mid-call (MaskGuard).
+        guard = MaskGuard.make(workspace, findings.filter((f) => f.treatment === "mask" && f.path.startsWith(`${workspace}/`)).map((f) => f.path))
+        if (cgroupBase === undefined || processes === undefined) return { argv, env, broken: guard.broken }
         const dir = yield* pidsCgroup(cgroupBase, processes, randomBytes(6).toString("hex"))
         // Enter the cgroup before bwrap starts, so nothing it forks is outside.
-        return { argv: ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', path.join(dir, "cgroup.procs"), ...argv], env }
+        return { argv: ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', path.join(dir, "cgroup.procs"), ...argv], env, broken: guard.broken }
       })
     return Sandbox.of({ status, wrap })
   })

@@ -10,7 +10,7 @@ import { Effect, Layer } from "effect"
 import type { Limits } from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox } from "../../ports/Sandbox.js"
 import { Session } from "../../ports/Session.js"
-import { Shell, ShellError, type ProcessSpec } from "../../ports/Shell.js"
+import { type ProcessResult, Shell, ShellError, type ProcessSpec } from "../../ports/Shell.js"
 import * as Progress from "../../ports/Progress.js"
 import * as NodeShell from "./NodeShell.js"
 
@@ -54,6 +54,43 @@ export const announced = (reason: string) =>
     })
   )
 
+/**
+ * Streamed output let out every 100 ms, each time after the sandbox's masks are found whole (`Wrapped.broken`): what
+ * the command printed before a check was printed after whatever broke a mask before it, so none of it slips out.
+ */
+const gated = (forward: (chunk: string) => void, broken: () => string | undefined) => {
+  let held: Array<string> = []
+  let open = true
+  const flush = () => {
+    if (!open || held.length === 0) return
+    if (broken() !== undefined) {
+      open = false
+      held = []
+      return
+    }
+    const out = held.join("")
+    held = []
+    forward(out)
+  }
+  const timer = setInterval(flush, 100)
+  timer.unref()
+  return {
+    push: (chunk: string) => {
+      if (open) held.push(chunk)
+    },
+    flush,
+    stop: () => clearInterval(timer)
+  }
+}
+
+/** A result whose output may hold a protected file's content: none of it is shown. */
+const withheld = (r: ProcessResult, why: string): ProcessResult => ({
+  ...r,
+  stdout: "",
+  stderr: `[minicode: the command's output is withheld: ${why}, which the sandbox could no longer hide from it; what it wrote meanwhile is protected from now on (listed in .minicode/exposed.json: remove a path there once you have checked it); run it again]`,
+  truncated: false
+})
+
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const sandbox = yield* Sandbox
@@ -81,17 +118,26 @@ export const make = (options: Options) =>
           })
           .pipe(
             Effect.mapError((e) => new ShellError({ reason: e.message })),
-            Effect.flatMap((wrapped) =>
-              NodeShell.spawnExact({
+            Effect.flatMap((wrapped) => {
+              const broken = wrapped.broken ?? (() => undefined)
+              const gate = spec.onOutput === undefined ? undefined : gated(spec.onOutput, broken)
+              return NodeShell.spawnExact({
                 argv: wrapped.argv,
                 env: wrapped.env,
                 cwd: spec.cwd,
                 timeoutMs: spec.timeoutMs,
                 maxOutputBytes: spec.maxOutputBytes,
                 stdin: spec.stdin,
-                onOutput: spec.onOutput
-              })
-            )
+                ...(gate === undefined ? {} : { onOutput: gate.push })
+              }).pipe(
+                Effect.map((r) => {
+                  gate?.flush()
+                  const why = broken()
+                  return why === undefined ? r : withheld(r, why)
+                }),
+                Effect.ensuring(Effect.sync(() => gate?.stop()))
+              )
+            })
           )
       )
     }

@@ -233,13 +233,14 @@ export const toHideEffect = (workspace: string, hits: ReadonlyArray<WorkspaceSca
 
 /**
  * After a writable sandboxed call: what it added to the workspace repository's stores is content it knew
- * (`StoreSecrets.noteMade`), never taken for a protected file's.
+ * (`StoreSecrets.noteMade`), never taken for a protected file's; or, `exposed` (a mask broke during the call), is
+ * protected content.
  */
-export const noteMade = (workspace: string): void => {
+export const noteMade = (workspace: string, exposed = false): void => {
   const rootGit = path.join(workspace, ".git")
   if (lstat(rootGit)?.isDirectory() !== true) return
   const objects = real(path.join(rootGit, "objects"))
-  if (objects !== undefined) StoreSecrets.noteMade(workspace, [objects, ...alternatesOf(workspace, objects)])
+  if (objects !== undefined) StoreSecrets.noteMade(workspace, [objects, ...alternatesOf(workspace, objects)], exposed)
 }
 
 /** Steps run in the workspace's lane, the event loop turning between slices; `none` is what an interruption gives. */

@@ -328,6 +328,18 @@ const packIndex = (idx: string): PackEntry | undefined => {
   }
 }
 
+/** A store's pack files (paths); none when it has no readable `pack` folder. */
+const packFiles = (objects: string): ReadonlyArray<string> => {
+  try {
+    return fs
+      .readdirSync(path.join(objects, "pack"))
+      .filter((n) => n.endsWith(".pack"))
+      .map((n) => path.join(objects, "pack", n))
+  } catch {
+    return []
+  }
+}
+
 /** The ids of a pack (its index as read) that no loose object and no other pack read before held. */
 const newIn = (known: Known, pack: string, index: GitStore.PackIndex): Array<string> => {
   const others = [...known.packs].filter((p) => p !== pack).flatMap((p) => packIndex(p.replace(/\.pack$/, ".idx"))?.index ?? [])
@@ -342,28 +354,27 @@ const newIn = (known: Known, pack: string, index: GitStore.PackIndex): Array<str
 
 /**
  * After a writable sandboxed call: the objects it added to the stores (loose, or in a pack it wrote) are `made`
- * (see `Known.made`). What is already known (the check before the call read it) is not.
+ * (see `Known.made`). What is already known (the check before the call read it) is not. `exposed`: a mask broke
+ * during the call (MaskGuard), so what it added may hold what it read: each is protected content instead (left: one
+ * another call's check read meanwhile, while this one ran, stays made).
  */
-export const noteMade = (workspace: string, stores: ReadonlyArray<string>): void => {
+export const noteMade = (workspace: string, stores: ReadonlyArray<string>, exposed = false): void => {
   const known = load(workspace)
   const fresh: Array<string> = []
   for (const objects of stores) {
-    for (const id of GitStore.looseIds(objects).ids) if (!known.loose.has(id) && !known.made.has(id)) fresh.push(id)
-    let names: Array<string> = []
-    try {
-      names = fs.readdirSync(path.join(objects, "pack")).filter((n) => n.endsWith(".pack"))
-    } catch {
-      names = []
-    }
-    for (const n of names) {
-      const pack = path.join(objects, "pack", n)
+    for (const id of GitStore.looseIds(objects).ids) if (!known.loose.has(id)) fresh.push(id)
+    for (const pack of packFiles(objects)) {
       if (known.packs.has(pack)) continue
       const index = packIndex(pack.replace(/\.pack$/, ".idx"))?.index
-      if (index !== undefined) fresh.push(...newIn(known, pack, index).filter((id) => !known.made.has(id)))
+      if (index !== undefined) fresh.push(...newIn(known, pack, index))
     }
   }
-  if (fresh.length === 0) return
-  for (const id of fresh) known.made.add(id)
+  const changes = exposed ? fresh.filter((id) => !known.secret.has(id)) : fresh.filter((id) => !known.made.has(id))
+  if (changes.length === 0) return
+  for (const id of changes) {
+    if (exposed) (known.secret.add(id), known.made.delete(id))
+    else known.made.add(id)
+  }
   save(workspace, known)
 }
 
@@ -473,14 +484,7 @@ export function* checkSteps(
       known.loose.add(id)
       changed = true
     }
-    let names: Array<string> = []
-    try {
-      names = fs.readdirSync(path.join(objects, "pack")).filter((n) => n.endsWith(".pack"))
-    } catch {
-      names = []
-    }
-    for (const n of names) {
-      const pack = path.join(objects, "pack", n)
+    for (const pack of packFiles(objects)) {
       packsNow.add(pack)
       const entry = packIndex(pack.replace(/\.pack$/, ".idx"))
       const index = entry?.index

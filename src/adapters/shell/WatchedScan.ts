@@ -24,6 +24,7 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import * as Aliases from "../../domain/jail/Aliases.js"
 import type * as ProtectedAliases from "../../ports/ProtectedAliases.js"
+import * as Exposed from "./Exposed.js"
 import * as ScanAliases from "./ScanAliases.js"
 import * as ScanStore from "./ScanStore.js"
 import * as WorkspaceScan from "./WorkspaceScan.js"
@@ -485,7 +486,8 @@ export const make = (options: Options = {}): WatchedScan => {
   const protectedIn = (root: string, scope: ProtectedAliases.Scope = "all"): Effect.Effect<Aliases.Protected> =>
     Effect.suspend(() => {
       const stored = scope === "single-link" ? fromStore(root) : undefined
-      return stored !== undefined ? Effect.succeed(stored) : Effect.map(scan(root), () => roots.get(root)?.protected ?? Aliases.none)
+      // Files written while a mask was broken count as protected too (Exposed).
+      return stored !== undefined ? Effect.succeed(Exposed.protect(root, stored)) : Effect.map(scan(root), () => Exposed.protect(root, roots.get(root)?.protected ?? Aliases.none))
     })
 
   const gitFolders = (root: string): Effect.Effect<ReadonlyArray<string>> =>

@@ -1,0 +1,98 @@
+/**
+ * Files a sandboxed call wrote while one of its masks was broken (`MaskGuard`: the host replaced `.env` mid-call),
+ * protected from then on. Such a call may have read the secret's new content and written it anywhere it can write:
+ * its output is withheld, and this keeps what it wrote as unreadable as the secret, whatever the name or encoding.
+ * Was a hole (red team, issue 19): a bash loop `cp .env copied.txt` caught the host's save, and a later read_file of
+ * `copied.txt` showed it. Every file (not in a git folder, not minicode's state) whose change time is past the
+ * call's start is listed in `.minicode/exposed.json`, which the sandbox masks like any secret, and whose paths the
+ * protected-alias answer holds (read_file, grep, repo_map, the git tools, the sandbox). Removing a path from the
+ * list (or the list) is the user's decision, once they have looked.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Aliases from "../../domain/jail/Aliases.js"
+import * as Jail from "../../domain/jail/Jail.js"
+import * as StateDir from "../fs/StateDir.js"
+
+export const fileName = "exposed.json"
+const fileOf = (workspace: string) => path.join(workspace, ".minicode", fileName)
+
+const lstat = (p: string) => {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
+const memory = new Map<string, { readonly key: string; readonly paths: ReadonlySet<string> }>()
+
+/** The listed paths (absolute), read again only when the list changed. */
+export const paths = (workspace: string): ReadonlySet<string> => {
+  const st = lstat(fileOf(workspace))
+  if (st?.isFile() !== true) return new Set()
+  const key = `${st.ino}:${st.size}:${st.mtimeMs}`
+  const known = memory.get(workspace)
+  if (known?.key === key) return known.paths
+  let list: ReadonlySet<string> = new Set()
+  try {
+    const raw: unknown = JSON.parse(fs.readFileSync(fileOf(workspace), "utf8"))
+    const ps = typeof raw === "object" && raw !== null && Array.isArray((raw as { paths?: unknown }).paths) ? (raw as { paths: Array<unknown> }).paths : []
+    list = new Set(ps.filter((p): p is string => typeof p === "string" && p.startsWith(`${workspace}/`)))
+  } catch {
+    // A torn list: nothing is lifted, the next record writes it whole again.
+  }
+  memory.set(workspace, { key, paths: list })
+  return list
+}
+
+/** `p` with the listed paths among its protected ones. */
+export const protect = (workspace: string, p: Aliases.Protected): Aliases.Protected => {
+  const listed = paths(workspace)
+  return listed.size === 0 ? p : { ...p, paths: new Set([...p.paths, ...listed]) }
+}
+
+/**
+ * Few enough paths for the sandbox to mask one by one: a folder with more than 20 of them is listed instead of its
+ * files, and past 500 entries the workspace's top-level entries that hold them are (a mask each). A call exposed
+ * while it ran `npm install` wrote thousands of files.
+ */
+const collapsed = (workspace: string, files: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const byFolder = new Map<string, Array<string>>()
+  for (const f of files) (byFolder.get(path.dirname(f)) ?? byFolder.set(path.dirname(f), []).get(path.dirname(f)))?.push(f)
+  const listed = [...byFolder].flatMap(([dir, fs]) => (fs.length > 20 && dir !== workspace ? [dir] : fs))
+  if (listed.length <= 500) return listed
+  return [...new Set(listed.map((p) => path.join(workspace, path.relative(workspace, p).split(path.sep)[0] ?? "")))]
+}
+
+/** Lists every file changed since `sinceMs` (margin included) and not already protected by its name; what it added. */
+export const record = (workspace: string, sinceMs: number): ReadonlyArray<string> => {
+  const since = sinceMs - 20
+  const found: Array<string> = []
+  const walk = (dir: string) => {
+    let entries: Array<fs.Dirent> = []
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const e of entries) {
+      const abs = path.join(dir, e.name)
+      if (e.name === ".git" || (dir === workspace && e.name === ".minicode")) continue
+      const st = lstat(abs)
+      if (st === undefined) continue
+      if (st.isDirectory()) walk(abs)
+      else if ((st.ctimeMs >= since || st.mtimeMs >= since) && Jail.sensitiveReason(abs, workspace) === undefined) found.push(abs)
+    }
+  }
+  walk(workspace)
+  const before = paths(workspace)
+  const added = collapsed(workspace, found).filter((p) => !before.has(p))
+  if (added.length === 0) return []
+  const dir = path.join(workspace, ".minicode")
+  if (lstat(dir) === undefined) StateDir.prepare(dir)
+  const tmp = path.join(dir, `${fileName}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`)
+  fs.writeFileSync(tmp, JSON.stringify({ paths: [...before, ...added] }), { mode: 0o600, flag: "wx" })
+  fs.renameSync(tmp, fileOf(workspace))
+  return added
+}

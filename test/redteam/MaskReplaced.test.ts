@@ -1,0 +1,108 @@
+/**
+ * A protected file replaced on the host while a bash call runs (issue 19, family 5). The sandbox masks `.env` with a
+ * bind mount; an editor saving it by rename (write `.env.tmp`, rename over `.env`: vim, JetBrains' safe write,
+ * `sed -i`) makes Linux detach that mount, and the running call reads the new content. Was a hole: a bash loop of
+ * `cat .env` printed the new secret. Now the call's output is withheld once a mask may have gone (`MaskGuard`, asked
+ * before any output is let out, streamed or final), and what it wrote meanwhile is protected (`Exposed`). A file
+ * written in place keeps its mask, and the output.
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
+import { title, unavailable } from "../support/Sandbox.js"
+import { attackFile, attackWorkspace } from "./support/Attack.js"
+
+const cleanups = attackFile()
+const loop = "touch started; for i in $(seq 1 30); do cat .env 2>&1; sleep 0.2; done; echo loop-done\n"
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Until the script has started in its sandbox (it makes `started`). */
+const started = async (root: string) => {
+  for (let i = 0; i < 600 && !fs.existsSync(path.join(root, "started")); i++) await sleep(100)
+  await sleep(300)
+}
+
+/** Runs the loop in sandboxed bash through the built CLI while `meanwhile` acts on the host; its whole output. */
+const during = async (root: string, meanwhile: () => void) => {
+  const args = ["tool", "bash", JSON.stringify({ command: "sh loop.sh" }), "--cwd", root, "--work-mode", "BUILD", "--policy", "allow-all"]
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+  let out = ""
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()))
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()))
+  const done = new Promise<void>((r) => child.on("close", () => r()))
+  await started(root)
+  meanwhile()
+  await done
+  return out
+}
+
+describe.skipIf(unavailable !== undefined)(title("a masked file replaced on the host mid-call"), () => {
+  it("saved by rename: the call's output is withheld, streamed or final", async () => {
+    const w = attackWorkspace(cleanups)
+    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
+    expect(w.tool("write_file", { path: "loop.sh", content: loop }).status).toBe(0)
+    const out = await during(w.root, () => {
+      fs.writeFileSync(path.join(w.root, ".env.tmp"), "NEW=canary-renamed\n")
+      fs.renameSync(path.join(w.root, ".env.tmp"), path.join(w.root, ".env"))
+    })
+    expect(out).toContain("output is withheld: .env was replaced")
+    expect(out).not.toContain("canary-")
+  }, 120_000)
+
+  it("written in place, the mask holds and the output is shown", async () => {
+    const w = attackWorkspace(cleanups)
+    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
+    expect(w.tool("write_file", { path: "loop.sh", content: loop }).status).toBe(0)
+    const out = await during(w.root, () => fs.writeFileSync(path.join(w.root, ".env"), "NEW=canary-in-place\n"))
+    expect(out).toContain("loop-done")
+    expect(out).not.toContain("withheld")
+    expect(out).not.toContain("canary-")
+  }, 120_000)
+
+  it("through mcp serve: the result is withheld", async () => {
+    const w = attackWorkspace(cleanups)
+    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
+    expect(w.tool("write_file", { path: "loop.sh", content: loop }).status).toBe(0)
+    const s = await connect(w.root, ["--allow-all", "--no-ask"])
+    cleanups.push(() => s.close())
+    const call = s.client.callTool({ name: "bash", arguments: { command: "sh loop.sh" } }, undefined, { timeout: 120_000 })
+    await started(w.root)
+    fs.writeFileSync(path.join(w.root, ".env.tmp"), "NEW=canary-renamed\n")
+    fs.renameSync(path.join(w.root, ".env.tmp"), path.join(w.root, ".env"))
+    const text = textOf(await call)
+    expect(text).toContain("withheld")
+    expect(text).not.toContain("canary-")
+  }, 120_000)
+})
+
+describe.skipIf(unavailable !== undefined)(title("what a call wrote while a mask was broken"), () => {
+  it("a copy (plain, encoded, a blob) of the new secret stays unreadable to every tool", async () => {
+    const w = attackWorkspace(cleanups)
+    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
+    fs.writeFileSync(path.join(w.root, "before.txt"), "written before\n")
+    const copier = "touch started; for i in $(seq 1 30); do cp .env copied.txt 2>/dev/null; base64 .env > enc.txt 2>/dev/null; git hash-object -w .env > id.txt 2>/dev/null; sleep 0.2; done; echo loop-done\n"
+    expect(w.tool("write_file", { path: "loop.sh", content: copier }).status).toBe(0)
+    const out = await during(w.root, () => {
+      fs.writeFileSync(path.join(w.root, ".env.tmp"), "NEW=canary-renamed\n")
+      fs.renameSync(path.join(w.root, ".env.tmp"), path.join(w.root, ".env"))
+    })
+    expect(out).toContain("withheld")
+    // The copies are there (the call ran on), and hold the secret.
+    expect(fs.readFileSync(path.join(w.root, "copied.txt"), "utf8")).toContain("canary-renamed")
+    const seen = [
+      w.tool("read_file", { path: "copied.txt" }).stdout,
+      w.tool("read_file", { path: "enc.txt" }).stdout,
+      w.tool("grep", { pattern: "canary|Y2FuYXJ5" }).stdout,
+      w.script("cat copied.txt enc.txt; base64 -d enc.txt; git cat-file -p $(cat id.txt 2>/dev/null) 2>&1; echo read-done"),
+      w.tool("git_status", {}).stdout,
+      w.tool("git_diff", {}).stdout
+    ].join("\n")
+    expect(seen).toContain("read-done")
+    expect(seen).not.toContain("canary-renamed")
+    expect(seen).not.toContain(Buffer.from("NEW=canary-renamed\n").toString("base64"))
+    // What was written before the call is not held.
+    expect(w.tool("read_file", { path: "before.txt" }).stdout).toContain("written before")
+  }, 180_000)
+})
