@@ -62,7 +62,7 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
         : { dirs: [{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }], incomplete: false }
 
     // Protected content under other names (hard links, protected symlinks' targets): never opened.
-    const aliases = yield* (env.aliases ?? ProtectedAliases.nothing).of(session.root)
+    const aliases = yield* (env.aliases ?? ProtectedAliases.nothing).of(session.root, "all", { long: true })
     const found = GrepResults.collector()
     let bytesSinceTurn = 0
     let turnStarted = performance.now()

@@ -215,7 +215,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
     const inTurn = Effect.suspend(() => {
       const scanSince = performance.now()
-      return Effect.flatMap(aliases.of(root), (fresh) => Effect.flatMap(gather(fs, engine, spec, filter, fresh, scanSince), (ran) => done(ran, fresh)))
+      return Effect.flatMap(aliases.of(root, "all", { long: true }), (fresh) => Effect.flatMap(gather(fs, engine, spec, filter, fresh, scanSince), (ran) => done(ran, fresh)))
     })
     const known = yield* aliases.known(root)
     if (known === undefined) return yield* inTurn
@@ -232,7 +232,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
           Effect.yieldNow(),
           Effect.suspend(() => {
             const askedAt = performance.now()
-            return Effect.flatMap(aliases.of(root), (fresh) =>
+            return Effect.flatMap(aliases.of(root, "all", { long: true }), (fresh) =>
               Effect.map(aliases.known(root), (now) => ({ fresh, same: now !== undefined && now.startedAt >= askedAt && now.version === known.version }))
             )
           })
