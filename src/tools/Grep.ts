@@ -9,7 +9,6 @@
  * does the walk and the reading instead (GrepRipgrep.ts), and every path it returns is judged here as well.
  */
 import { Effect } from "effect"
-import picomatch from "picomatch"
 import { ToolFailed } from "../domain/core/Errors.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as Aliases from "../domain/jail/Aliases.js"
@@ -49,7 +48,7 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     const m = LineSearch.matcher(call.args.pattern, call.args.ignore_case === true)
     const progress = yield* Progress.current
     const glob = call.args.glob
-    const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
+    const filter = glob === undefined ? undefined : GrepResults.globFilter(glob)
     if (progress.watched) progress.note("grep: listing files")
     const walked =
       facts.kind === "directory"

@@ -222,17 +222,21 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
       spec.pattern,
       ...(spec.path === "" ? [] : ["--", spec.path])
     ]
-    // A file's lines come one after another: its path is decoded once, compared byte by byte with the last one.
-    let lastPath = Buffer.alloc(0)
+    // A file's lines come one after another: its path is decoded once, compared byte by byte with the last one
+    // (its bytes copied into one buffer kept for the run, not a Buffer made per file).
+    let lastPath = Buffer.alloc(256)
+    let lastLength = 0
     let lastFile = ""
     const isLastPath = (buf: Buffer, from: number, to: number) => {
-      if (to - from !== lastPath.byteLength) return false
-      for (let k = 0; k < lastPath.byteLength; k++) if (buf[from + k] !== lastPath[k]) return false
+      if (to - from !== lastLength) return false
+      for (let k = 0; k < lastLength; k++) if (buf[from + k] !== lastPath[k]) return false
       return true
     }
     const pathOf = (buf: Buffer, from: number, z: number) => {
       if (!isLastPath(buf, from, z)) {
-        lastPath = Buffer.from(buf.subarray(from, z))
+        if (z - from > lastPath.byteLength) lastPath = Buffer.alloc(2 * (z - from))
+        buf.copy(lastPath, 0, from, z)
+        lastLength = z - from
         lastFile = buf.toString("utf8", from, z)
       }
       return lastFile
@@ -255,7 +259,7 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
         return onRecord(joined, 0, joined.byteLength)
       }
       if (skipping) {
-        const z = from + lastPath.byteLength
+        const z = from + lastLength
         if (z < end && buf[z] === 0 && isLastPath(buf, from, z)) {
           skipped++
           return
