@@ -82,7 +82,7 @@ export const collector = () => {
      * Whether a hit at (file, line) can no longer be shown: `matches` hits that sort before it are already held.
      * Such a hit is only counted (`counted`), its text never made.
      */
-    beyond: (file: string, line: number) => bound !== undefined && compare({ file, line, text: "" }, bound) > 0,
+    beyond: (file: string, line: number) => bound !== undefined && (file === bound.file ? line > bound.line : file > bound.file),
     /** `lines` more hits beyond what can be shown (a file's lines come in order: once one is beyond, the rest are). */
     counted: (lines = 1) => {
       total += lines
