@@ -1,6 +1,7 @@
 /**
- * The TextSearch port over ripgrep (`rg` on PATH): one `rg` process per call, its output streamed and parsed as it
- * comes (`--null` separates the path, long lines come cut by `-M`), so memory stays flat whatever the tree holds.
+ * The TextSearch port over ripgrep (`rg` on PATH): one `rg` process per call, its output (into a private temporary
+ * file, `outputFile`) read back and parsed as it grows (`--null` separates the path, long lines come cut by `-M`), so
+ * memory stays flat whatever the tree holds.
  * The flags pin the semantics the port promises, whatever the user's ripgrep configuration says: `--no-config`,
  * `.gitignore` and `.git/info/exclude` only (`--no-ignore-dot`, `--no-ignore-global`, `--no-require-git`), hidden
  * files searched, symlinks not followed (ripgrep's default: no `-L`), `.git/` and `.minicode/` left out, no BOM
