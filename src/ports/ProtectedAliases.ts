@@ -19,7 +19,7 @@ export interface ProtectedAliasesShape {
    * `single-link`: the answer need only hold for folders and for files with one link (what a single-file tool asks
    * about): no other name shares such a file's inode, so the adapter may leave out the search for other links.
    */
-  readonly of: (root: string, scope?: Scope) => Effect.Effect<Aliases.Protected>
+  readonly of: (root: string, scope?: Scope, options?: OfOptions) => Effect.Effect<Aliases.Protected>
   /**
    * What the last finished scan found, without scanning (undefined before a first one): what a sandbox may start
    * from before `of` has checked it. Read again after `of`: a scan that started after `of` was asked, with an
@@ -36,6 +36,14 @@ export interface ProtectedAliasesShape {
 }
 
 export type Scope = "all" | "single-link"
+
+export interface OfOptions {
+  /**
+   * The asker is a long call (grep over the tree): the answer may cost more now rather than make the adapter keep
+   * memory for the calls after it (no inotify watchers set for it: 25,000 folders' watchers held ~30 MB resident).
+   */
+  readonly long?: boolean
+}
 
 export class ProtectedAliases extends Context.Tag("minicode/ProtectedAliases")<ProtectedAliases, ProtectedAliasesShape>() {}
 

@@ -23,7 +23,6 @@
  * What rg cannot take (a pattern with no faithful Rust rewrite, rg missing): undefined, and grep's own walk runs.
  */
 import { Effect, Either } from "effect"
-import picomatch from "picomatch"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as RustRegex from "../domain/files/RustRegex.js"
 import type * as Aliases from "../domain/jail/Aliases.js"
@@ -206,7 +205,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     const start = P.relative(root, facts.real)
     if (start.startsWith("..")) return undefined
     const glob = call.args.glob
-    const filter = glob === undefined ? undefined : picomatch(glob, { dot: true, matchBase: !glob.includes("/") })
+    const filter = glob === undefined ? undefined : GrepResults.globFilter(glob)
     const spec = { root, path: start, pattern, ignoreCase: call.args.ignore_case === true, nameGlob: simpleNameGlob(glob), exclude: Jail.alwaysSecretGlobs, lineBytes }
     const aliases = env.aliases ?? ProtectedAliases.nothing
     const done = (ran: Either.Either<Gathered, TextSearchError>, checked: Aliases.Protected) =>
@@ -215,7 +214,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
     const inTurn = Effect.suspend(() => {
       const scanSince = performance.now()
-      return Effect.flatMap(aliases.of(root), (fresh) => Effect.flatMap(gather(fs, engine, spec, filter, fresh, scanSince), (ran) => done(ran, fresh)))
+      return Effect.flatMap(aliases.of(root, "all", { long: true }), (fresh) => Effect.flatMap(gather(fs, engine, spec, filter, fresh, scanSince), (ran) => done(ran, fresh)))
     })
     const known = yield* aliases.known(root)
     if (known === undefined) return yield* inTurn
@@ -232,7 +231,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
           Effect.yieldNow(),
           Effect.suspend(() => {
             const askedAt = performance.now()
-            return Effect.flatMap(aliases.of(root), (fresh) =>
+            return Effect.flatMap(aliases.of(root, "all", { long: true }), (fresh) =>
               Effect.map(aliases.known(root), (now) => ({ fresh, same: now !== undefined && now.startedAt >= askedAt && now.version === known.version }))
             )
           })

@@ -5,13 +5,13 @@
  */
 import { Effect, Layer } from "effect"
 import * as Aliases from "../../domain/jail/Aliases.js"
-import { ProtectedAliases, type Scope } from "../../ports/ProtectedAliases.js"
+import { type OfOptions, ProtectedAliases, type Scope } from "../../ports/ProtectedAliases.js"
 import * as TreeControlsOnDisk from "./TreeControlsOnDisk.js"
 import type { WatchedScan } from "./WatchedScan.js"
 
 export const layer = (scanner: WatchedScan) =>
   Layer.succeed(ProtectedAliases, {
-    of: (root: string, scope?: Scope) => scanner.protectedIn(root, scope).pipe(Effect.catchAllDefect(() => Effect.succeed(Aliases.none))),
+    of: (root: string, scope?: Scope, options?: OfOptions) => scanner.protectedIn(root, scope, options?.long !== true).pipe(Effect.catchAllDefect(() => Effect.succeed(Aliases.none))),
     known: (root: string) =>
       Effect.sync(() => {
         const k = scanner.known(root)

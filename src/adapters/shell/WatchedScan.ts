@@ -149,9 +149,10 @@ export interface WatchedScan {
   readonly scan: (root: string, watch?: boolean, since?: number) => Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>>
   /**
    * What the file tools must refuse beyond names (hard links to protected files, protected symlinks' targets), as
-   * a scan now finds it.
+   * a scan now finds it. `watch: false` as for `scan` (grep's check of every path it shows: it was grep that set
+   * the watchers in a server that only searched, and held them to the end).
    */
-  readonly protectedIn: (root: string, scope?: ProtectedAliases.Scope) => Effect.Effect<Aliases.Protected>
+  readonly protectedIn: (root: string, scope?: ProtectedAliases.Scope, watch?: boolean) => Effect.Effect<Aliases.Protected>
   /**
    * Every git folder in `root` as a scan now finds it (`pin` and `link` hits: `.git` folders, files and symlinks, git
    * folders by other names): whose configuration can make any path of the workspace git's (`TreeControlsOnDisk`).
@@ -483,11 +484,11 @@ export const make = (options: Options = {}): WatchedScan => {
     return answer === "changed" ? undefined : answer
   }
 
-  const protectedIn = (root: string, scope: ProtectedAliases.Scope = "all"): Effect.Effect<Aliases.Protected> =>
+  const protectedIn = (root: string, scope: ProtectedAliases.Scope = "all", watch = true): Effect.Effect<Aliases.Protected> =>
     Effect.suspend(() => {
       const stored = scope === "single-link" ? fromStore(root) : undefined
       // Files written while a mask was broken count as protected too (Exposed).
-      return stored !== undefined ? Effect.succeed(Exposed.protect(root, stored)) : Effect.map(scan(root), () => Exposed.protect(root, roots.get(root)?.protected ?? Aliases.none))
+      return stored !== undefined ? Effect.succeed(Exposed.protect(root, stored)) : Effect.map(scan(root, watch), () => Exposed.protect(root, roots.get(root)?.protected ?? Aliases.none))
     })
 
   const gitFolders = (root: string): Effect.Effect<ReadonlyArray<string>> =>

@@ -134,6 +134,39 @@ export const nameScope = (dir: string, root?: string): NameScope => {
   return scopeOf(dir, root, root === undefined || P.isInside(root, dir), segs[segs.length - 1], lastCopies, before, state, dotGit)
 }
 
+/**
+ * A lower-cased name's own findings, the same in whatever folder: its readings as a copy of another name
+ * (`copiesOf`), and as a file, what `nameReason` finds in them. rg names many files under few names (12,205 files
+ * under 400 names for the bench's regex): reading each name's copies again was most of judging it. Bounded: a tree
+ * of names all different clears it now and then rather than grow it.
+ */
+interface Findings {
+  readonly copies: ReadonlyArray<string>
+  readonly reason: string | undefined
+}
+const memoSize = 4096
+const asFile = new Map<string, Findings>()
+const asFolder = new Map<string, ReadonlyArray<string>>()
+const fileFindings = (n: string): Findings => {
+  let f = asFile.get(n)
+  if (f === undefined) {
+    const copies = copiesOf(n, true)
+    f = { copies, reason: nameReason(n, copies) }
+    if (asFile.size >= memoSize) asFile.clear()
+    asFile.set(n, f)
+  }
+  return f
+}
+const folderCopies = (n: string): ReadonlyArray<string> => {
+  let c = asFolder.get(n)
+  if (c === undefined) {
+    c = copiesOf(n, false)
+    if (asFolder.size >= memoSize) asFolder.clear()
+    asFolder.set(n, c)
+  }
+  return c
+}
+
 const joinName = (scope: NameScope, name: string) => (scope.dir === "/" ? `/${name}` : `${scope.dir}/${name}`)
 
 /** What `secretSegments` finds at the scope's last folder once `n` (read as `copies`) follows it. */
@@ -154,8 +187,8 @@ export const judgeIn = (scope: NameScope, name: string): ReturnType<typeof prote
   if (scope.state || n === ".minicode" || (last === ".config" && n === "minicode")) return { kind: "state" }
   const whole = scope.wholeMaybe ? wholePathSecret(joinName(scope, name)) : undefined
   if (whole !== undefined) return { kind: "secret", reason: whole }
-  const copies = copiesOf(n, true)
-  const reason = scope.before ?? atLast(scope, n, copies) ?? nameReason(n, copies)
+  const own = fileFindings(n)
+  const reason = scope.before ?? atLast(scope, n, own.copies) ?? own.reason
   return reason === undefined ? undefined : { kind: "secret", reason }
 }
 
@@ -163,7 +196,7 @@ export const judgeIn = (scope: NameScope, name: string): ReturnType<typeof prote
 export const childOf = (scope: NameScope, name: string): NameScope => {
   const n = name.toLowerCase()
   if (!scope.incremental || scope.dotGit || name.includes("/") || n === "" || n === "." || n === "..") return nameScope(joinName(scope, name), scope.root)
-  const copies = copiesOf(n, false)
+  const copies = folderCopies(n)
   const last = scope.last
   return scopeOf(
     joinName(scope, name),
