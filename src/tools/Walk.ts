@@ -15,7 +15,7 @@ import { Effect } from "effect"
 import * as GitIgnore from "../domain/files/GitIgnore.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as GitFolders from "../kernel/GitFolders.js"
-import { FileSystem, type TreeFolder } from "../ports/FileSystem.js"
+import { type DirEntry, type FileKind, FileSystem, type TreeFolder } from "../ports/FileSystem.js"
 
 export interface WalkOptions {
   readonly root: string
@@ -60,6 +60,7 @@ export const breathe = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 const decoder = new TextDecoder()
+const none: ReadonlyArray<never> = []
 
 interface Rules {
   /** The workspace-relative folder of the .gitignore ("" for the root). */
@@ -81,18 +82,16 @@ const ignoredIn = (chain: ReadonlyArray<Rules>, folders: ReadonlyArray<string>, 
   return false
 }
 
+/** A rule file's rules for the folder `base`, or none when it holds no rule (git's default exclude file is all comments). */
+const rulesOf = (base: string, bytes: Uint8Array): ReadonlyArray<Rules> => {
+  const ig = GitIgnore.compile(decoder.decode(bytes))
+  return ig.rules.length === 0 ? none : [{ base, ig }]
+}
+
 /** `rel` (a folder at or below `base`) relative to `base`, as a prefix for names: "" or ending in `/`. */
 const prefixBelow = (base: string, rel: string) => (rel === base ? "" : `${base === "" ? rel : rel.slice(base.length + 1)}/`)
 
 const byName = (a: { readonly name: string }, b: { readonly name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-
-/** True when the entries are in `byName` order already (the Node adapter's listings come sorted by byte). */
-const inOrder = (entries: ReadonlyArray<{ readonly name: string }>) => {
-  for (let i = 1; i < entries.length; i++) if ((entries[i - 1]?.name ?? "") > (entries[i]?.name ?? "")) return false
-  return true
-}
-
-const none: ReadonlyArray<string> = []
 
 /** The chain in force at the folder `self` ("" for the start's, which covers the whole walk) and below it (`under`). */
 interface Scope {
@@ -101,15 +100,33 @@ interface Scope {
   readonly chain: ReadonlyArray<Rules>
 }
 
-const hasRuleFile = (entries: ReadonlyArray<{ readonly name: string; readonly kind: string }>) => {
-  for (let i = 0; i < entries.length; i++) if (entries[i]?.name === ".gitignore" && entries[i]?.kind === "file") return true
-  return false
+/** What a folder's listing says, from one pass over it. */
+interface Listing {
+  /** In `byName` order already (the Node adapter's listings come sorted by byte). */
+  sorted: boolean
+  /** The kind of its `.git` entry, if it has one (a folder, or a file in a submodule or a worktree). */
+  git: FileKind | undefined
+  /** It has a `.gitignore` file. */
+  ruleFile: boolean
+  /** It has a `HEAD` (without one it is no git folder: `GitFolders.isGitListing` need not look). */
+  head: boolean
 }
 
-/** The kind of the folder's `.git` entry, if it has one (a folder, or a file in a submodule or a worktree). */
-const gitEntry = (entries: ReadonlyArray<{ readonly name: string; readonly kind: string }>) => {
-  for (let i = 0; i < entries.length; i++) if (entries[i]?.name === ".git") return entries[i]?.kind
-  return undefined
+/** One pass over a folder's listing, for what the walk asks of it. */
+const lookAt = (entries: ReadonlyArray<DirEntry>): Listing => {
+  const listing: Listing = { sorted: true, git: undefined, ruleFile: false, head: false }
+  let last = ""
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]
+    if (entry === undefined) continue
+    const name = entry.name
+    if (name < last) listing.sorted = false
+    last = name
+    if (name === ".git") listing.git = entry.kind
+    else if (name === ".gitignore") listing.ruleFile ||= entry.kind === "file"
+    else if (name === "HEAD") listing.head = true
+  }
+  return listing
 }
 
 /** Folders listed between two breaths: the event loop turns (and an interruption lands) at least this often. */
@@ -119,26 +136,26 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
   const fs = yield* FileSystem
   const load = (rel: string) =>
     fs.readFile(P.join(options.root, rel, ".gitignore")).pipe(
-      Effect.map((bytes): Rules => ({ base: rel, ig: GitIgnore.compile(decoder.decode(bytes)) })),
-      Effect.option
+      Effect.map((bytes) => rulesOf(rel, bytes)),
+      Effect.orElseSucceed(() => none)
     )
   // .gitignore files above the start directory apply too; a git folder by another name above it holds nothing to list.
   const startRel = P.relative(options.root, options.start)
   // The repository's own exclude file (`.git/info/exclude`) counts as git and rg count it: below every .gitignore.
   const exclude = yield* fs.readFile(P.join(options.root, ".git", "info", "exclude")).pipe(Effect.option)
-  let chain: ReadonlyArray<Rules> = exclude._tag === "Some" ? [{ base: "", ig: GitIgnore.compile(decoder.decode(exclude.value)) }] : []
+  let chain: ReadonlyArray<Rules> = exclude._tag === "Some" ? rulesOf("", exclude.value) : none
   let above = ""
   let inGitFolder = false
   for (const seg of P.segments(startRel)) {
     const rules = yield* load(above)
-    if (rules._tag === "Some") chain = [...chain, rules.value]
+    if (rules.length > 0) chain = [...chain, ...rules]
     above = above === "" ? seg : `${above}/${seg}`
     // A nested repository on the way down: the rules above stop at it (its own are read below, or in `visit`).
     if (above !== startRel) {
       const git = yield* fs.lstat(P.join(options.root, above, ".git")).pipe(Effect.option)
       if (git._tag === "Some" && git.value._tag === "Some") {
         const own = yield* fs.readFile(P.join(options.root, above, ".git", "info", "exclude")).pipe(Effect.option)
-        chain = own._tag === "Some" ? [{ base: above, ig: GitIgnore.compile(decoder.decode(own.value)) }] : []
+        chain = own._tag === "Some" ? rulesOf(above, own.value) : none
       }
     }
     if (above !== startRel && (yield* GitFolders.isGitFolder(fs, P.join(options.root, above)))) inGitFolder = true
@@ -164,24 +181,26 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     const rel = folder.rel === "" ? startRel : startRel === "" ? folder.rel : `${startRel}/${folder.rel}`
     if (incomplete) return none
     let here = chainOf(rel)
+    const listed = lookAt(folder.entries)
     // Sorted as given (a copy sorted only when not): the same order either way.
-    const entries = inOrder(folder.entries) ? folder.entries : [...folder.entries].sort(byName)
+    const entries = listed.sorted ? folder.entries : [...folder.entries].sort(byName)
     // A git folder by another name (`.repo/`, a bare clone) is left out as `.git` is: nothing in it listed.
-    if (rel !== "" && GitFolders.isGitListing(entries)) return none
+    if (rel !== "" && listed.head && GitFolders.isGitListing(entries)) return none
     // A nested repository (a folder holding `.git`) is its own ignore scope, as git and rg have it: the rules of the
     // folders above stop at it, and its own .git/info/exclude counts. Was: the outer rules went on inside it.
     if (rel !== "") {
-      const git = gitEntry(entries)
+      const git = listed.git
       if (git !== undefined) {
         const own = git === "directory" ? folder.read(".git/info/exclude") : undefined
-        here = own === undefined ? [] : [{ base: rel, ig: GitIgnore.compile(decoder.decode(own)) }]
+        here = own === undefined ? none : rulesOf(rel, own)
         scopes.push({ self: rel, under: `${rel}/`, chain: here })
       }
     }
-    if (hasRuleFile(entries)) {
+    if (listed.ruleFile) {
       const bytes = folder.read(".gitignore")
-      if (bytes !== undefined) {
-        here = [...here, { base: rel, ig: GitIgnore.compile(decoder.decode(bytes)) }]
+      const rules = bytes === undefined ? none : rulesOf(rel, bytes)
+      if (rules.length > 0) {
+        here = [...here, ...rules]
         scopes.push({ self: rel, under: rel === "" ? "" : `${rel}/`, chain: here })
       }
     }
