@@ -31,6 +31,11 @@ export interface WalkOptions {
   readonly keep?: ((folder: string, name: string) => boolean) | undefined
   /** False: `dirs` stays empty (glob wants only `files`; less to allocate). */
   readonly dirs?: boolean | undefined
+  /**
+   * Only the first this many `files` (in sorted order) are wanted (glob shows 1,000): the others are counted in
+   * `matched` but neither kept nor sorted, and a folder whose path sorts after all those kept makes no path at all.
+   */
+  readonly first?: number | undefined
 }
 
 /** One directory's regular files (names, sorted), for a search that reads a directory at a time. */
@@ -41,8 +46,10 @@ export interface WalkedDir {
 }
 
 export interface Walked {
-  /** Workspace-relative paths of the files and symlinks (those `keep` kept), sorted. */
+  /** Workspace-relative paths of the files and symlinks (those `keep` kept), sorted; with `first`, the first ones. */
   readonly files: ReadonlyArray<string>
+  /** How many files and symlinks `keep` kept (`files.length`, or more with `first`). */
+  readonly matched: number
   /** The directories with their regular files, in walk order (depth first, names sorted). */
   readonly dirs: ReadonlyArray<WalkedDir>
   /** True when the entry budget ran out before the walk finished. */
@@ -166,6 +173,15 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
   const dirs: Array<WalkedDir> = []
   let seen = 0
   let incomplete = false
+  let matched = 0
+  const first = options.first === undefined ? undefined : Math.max(0, options.first)
+  // With `first`: once `files` grew to twice that, it is cut to its first `first` and `bound` is the last of them;
+  // a later path above it cannot be among the first, so it is not kept (nor made, when its folder is above it).
+  let bound: string | undefined
+  const cut = (wanted: number) => {
+    files.sort()
+    if (files.length > wanted) files.length = wanted
+  }
   // The rule chains in force, one per folder on the way down that had a .gitignore (the start's own chain at the
   // bottom): the walk is depth first, so a folder's chain is the top one once those of folders it is not in are popped.
   const scopes: Array<Scope> = [{ self: startRel, under: "", chain }]
@@ -205,6 +221,8 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
       }
     }
     const prefix = rel === "" ? "" : `${rel}/`
+    // Every path of this folder sorts after `prefix`: none of them can be among the first `first` when it is past `bound`.
+    const past = bound !== undefined && prefix > bound
     const folders = here.length === 0 ? none : here.map((rules) => (rules.base === "" ? prefix : prefixBelow(rules.base, rel)))
     // Made on first use: most folders have no subfolder (87% on the bench tree), and glob keeps no `regular`.
     let regular: Array<string> | undefined
@@ -224,7 +242,19 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
         }
       } else if (entry.kind === "file" || entry.kind === "symlink") {
         if (!ignoredIn(here, folders, name, false)) {
-          if (keep === undefined || keep(prefix, name)) files.push(prefix + name)
+          if (keep === undefined || keep(prefix, name)) {
+            matched++
+            if (!past) {
+              const path = prefix + name
+              if (bound === undefined || path < bound) {
+                files.push(path)
+                if (first !== undefined && files.length >= 2 * first) {
+                  cut(first)
+                  bound = files[first - 1] ?? ""
+                }
+              }
+            }
+          }
           if (byDir && entry.kind === "file") {
             if (regular === undefined) regular = []
             regular.push(name)
@@ -249,7 +279,7 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
       (tree) => (tree._tag === "None" ? Effect.void : tree.value.close)
     )
   }
-  files.sort()
-  const result: Walked = { files, dirs, incomplete }
+  cut(first ?? files.length)
+  const result: Walked = { files, dirs, matched, incomplete }
   return result
 })
