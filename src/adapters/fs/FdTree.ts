@@ -1,7 +1,7 @@
 /**
  * A walk of a tree through descriptors, for NodeFileSystem's `walkTree`: the start opened from `/` as `DirFd.open`
  * does, then each folder opened `O_DIRECTORY | O_NOFOLLOW` relative to its parent's descriptor
- * (`/proc/self/fd/<parent>/<name>`) and listed through its own (`/proc/self/fd/<fd>`). A folder swapped for a
+ * (`/proc/<pid>/fd/<parent>/<name>`) and listed through its own (`/proc/<pid>/fd/<fd>`). A folder swapped for a
  * symlink after its parent was listed fails the open (ELOOP or ENOTDIR) and is passed over, so every name a listing
  * gives lies in the tree, reached by no link: the walk is its own no-follow check, with one listing per folder.
  *
