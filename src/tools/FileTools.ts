@@ -241,13 +241,13 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
     // it finds and counts lies in the workspace as it is. Was a hole (red team), when glob walked by path and then
     // confirmed each hit: a count of the hits left out was an oracle on the names of a folder outside that bash swapped
     // in (`glob OUTSIDEN*` noted one, `OUTSIDEX*` none); a walk that never lists the outside folder has nothing to count.
-    const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries, dirs: false, keep }).pipe(
+    // Only the first globResults hits are kept and sorted; the rest are counted.
+    const walked = yield* walk({ root: session.root, start: facts.real, maxEntries: limits.walkEntries, dirs: false, keep, first: limits.globResults }).pipe(
       Effect.provideService(FileSystem, env.fs)
     )
-    const hits = walked.files
-    const shownHits = hits.slice(0, limits.globResults)
+    const shownHits = walked.files
     const notes = [
-      hits.length > shownHits.length ? `[truncated: ${hits.length - shownHits.length} more matches]` : "",
+      walked.matched > shownHits.length ? `[truncated: ${walked.matched - shownHits.length} more matches]` : "",
       walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
     ].filter((n) => n !== "")
     if (shownHits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)

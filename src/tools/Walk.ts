@@ -15,7 +15,7 @@ import { Effect } from "effect"
 import * as GitIgnore from "../domain/files/GitIgnore.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as GitFolders from "../kernel/GitFolders.js"
-import { FileSystem, type TreeFolder } from "../ports/FileSystem.js"
+import { type DirEntry, type FileKind, FileSystem, type TreeFolder } from "../ports/FileSystem.js"
 
 export interface WalkOptions {
   readonly root: string
@@ -33,6 +33,11 @@ export interface WalkOptions {
   readonly dirs?: boolean | undefined
   /** False: `files` stays empty (grep reads `dirs` only: 60,000 paths made and sorted for nothing on the bench tree). */
   readonly files?: boolean | undefined
+  /**
+   * Only the first this many `files` (in sorted order) are wanted (glob shows 1,000): the others are counted in
+   * `matched` but neither kept nor sorted, and a folder whose path sorts after all those kept makes no path at all.
+   */
+  readonly first?: number | undefined
 }
 
 /** One directory's regular files (names, sorted), for a search that reads a directory at a time. */
@@ -43,8 +48,10 @@ export interface WalkedDir {
 }
 
 export interface Walked {
-  /** Workspace-relative paths of the files and symlinks (those `keep` kept), sorted. */
+  /** Workspace-relative paths of the files and symlinks (those `keep` kept), sorted; with `first`, the first ones. */
   readonly files: ReadonlyArray<string>
+  /** How many files and symlinks `keep` kept (`files.length`, or more with `first`). */
+  readonly matched: number
   /** The directories with their regular files, in walk order (depth first, names sorted). */
   readonly dirs: ReadonlyArray<WalkedDir>
   /** True when the entry budget ran out before the walk finished. */
@@ -62,6 +69,7 @@ export const breathe = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 const decoder = new TextDecoder()
+const none: ReadonlyArray<never> = []
 
 interface Rules {
   /** The workspace-relative folder of the .gitignore ("" for the root). */
@@ -83,18 +91,16 @@ const ignoredIn = (chain: ReadonlyArray<Rules>, folders: ReadonlyArray<string>, 
   return false
 }
 
+/** A rule file's rules for the folder `base`, or none when it holds no rule (git's default exclude file is all comments). */
+const rulesOf = (base: string, bytes: Uint8Array): ReadonlyArray<Rules> => {
+  const ig = GitIgnore.compile(decoder.decode(bytes))
+  return ig.rules.length === 0 ? none : [{ base, ig }]
+}
+
 /** `rel` (a folder at or below `base`) relative to `base`, as a prefix for names: "" or ending in `/`. */
 const prefixBelow = (base: string, rel: string) => (rel === base ? "" : `${base === "" ? rel : rel.slice(base.length + 1)}/`)
 
 const byName = (a: { readonly name: string }, b: { readonly name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-
-/** True when the entries are in `byName` order already (the Node adapter's listings come sorted by byte). */
-const inOrder = (entries: ReadonlyArray<{ readonly name: string }>) => {
-  for (let i = 1; i < entries.length; i++) if ((entries[i - 1]?.name ?? "") > (entries[i]?.name ?? "")) return false
-  return true
-}
-
-const none: ReadonlyArray<string> = []
 
 /** The chain in force at the folder `self` ("" for the start's, which covers the whole walk) and below it (`under`). */
 interface Scope {
@@ -103,15 +109,33 @@ interface Scope {
   readonly chain: ReadonlyArray<Rules>
 }
 
-const hasRuleFile = (entries: ReadonlyArray<{ readonly name: string; readonly kind: string }>) => {
-  for (let i = 0; i < entries.length; i++) if (entries[i]?.name === ".gitignore" && entries[i]?.kind === "file") return true
-  return false
+/** What a folder's listing says, from one pass over it. */
+interface Listing {
+  /** In `byName` order already (the Node adapter's listings come sorted by byte). */
+  sorted: boolean
+  /** The kind of its `.git` entry, if it has one (a folder, or a file in a submodule or a worktree). */
+  git: FileKind | undefined
+  /** It has a `.gitignore` file. */
+  ruleFile: boolean
+  /** It has a `HEAD` (without one it is no git folder: `GitFolders.isGitListing` need not look). */
+  head: boolean
 }
 
-/** The kind of the folder's `.git` entry, if it has one (a folder, or a file in a submodule or a worktree). */
-const gitEntry = (entries: ReadonlyArray<{ readonly name: string; readonly kind: string }>) => {
-  for (let i = 0; i < entries.length; i++) if (entries[i]?.name === ".git") return entries[i]?.kind
-  return undefined
+/** One pass over a folder's listing, for what the walk asks of it. */
+const lookAt = (entries: ReadonlyArray<DirEntry>): Listing => {
+  const listing: Listing = { sorted: true, git: undefined, ruleFile: false, head: false }
+  let last = ""
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]
+    if (entry === undefined) continue
+    const name = entry.name
+    if (name < last) listing.sorted = false
+    last = name
+    if (name === ".git") listing.git = entry.kind
+    else if (name === ".gitignore") listing.ruleFile ||= entry.kind === "file"
+    else if (name === "HEAD") listing.head = true
+  }
+  return listing
 }
 
 /** Folders listed between two breaths: the event loop turns (and an interruption lands) at least this often. */
@@ -121,37 +145,46 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
   const fs = yield* FileSystem
   const load = (rel: string) =>
     fs.readFile(P.join(options.root, rel, ".gitignore")).pipe(
-      Effect.map((bytes): Rules => ({ base: rel, ig: GitIgnore.compile(decoder.decode(bytes)) })),
-      Effect.option
+      Effect.map((bytes) => rulesOf(rel, bytes)),
+      Effect.orElseSucceed(() => none)
     )
   // .gitignore files above the start directory apply too; a git folder by another name above it holds nothing to list.
   const startRel = P.relative(options.root, options.start)
   // The repository's own exclude file (`.git/info/exclude`) counts as git and rg count it: below every .gitignore.
   const exclude = yield* fs.readFile(P.join(options.root, ".git", "info", "exclude")).pipe(Effect.option)
-  let chain: ReadonlyArray<Rules> = exclude._tag === "Some" ? [{ base: "", ig: GitIgnore.compile(decoder.decode(exclude.value)) }] : []
+  let chain: ReadonlyArray<Rules> = exclude._tag === "Some" ? rulesOf("", exclude.value) : none
   let above = ""
   let inGitFolder = false
   for (const seg of P.segments(startRel)) {
     const rules = yield* load(above)
-    if (rules._tag === "Some") chain = [...chain, rules.value]
+    if (rules.length > 0) chain = [...chain, ...rules]
     above = above === "" ? seg : `${above}/${seg}`
     // A nested repository on the way down: the rules above stop at it (its own are read below, or in `visit`).
     if (above !== startRel) {
       const git = yield* fs.lstat(P.join(options.root, above, ".git")).pipe(Effect.option)
       if (git._tag === "Some" && git.value._tag === "Some") {
         const own = yield* fs.readFile(P.join(options.root, above, ".git", "info", "exclude")).pipe(Effect.option)
-        chain = own._tag === "Some" ? [{ base: above, ig: GitIgnore.compile(decoder.decode(own.value)) }] : []
+        chain = own._tag === "Some" ? rulesOf(above, own.value) : none
       }
     }
     if (above !== startRel && (yield* GitFolders.isGitFolder(fs, P.join(options.root, above)))) inGitFolder = true
   }
   const keep = options.keep
   const byDir = options.dirs !== false
-  const listed = options.files !== false
+  const wantFiles = options.files !== false
   const files: Array<string> = []
   const dirs: Array<WalkedDir> = []
   let seen = 0
   let incomplete = false
+  let matched = 0
+  const first = options.first === undefined ? undefined : Math.max(0, options.first)
+  // With `first`: once `files` grew to twice that, it is cut to its first `first` and `bound` is the last of them;
+  // a later path above it cannot be among the first, so it is not kept (nor made, when its folder is above it).
+  let bound: string | undefined
+  const cut = (wanted: number) => {
+    files.sort()
+    if (files.length > wanted) files.length = wanted
+  }
   // The rule chains in force, one per folder on the way down that had a .gitignore (the start's own chain at the
   // bottom): the walk is depth first, so a folder's chain is the top one once those of folders it is not in are popped.
   const scopes: Array<Scope> = [{ self: startRel, under: "", chain }]
@@ -167,28 +200,32 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     const rel = folder.rel === "" ? startRel : startRel === "" ? folder.rel : `${startRel}/${folder.rel}`
     if (incomplete) return none
     let here = chainOf(rel)
+    const listed = lookAt(folder.entries)
     // Sorted as given (a copy sorted only when not): the same order either way.
-    const entries = inOrder(folder.entries) ? folder.entries : [...folder.entries].sort(byName)
+    const entries = listed.sorted ? folder.entries : [...folder.entries].sort(byName)
     // A git folder by another name (`.repo/`, a bare clone) is left out as `.git` is: nothing in it listed.
-    if (rel !== "" && GitFolders.isGitListing(entries)) return none
+    if (rel !== "" && listed.head && GitFolders.isGitListing(entries)) return none
     // A nested repository (a folder holding `.git`) is its own ignore scope, as git and rg have it: the rules of the
     // folders above stop at it, and its own .git/info/exclude counts. Was: the outer rules went on inside it.
     if (rel !== "") {
-      const git = gitEntry(entries)
+      const git = listed.git
       if (git !== undefined) {
         const own = git === "directory" ? folder.read(".git/info/exclude") : undefined
-        here = own === undefined ? [] : [{ base: rel, ig: GitIgnore.compile(decoder.decode(own)) }]
+        here = own === undefined ? none : rulesOf(rel, own)
         scopes.push({ self: rel, under: `${rel}/`, chain: here })
       }
     }
-    if (hasRuleFile(entries)) {
+    if (listed.ruleFile) {
       const bytes = folder.read(".gitignore")
-      if (bytes !== undefined) {
-        here = [...here, { base: rel, ig: GitIgnore.compile(decoder.decode(bytes)) }]
+      const rules = bytes === undefined ? none : rulesOf(rel, bytes)
+      if (rules.length > 0) {
+        here = [...here, ...rules]
         scopes.push({ self: rel, under: rel === "" ? "" : `${rel}/`, chain: here })
       }
     }
     const prefix = rel === "" ? "" : `${rel}/`
+    // Every path of this folder sorts after `prefix`: none of them can be among the first `first` when it is past `bound`.
+    const past = bound !== undefined && prefix > bound
     const folders = here.length === 0 ? none : here.map((rules) => (rules.base === "" ? prefix : prefixBelow(rules.base, rel)))
     // Made on first use: most folders have no subfolder (87% on the bench tree), and glob keeps no `regular`.
     let regular: Array<string> | undefined
@@ -208,7 +245,19 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
         }
       } else if (entry.kind === "file" || entry.kind === "symlink") {
         if (!ignoredIn(here, folders, name, false)) {
-          if (listed && (keep === undefined || keep(prefix, name))) files.push(prefix + name)
+          if (wantFiles && (keep === undefined || keep(prefix, name))) {
+            matched++
+            if (!past) {
+              const path = prefix + name
+              if (bound === undefined || path < bound) {
+                files.push(path)
+                if (first !== undefined && files.length >= 2 * first) {
+                  cut(first)
+                  bound = files[first - 1] ?? ""
+                }
+              }
+            }
+          }
           if (byDir && entry.kind === "file") {
             if (regular === undefined) regular = []
             regular.push(name)
@@ -233,7 +282,7 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
       (tree) => (tree._tag === "None" ? Effect.void : tree.value.close)
     )
   }
-  files.sort()
-  const result: Walked = { files, dirs, incomplete }
+  cut(first ?? files.length)
+  const result: Walked = { files, dirs, matched, incomplete }
   return result
 })

@@ -17,6 +17,7 @@ import { generate } from "../../bench/tree/generate.js"
 import * as NodeFileSystem from "../../src/adapters/fs/NodeFileSystem.js"
 import { runTool } from "../../src/index.js"
 import { limits } from "../../src/tools/FileTools.js"
+import { matcher } from "../../src/tools/PathGlob.js"
 import { walk } from "../../src/tools/Walk.js"
 import { nodeFileSystemWith } from "../support/NodeFs.js"
 
@@ -99,6 +100,33 @@ describe("glob on the bench tree's features", () => {
     expect(walked.files).toEqual(git)
     const regular = walked.dirs.flatMap((d) => d.files.map((f) => (d.rel === "" ? f : `${d.rel}/${f}`))).sort()
     expect(regular).toEqual(git.filter((f) => !fs.lstatSync(path.join(root, f)).isSymbolicLink()))
+  })
+
+  it("with `first` (glob's cap), the walk keeps the first paths of its whole listing and counts them all", async () => {
+    const walked = (pattern: string, first?: number, at = root) =>
+      Effect.runPromise(
+        walk({ root: at, start: at, maxEntries: 1_000_000, dirs: false, keep: matcher(pattern), ...(first === undefined ? {} : { first }) }).pipe(
+          Effect.provide(NodeFileSystem.layer)
+        )
+      )
+    // A tree whose walk order is far from the sorted order: a folder's files come before its subfolders' (which sort
+    // before them here), and the later folders sort first.
+    const shuffled = path.join(base, "first-ws")
+    for (const [dir, n] of [["", 40], ["m", 30], ["m/k", 20], ["b", 30], ["b/z", 25], ["a", 10], ["a/a", 35]] as const) {
+      fs.mkdirSync(path.join(shuffled, dir), { recursive: true })
+      for (let i = 0; i < n; i++) fs.writeFileSync(path.join(shuffled, dir, `${"zyx"[i % 3]}${n - i}.ts`), "")
+    }
+    for (const [pattern, at] of [["**", root], ["**/*.ts", root], ["*.json", root], ["**", shuffled]] as const) {
+      const all = await walked(pattern, undefined, at)
+      expect(all.matched).toBe(all.files.length)
+      // Cut many times over (a small cap), never (a cap above the count), and at the edges.
+      const firsts = at === shuffled ? Array.from({ length: all.files.length + 2 }, (_, i) => i) : [0, 1, 7, 100, all.files.length - 1, all.files.length, all.files.length + 1]
+      for (const first of firsts) {
+        const got = await walked(pattern, first, at)
+        expect(got.files).toEqual(all.files.slice(0, Math.max(first, 0)))
+        expect(got.matched).toBe(all.files.length)
+      }
+    }
   })
 })
 

@@ -1,7 +1,7 @@
 /**
  * A walk of a tree through descriptors, for NodeFileSystem's `walkTree`: the start opened from `/` as `DirFd.open`
  * does, then each folder opened `O_DIRECTORY | O_NOFOLLOW` relative to its parent's descriptor
- * (`/proc/self/fd/<parent>/<name>`) and listed through its own (`/proc/self/fd/<fd>`). A folder swapped for a
+ * (`/proc/<pid>/fd/<parent>/<name>`) and listed through its own (`/proc/<pid>/fd/<fd>`). A folder swapped for a
  * symlink after its parent was listed fails the open (ELOOP or ENOTDIR) and is passed over, so every name a listing
  * gives lies in the tree, reached by no link: the walk is its own no-follow check, with one listing per folder.
  *
@@ -77,25 +77,22 @@ export interface FdTree {
 }
 
 export const open = (start: string): FdTree => {
-  const held = new Set<Held>()
+  // What is open at any moment (no set of them kept): the start until its listing, the folder being listed, and
+  // the parent of each job on the stack; `uses` 0 marks one closed.
   const release = (h: Held) => {
     if (--h.uses > 0) return
-    held.delete(h)
     DirFd.close(h)
   }
-  const first: Held = { ...DirFd.open(start), uses: 1 }
-  held.add(first)
-  let pendingFirst: Held | undefined = first
+  let pendingFirst: Held | undefined = { ...DirFd.open(start), uses: 1 }
+  let current: Held | undefined
   const stack: Array<Job> = []
   const enter = (job: Job): Held | undefined => {
     try {
       const fd = fs.openSync(DirFd.at(job.parent, job.name), dirFlags)
       // A listed name has no `/` and is not `.` or `..`: joined as it is.
       const parent = job.parent.path
-      const h: Held = { path: parent === "/" ? `/${job.name}` : `${parent}/${job.name}`, fd: DirFd.supported ? fd : undefined, uses: 1 }
       if (!DirFd.supported) fs.closeSync(fd)
-      held.add(h)
-      return h
+      return { path: parent === "/" ? `/${job.name}` : `${parent}/${job.name}`, fd: DirFd.supported ? fd : undefined, uses: 1 }
     } catch (cause) {
       if (passedOver.has(codeOf(cause))) return undefined
       throw cause
@@ -104,10 +101,17 @@ export const open = (start: string): FdTree => {
     }
   }
   const list = (h: Held, rel: string, visit: TreeVisit) => {
-    let entries: ReadonlyArray<DirEntry>
+    current = h
+    let entries: Array<DirEntry>
     try {
-      entries = fs.readdirSync(DirFd.self(h), withTypes).map((e) => ({ name: e.name, kind: kindOf(e) }))
+      const listed = fs.readdirSync(DirFd.self(h), withTypes)
+      entries = new Array<DirEntry>(listed.length)
+      for (let i = 0; i < listed.length; i++) {
+        const e = listed[i] as fs.Dirent
+        entries[i] = { name: e.name, kind: kindOf(e) }
+      }
     } catch (cause) {
+      current = undefined
       release(h)
       if (passedOver.has(codeOf(cause))) return
       throw cause
@@ -118,6 +122,7 @@ export const open = (start: string): FdTree => {
       const name = subs[i] ?? ""
       stack.push({ parent: h, name, rel: rel === "" ? name : `${rel}/${name}` })
     }
+    current = undefined
     release(h)
   }
   const step = (folders: number, visit: TreeVisit): boolean => {
@@ -137,11 +142,18 @@ export const open = (start: string): FdTree => {
     }
     return stack.length > 0
   }
+  const shut = (h: Held | undefined) => {
+    if (h === undefined || h.uses <= 0) return
+    h.uses = 0
+    DirFd.close(h)
+  }
   const close = () => {
-    for (const h of held) DirFd.close(h)
-    held.clear()
+    shut(pendingFirst)
+    shut(current)
+    for (const job of stack) shut(job.parent)
     stack.length = 0
     pendingFirst = undefined
+    current = undefined
   }
   return { step, close }
 }
