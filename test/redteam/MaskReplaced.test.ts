@@ -12,7 +12,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, swapper } from "./support/Attack.js"
 
 const cleanups = attackFile()
 const loop = "touch started; for i in $(seq 1 30); do cat .env 2>&1; sleep 0.2; done; echo loop-done\n"
@@ -105,4 +105,67 @@ describe.skipIf(unavailable !== undefined)(title("what a call wrote while a mask
     // What was written before the call is not held.
     expect(w.tool("read_file", { path: "before.txt" }).stdout).toContain("written before")
   }, 180_000)
+})
+
+/** Attack.ts's swapper (`renameat2(RENAME_EXCHANGE)` in a loop) on the folder `name` instead of `d`. */
+const swapperOn = (name: string) => swapper.replaceAll('b"d"', `b"${name}"`).replaceAll('islink("d")', `islink("${name}")`)
+
+describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, attacked afterwards"), () => {
+  /** An exposed call that left `copied.txt` and `deep/a/enc.txt` holding the renamed-in secret. */
+  const exposed = async () => {
+    const w = attackWorkspace(cleanups)
+    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
+    const copier = "touch started; mkdir -p deep/a; for i in $(seq 1 30); do cp .env copied.txt 2>/dev/null; cp .env deep/a/enc.txt 2>/dev/null; sleep 0.2; done\n"
+    expect(w.tool("write_file", { path: "loop.sh", content: copier }).status).toBe(0)
+    expect(
+      await during(w.root, () => {
+        fs.writeFileSync(path.join(w.root, ".env.tmp"), "NEW=canary-renamed\n")
+        fs.renameSync(path.join(w.root, ".env.tmp"), path.join(w.root, ".env"))
+      })
+    ).toContain("withheld")
+    expect(fs.readFileSync(path.join(w.root, "deep/a/enc.txt"), "utf8")).toContain("canary-renamed")
+    return w
+  }
+
+  it("as a sequence of allowed calls: move, edit, copy, link, move back, then read by every tool", async () => {
+    const w = await exposed()
+    const outs = [
+      w.tool("move_file", { from: "copied.txt", to: "moved.txt" }).stdout,
+      w.tool("move_file", { from: "deep", to: "deep2" }).stdout,
+      w.tool("edit_file", { path: "copied.txt", old_string: "NEW", new_string: "OLD" }).stdout,
+      w.script("mv copied.txt m2.txt; cp copied.txt c2.txt; ln copied.txt l2.txt; mv deep d3; cat copied.txt m2.txt c2.txt l2.txt d3/a/enc.txt 2>&1; echo step-done"),
+      w.tool("move_file", { from: "moved.txt", to: "copied.txt" }).stdout,
+      ...["copied.txt", "moved.txt", "m2.txt", "c2.txt", "l2.txt", "deep/a/enc.txt", "deep2/a/enc.txt", "d3/a/enc.txt"].map((p) => w.tool("read_file", { path: p }).stdout),
+      w.tool("grep", { pattern: "canary" }).stdout,
+      w.script("cat copied.txt deep/a/enc.txt 2>&1; grep -r canary . 2>/dev/null; echo read-done")
+    ].join("\n")
+    expect(outs).toContain("read-done")
+    expect(outs).not.toContain("canary-renamed")
+  }, 240_000)
+
+  it("with a second process (sandboxed bash) swapping the copy's folder for a link outside, and the host renaming the copy", async () => {
+    const w = await exposed()
+    const outside = fs.mkdtempSync(path.join(path.dirname(w.root), "out-"))
+    cleanups.push(() => fs.rmSync(outside, { recursive: true, force: true }))
+    fs.mkdirSync(path.join(outside, "a"))
+    fs.writeFileSync(path.join(outside, "a/enc.txt"), "outside\n")
+    // The copy renamed on the host (by the user, say): judged by its inode, not only its listed path.
+    fs.renameSync(path.join(w.root, "copied.txt"), path.join(w.root, "renamed-by-host.txt"))
+    // The attacker's second process: `deep` exchanged with a link outside, in a loop, from sandboxed bash.
+    expect(w.tool("write_file", { path: "swap.py", content: swapperOn("deep") }).status).toBe(0)
+    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 60 2>&1; echo swap-ended` }), "--cwd", w.root, "--work-mode", "BUILD", "--policy", "allow-all"]
+    const swap = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    cleanups.push(() => swap.kill())
+    let swapOut = ""
+    swap.stdout.on("data", (d: Buffer) => (swapOut += d.toString()))
+    const outs: Array<string> = []
+    for (let i = 0; i < 15; i++) {
+      outs.push(w.tool("read_file", { path: "deep/a/enc.txt" }).stdout, w.tool("read_file", { path: "renamed-by-host.txt" }).stdout)
+      if (i % 5 === 0) outs.push(w.tool("grep", { pattern: "canary" }).stdout)
+    }
+    fs.writeFileSync(path.join(w.root, "stop"), "")
+    await new Promise((r) => swap.on("exit", r))
+    expect(swapOut).not.toContain("canary")
+    expect(outs.join("\n")).not.toContain("canary-renamed")
+  }, 240_000)
 })

@@ -25,31 +25,45 @@ const lstat = (p: string) => {
   }
 }
 
-const memory = new Map<string, { readonly key: string; readonly paths: ReadonlySet<string> }>()
+interface Listed {
+  readonly paths: ReadonlySet<string>
+  /** `dev:ino` of each listed file when it was listed: its content under any name it is moved to. */
+  readonly inodes: ReadonlySet<string>
+}
 
-/** The listed paths (absolute), read again only when the list changed. */
-export const paths = (workspace: string): ReadonlySet<string> => {
+const empty: Listed = { paths: new Set(), inodes: new Set() }
+const memory = new Map<string, { readonly key: string; readonly listed: Listed }>()
+
+const strings = (o: unknown, field: string): Array<string> => {
+  const v = typeof o === "object" && o !== null ? (o as Record<string, unknown>)[field] : undefined
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []
+}
+
+/** The list, read again only when it changed. */
+const listed = (workspace: string): Listed => {
   const st = lstat(fileOf(workspace))
-  if (st?.isFile() !== true) return new Set()
+  if (st?.isFile() !== true) return empty
   const key = `${st.ino}:${st.size}:${st.mtimeMs}`
   const known = memory.get(workspace)
-  if (known?.key === key) return known.paths
-  let list: ReadonlySet<string> = new Set()
+  if (known?.key === key) return known.listed
+  let list = empty
   try {
     const raw: unknown = JSON.parse(fs.readFileSync(fileOf(workspace), "utf8"))
-    const ps = typeof raw === "object" && raw !== null && Array.isArray((raw as { paths?: unknown }).paths) ? (raw as { paths: Array<unknown> }).paths : []
-    list = new Set(ps.filter((p): p is string => typeof p === "string" && p.startsWith(`${workspace}/`)))
+    list = { paths: new Set(strings(raw, "paths").filter((p) => p.startsWith(`${workspace}/`))), inodes: new Set(strings(raw, "inodes")) }
   } catch {
     // A torn list: nothing is lifted, the next record writes it whole again.
   }
-  memory.set(workspace, { key, paths: list })
+  memory.set(workspace, { key, listed: list })
   return list
 }
 
-/** `p` with the listed paths among its protected ones. */
+/** The listed paths (absolute). */
+export const paths = (workspace: string): ReadonlySet<string> => listed(workspace).paths
+
+/** `p` with the listed paths and files among its protected ones (a listed file renamed since is still one). */
 export const protect = (workspace: string, p: Aliases.Protected): Aliases.Protected => {
-  const listed = paths(workspace)
-  return listed.size === 0 ? p : { ...p, paths: new Set([...p.paths, ...listed]) }
+  const l = listed(workspace)
+  return l.paths.size === 0 ? p : { ...p, paths: new Set([...p.paths, ...l.paths]), inodes: new Set([...p.inodes, ...l.inodes]) }
 }
 
 /**
@@ -86,13 +100,17 @@ export const record = (workspace: string, sinceMs: number): ReadonlyArray<string
     }
   }
   walk(workspace)
-  const before = paths(workspace)
-  const added = collapsed(workspace, found).filter((p) => !before.has(p))
+  const before = listed(workspace)
+  const added = collapsed(workspace, found).filter((p) => !before.paths.has(p))
   if (added.length === 0) return []
+  const inodes = found.flatMap((f) => {
+    const st = lstat(f)
+    return st?.isFile() === true ? [Aliases.key(st.dev, st.ino)] : []
+  })
   const dir = path.join(workspace, ".minicode")
   if (lstat(dir) === undefined) StateDir.prepare(dir)
   const tmp = path.join(dir, `${fileName}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`)
-  fs.writeFileSync(tmp, JSON.stringify({ paths: [...before, ...added] }), { mode: 0o600, flag: "wx" })
+  fs.writeFileSync(tmp, JSON.stringify({ paths: [...before.paths, ...added], inodes: [...new Set([...before.inodes, ...inodes])] }), { mode: 0o600, flag: "wx" })
   fs.renameSync(tmp, fileOf(workspace))
   return added
 }

@@ -6,6 +6,7 @@
 import { Effect, Layer } from "effect"
 import * as Aliases from "../../domain/jail/Aliases.js"
 import { type OfOptions, ProtectedAliases, type Scope } from "../../ports/ProtectedAliases.js"
+import * as Exposed from "./Exposed.js"
 import * as TreeControlsOnDisk from "./TreeControlsOnDisk.js"
 import type { WatchedScan } from "./WatchedScan.js"
 
@@ -15,7 +16,8 @@ export const layer = (scanner: WatchedScan) =>
     known: (root: string) =>
       Effect.sync(() => {
         const k = scanner.known(root)
-        return k === undefined ? undefined : { aliases: k.protected, version: k.version, startedAt: k.startedAt }
+        // With what an exposed call wrote (Exposed), as `of` answers: grep's fast path starts from this answer.
+        return k === undefined ? undefined : { aliases: Exposed.protect(root, k.protected), version: k.version, startedAt: k.startedAt }
       }),
     // Every git folder the scan finds counts (a nested project's config may name a hooks folder anywhere in the
     // workspace); a scan that fails leaves the repositories on the written path's way (`near`).
