@@ -161,10 +161,14 @@ const layFolder = (dir: string, honest: boolean) => {
 const outDir = path.join(outside, "dir")
 const outFile = path.join(outside, "file")
 const outParent = path.join(outside, "parent")
-layFolder(outDir, false)
-layFolder(outFile, false)
-layFolder(path.join(outParent, "mid/rdir"), false)
-fs.writeFileSync(path.join(outParent, "mid", CANARY_NAME), `${CANARY}\n`)
+/** Every variant's outside folder, with the names the attacks target. */
+const layOutside = () => {
+  layFolder(outDir, false)
+  layFolder(outFile, false)
+  layFolder(path.join(outParent, "mid/rdir"), false)
+  fs.writeFileSync(path.join(outParent, "mid", CANARY_NAME), `${CANARY}\n`)
+}
+layOutside()
 
 interface Entry {
   readonly kind: string
@@ -205,10 +209,7 @@ const outsideChanges = (): Array<string> => {
 const restoreOutside = () => {
   fs.rmSync(outside, { recursive: true, force: true })
   fs.mkdirSync(outside)
-  layFolder(outDir, false)
-  layFolder(outFile, false)
-  layFolder(path.join(outParent, "mid/rdir"), false)
-  fs.writeFileSync(path.join(outParent, "mid", CANARY_NAME), `${CANARY}\n`)
+  layOutside()
 }
 
 // ---------------------------------------------------------------- variants

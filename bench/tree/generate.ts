@@ -44,8 +44,8 @@ export interface TreeOptions {
   readonly bigCBytes?: number
 }
 
-/** mulberry32: a small seeded generator, so every run writes the same bytes. */
-const rng = (seed: number) => () => {
+/** mulberry32: a small seeded generator, so every run writes the same bytes (test/support/OddTree.ts's too). */
+export const rng = (seed: number) => () => {
   seed = (seed + 0x6d2b79f5) | 0
   let t = seed
   t = Math.imul(t ^ (t >>> 15), t | 1)

@@ -24,6 +24,7 @@
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { rng } from "../../bench/tree/generate.js"
 
 export const oddMarkers = {
   needle: "ODD_NEEDLE",
@@ -46,14 +47,6 @@ export interface OddTreeOptions {
   readonly bigBytes?: number
   /** false: no sparse file over 64 MB. */
   readonly huge?: boolean
-}
-
-const rng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
 const langs: ReadonlyArray<{ readonly ext: string; readonly body: (name: string, r: () => number) => string }> = [
