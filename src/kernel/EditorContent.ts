@@ -1,8 +1,8 @@
 /**
  * The content a file tool would leave at a path the user's editor or agent runs commands from
  * (`domain/files/EditorControls`), judged before the call goes on: write_file's content, edit_file's edit applied to
- * the file as it is, move_file's file under its new name. A folder moved onto such a name, or a symlink, is refused
- * whole (what it holds or points at is not judged here).
+ * the file as it is, move_file's file under its new name. A folder that would put a file at such a name, or a
+ * symlink at a control folder's name, is refused whole (what it holds or points at is not judged here).
  */
 import { Effect, Either, Option } from "effect"
 import * as Edit from "../domain/files/Edit.js"
@@ -66,13 +66,24 @@ export const judge = (
       if (Option.isSome(moved) && moved.value.kind === "symlink" && landing.some((r) => EditorControls.folderNames.has(P.basename(r).toLowerCase()))) {
         return { rule: "jail.editor-control", reason: `${landing[0] ?? ""} is a folder an editor or agent reads command files from, and a symlink moved there would make what it leads to that folder` }
       }
+      // A symlink moved onto the way a control link resolves (`.vscode -> a/vscode`, a link moved to `a`) makes the
+      // control whatever it leads to.
+      const way = Option.isSome(moved) && moved.value.kind === "symlink" ? Aliases.onControlWay(aliases, to.entry) : undefined
+      if (way !== undefined) {
+        return { rule: "jail.editor-control", reason: `${P.relative(root, to.entry)} is on the way a symlink at an editor control's name resolves (${P.relative(root, way)}), and a symlink moved there would change what the editor reads` }
+      }
       if (from.kind === "directory") {
-        const base = P.relative(root, to.entry)
-        const judged = yield* Subtree.judge(fs, from.entry, (rel) => {
-          const lands = base === "" ? rel : `${base}/${rel}`
-          return EditorControls.kindOf(lands) === undefined
+        // Every entry by the names the editor would read it by where it lands: its own, and through a symlink at a
+        // control's name that leads there (`.vscode -> config/vscode`, a folder moved to `config`). A symlink at a
+        // control's name inside the folder leads elsewhere once moved (`a/b/.vscode -> ../cfg` moved to `b`): refused
+        // whole, as a symlink moved to that name is. Were holes: both put a `folderOpen` task where VS Code reads it.
+        const judged = yield* Subtree.judge(fs, from.entry, (rel, kind) => {
+          const at = P.join(to.entry, rel)
+          const lands = [P.relative(root, at), ...Aliases.controlNames(aliases, root, at)]
+          const control = lands.find((r) => EditorControls.kindOf(r) !== undefined || (kind === "symlink" && EditorControls.folderNames.has(P.basename(r).toLowerCase())))
+          return control === undefined
             ? { ok: true }
-            : { ok: false, rule: "jail.editor-control", reason: `the folder would put ${rel} at ${lands}, a file an editor or agent runs commands from: move or write that file on its own` }
+            : { ok: false, rule: "jail.editor-control", reason: `the folder would put ${rel} at ${control}, ${kind === "symlink" ? "a symlink at a folder" : "a file"} an editor or agent ${kind === "symlink" ? "reads command files from" : "runs commands from"}: move or write that ${kind === "symlink" ? "link" : "file"} on its own` }
         })
         return judged._tag === "Refused" && !judged.verdict.ok ? { rule: "jail.editor-control", reason: judged.verdict.reason } : undefined
       }

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import type { JailVerdict } from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
-import type { FileSystemShape, FsError } from "../ports/FileSystem.js"
+import type { FileKind, FileSystemShape, FsError } from "../ports/FileSystem.js"
 import { breathe } from "../tools/Walk.js"
 
 export type Judged =
@@ -20,7 +20,7 @@ export const maxEntries = 100_000
 export const judge = (
   fs: FileSystemShape,
   dir: string,
-  verdictOf: (relative: string) => JailVerdict,
+  verdictOf: (relative: string, kind: FileKind) => JailVerdict,
   limit: number = maxEntries
 ): Effect.Effect<Judged, FsError> =>
   Effect.gen(function* () {
@@ -38,7 +38,7 @@ export const judge = (
       for (const entry of entries) {
         if (++seen > limit) return { _tag: "TooLarge", limit } satisfies Judged
         const relative = relDir === "" ? entry.name : `${relDir}/${entry.name}`
-        const verdict = verdictOf(relative)
+        const verdict = verdictOf(relative, entry.kind)
         if (!verdict.ok) return { _tag: "Refused", verdict } satisfies Judged
         if (entry.kind === "directory") stack.push(relative)
       }

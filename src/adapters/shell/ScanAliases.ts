@@ -204,19 +204,53 @@ const targetsOf = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>) => {
  * Where the symlinks at editor control names lead inside the workspace (the scan's `control` hits that are links:
  * `.vscode -> config/vscode`, `.vscode/tasks.json -> ../cfg/tasks.json`), with those names: the editor follows them,
  * so the file tools judge a write there by the name the editor reads (`Aliases.controlNames`). A few per workspace.
+ * `way`: every path such a link's resolution passes (the links on the way, and where it ends).
  */
-const controlLinks = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>): ReadonlyMap<string, string> => {
-  const out = new Map<string, string>()
+const controlLinks = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>): { readonly controls: ReadonlyMap<string, string>; readonly way: ReadonlySet<string> } => {
+  const controls = new Map<string, string>()
+  const way = new Set<string>()
   for (const h of hits) {
     if (h.verdict !== "control" || lstat(h.path)?.isSymbolicLink() !== true) continue
-    try {
-      const real = fs.realpathSync.native(h.path)
-      if (inside(root, real) && !out.has(real)) out.set(real, path.relative(root, h.path))
-    } catch {
-      // Dangling: nothing is reached by its name yet (a write through it is judged by that name).
-    }
+    const r = resolve(h.path)
+    if (r === undefined) continue
+    for (const p of [...r.through, r.real]) if (inside(root, p)) way.add(p)
+    if (inside(root, r.real) && !controls.has(r.real)) controls.set(r.real, path.relative(root, h.path))
   }
-  return out
+  return { controls, way }
+}
+
+/**
+ * Where `p` leads, following every symlink on the way (dangling ones too: the part that does not exist is kept as
+ * written), and the symlinks passed. Was a hole: with `.vscode -> config/vscode` and `config` moved away, move_file of
+ * a folder to `config` put its `vscode/tasks.json` where the editor reads `.vscode` from, judged by no control name.
+ */
+const resolve = (p: string): { readonly real: string; readonly through: ReadonlyArray<string> } | undefined => {
+  const todo = p.split("/").filter((c) => c !== "")
+  const through: Array<string> = []
+  let at = "/"
+  for (let hops = 0, c = todo.shift(); c !== undefined; c = todo.shift()) {
+    if (c === ".") continue
+    if (c === "..") {
+      at = path.dirname(at)
+      continue
+    }
+    const next = path.join(at, c)
+    if (lstat(next)?.isSymbolicLink() !== true) {
+      at = next
+      continue
+    }
+    if (++hops > 40) return undefined
+    let target: string
+    try {
+      target = fs.readlinkSync(next)
+    } catch {
+      return undefined
+    }
+    through.push(next)
+    todo.unshift(...target.split("/").filter((t) => t !== ""))
+    if (target.startsWith("/")) at = "/"
+  }
+  return { real: at, through }
 }
 
 /**
@@ -231,7 +265,8 @@ export const singleLink = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>)
   if (t.news) return undefined
   const inodes = new Set<string>()
   for (const target of t.targets) inodes.add(Aliases.key(target.dev, target.ino))
-  return { paths: t.masked, inodes, controls: controlLinks(root, hits) }
+  const viaLinks = controlLinks(root, hits)
+  return { paths: t.masked, inodes, controls: viaLinks.controls, controlWay: viaLinks.way }
 }
 
 /**
@@ -283,5 +318,6 @@ export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, top
   const all = added.length === 0 && links.length === 0 ? hits : [...hits, ...added, ...links]
   const paths = new Set<string>()
   for (const h of all) if (h.verdict === "mask") paths.add(h.path)
-  return { hits: all, protected: { paths, inodes, controls: controlLinks(root, hits) } }
+  const viaLinks = controlLinks(root, hits)
+  return { hits: all, protected: { paths, inodes, controls: viaLinks.controls, controlWay: viaLinks.way } }
 }

@@ -17,6 +17,11 @@ export interface Protected {
    * follows the link, so what is written below the real path is judged by the name it is read by.
    */
   readonly controls?: ReadonlyMap<string, string>
+  /**
+   * Every path inside the workspace that the resolution of a symlink at a control's name passes (the symlinks on
+   * the way and where it ends, existing or not): what is moved onto such a path changes what the editor reads.
+   */
+  readonly controlWay?: ReadonlySet<string>
 }
 
 export const none: Protected = { paths: new Set(), inodes: new Set() }
@@ -35,6 +40,12 @@ export const controlNames = (p: Protected, root: string, real: string): Readonly
     if (name !== undefined) out.push(at === real ? name : `${name}/${P.relative(at, real)}`)
   }
   return out
+}
+
+/** A path a control link's resolution passes at or below `real` (a move onto `real` would change it), or undefined. */
+export const onControlWay = (p: Protected, real: string): string | undefined => {
+  for (const at of p.controlWay ?? []) if (at === real || P.isInside(real, at)) return at
+  return undefined
 }
 
 export const key = (dev: number, ino: number): string => `${dev}:${ino}`
