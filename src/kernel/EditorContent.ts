@@ -63,7 +63,7 @@ export const judge = (
       // A symlink moved to a control folder's name (`cfglink -> config/vscode` to `.vscode`): what it leads to
       // becomes that folder, judged by no one. Was a hole (red team 8): the tasks.json below ran on folder open.
       const moved = yield* fs.lstat(from.entry)
-      if (Option.isSome(moved) && moved.value.kind === "symlink" && landing.some((r) => EditorControls.folderNames.has(P.basename(r).toLowerCase()))) {
+      if (Option.isSome(moved) && moved.value.kind === "symlink" && landing.some((r) => EditorControls.isControlFolder(r))) {
         return { rule: "jail.editor-control", reason: `${landing[0] ?? ""} is a folder an editor or agent reads command files from, and a symlink moved there would make what it leads to that folder` }
       }
       // A symlink moved onto the way a control link resolves (`.vscode -> a/vscode`, a link moved to `a`) makes the
@@ -80,7 +80,7 @@ export const judge = (
         const judged = yield* Subtree.judge(fs, from.entry, (rel, kind) => {
           const at = P.join(to.entry, rel)
           const lands = [P.relative(root, at), ...Aliases.controlNames(aliases, root, at)]
-          const control = lands.find((r) => EditorControls.kindOf(r) !== undefined || (kind === "symlink" && EditorControls.folderNames.has(P.basename(r).toLowerCase())))
+          const control = lands.find((r) => EditorControls.kindOf(r) !== undefined || (kind === "symlink" && EditorControls.isControlFolder(r)))
           return control === undefined
             ? { ok: true }
             : { ok: false, rule: "jail.editor-control", reason: `the folder would put ${rel} at ${control}, ${kind === "symlink" ? "a symlink at a folder" : "a file"} an editor or agent ${kind === "symlink" ? "reads command files from" : "runs commands from"}: move or write that ${kind === "symlink" ? "link" : "file"} on its own` }

@@ -52,7 +52,7 @@ const lstat = (p: string): fs.Stats | undefined => {
 const inside = (workspace: string, p: string) => p.startsWith(`${workspace}/`)
 
 const isFolderName = (workspace: string, p: string): boolean =>
-  folders.includes(path.relative(workspace, p)) || EditorControls.folderNames.has(path.basename(p).toLowerCase())
+  folders.includes(path.relative(workspace, p)) || EditorControls.isControlFolder(path.relative(workspace, p))
 
 /** The workspace-relative control paths to look at: the fixed ones and the top's own (`.mcp.json`, `mise.*.toml`, `*.code-workspace`). */
 const candidates = (workspace: string): ReadonlyArray<string> => {

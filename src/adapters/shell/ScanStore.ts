@@ -9,9 +9,10 @@
  *
  * Body: JSON `[rootPath, dev, ino, entries]`, an entry per folder of the cached tree (`WorkspaceScan.Folder`) in the
  * walk's order (a parent before its folders, its folders in its list's order): `[parent index, name, ino (-1: not
- * read), ctimeMs (null: not settled), [[path from the root, kind 0 file | 1 directory, verdict index], …]]`. Format 3:
- * format 1 (an entry listed its subfolders' names) was the map of paths' format, and format 2 found no editor
- * controls (`control` hits), so both load as nothing.
+ * read), ctimeMs (null: not settled), [[path from the root, kind 0 file | 1 directory, verdict index], …]]`. Format 4:
+ * format 1 (an entry listed its subfolders' names) was the map of paths' format, format 2 found no editor controls
+ * (`control` hits), and format 3 no symlink at a control folder below the top name (`.kiro/settings`,
+ * `mise/conf.d`), so all load as nothing.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -19,7 +20,7 @@ import * as StateFile from "../fs/StateFile.js"
 import * as WorkspaceScan from "./WorkspaceScan.js"
 
 const file = "scan-cache"
-const format = "minicode-scan/3"
+const format = "minicode-scan/4"
 const kinds = ["file", "directory"] as const
 const verdicts = ["mask", "sanitize", "pin", "hold", "link", "secret-link", "control"] as const
 

@@ -121,7 +121,7 @@ const kindOf = (dir: string, d: fs.Dirent): "file" | "directory" | "other" => {
 const isControl = (root: string, abs: string, d: fs.Dirent, kind: "file" | "directory" | "other"): boolean =>
   (kind === "file" || d.isSymbolicLink()) && EditorControls.mayBeControl(d.name)
     ? EditorControls.kindOf(path.relative(root, abs)) !== undefined
-    : d.isSymbolicLink() && EditorControls.folderNames.has(d.name.toLowerCase())
+    : d.isSymbolicLink() && EditorControls.isControlFolder(path.relative(root, abs))
 
 /**
  * A listing that is a git object folder's: `info/` and `pack/` in it (git makes both for every repository). Judged on

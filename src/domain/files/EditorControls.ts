@@ -62,6 +62,20 @@ export const mayBeControl = (name: string): boolean => /\.(jsonc?|toml|code-work
 /** The folders a control file sits in: a symlink at one of these names leads a later write of a control into place. */
 export const folderNames: ReadonlySet<string> = new Set([".claude", ".vscode", ".cursor", ".gemini", ".opencode", ".roo", ".amazonq", ".kiro", ".devcontainer", ".config", ".mise", "mise"])
 
+/** What may stand below a folder for `kindOf` to call it a control: each control's name, and the paths of the deeper ones. */
+const probes = ["settings.json", "settings.local.json", "hooks.json", "tasks.json", "mcp.json", "devcontainer.json", "mise.toml", "config.toml", "a.toml", "settings/mcp.json", "a/devcontainer.json", "conf.d/a.toml", "mise/config.toml"]
+
+/**
+ * Whether the folder at `rel` (workspace-relative) is one a control file is a control for sitting in: some file below
+ * it is a control by that folder's name and would not be elsewhere (`.vscode`, `.kiro/settings`, `mise/conf.d`,
+ * `.devcontainer/app`; not `lib`, below which only `.mcp.json` and the like are, which are controls anywhere). A
+ * symlink there leads a later write of a control into place. Was a hole: `.kiro/settings -> ../kset` let write_file put
+ * `kset/mcp.json` in place, judged by that name only.
+ */
+export const isControlFolder = (rel: string): boolean =>
+  folderNames.has((rel.split("/").pop() ?? "").toLowerCase()) ||
+  probes.some((p) => kindOf(`${rel}/${p}`) !== undefined && kindOf(`not-a-control/${p}`) === undefined)
+
 const runner = (key: string, v: Jsonc.Value): Runner => ({ key, value: Jsonc.show(v) })
 
 /** Claude Code's settings keys whose value is a command it runs (or that starts servers/plugins without asking). */

@@ -137,4 +137,11 @@ describe("EditorControls.mayBeControl", () => {
     for (const n of ["package.json", "tsconfig.json", "Cargo.toml"]) expect(EditorControls.kindOf(`pkg/${n}`), n).toBeUndefined()
     for (const n of ["index.ts", "README.md", "settings.py"]) expect(EditorControls.mayBeControl(n), n).toBe(false)
   })
+
+  it("isControlFolder: a folder whose name makes a file below it a control, at any depth, and no other", () => {
+    for (const rel of [".vscode", "a/.claude", ".kiro", ".kiro/settings", "pkg/.kiro/settings", "mise", "mise/conf.d", "x/.config/mise", ".config", ".devcontainer", ".devcontainer/app", "p/.devcontainer/web"]) {
+      expect(EditorControls.isControlFolder(rel), rel).toBe(true)
+    }
+    for (const rel of ["lib", "src/settings", "conf.d", "a/b", "settings", ".github"]) expect(EditorControls.isControlFolder(rel), rel).toBe(false)
+  })
 })
