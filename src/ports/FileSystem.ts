@@ -102,9 +102,10 @@ export interface FileSystemShape {
    * `readDir` opens it, and each name opened relative to it without following a link. A name that is a symlink, a
    * directory or anything but a regular file is passed over (the sink never hears of it); an empty file gives one
    * empty last chunk. Large files come in several chunks, so no file is ever held whole. Fails only when `dir`
-   * cannot be opened; the names that could not be read (permissions, gone meanwhile) come back.
+   * cannot be opened; the names that could not be read (permissions, gone meanwhile) come back. `skip`: asked the
+   * identity of each file as opened (its descriptor's, not its name's), passes over the file when true.
    */
-  readonly scan: (dir: string, names: ReadonlyArray<string>, sink: ScanSink) => Effect.Effect<ReadonlyArray<string>, FsError>
+  readonly scan: (dir: string, names: ReadonlyArray<string>, sink: ScanSink, skip?: (dev: number, ino: number) => boolean) => Effect.Effect<ReadonlyArray<string>, FsError>
   readonly makeDirectory: (path: string) => Effect.Effect<void, FsError>
   readonly remove: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, FsError>
   readonly rename: (from: string, to: string) => Effect.Effect<void, FsError>

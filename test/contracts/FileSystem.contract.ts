@@ -143,6 +143,11 @@ export const contract = (name: string, fixture: Fixture) =>
         })
         assert.deepStrictEqual(opened, [0])
         assert.isTrue(Either.isLeft(yield* Effect.either(fs.scan(`${root}/dir/back`, ["a.txt"], () => true))))
+        // `skip` is asked each opened file's identity (as lstat gives it) and passes the file over when true.
+        const big1 = Option.getOrThrow(yield* fs.lstat(`${root}/big.txt`))
+        const kept: Array<number> = []
+        yield* fs.scan(root, ["a.txt", "big.txt", "empty.txt"], (i, _bytes, first) => (first && kept.push(i), true), (dev, ino) => dev === big1.dev && ino === big1.ino)
+        assert.deepStrictEqual(kept, [0, 2])
       }))
 
     it.effect("no operation reaches through a symlinked directory: each fails and nothing changes", () =>

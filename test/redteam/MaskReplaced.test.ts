@@ -6,7 +6,7 @@
  * before any output is let out, streamed or final), and what it wrote meanwhile is protected (`Exposed`). A file
  * written in place keeps its mask, and the output.
  */
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
@@ -163,6 +163,15 @@ describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, at
       outs.push(w.tool("read_file", { path: "deep/a/enc.txt" }).stdout, w.tool("read_file", { path: "renamed-by-host.txt" }).stdout)
       if (i % 5 === 0) outs.push(w.tool("grep", { pattern: "canary" }).stdout)
     }
+    // grep's own walk (no rg, or a pattern rg cannot take) judges what it reads by the descriptor's inode too. Was a
+    // hole: it found the renamed copy by its new path.
+    fs.writeFileSync(path.join(w.root, "honest.txt"), "canary-honest\n")
+    const ownWalk = spawnSync(process.execPath, [bin, "tool", "grep", JSON.stringify({ pattern: "canary" }), "--cwd", w.root, "--work-mode", "BUILD", "--policy", "allow-all"], {
+      encoding: "utf8",
+      env: { ...process.env, MINICODE_GREP: "node" }
+    }).stdout
+    expect(ownWalk).toContain("canary-honest")
+    outs.push(ownWalk)
     fs.writeFileSync(path.join(w.root, "stop"), "")
     await new Promise((r) => swap.on("exit", r))
     expect(swapOut).not.toContain("canary")

@@ -184,7 +184,7 @@ export const make = (seed: Seed = {}) =>
       )
 
     /** As the Node adapter: the directory opened as `readDir` opens it, names not followed, chunks of `scanChunk`. */
-    const scan = (dir: string, names: ReadonlyArray<string>, sink: ScanSink) =>
+    const scan = (dir: string, names: ReadonlyArray<string>, sink: ScanSink, skip?: (dev: number, ino: number) => boolean) =>
       Effect.gen(function* () {
         yield* readDir(dir)
         const { nodes } = yield* Ref.get(state)
@@ -192,7 +192,7 @@ export const make = (seed: Seed = {}) =>
         for (let i = 0; i < names.length && !stopped; i++) {
           const p = P.join(dir, names[i] ?? "")
           const node = nodes.get(p)
-          if (node?.kind !== "file") continue
+          if (node?.kind !== "file" || skip?.(1, node.ino) === true) continue
           yield* record("read", p)
           const bytes = node.content
           if (bytes.byteLength === 0) stopped = sink(i, bytes, true, true) === "stop"

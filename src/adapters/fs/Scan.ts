@@ -14,7 +14,13 @@ const flags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_N
 export const chunkBytes = 1024 * 1024
 
 /** Scans `names` in `dir`; the names that could not be read are returned. Throws only when `dir` cannot be opened. */
-export const scanDir = (dir: string, names: ReadonlyArray<string>, sink: ScanSink, buffer: Buffer): ReadonlyArray<string> => {
+export const scanDir = (
+  dir: string,
+  names: ReadonlyArray<string>,
+  sink: ScanSink,
+  buffer: Buffer,
+  skip?: (dev: number, ino: number) => boolean
+): ReadonlyArray<string> => {
   const d = DirFd.open(dir)
   const unreadable: Array<string> = []
   try {
@@ -31,7 +37,7 @@ export const scanDir = (dir: string, names: ReadonlyArray<string>, sink: ScanSin
       }
       try {
         const st = fs.fstatSync(fd)
-        if (!st.isFile()) continue
+        if (!st.isFile() || skip?.(st.dev, st.ino) === true) continue
         const size = st.size
         if (size === 0) {
           if (sink(i, buffer.subarray(0, 0), true, true) === "stop") break
