@@ -25,6 +25,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as EditorControls from "../../domain/files/EditorControls.js"
 import { beneath } from "../fs/Beneath.js"
+import * as SharedRecord from "../fs/SharedRecord.js"
 import * as StateLock from "../fs/StateLock.js"
 
 const fixed = [
@@ -209,36 +210,19 @@ const putBack = (workspace: string, p: string, was: State): boolean => {
 }
 
 interface Shared {
-  readonly calls: Array<{ readonly owner: StateLock.Owner; readonly id: string }>
+  readonly calls: Array<SharedRecord.Call>
   readonly states: Array<readonly [string, State]>
 }
 
 const sharedFile = "editorcontrols.json"
 
 const read = (dir: string, workspace: string): Shared | undefined => {
-  try {
-    const fd = fs.openSync(path.join(dir, sharedFile), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
-    let text: string
-    try {
-      text = fs.readFileSync(fd, "utf8")
-    } finally {
-      fs.closeSync(fd)
-    }
-    const s = JSON.parse(text) as Shared
-    if (!Array.isArray(s.calls) || !Array.isArray(s.states)) return undefined
-    return { calls: s.calls, states: s.states.filter(([p]) => typeof p === "string" && inside(workspace, p)) }
-  } catch {
-    return undefined
-  }
+  const s = SharedRecord.read(dir, sharedFile) as Partial<Shared> | undefined
+  if (s === undefined || s === null || !Array.isArray(s.calls) || !Array.isArray(s.states)) return undefined
+  return { calls: s.calls, states: s.states.filter(([p]) => typeof p === "string" && inside(workspace, p)) }
 }
 
-const write = (dir: string, shared: Shared): void => {
-  const file = path.join(dir, sharedFile)
-  const tmp = `${file}.${process.pid}.tmp`
-  StateLock.removeFile(tmp)
-  fs.writeFileSync(tmp, JSON.stringify(shared), { flag: "wx", mode: 0o600 })
-  fs.renameSync(tmp, file)
-}
+const write = (dir: string, shared: Shared): void => SharedRecord.write(dir, sharedFile, shared)
 
 let calls = 0
 
@@ -253,7 +237,7 @@ export const enter = (workspace: string, found: ReadonlyArray<string>): { readon
   const names = namesNow(workspace, found)
   StateLock.withLock(dir, "editorcontrols", () => {
     const known = read(dir, workspace)
-    const live = known?.calls.filter((c) => StateLock.alive(c.owner)) ?? []
+    const live = SharedRecord.live(known?.calls ?? [])
     const call = { owner: StateLock.self, id }
     if (known !== undefined && live.length > 0) {
       const states = new Map(known.states)
@@ -294,7 +278,7 @@ export const leave = (workspace: string, id: string, found: ReadonlyArray<string
     if (known === undefined) return []
     const states = new Map(known.states)
     const fixedUp = restoreAll(workspace, states, found)
-    const live = known.calls.filter((c) => c.id !== id && StateLock.alive(c.owner))
+    const live = SharedRecord.live(known.calls, id)
     if (live.length > 0) write(dir, { calls: live, states: [...states] })
     else StateLock.removeFile(path.join(dir, sharedFile))
     return fixedUp

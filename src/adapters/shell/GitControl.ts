@@ -30,6 +30,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as GitConfig from "../../domain/git/GitConfig.js"
 import { beneath } from "../fs/Beneath.js"
+import * as SharedRecord from "../fs/SharedRecord.js"
 import * as StateLock from "../fs/StateLock.js"
 import * as TreeControlsMade from "./TreeControlsMade.js"
 import * as TreeControlsOnDisk from "./TreeControlsOnDisk.js"
@@ -358,7 +359,7 @@ const expand = (workspace: string, gitDirs: ReadonlyArray<string>): ReadonlyArra
  * call ran took that call's planted `.git/commondir` for the original, and put the plant back when it left.
  */
 interface Shared {
-  readonly calls: Array<{ readonly owner: StateLock.Owner; readonly id: string }>
+  readonly calls: Array<SharedRecord.Call>
   readonly gitDirs: Array<string>
   readonly files: Array<readonly [string, { readonly kind: State["kind"]; readonly content?: string }]>
   /** Absent in a record an older version wrote. */
@@ -370,19 +371,9 @@ interface Shared {
 const sharedFile = "gitcontrol.json"
 
 const read = (dir: string, workspace: string): Shared | undefined => {
-  let text: string
   try {
-    const fd = fs.openSync(path.join(dir, sharedFile), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
-    try {
-      text = fs.readFileSync(fd, "utf8")
-    } finally {
-      fs.closeSync(fd)
-    }
-  } catch {
-    return undefined
-  }
-  try {
-    const s = JSON.parse(text) as Shared
+    const s = SharedRecord.read(dir, sharedFile) as Shared | undefined
+    if (s === undefined) return undefined
     const inside = (p: string) => typeof p === "string" && p.startsWith(`${workspace}/`)
     return {
       calls: s.calls,
@@ -396,13 +387,7 @@ const read = (dir: string, workspace: string): Shared | undefined => {
   }
 }
 
-const write = (dir: string, shared: Shared): void => {
-  const file = path.join(dir, sharedFile)
-  const tmp = `${file}.${process.pid}.tmp`
-  StateLock.removeFile(tmp)
-  fs.writeFileSync(tmp, JSON.stringify(shared), { flag: "wx", mode: 0o600 })
-  fs.renameSync(tmp, file)
-}
+const write = (dir: string, shared: Shared): void => SharedRecord.write(dir, sharedFile, shared)
 
 const encode = (files: ReadonlyMap<string, State>): Shared["files"] =>
   [...files].map(
@@ -543,7 +528,7 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
   StateLock.withLock(dir, "gitcontrol", () => {
     const gitDirs = expand(workspace, pins)
     const known = read(dir, workspace)
-    const live = known?.calls.filter((c) => StateLock.alive(c.owner)) ?? []
+    const live = SharedRecord.live(known?.calls ?? [])
     const call = { owner: StateLock.self, id }
     const dotGits = dotGitsOf(workspace, pins)
     if (known !== undefined && live.length > 0) {
@@ -569,7 +554,7 @@ export const enter = (workspace: string, pins: ReadonlyArray<string>): string =>
 export const othersRunning = (workspace: string, own: string | undefined): boolean => {
   try {
     const known = read(StateLock.stateFolder(workspace), workspace)
-    return (known?.calls ?? []).some((c) => c.id !== own && StateLock.alive(c.owner))
+    return SharedRecord.live(known?.calls ?? [], own).length > 0
   } catch {
     // Unknown: nothing new is taken for a call's (the stricter answer: a new object may make the store hidden).
     return false
@@ -586,7 +571,7 @@ export const leave = (workspace: string, id: string, gitDirsNow: ReadonlyArray<s
     const known = read(dir, workspace)
     if (known === undefined) return []
     const gitDirs = [...new Set([...known.gitDirs, ...expand(workspace, gitDirsNow)])]
-    const live = known.calls.filter((c) => c.id !== id && StateLock.alive(c.owner))
+    const live = SharedRecord.live(known.calls, id)
     if (live.length > 0) {
       write(dir, { calls: live, gitDirs, files: known.files, ...(known.dotGits === undefined ? {} : { dotGits: known.dotGits }), ...(known.made === undefined ? {} : { made: known.made }) })
       return []
