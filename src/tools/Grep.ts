@@ -49,18 +49,6 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     const progress = yield* Progress.current
     const glob = call.args.glob
     const filter = glob === undefined ? undefined : GrepResults.globFilter(glob)
-    if (progress.watched) progress.note("grep: listing files")
-    const walked =
-      facts.kind === "directory"
-        ? yield* walk({
-            root: session.root,
-            start: facts.real,
-            maxEntries: grepLimits.walkEntries,
-            files: false,
-            onProgress: progress.watched ? (n) => progress.note(`grep: listing files (${n} entries so far)`) : undefined
-          }).pipe(Effect.provideService(FileSystem, fs))
-        : { dirs: [{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }], incomplete: false }
-
     // Protected content under other names (hard links, protected symlinks' targets): never opened.
     const aliases = yield* (env.aliases ?? ProtectedAliases.nothing).of(session.root, "all", { long: true })
     const found = GrepResults.collector()
@@ -122,12 +110,29 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
           if (next < batch.length || performance.now() - turnStarted > grepLimits.turnMs) yield* turn
         }
       })
-    const files = walked.dirs.reduce((n, d) => n + d.files.length, 0)
+    // Each step of the walk's folders searched as it comes (the walk holds one step's listings, not the tree's).
+    let listed = 0
     let searched = 0
-    for (const dir of walked.dirs) {
-      yield* searchDir(dir)
-      searched += dir.files.length
-      if (progress.watched) progress.note(`grep: ${searched} of ${files} files searched, ${found.total()} matches`)
-    }
+    const searchDirs = (dirs: ReadonlyArray<WalkedDir>) =>
+      Effect.gen(function* () {
+        for (const dir of dirs) listed += dir.files.length
+        for (const dir of dirs) {
+          yield* searchDir(dir)
+          searched += dir.files.length
+          if (progress.watched) progress.note(`grep: ${searched} files searched (${listed} listed so far), ${found.total()} matches`)
+        }
+      })
+    if (progress.watched) progress.note("grep: listing files")
+    const walked =
+      facts.kind === "directory"
+        ? yield* walk({
+            root: session.root,
+            start: facts.real,
+            maxEntries: grepLimits.walkEntries,
+            files: false,
+            each: searchDirs,
+            onProgress: progress.watched ? (n) => progress.note(`grep: listing files (${n} entries so far)`) : undefined
+          }).pipe(Effect.provideService(FileSystem, fs))
+        : yield* Effect.as(searchDirs([{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }]), { incomplete: false })
     return found.finish(call.args.pattern, walked.incomplete)
   })
