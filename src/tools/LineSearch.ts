@@ -220,7 +220,8 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
     const held = carry?.byteLength ?? 0
     const need = held + more.byteLength
     if (need > store.byteLength) {
-      const grown = Buffer.allocUnsafe(Math.max(need, 2 * store.byteLength, 64 * 1024))
+      // Room for another piece as big as this one: a line over a chunk grows the buffer once, not once a chunk.
+      const grown = Buffer.allocUnsafe(Math.max(need + more.byteLength, 2 * store.byteLength, 64 * 1024))
       store.copy(grown, 0, 0, held)
       store = grown
     }
