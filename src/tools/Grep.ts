@@ -38,6 +38,9 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">): Effect.Ef
   return Effect.flatMap(GrepRipgrep.grep(env, engine, inv, call), (done) => (done === undefined ? grepOwn(env, inv, call) : Effect.succeed(done)))
 }
 
+/** A plain relative path (names joined by single slashes) under an absolute real folder. */
+const under = (dir: string, rel: string): string => (dir === "/" ? `/${rel}` : `${dir}/${rel}`)
+
 const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
   Effect.gen(function* () {
     const { fs, session } = env
@@ -69,17 +72,20 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
       found.hit(searchingIn + searching, line, text)
       return true
     })
+    const aliased = aliases.paths.size > 0 ? Aliases.byPath(aliases, session.root) : undefined
     const searchDir = (dir: WalkedDir) =>
       Effect.gen(function* () {
         const prefix = dir.rel === "" ? "" : `${dir.rel}/`
-        const abs = dir.rel === "" ? session.root : P.join(session.root, dir.rel)
+        // The walk's paths are plain (names joined by single slashes under the real root): joined as strings.
+        const abs = dir.rel === "" ? session.root : under(session.root, dir.rel)
         const judge = NameScope.protectedNameIn(abs, session.root)
-        // Protected paths under other names: the folder (or one above it) once, then each file's own path. Was each
-        // file's folders walked up through `Aliases.reason`: ~2.8 KB of garbage a file, 170 MB on the bench tree.
-        const aliased = aliases.paths.size > 0
-        if (aliased && Aliases.reason(aliases, session.root, abs) !== undefined) return
+        // Protected paths under other names: the folder (or one above it) once, by the protected paths' prefixes
+        // (`Aliases.byPath`: walking up each folder through `Aliases.reason` was ~110 ms and much of the walk's
+        // garbage on the bench tree), then each file's own path. Was each file's folders walked up: 170 MB of garbage.
+        if (aliased !== undefined && aliased(abs)) return
         const names = dir.files.filter(
-          (name) => (filter === undefined || filter(prefix + name)) && judge(name) === undefined && (!aliased || !aliases.paths.has(P.join(abs, name)))
+          (name) =>
+            (filter === undefined || filter(prefix + name)) && judge(name) === undefined && (aliased === undefined || !aliases.paths.has(under(abs, name)))
         )
         let from = 0
         while (from < names.length) {
