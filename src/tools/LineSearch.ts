@@ -215,6 +215,7 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
   // concatenation for its end: a 2 MB minified line made 3 MB of buffers that lived until a collection, and three
   // such files in a row (the bench tree's copies of a Swagger bundle) put 9 MB on a one-shot grep's peak.
   let store: Buffer = none
+  const keptStore = 256 * 1024
   /** `carry`'s bytes followed by `more`'s, in `store` (grown, keeping what it holds, when they do not fit). */
   const append = (more: Uint8Array): Buffer => {
     const held = carry?.byteLength ?? 0
@@ -231,6 +232,8 @@ export const fileSearch = (m: Matcher, onLine: OnLine): FileSearch => {
   const reset = () => {
     line = 1
     carry = undefined
+    // A buffer grown for a long line is not kept for the files after it (most carry a few bytes, if any).
+    if (store.byteLength > keptStore) store = none
     binary = false
     binaryMatch = false
     longLine = false
