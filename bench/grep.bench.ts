@@ -96,7 +96,10 @@ const peerPeakMb = (cmd: string, args: ReadonlyArray<string>) => {
 }
 
 const main = async () => {
-  const { client, pid } = await warmed(bin(repo), root)
+  // The bench's environment, MINICODE_GREP among it: without one, the SDK's stdio client starts the server with a
+  // default few variables only, and `MINICODE_GREP=node` measured rg's path for the server (the one-shot CLI, started
+  // with the whole environment, took the own walk).
+  const { client, pid } = await warmed(bin(repo), root, { ...(process.env as Record<string, string>) })
   await new Promise((r) => setTimeout(r, 500))
   const idleRss = status(pid, "VmRSS")
   const call = async (c: Case) => {

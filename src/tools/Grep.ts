@@ -38,6 +38,9 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">): Effect.Ef
   return Effect.flatMap(GrepRipgrep.grep(env, engine, inv, call), (done) => (done === undefined ? grepOwn(env, inv, call) : Effect.succeed(done)))
 }
 
+/** A plain relative path (names joined by single slashes) under an absolute real folder. */
+const under = (dir: string, rel: string): string => (dir === "/" ? `/${rel}` : `${dir}/${rel}`)
+
 const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
   Effect.gen(function* () {
     const { fs, session } = env
@@ -49,18 +52,6 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     const progress = yield* Progress.current
     const glob = call.args.glob
     const filter = glob === undefined ? undefined : GrepResults.globFilter(glob)
-    if (progress.watched) progress.note("grep: listing files")
-    const walked =
-      facts.kind === "directory"
-        ? yield* walk({
-            root: session.root,
-            start: facts.real,
-            maxEntries: grepLimits.walkEntries,
-            files: false,
-            onProgress: progress.watched ? (n) => progress.note(`grep: listing files (${n} entries so far)`) : undefined
-          }).pipe(Effect.provideService(FileSystem, fs))
-        : { dirs: [{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }], incomplete: false }
-
     // Protected content under other names (hard links, protected symlinks' targets): never opened.
     const aliases = yield* (env.aliases ?? ProtectedAliases.nothing).of(session.root, "all", { long: true })
     const found = GrepResults.collector()
@@ -85,17 +76,20 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     // user since: `.minicode/exposed.json` lists it by inode too), judged by the descriptor read. Was a hole: grep's
     // own walk found the renamed copy by its new path, which no rule names.
     const protectedId = aliases.inodes.size > 0 ? (dev: number, ino: number) => aliases.inodes.has(Aliases.key(dev, ino)) : undefined
+    const aliased = aliases.paths.size > 0 ? Aliases.byPath(aliases, session.root) : undefined
     const searchDir = (dir: WalkedDir) =>
       Effect.gen(function* () {
         const prefix = dir.rel === "" ? "" : `${dir.rel}/`
-        const abs = dir.rel === "" ? session.root : P.join(session.root, dir.rel)
+        // The walk's paths are plain (names joined by single slashes under the real root): joined as strings.
+        const abs = dir.rel === "" ? session.root : under(session.root, dir.rel)
         const judge = NameScope.protectedNameIn(abs, session.root)
-        // Protected paths under other names: the folder (or one above it) once, then each file's own path. Was each
-        // file's folders walked up through `Aliases.reason`: ~2.8 KB of garbage a file, 170 MB on the bench tree.
-        const aliased = aliases.paths.size > 0
-        if (aliased && Aliases.reason(aliases, session.root, abs) !== undefined) return
+        // Protected paths under other names: the folder (or one above it) once, by the protected paths' prefixes
+        // (`Aliases.byPath`: walking up each folder through `Aliases.reason` was ~110 ms and much of the walk's
+        // garbage on the bench tree), then each file's own path. Was each file's folders walked up: 170 MB of garbage.
+        if (aliased !== undefined && aliased(abs)) return
         const names = dir.files.filter(
-          (name) => (filter === undefined || filter(prefix + name)) && judge(name) === undefined && (!aliased || !aliases.paths.has(P.join(abs, name)))
+          (name) =>
+            (filter === undefined || filter(prefix + name)) && judge(name) === undefined && (aliased === undefined || !aliases.paths.has(under(abs, name)))
         )
         let from = 0
         while (from < names.length) {
@@ -126,12 +120,29 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
           if (next < batch.length || performance.now() - turnStarted > grepLimits.turnMs) yield* turn
         }
       })
-    const files = walked.dirs.reduce((n, d) => n + d.files.length, 0)
+    // Each step of the walk's folders searched as it comes (the walk holds one step's listings, not the tree's).
+    let listed = 0
     let searched = 0
-    for (const dir of walked.dirs) {
-      yield* searchDir(dir)
-      searched += dir.files.length
-      if (progress.watched) progress.note(`grep: ${searched} of ${files} files searched, ${found.total()} matches`)
-    }
+    const searchDirs = (dirs: ReadonlyArray<WalkedDir>) =>
+      Effect.gen(function* () {
+        for (const dir of dirs) listed += dir.files.length
+        for (const dir of dirs) {
+          yield* searchDir(dir)
+          searched += dir.files.length
+          if (progress.watched) progress.note(`grep: ${searched} files searched (${listed} listed so far), ${found.total()} matches`)
+        }
+      })
+    if (progress.watched) progress.note("grep: listing files")
+    const walked =
+      facts.kind === "directory"
+        ? yield* walk({
+            root: session.root,
+            start: facts.real,
+            maxEntries: grepLimits.walkEntries,
+            files: false,
+            each: searchDirs,
+            onProgress: progress.watched ? (n) => progress.note(`grep: listing files (${n} entries so far)`) : undefined
+          }).pipe(Effect.provideService(FileSystem, fs))
+        : yield* Effect.as(searchDirs([{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }]), { incomplete: false })
     return found.finish(call.args.pattern, walked.incomplete)
   })

@@ -102,6 +102,17 @@ describe("glob on the bench tree's features", () => {
     expect(regular).toEqual(git.filter((f) => !fs.lstatSync(path.join(root, f)).isSymbolicLink()))
   })
 
+  it("with `each` (grep's own walk), the same folders are handed over step by step, in the walk's order, and none kept", async () => {
+    const whole = await Effect.runPromise(walk({ root, start: root, maxEntries: 1_000_000, files: false }).pipe(Effect.provide(NodeFileSystem.layer)))
+    const steps: Array<ReadonlyArray<{ readonly rel: string; readonly files: ReadonlyArray<string> }>> = []
+    const streamed = await Effect.runPromise(
+      walk({ root, start: root, maxEntries: 1_000_000, files: false, each: (dirs) => Effect.sync(() => void steps.push(dirs)) }).pipe(Effect.provide(NodeFileSystem.layer))
+    )
+    expect(streamed.dirs).toEqual([])
+    expect(steps.length).toBeGreaterThan(1)
+    expect(steps.flat()).toEqual(whole.dirs)
+  })
+
   it("with `first` (glob's cap), the walk keeps the first paths of its whole listing and counts them all", async () => {
     const walked = (pattern: string, first?: number, at = root) =>
       Effect.runPromise(

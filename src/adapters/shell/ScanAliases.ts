@@ -269,14 +269,8 @@ export const singleLink = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>)
   return { paths: t.masked, inodes, controls: viaLinks.controls, controlWay: viaLinks.way }
 }
 
-/**
- * The hits with protected content under other names added, and what the file tools must refuse. `top`: the
- * scan's tree of `root` (the walk's cache), whose folders the search for other links lists.
- */
-export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, top: WorkspaceScan.Folder | undefined, memo: Memo): Found => {
-  const { masked, added, targets, news } = targetsOf(root, hits)
-  if (news) remember(root, targets)
-  // The protected files: their identities, and the inodes with links left to find.
+/** The protected files' inodes, and per inode with links not named protected yet, how many are left to find. */
+const protectedFiles = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, added: ReadonlyArray<WorkspaceScan.Hit>) => {
   const files: Array<string> = []
   for (const h of [...hits, ...added]) {
     if (h.verdict !== "mask") continue
@@ -303,21 +297,48 @@ export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, top
     if (l.nlink > l.named) wanted.set(k, l.nlink - l.named)
     signature.push(`${k}:${l.nlink}:${l.ctimeMs}`)
   }
-  let links: ReadonlyArray<WorkspaceScan.Hit> = []
-  if (wanted.size > 0) {
-    const sig = signature.sort().join(" ")
-    const tree = walkTree(root, top)
-    if (sig === memo.signature && sameState(memo.snapshot, tree.state)) links = memo.links
-    else {
-      links = searchLinks(tree.paths, wanted, masked)
-      memo.signature = sig
-      memo.snapshot = tree.state
-      memo.links = links
-    }
-  }
+  return { inodes, wanted, signature: signature.sort().join(" ") }
+}
+
+const found = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, added: ReadonlyArray<WorkspaceScan.Hit>, links: ReadonlyArray<WorkspaceScan.Hit>, inodes: ReadonlySet<string>): Found => {
   const all = added.length === 0 && links.length === 0 ? hits : [...hits, ...added, ...links]
   const paths = new Set<string>()
   for (const h of all) if (h.verdict === "mask") paths.add(h.path)
   const viaLinks = controlLinks(root, hits)
   return { hits: all, protected: { paths, inodes, controls: viaLinks.controls, controlWay: viaLinks.way } }
+}
+
+/**
+ * The hits with protected content under other names added, and what the file tools must refuse. `top`: the
+ * scan's tree of `root` (the walk's cache), whose folders the search for other links lists.
+ */
+export const extend = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>, top: WorkspaceScan.Folder | undefined, memo: Memo): Found => {
+  const { masked, added, targets, news } = targetsOf(root, hits)
+  if (news) remember(root, targets)
+  const { inodes, wanted, signature } = protectedFiles(root, hits, added)
+  let links: ReadonlyArray<WorkspaceScan.Hit> = []
+  if (wanted.size > 0) {
+    const tree = walkTree(root, top)
+    if (signature === memo.signature && sameState(memo.snapshot, tree.state)) links = memo.links
+    else {
+      links = searchLinks(tree.paths, wanted, masked)
+      memo.signature = signature
+      memo.snapshot = tree.state
+      memo.links = links
+    }
+  }
+  return found(root, hits, added, links, inodes)
+}
+
+/**
+ * `extend`'s answer from the hits of a scan that read no folder again (`ScanStore.unchanged`), without the scan's
+ * tree: when no protected file has a link that is not a protected name already, the search for other links has
+ * nothing to find, and the answer is the same. Undefined when it has (the caller scans, and `extend` searches every
+ * folder), or when the remembered targets would change (`extend` then writes them).
+ */
+export const withoutTree = (root: string, hits: ReadonlyArray<WorkspaceScan.Hit>): Found | undefined => {
+  const { added, news } = targetsOf(root, hits)
+  if (news) return undefined
+  const { inodes, wanted } = protectedFiles(root, hits, added)
+  return wanted.size > 0 ? undefined : found(root, hits, added, [], inodes)
 }

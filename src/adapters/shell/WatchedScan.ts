@@ -167,7 +167,7 @@ export interface WatchedScan {
   readonly lastMode: (root: string) => Mode | undefined
 }
 
-/** `stored`: a single-link question answered from the store, no folder changed since (`protectedIn`). */
+/** `stored`: a question answered from the store, no folder changed since (`protectedIn`, `gitFolders`). */
 export type Mode = "cold" | "stat" | "watch" | "full" | "stored"
 
 export const make = (options: Options = {}): WatchedScan => {
@@ -442,7 +442,7 @@ export const make = (options: Options = {}): WatchedScan => {
 
   const scan = (root: string, watch = true, since?: number): Effect.Effect<ReadonlyArray<WorkspaceScan.Hit>> =>
     Effect.suspend(() => {
-      const known = roots.get(root)?.last
+      const known = roots.get(root)?.last ?? storedLast.get(root)
       if (since !== undefined && known !== undefined && known.startedAt >= since) return Effect.succeed(known.hits)
       const startedAt = performance.now()
       return Effect.map(scanNames(root, watch), (hits) => {
@@ -450,7 +450,8 @@ export const make = (options: Options = {}): WatchedScan => {
         if (r === undefined) return hits
         const found = ScanAliases.extend(root, hits, r.cache.get(root), r.aliases)
         r.protected = found.protected
-        const before = r.last
+        // After an answer from the store, versions go on from it (`known` answered with it).
+        const before = r.last ?? storedLast.get(root)
         const version = before === undefined ? 0 : sameHits(before.hits, found.hits) ? before.version : before.version + 1
         r.last = { startedAt, hits: found.hits, protected: found.protected, version }
         return found.hits
@@ -458,17 +459,29 @@ export const make = (options: Options = {}): WatchedScan => {
     })
 
   /**
-   * A one-shot process's first question about a folder or a single-link file (`single-link`) is answered from the
-   * store while no stored folder changed: one `lstat` per folder, without the tree, the search for other links or a
-   * save (on the 60k bench tree, most of what the alias check added to a one-shot read_file). Any change, a new
-   * symlink or hard link made by the host among them, changes its folder's ctime: then the full scan answers (and
-   * saves, so the next call is answered from the store again).
+   * A one-shot process's questions are answered from the store while no stored folder changed: one `lstat` per
+   * folder, without the tree or a save (on the 60k bench tree, most of what the alias check added to a one-shot
+   * read_file). A single-link question (a folder, a file with one link) from the stored hits alone; the whole answer
+   * (`all`: grep, a file with several links) too when no protected file has a link to search for
+   * (`ScanAliases.withoutTree`): a one-shot grep built the stored tree (25,000 folder records on the bench tree)
+   * and held it through its search. Any change, a new symlink or hard link made by the host among them,
+   * changes its folder's ctime: then the full scan answers (and saves, so the next call is answered from the store
+   * again).
    */
-  const fromStore = (root: string): Aliases.Protected | undefined => {
-    const hits = storedHits(root)
-    const found = hits === undefined ? undefined : ScanAliases.singleLink(root, hits)
-    if (found !== undefined) modes.set(root, "stored")
-    return found
+  const fromStore = (root: string, scope: ProtectedAliases.Scope): Aliases.Protected | undefined => {
+    const stored = storedHits(root)
+    if (stored === undefined) return undefined
+    if (scope === "single-link") {
+      const found = ScanAliases.singleLink(root, stored.hits)
+      if (found !== undefined) modes.set(root, "stored")
+      return found
+    }
+    const found = ScanAliases.withoutTree(root, stored.hits)
+    if (found === undefined) return undefined
+    modes.set(root, "stored")
+    // What `known` and a scan asked for a check started before it (`since`) answer, as a finished scan's result.
+    storedLast.set(root, { hits: found.hits, protected: found.protected, version: 0, startedAt: stored.startedAt })
+    return found.protected
   }
 
   /**
@@ -476,17 +489,23 @@ export const make = (options: Options = {}): WatchedScan => {
    * gates ask a file's aliases and the workspace's git folders (`gitFolders`) one after the other, and one `lstat`
    * per folder (~80 ms on the 25k-folder bench tree) is paid once for both. Undefined when no stored answer holds.
    */
-  const storedAnswers = new Map<string, ReadonlyArray<WorkspaceScan.Hit> | "changed">()
-  const storedHits = (root: string): ReadonlyArray<WorkspaceScan.Hit> | undefined => {
+  const storedAnswers = new Map<string, { readonly hits: ReadonlyArray<WorkspaceScan.Hit>; readonly startedAt: number } | "changed">()
+  /** The whole answers made from the store (`fromStore`), for `known` and `scan`. */
+  const storedLast = new Map<string, Known>()
+  const storedHits = (root: string): { readonly hits: ReadonlyArray<WorkspaceScan.Hit>; readonly startedAt: number } | undefined => {
     if (store?.unchanged === undefined || roots.has(root)) return undefined
     let answer = storedAnswers.get(root)
-    if (answer === undefined) storedAnswers.set(root, (answer = store.unchanged(root) ?? "changed"))
+    if (answer === undefined) {
+      const startedAt = performance.now()
+      const hits = store.unchanged(root)
+      storedAnswers.set(root, (answer = hits === undefined ? "changed" : { hits, startedAt }))
+    }
     return answer === "changed" ? undefined : answer
   }
 
   const protectedIn = (root: string, scope: ProtectedAliases.Scope = "all", watch = true): Effect.Effect<Aliases.Protected> =>
     Effect.suspend(() => {
-      const stored = scope === "single-link" ? fromStore(root) : undefined
+      const stored = fromStore(root, scope)
       // Files written while a mask was broken count as protected too (Exposed).
       return stored !== undefined ? Effect.succeed(Exposed.protect(root, stored)) : Effect.map(scan(root, watch), () => Exposed.protect(root, roots.get(root)?.protected ?? Aliases.none))
     })
@@ -495,7 +514,7 @@ export const make = (options: Options = {}): WatchedScan => {
     Effect.suspend(() => {
       const stored = storedHits(root)
       if (stored !== undefined) modes.set(root, "stored")
-      return stored !== undefined ? Effect.succeed(gitFoldersIn(stored)) : Effect.map(scan(root), gitFoldersIn)
+      return stored !== undefined ? Effect.succeed(gitFoldersIn(stored.hits)) : Effect.map(scan(root), gitFoldersIn)
     })
 
   /** What the names alone make the sandbox hide (`ScanAliases` adds the other names of the same content). */
@@ -538,7 +557,7 @@ export const make = (options: Options = {}): WatchedScan => {
   }
 
   const known = (root: string): Known | undefined => {
-    const last = roots.get(root)?.last
+    const last = roots.get(root)?.last ?? storedLast.get(root)
     return last === undefined ? undefined : { hits: last.hits, protected: last.protected, version: last.version, startedAt: last.startedAt }
   }
 

@@ -98,7 +98,13 @@ const cases: Record<string, (root: string) => ReadonlyArray<string>> = {
 describe("ScanStore: the scan's cache across processes", () => {
   const seeded = new Map<string, string>()
   beforeAll(async () => {
-    for (const name of [...Object.keys(cases), "round trip", "corrupt", "format 1"]) seeded.set(name, tree())
+    for (const name of [...Object.keys(cases), "round trip", "corrupt", "format 1", "format 3", "odd names"]) seeded.set(name, tree())
+    // Folder names the line format must carry as they are: quotes, backslashes, spaces, a newline, a tab, a lone
+    // surrogate's bytes are not a name here (the file system's names are bytes; Node reads them as UTF-8).
+    for (const name of ['a "quoted" dir', "back\\slash", "new\nline", "tab\there", " lead", "trail ", "ünï ✓", "-1 0 - \"\""]) {
+      fs.mkdirSync(path.join(seeded.get("odd names") ?? "", "odd", name, "in"), { recursive: true })
+      fs.writeFileSync(path.join(seeded.get("odd names") ?? "", "odd", name, "in", ".env"), "S=1")
+    }
     await settle()
     // The first process: a full scan, saved.
     for (const root of seeded.values()) fresh(root)
@@ -174,6 +180,47 @@ describe("ScanStore: the scan's cache across processes", () => {
     expect(ScanStore.load(root)).toBeUndefined()
     fs.rmSync(file)
     fs.writeFileSync(file, good, { mode: 0o600 })
+    expect(ScanStore.load(root)).toBeDefined()
+  })
+
+  it("folder names with quotes, backslashes, spaces, a newline or a tab: stored and loaded as they are, the scan from them a full one's", () => {
+    const root = seeded.get("odd names") ?? ""
+    const loaded = flat(ScanStore.load(root))
+    const inMemory: WorkspaceScan.Cache = WorkspaceScan.makeCache()
+    WorkspaceScan.scan(root, inMemory)
+    const scanned = flat(inMemory.get(root))
+    expect([...loaded.keys()].sort()).toEqual([...scanned.keys()].sort())
+    expect([...loaded.keys()]).toContain(path.join(root, "odd", "new\nline", "in"))
+    for (const [dir, f] of loaded) expect({ ...f, ctimeMs: 0 }, dir).toEqual({ ...scanned.get(dir), ctimeMs: 0 })
+    expect(ScanStore.unchanged(root)?.map((h) => `${h.verdict} ${h.kind} ${path.relative(root, h.path)}`).sort()).toEqual(full(root))
+    expect(full(root)).toContain(`mask file ${path.join("odd", 'a "quoted" dir', "in", ".env")}`)
+    expect(rel(root, fresh(root))).toEqual(full(root))
+  })
+
+  it("a store in format 3 (one JSON array) or 4, or with a folder out of the walk's order, loads as nothing", () => {
+    const root = seeded.get("format 3") ?? ""
+    expect(ScanStore.load(root)).toBeDefined()
+    const st = fs.lstatSync(root)
+    StateFile.write(root, "scan-cache", "minicode-scan/3", JSON.stringify([root, st.dev, st.ino, [[-1, "", st.ino, st.ctimeMs, []]]]))
+    expect(ScanStore.load(root)).toBeUndefined()
+    expect(ScanStore.unchanged(root)).toBeUndefined()
+    expect(rel(root, fresh(root))).toEqual(full(root))
+    // Format 5 written by this code, a folder's line moved after another folder's subfolders (its parent no longer
+    // on the way down to it): not what a walk writes.
+    const body = StateFile.read(root, "scan-cache", "minicode-scan/5") ?? ""
+    const lines = body.split("\n")
+    const at = lines.findIndex((l) => l.endsWith(' "src"'))
+    expect(at).toBeGreaterThan(1)
+    const moved = [...lines.slice(0, at), ...lines.slice(at + 1), lines[at] ?? ""]
+    StateFile.write(root, "scan-cache", "minicode-scan/5", moved.join("\n"))
+    expect(ScanStore.load(root)).toBeUndefined()
+    expect(ScanStore.unchanged(root)).toBeUndefined()
+    expect(rel(root, fresh(root))).toEqual(full(root))
+    // The same layout as format 4, which missed symlinks at control sub-folders (`.kiro/settings`).
+    StateFile.write(root, "scan-cache", "minicode-scan/4", body)
+    expect(ScanStore.load(root)).toBeUndefined()
+    expect(ScanStore.unchanged(root)).toBeUndefined()
+    expect(rel(root, fresh(root))).toEqual(full(root))
     expect(ScanStore.load(root)).toBeDefined()
   })
 

@@ -173,6 +173,52 @@ describe("single-link questions from the stored scan", () => {
 })
 
 /**
+ * The whole question (`all`: grep, a file with several links) from the store in a one-shot process: the same answer
+ * as the full scan while no protected file has another link to find, and the full scan (which finds the link) when
+ * one has; what it found is what `known` tells a caller after it.
+ */
+describe("whole questions from the stored scan", () => {
+  const whole = async (root: string) => {
+    const scanner = oneShot()
+    const all = await Effect.runPromise(scanner.protectedIn(root, "all"))
+    const mode = scanner.lastMode(root)
+    const known = scanner.known(root)
+    const fullScanner = WatchedScan.make({ watch: false })
+    const full = await Effect.runPromise(fullScanner.protectedIn(root))
+    return { mode, all, known, full, fullHits: fullScanner.known(root)?.hits ?? [] }
+  }
+  const sorted = (p: Aliases.Protected) => ({ paths: [...p.paths].sort(), inodes: [...p.inodes].sort(), controls: [...(p.controls ?? new Map())].sort() })
+  const said = (hits: ReadonlyArray<{ readonly path: string; readonly kind: string; readonly verdict: string }>) => hits.map((h) => `${h.verdict} ${h.kind} ${h.path}`).sort()
+
+  it("nothing changed and no link to search for: answered from the store, as the full scan answers", async () => {
+    const root = workspace()
+    await stored(root)
+    const { mode, all, known, full, fullHits } = await whole(root)
+    expect(mode).toBe("stored")
+    expect(sorted(all)).toEqual(sorted(full))
+    expect(judged(root, all)).toEqual(judged(root, full))
+    expect(said(known?.hits ?? [])).toEqual(said(fullHits))
+  })
+
+  it("a hard link to a secret (made since the store, or before it): the full scan answers, and names the link", async () => {
+    const root = workspace()
+    await stored(root)
+    fs.linkSync(path.join(root, "secret/.env.production"), path.join(root, "docs/notes.txt"))
+    const first = await whole(root)
+    expect(first.mode).not.toBe("stored")
+    expect(Aliases.reason(first.all, root, path.join(root, "docs/notes.txt"), fs.lstatSync(path.join(root, "docs/notes.txt")))).toBeDefined()
+    expect(first.all.paths.has(path.join(root, "docs/notes.txt"))).toBe(true)
+    expect(sorted(first.all)).toEqual(sorted(first.full))
+    // Saved and settled: the store holds, but the link still has to be searched for: never from the store.
+    await settle()
+    const again = await whole(root)
+    expect(again.mode).not.toBe("stored")
+    expect(again.all.paths.has(path.join(root, "docs/notes.txt"))).toBe(true)
+    expect(sorted(again.all)).toEqual(sorted(again.full))
+  })
+})
+
+/**
  * The workspace's git folders (`gitFolders`, what the jail reads nested repositories' tree controls from), from the
  * store in a one-shot process: a repository made since the store (by the host, in any folder) is found, and one
  * store pass answers both gate questions of a command.
