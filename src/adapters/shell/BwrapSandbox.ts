@@ -565,7 +565,9 @@ export const make = (options: Options = {}) =>
         const env = Profile.environment(profile, request.env)
         const processes = request.limits?.processes
         // Asked by the shell before it lets output out: the host may replace a masked file mid-call (MaskGuard).
-        guard = MaskGuard.make(workspace, findings.filter((f) => f.treatment === "mask" && f.path.startsWith(`${workspace}/`)).map((f) => f.path))
+        const made = MaskGuard.make(workspace, findings.filter((f) => f.treatment === "mask" && f.path.startsWith(`${workspace}/`)).map((f) => f.path))
+        guard = made
+        yield* Effect.addFinalizer(() => Effect.sync(() => made.stop()))
         if (cgroupBase === undefined || processes === undefined) return { argv, env, broken: guard.broken }
         const dir = yield* pidsCgroup(cgroupBase, processes, randomBytes(6).toString("hex"))
         // Enter the cgroup before bwrap starts, so nothing it forks is outside.
