@@ -47,7 +47,7 @@ export const make = (workspace: string, masked: ReadonlyArray<string>): MaskGuar
   const startedMs = Date.now()
   const marks = masked.flatMap((p) => {
     const id = identityOf(p)
-    return id !== undefined && id !== "gone" ? [{ path: p, id }] : []
+    return id !== undefined && id !== "gone" ? [{ path: p, id, folder: fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true }] : []
   })
   let why: string | undefined
   const shown = (p: string) => path.relative(workspace, p) || "."
@@ -61,12 +61,16 @@ export const make = (workspace: string, masked: ReadonlyArray<string>): MaskGuar
     return undefined
   }
   // A rename or removal of a masked name in its folder: the host's (a mount point cannot be renamed or removed inside).
-  const byFolder = new Map<string, Set<string>>()
-  for (const m of marks) (byFolder.get(path.dirname(m.path)) ?? byFolder.set(path.dirname(m.path), new Set()).get(path.dirname(m.path)))?.add(path.basename(m.path))
+  // Node says "rename" for a folder's changed attributes too (inotify's IN_ISDIR): a masked folder is judged by its
+  // identity when told.
+  const byFolder = new Map<string, Map<string, (typeof marks)[number]>>()
+  for (const m of marks) (byFolder.get(path.dirname(m.path)) ?? byFolder.set(path.dirname(m.path), new Map()).get(path.dirname(m.path)))?.set(path.basename(m.path), m)
   const watchers = [...byFolder].flatMap(([dir, names]) => {
     try {
       const w = fs.watch(dir, { persistent: false }, (event, name) => {
-        if (event === "rename" && (name === null || names.has(name.toString()))) why ??= replaced(name === null ? dir : path.join(dir, name.toString()))
+        if (event !== "rename" || why !== undefined) return
+        const m = name === null ? undefined : names.get(name.toString())
+        if (name === null || (m !== undefined && (!m.folder || identityOf(m.path) !== m.id))) why = replaced(name === null ? dir : path.join(dir, name.toString()))
       })
       w.on("error", () => undefined)
       return [w]
