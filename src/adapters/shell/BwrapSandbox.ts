@@ -10,7 +10,7 @@
  * can be created (cgroup v1 `pids` or a delegated v2 subtree) each call also runs in its own cgroup with
  * `pids.max`, removed afterwards.
  */
-import { execFile } from "node:child_process"
+import { type ChildProcess, execFile } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -25,6 +25,7 @@ import * as EditorControlsOnDisk from "./EditorControlsOnDisk.js"
 import * as GitControl from "./GitControl.js"
 import * as Exposed from "./Exposed.js"
 import * as MaskGuard from "./MaskGuard.js"
+import * as Recovery from "./Recovery.js"
 import * as HostWalk from "./HostWalk.js"
 import * as SecretObjects from "./SecretObjects.js"
 import * as WatchedScan from "./WatchedScan.js"
@@ -41,6 +42,8 @@ export interface Options {
   readonly cgroups?: boolean
   /** The workspace scan (default: the process's shared one, kept fresh by inotify). */
   readonly scan?: WatchedScan.WatchedScan | undefined
+  /** The minicode program (dist/bin.js) a guardian runs when this process dies mid-call (`Recovery`); none when absent. */
+  readonly recoverWith?: string | undefined
 }
 
 const exec = (file: string, args: ReadonlyArray<string>, timeoutMs: number) =>
@@ -471,6 +474,8 @@ export const make = (options: Options = {}) =>
     const hostHome = options.hostHome ?? process.env["HOME"]
     // The scan, its cache and its watchers are the process's, shared by every sandbox; validated on every wrap.
     const scanner = options.scan ?? WatchedScan.shared
+    // One guardian per workspace for this process's writable calls (`Recovery.guardian`), kept while it lives.
+    const guardians = new Map<string, ChildProcess | undefined>()
     const wrap = (request: WrapRequest): Effect.Effect<Wrapped, SandboxError, Scope.Scope> =>
       Effect.gen(function* () {
         if (status._tag === "Unavailable") return yield* new SandboxError({ reason: status.reason })
@@ -488,6 +493,7 @@ export const make = (options: Options = {}) =>
         // Set once the profile is known; asked by the shell before output goes out, and here at the end.
         let guard: MaskGuard.MaskGuard = MaskGuard.none
         if (request.writable) {
+          if (options.recoverWith !== undefined && !guardians.has(workspace)) guardians.set(workspace, Recovery.guardian(options.recoverWith, workspace))
           // What a writable sandbox plants in a git folder's control files or an editor's is undone when the call ends.
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run,
           // and an editor control made below the top (`app/.vscode/tasks.json`) is found the same way.
