@@ -535,10 +535,11 @@ export const make = (options: Options = {}) =>
           editorControls = entered.editor.files
           ownCall = entered.git
         }
+        const live = request.writable ? yield* liveFindings(workspace, gitDirs) : []
         const findings = [
           ...editorControls.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
           // Before the scan's: a `.git` file the scan pins (writable) is shown read-only instead.
-          ...(request.writable ? yield* liveFindings(workspace, gitDirs) : []),
+          ...live,
           ...(yield* findingsOf(workspace, hits)),
           ...exposedFindings(workspace),
           ...Profile.fixedFindings(workspace, {
@@ -570,14 +571,23 @@ export const make = (options: Options = {}) =>
         const argv = [found.bwrap, ...Profile.bwrapArgs(facts, profile, command)]
         const env = Profile.environment(profile, request.env)
         const processes = request.limits?.processes
-        // Asked by the shell before it lets output out: the host may replace a masked file mid-call (MaskGuard).
-        const made = MaskGuard.make(workspace, findings.filter((f) => f.treatment === "mask" && f.path.startsWith(`${workspace}/`)).map((f) => f.path))
+        // Asked by the shell before it lets output out: the host may replace a file the sandbox binds over mid-call
+        // (MaskGuard). Masks, and the git controls' read-only copies: the user's own `git config`/`git checkout -b`
+        // renames `.git/config` into place, which detached the sanitized copy, and the call read the credentials and
+        // wrote `core.fsmonitor` there, which the user's `git status` ran (red team 9). A git control's bind broken
+        // stops the command at once (`whenBroken`); the call's end puts the control back (GitControl). An editor
+        // control's copy holds no secret, and its end puts it back (EditorControlsOnDisk).
+        const inGit = (p: string) => p.split("/").includes(".git")
+        const stopping = new Set([...live.map((f) => f.path), ...findings.filter((f) => f.treatment === "read-only" && inGit(f.path)).map((f) => f.path)])
+        const guarded = findings.filter((f) => f.path.startsWith(`${workspace}/`) && (f.treatment === "mask" || stopping.has(f.path))).map((f) => f.path)
+        const made = MaskGuard.make(workspace, [...new Set(guarded)], stopping)
         guard = made
         yield* Effect.addFinalizer(() => Effect.sync(() => made.stop()))
-        if (cgroupBase === undefined || processes === undefined) return { argv, env, broken: guard.broken }
+        const told = { broken: made.broken, whenBroken: made.whenBroken }
+        if (cgroupBase === undefined || processes === undefined) return { argv, env, ...told }
         const dir = yield* pidsCgroup(cgroupBase, processes, randomBytes(6).toString("hex"))
         // Enter the cgroup before bwrap starts, so nothing it forks is outside.
-        return { argv: ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', path.join(dir, "cgroup.procs"), ...argv], env, broken: guard.broken }
+        return { argv: ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', path.join(dir, "cgroup.procs"), ...argv], env, ...told }
       })
     return Sandbox.of({ status, wrap })
   })
