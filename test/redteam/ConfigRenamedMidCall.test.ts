@@ -39,10 +39,16 @@ const setUp = () => {
   return { w, marker }
 }
 
-/** The user, on the host: changes the configuration (lock and rename), then runs `git status` a few times. */
+/**
+ * The user, on the host: changes the configuration (lock and rename), then, a second later, runs `git status` a few
+ * times while the call would still run (before, it had planted by then). Left: a `git status` in the few milliseconds
+ * between the change and the command's stop (the guard is told by inotify) can still meet a plant, until the call's
+ * end puts the configuration back.
+ */
 const userMeanwhile = async (root: string) => {
   spawnSync("git", ["config", "user.name", "someone-else"], { cwd: root })
-  for (let i = 0; i < 10; i++) {
+  await sleep(1_000)
+  for (let i = 0; i < 5; i++) {
     spawnSync("git", ["status", "--short"], { cwd: root })
     await sleep(200)
   }

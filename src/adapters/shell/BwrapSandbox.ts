@@ -536,11 +536,12 @@ export const make = (options: Options = {}) =>
           ownCall = entered.git
         }
         const live = request.writable ? yield* liveFindings(workspace, gitDirs) : []
+        const scanned = yield* findingsOf(workspace, hits)
         const findings = [
           ...editorControls.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
           // Before the scan's: a `.git` file the scan pins (writable) is shown read-only instead.
           ...live,
-          ...(yield* findingsOf(workspace, hits)),
+          ...scanned,
           ...exposedFindings(workspace),
           ...Profile.fixedFindings(workspace, {
             writable: request.writable,
@@ -577,8 +578,7 @@ export const make = (options: Options = {}) =>
         // wrote `core.fsmonitor` there, which the user's `git status` ran (red team 9). A git control's bind broken
         // stops the command at once (`whenBroken`); the call's end puts the control back (GitControl). An editor
         // control's copy holds no secret, and its end puts it back (EditorControlsOnDisk).
-        const inGit = (p: string) => p.split("/").includes(".git")
-        const stopping = new Set([...live.map((f) => f.path), ...findings.filter((f) => f.treatment === "read-only" && inGit(f.path)).map((f) => f.path)])
+        const stopping = new Set([...live, ...scanned.filter((f) => f.treatment === "read-only")].map((f) => f.path))
         const guarded = findings.filter((f) => f.path.startsWith(`${workspace}/`) && (f.treatment === "mask" || stopping.has(f.path))).map((f) => f.path)
         const made = MaskGuard.make(workspace, [...new Set(guarded)], stopping)
         guard = made
