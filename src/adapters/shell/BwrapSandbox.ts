@@ -493,7 +493,9 @@ export const make = (options: Options = {}) =>
         // Set once the profile is known; asked by the shell before output goes out, and here at the end.
         let guard: MaskGuard.MaskGuard = MaskGuard.none
         if (request.writable) {
-          if (options.recoverWith !== undefined && !guardians.has(workspace)) guardians.set(workspace, Recovery.guardian(options.recoverWith, workspace))
+          // Started once the command is under way (a spawn is a fork of this process: 1-20 ms, off the call's path).
+          const program = options.recoverWith
+          if (program !== undefined && !guardians.has(workspace)) guardians.set(workspace, void setImmediate(() => guardians.set(workspace, Recovery.guardian(program, workspace))))
           // What a writable sandbox plants in a git folder's control files or an editor's is undone when the call ends.
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run,
           // and an editor control made below the top (`app/.vscode/tasks.json`) is found the same way.
