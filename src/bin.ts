@@ -51,8 +51,12 @@ const toStderr = <A, E extends { readonly message?: string }, R>(serve: Effect.E
 const serving = process.argv[2] === "mcp" && process.argv[3] === "serve"
 // The LSP broker (started detached by a session's first language call): its own fast path, no CLI.
 const broker = process.argv[2] === "lsp" && process.argv[3] === "broker"
+// The guardian's recovery after a process died mid-call (adapters/shell/Recovery): its own fast path, no CLI.
+const recovering = process.argv[2] === "sandbox" && process.argv[3] === "recover"
 const command = () =>
-  broker
+  recovering
+    ? Effect.flatMap(Effect.promise(() => import("./app/SandboxRecovery.js")), (R) => R.main(process.argv.slice(4)))
+    : broker
     ? Effect.flatMap(Effect.promise(() => import("./app/LspBroker.js")), (B) =>
         B.main(process.argv.slice(4)).pipe(Effect.tapError((e) => Effect.sync(() => void process.stderr.write(`lsp broker: ${e.message}\n`))))
       )
@@ -67,6 +71,10 @@ if (MINICODE_ENTRY === "repomap-worker") {
   // The worker tells its own failures (the parent then makes the map itself).
   NodeRuntime.runMain(Effect.flatMap(Effect.promise(() => import("./app/RepoMapWorker.js")), (W) => W.main))
 } else {
+  // A hang-up (the terminal or session closed) ends the process as SIGTERM does, with every call's end run: by
+  // default it killed the process outright, leaving what a sandboxed call had planted (red team 9; a SIGKILL is
+  // the guardian's, adapters/shell/Recovery).
+  process.on("SIGHUP", () => process.kill(process.pid, "SIGTERM"))
   // `mcp serve` keeps the runtime's own reporting and exit codes; the CLI's failures are already told and its exit
   // code set, and an interrupted command (Ctrl-C, SIGTERM) exits 130.
   command().pipe(

@@ -452,7 +452,8 @@ export const frontEnd = (options: {
     sql: options.sql,
     mcpServers: options.mcpServers,
     lsp: options.lsp,
-    sandbox: { mode: options.sandbox, ...(options.oneShot === true ? { bwrap: { scan: WatchedScan.oneShot() } } : {}) },
+    // A process that dies mid-call has its calls' ends run by a guardian (Recovery), when it is the minicode program.
+    sandbox: { mode: options.sandbox, bwrap: { recoverWith: thisProgram(), ...(options.oneShot === true ? { scan: WatchedScan.oneShot() } : {}) } },
     mcpClient: options.mcpClient,
     lspBroker: lspBrokerWanted()
   })

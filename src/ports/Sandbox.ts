@@ -74,6 +74,8 @@ export interface Wrapped {
    * command ran), why. Asked before any of the command's output is let out.
    */
   readonly broken?: () => string | undefined
+  /** Calls the listener once, when `broken` first has an answer (at once if it has): the command is stopped then. Unsubscribes. */
+  readonly whenBroken?: (listener: () => void) => () => void
 }
 
 export interface SandboxShape {

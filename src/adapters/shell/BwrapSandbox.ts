@@ -10,7 +10,7 @@
  * can be created (cgroup v1 `pids` or a delegated v2 subtree) each call also runs in its own cgroup with
  * `pids.max`, removed afterwards.
  */
-import { execFile } from "node:child_process"
+import { type ChildProcess, execFile } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -25,6 +25,7 @@ import * as EditorControlsOnDisk from "./EditorControlsOnDisk.js"
 import * as GitControl from "./GitControl.js"
 import * as Exposed from "./Exposed.js"
 import * as MaskGuard from "./MaskGuard.js"
+import * as Recovery from "./Recovery.js"
 import * as HostWalk from "./HostWalk.js"
 import * as SecretObjects from "./SecretObjects.js"
 import * as WatchedScan from "./WatchedScan.js"
@@ -41,6 +42,8 @@ export interface Options {
   readonly cgroups?: boolean
   /** The workspace scan (default: the process's shared one, kept fresh by inotify). */
   readonly scan?: WatchedScan.WatchedScan | undefined
+  /** The minicode program (dist/bin.js) a guardian runs when this process dies mid-call (`Recovery`); none when absent. */
+  readonly recoverWith?: string | undefined
 }
 
 const exec = (file: string, args: ReadonlyArray<string>, timeoutMs: number) =>
@@ -471,6 +474,8 @@ export const make = (options: Options = {}) =>
     const hostHome = options.hostHome ?? process.env["HOME"]
     // The scan, its cache and its watchers are the process's, shared by every sandbox; validated on every wrap.
     const scanner = options.scan ?? WatchedScan.shared
+    // One guardian per workspace for this process's writable calls (`Recovery.guardian`), kept while it lives.
+    const guardians = new Map<string, ChildProcess | undefined>()
     const wrap = (request: WrapRequest): Effect.Effect<Wrapped, SandboxError, Scope.Scope> =>
       Effect.gen(function* () {
         if (status._tag === "Unavailable") return yield* new SandboxError({ reason: status.reason })
@@ -488,6 +493,9 @@ export const make = (options: Options = {}) =>
         // Set once the profile is known; asked by the shell before output goes out, and here at the end.
         let guard: MaskGuard.MaskGuard = MaskGuard.none
         if (request.writable) {
+          // Started once the command is under way (a spawn is a fork of this process: 1-20 ms, off the call's path).
+          const program = options.recoverWith
+          if (program !== undefined && !guardians.has(workspace)) guardians.set(workspace, void setImmediate(() => guardians.set(workspace, Recovery.guardian(program, workspace))))
           // What a writable sandbox plants in a git folder's control files or an editor's is undone when the call ends.
           // Scanned again at the end: a repository the call made (`git init sub`) holds files the user's git would run,
           // and an editor control made below the top (`app/.vscode/tasks.json`) is found the same way.
@@ -529,11 +537,13 @@ export const make = (options: Options = {}) =>
           editorControls = entered.editor.files
           ownCall = entered.git
         }
+        const live = request.writable ? yield* liveFindings(workspace, gitDirs) : []
+        const scanned = yield* findingsOf(workspace, hits)
         const findings = [
           ...editorControls.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
           // Before the scan's: a `.git` file the scan pins (writable) is shown read-only instead.
-          ...(request.writable ? yield* liveFindings(workspace, gitDirs) : []),
-          ...(yield* findingsOf(workspace, hits)),
+          ...live,
+          ...scanned,
           ...exposedFindings(workspace),
           ...Profile.fixedFindings(workspace, {
             writable: request.writable,
@@ -564,12 +574,22 @@ export const make = (options: Options = {}) =>
         const argv = [found.bwrap, ...Profile.bwrapArgs(facts, profile, command)]
         const env = Profile.environment(profile, request.env)
         const processes = request.limits?.processes
-        // Asked by the shell before it lets output out: the host may replace a masked file mid-call (MaskGuard).
-        guard = MaskGuard.make(workspace, findings.filter((f) => f.treatment === "mask" && f.path.startsWith(`${workspace}/`)).map((f) => f.path))
-        if (cgroupBase === undefined || processes === undefined) return { argv, env, broken: guard.broken }
+        // Asked by the shell before it lets output out: the host may replace a file the sandbox binds over mid-call
+        // (MaskGuard). Masks, and the git controls' read-only copies: the user's own `git config`/`git checkout -b`
+        // renames `.git/config` into place, which detached the sanitized copy, and the call read the credentials and
+        // wrote `core.fsmonitor` there, which the user's `git status` ran (red team 9). A git control's bind broken
+        // stops the command at once (`whenBroken`); the call's end puts the control back (GitControl). An editor
+        // control's copy holds no secret, and its end puts it back (EditorControlsOnDisk).
+        const stopping = new Set([...live, ...scanned.filter((f) => f.treatment === "read-only")].map((f) => f.path))
+        const guarded = findings.filter((f) => f.path.startsWith(`${workspace}/`) && (f.treatment === "mask" || stopping.has(f.path))).map((f) => f.path)
+        const made = MaskGuard.make(workspace, [...new Set(guarded)], stopping)
+        guard = made
+        yield* Effect.addFinalizer(() => Effect.sync(() => made.stop()))
+        const told = { broken: made.broken, whenBroken: made.whenBroken }
+        if (cgroupBase === undefined || processes === undefined) return { argv, env, ...told }
         const dir = yield* pidsCgroup(cgroupBase, processes, randomBytes(6).toString("hex"))
         // Enter the cgroup before bwrap starts, so nothing it forks is outside.
-        return { argv: ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', path.join(dir, "cgroup.procs"), ...argv], env, broken: guard.broken }
+        return { argv: ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', path.join(dir, "cgroup.procs"), ...argv], env, ...told }
       })
     return Sandbox.of({ status, wrap })
   })

@@ -3,9 +3,9 @@
  * protected from then on. Such a call may have read the secret's new content and written it anywhere it can write:
  * its output is withheld, and this keeps what it wrote as unreadable as the secret, whatever the name or encoding.
  * Was a hole (red team, issue 19): a bash loop `cp .env copied.txt` caught the host's save, and a later read_file of
- * `copied.txt` showed it. Every file (not in a git folder, not minicode's state) whose change time is past the
- * call's start is listed in `.minicode/exposed.json`, which the sandbox masks like any secret, and whose paths the
- * protected-alias answer holds (read_file, grep, repo_map, the git tools, the sandbox). Removing a path from the
+ * `copied.txt` showed it. Every file (but minicode's state and git's objects, which `SecretObjects.noteMade` keeps)
+ * whose change time is past the call's start is listed in `.minicode/exposed.json`, which the sandbox masks like any
+ * secret, and whose paths the protected-alias answer holds (read_file, grep, repo_map, the git tools, the sandbox). Removing a path from the
  * list (or the list) is the user's decision, once they have looked.
  */
 import * as fs from "node:fs"
@@ -83,7 +83,7 @@ const collapsed = (workspace: string, files: ReadonlyArray<string>): ReadonlyArr
 export const record = (workspace: string, sinceMs: number): ReadonlyArray<string> => {
   const since = sinceMs - 20
   const found: Array<string> = []
-  const walk = (dir: string) => {
+  const walk = (dir: string, inGit: boolean) => {
     let entries: Array<fs.Dirent> = []
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true })
@@ -92,14 +92,17 @@ export const record = (workspace: string, sinceMs: number): ReadonlyArray<string
     }
     for (const e of entries) {
       const abs = path.join(dir, e.name)
-      if (e.name === ".git" || (dir === workspace && e.name === ".minicode")) continue
+      // A git folder's objects are protected as content (`SecretObjects.noteMade`); its other files are listed: a
+      // copy in `.git/stolen`, a ref or a reflog message written by the call (was a hole, red team 9: `cp .env
+      // .git/stolen` or `sub/.git/stolen` while exposed, then `cat` in a later call).
+      if ((inGit && dir.endsWith(`${path.sep}.git`) && e.name === "objects") || (dir === workspace && e.name === ".minicode")) continue
       const st = lstat(abs)
       if (st === undefined) continue
-      if (st.isDirectory()) walk(abs)
+      if (st.isDirectory()) walk(abs, inGit || e.name === ".git")
       else if ((st.ctimeMs >= since || st.mtimeMs >= since) && Jail.sensitiveReason(abs, workspace) === undefined) found.push(abs)
     }
   }
-  walk(workspace)
+  walk(workspace, false)
   const before = listed(workspace)
   const added = collapsed(workspace, found).filter((p) => !before.paths.has(p))
   if (added.length === 0) return []

@@ -121,6 +121,15 @@ export const make = (options: Options) =>
             Effect.flatMap((wrapped) => {
               const broken = wrapped.broken ?? (() => undefined)
               const gate = spec.onOutput === undefined ? undefined : gated(spec.onOutput, broken)
+              const startedMs = Date.now()
+              // A git control's bind broken stops the command at once (its process group killed as on interruption): the
+              // control is open to it from then on, to write what the user's git would run meanwhile (`Wrapped.whenBroken`).
+              const stopped = Effect.async<ProcessResult>((resume) => {
+                const off = wrapped.whenBroken?.(() =>
+                  resume(Effect.succeed({ exitCode: null, signal: "SIGKILL", stdout: "", stderr: "", truncated: false, timedOut: false, durationMs: Date.now() - startedMs }))
+                )
+                return Effect.sync(() => off?.())
+              })
               return NodeShell.spawnExact({
                 argv: wrapped.argv,
                 env: wrapped.env,
@@ -130,6 +139,7 @@ export const make = (options: Options) =>
                 stdin: spec.stdin,
                 ...(gate === undefined ? {} : { onOutput: gate.push })
               }).pipe(
+                Effect.raceFirst(stopped),
                 Effect.map((r) => {
                   gate?.flush()
                   const why = broken()

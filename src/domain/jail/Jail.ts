@@ -53,7 +53,8 @@ export const ok: JailVerdict = { ok: true }
 const no = (rule: string, reason: string): JailVerdict => ({ ok: false, rule, reason })
 
 export const envTemplates = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"])
-export const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure", ".password-store", ".tsh"])
+// LastPass's CLI keeps its session key and the encrypted vault in `.lpass/`.
+export const secretDirs = new Set([".ssh", ".aws", ".kube", ".gnupg", ".azure", ".password-store", ".tsh", ".lpass"])
 const secretNames = new Set([
   ".git-credentials",
   ".npmrc",
@@ -174,9 +175,50 @@ const secretNames = new Set([
   "key3.db",
   "key4.db",
   "login data",
-  "cookies.sqlite"
+  "cookies.sqlite",
+  // Red team 9. Upload and sync tools' saved logins (plain or with a published key): Sublime SFTP, Atom's
+  // remote-ftp and remote-sync, FileZilla's site manager and recent servers, WinSCP, DBeaver, Robo 3T, pgAdmin.
+  "sftp-config.json",
+  ".ftpconfig",
+  ".remote-sync.json",
+  "sitemanager.xml",
+  "recentservers.xml",
+  "winscp.ini",
+  "credentials-config.json",
+  "robo3t.json",
+  "pgadmin4.db",
+  // Signing and registry secrets: Flutter's and Android's keystore passwords, a Kubernetes pull secret, an
+  // htpasswd file by its undotted name (a registry's), an Oracle auto-login wallet, a GitHub Actions runner's key.
+  "key.properties",
+  "keystore.properties",
+  ".dockerconfigjson",
+  "htpasswd",
+  "cwallet.sso",
+  ".credentials_rsaparams",
+  // Network and mount passwords: CIFS credentials, Wi-Fi keys; Tailscale's node keys.
+  ".smbcredentials",
+  "wpa_supplicant.conf",
+  "tailscaled.state",
+  // CLIs' token files by name: Cassandra's cqlsh, Akamai's EdgeGrid, Dart's pub, uv's (and others') credential store,
+  // Buildkite's agent, OpenStack's clouds, Talos, Vultr, Backblaze B2, Infisical, Twitter's twurl, Transifex, and
+  // mail sync passwords (mbsync, OfflineIMAP).
+  "cqlshrc",
+  ".edgerc",
+  "pub-tokens.json",
+  "credentials.toml",
+  "buildkite-agent.cfg",
+  "clouds.yaml",
+  "talosconfig",
+  ".vultr-cli.yaml",
+  ".b2_account_info",
+  "infisical-config.json",
+  ".twurlrc",
+  ".transifexrc",
+  ".mbsyncrc",
+  ".offlineimaprc"
 ])
-const keyExtensions = [".ovpn", ".keytab", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig", ".keyring"]
+// NetworkManager's connections (Wi-Fi and VPN secrets), KWallet's wallets, Tencent Cloud's CLI profiles.
+const keyExtensions = [".ovpn", ".keytab", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".bks", ".p8", ".ppk", ".kdbx", ".kubeconfig", ".keyring", ".nmconnection", ".kwl", ".credential"]
 /** `prod.env`, `prod.env.local`, `api.env.staging`: an environment file by another name (templates excepted). */
 const namedEnv = /\.env(\.(local|prod|production|dev|development|stage|staging|test|ci|preview|qa|uat))*$/
 /** Terraform keeps provider credentials in variable files and every resource's secrets in its state. */
@@ -249,7 +291,36 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   [".op", "config"],
   ["bitwarden cli", "data.json"],
   [".subversion", "auth"],
-  [".minio", "config.json"]
+  [".minio", "config.json"],
+  // Red team 9: VS Code's SFTP extension, dbt's warehouse profiles, Snowflake's CLI, Poetry's stored logins, Hex,
+  // Cloud Foundry, IBM Cloud, Alibaba Cloud, Doppler, Travis CI's and GitLab Runner's tokens, OpenStack's split
+  // secrets, Talos, Cachix, Turso, Render, PlanetScale, WeeChat's and irssi's passwords, InfluxDB's and ClickHouse's
+  // clients, Exoscale.
+  [".vscode", "sftp.json"],
+  [".dbt", "profiles.yml"],
+  [".snowflake", "connections.toml"],
+  [".snowflake", "config.toml"],
+  ["pypoetry", "auth.toml"],
+  [".hex", "hex.config"],
+  [".cf", "config.json"],
+  [".bluemix", "config.json"],
+  [".aliyun", "config.json"],
+  [".doppler", ".doppler.yaml"],
+  [".travis", "config.yml"],
+  [".gitlab-runner", "config.toml"],
+  ["gitlab-runner", "config.toml"],
+  ["openstack", "secure.yaml"],
+  [".talos", "config"],
+  ["cachix", "cachix.dhall"],
+  ["turso", "settings.json"],
+  [".render", "cli.yaml"],
+  ["planetscale", "access-token"],
+  [".weechat", "sec.conf"],
+  ["weechat", "sec.conf"],
+  [".irssi", "config"],
+  [".influxdbv2", "configs"],
+  [".clickhouse-client", "config.xml"],
+  ["exoscale", "exoscale.toml"]
 ]
 /**
  * Globs (gitignore syntax, matched case-insensitively) for names that are secret wherever they are, for a search
@@ -359,6 +430,8 @@ export const fileSecret = (seg: string): string | undefined => {
   if (/^\.?vault[-_.]?pass(word)?([-_.]?file)?(\.txt)?$/.test(seg)) return `${seg} holds a vault password`
   // Any tool's dot-history (`.psql_history`, `.duckdb_history`): commands typed with passwords in them.
   if (/^\.[a-z0-9._-]+_history$/.test(seg)) return `${seg} is a command history (typed passwords and tokens)`
+  // WireGuard's interfaces (`wg0.conf`: the private key) and JFrog's CLI (`jfrog-cli.conf.v6`: access tokens).
+  if (/^wg\d+\.conf$/.test(seg) || /^jfrog-cli\.conf(\.v\d+)?$/.test(seg)) return `${seg} holds credentials`
   return undefined
 }
 
