@@ -45,9 +45,9 @@ const files: Record<string, string> = {
 }
 
 describe.skipIf(unavailable !== undefined)(title("application, agent and browser credential files by names the jail did not know"), () => {
-  it("read_file, grep and sandboxed bash show none of them", () => {
+  it("read_file, grep and sandboxed bash show none of them", async () => {
     const ws = attackWorkspace(cleanups)
-    expect(shownSecrets(ws, files)).toEqual([])
+    expect(await shownSecrets(ws, files)).toEqual([])
   }, 120_000)
 
   it("honest look-alikes are still read", () => {

@@ -32,9 +32,9 @@ const files: Record<string, string> = {
 }
 
 describe.skipIf(unavailable !== undefined)(title("mail, auth-source and tool credential files by names the jail did not know"), () => {
-  it("read_file, grep and sandboxed bash show none of them", () => {
+  it("read_file, grep and sandboxed bash show none of them", async () => {
     const ws = attackWorkspace(cleanups)
-    expect(shownSecrets(ws, files)).toEqual([])
+    expect(await shownSecrets(ws, files)).toEqual([])
   }, 120_000)
 
   it("a project's own NuGet.Config and a pip.conf example beside them are still read", () => {

@@ -6,11 +6,12 @@
  * before any output is let out, streamed or final), and what it wrote meanwhile is protected (`Exposed`). A file
  * written in place keeps its mask, and the output.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
+import { runCli } from "../support/Cli.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { attackFile, attackWorkspace, swapper } from "./support/Attack.js"
 
@@ -129,16 +130,20 @@ describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, at
 
   it("as a sequence of allowed calls: move, edit, copy, link, move back, then read by every tool", async () => {
     const w = await exposed()
-    const outs = [
-      w.tool("move_file", { from: "copied.txt", to: "moved.txt" }).stdout,
-      w.tool("move_file", { from: "deep", to: "deep2" }).stdout,
-      w.tool("edit_file", { path: "copied.txt", old_string: "NEW", new_string: "OLD" }).stdout,
-      w.script("mv copied.txt m2.txt; cp copied.txt c2.txt; ln copied.txt l2.txt; mv deep d3; cat copied.txt m2.txt c2.txt l2.txt d3/a/enc.txt 2>&1; echo step-done"),
-      w.tool("move_file", { from: "moved.txt", to: "copied.txt" }).stdout,
-      ...["copied.txt", "moved.txt", "m2.txt", "c2.txt", "l2.txt", "deep/a/enc.txt", "deep2/a/enc.txt", "d3/a/enc.txt"].map((p) => w.tool("read_file", { path: p }).stdout),
-      w.tool("grep", { pattern: "canary" }).stdout,
-      w.script("cat copied.txt deep/a/enc.txt 2>&1; grep -r canary . 2>/dev/null; echo read-done")
-    ].join("\n")
+    // In order, one call at a time, without blocking the test worker.
+    const steps: ReadonlyArray<() => Promise<string>> = [
+      async () => (await w.toolAsync("move_file", { from: "copied.txt", to: "moved.txt" })).stdout,
+      async () => (await w.toolAsync("move_file", { from: "deep", to: "deep2" })).stdout,
+      async () => (await w.toolAsync("edit_file", { path: "copied.txt", old_string: "NEW", new_string: "OLD" })).stdout,
+      () => w.scriptAsync("mv copied.txt m2.txt; cp copied.txt c2.txt; ln copied.txt l2.txt; mv deep d3; cat copied.txt m2.txt c2.txt l2.txt d3/a/enc.txt 2>&1; echo step-done"),
+      async () => (await w.toolAsync("move_file", { from: "moved.txt", to: "copied.txt" })).stdout,
+      ...["copied.txt", "moved.txt", "m2.txt", "c2.txt", "l2.txt", "deep/a/enc.txt", "deep2/a/enc.txt", "d3/a/enc.txt"].map((p) => async () => (await w.toolAsync("read_file", { path: p })).stdout),
+      async () => (await w.toolAsync("grep", { pattern: "canary" })).stdout,
+      () => w.scriptAsync("cat copied.txt deep/a/enc.txt 2>&1; grep -r canary . 2>/dev/null; echo read-done")
+    ]
+    const seen: Array<string> = []
+    for (const step of steps) seen.push(await step())
+    const outs = seen.join("\n")
     expect(outs).toContain("read-done")
     expect(outs).not.toContain("canary-renamed")
   }, 240_000)
@@ -159,17 +164,20 @@ describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, at
     let swapOut = ""
     swap.stdout.on("data", (d: Buffer) => (swapOut += d.toString()))
     const outs: Array<string> = []
+    // Not blocking the test worker (30 CLI calls in a row kept it from answering vitest under load).
     for (let i = 0; i < 15; i++) {
-      outs.push(w.tool("read_file", { path: "deep/a/enc.txt" }).stdout, w.tool("read_file", { path: "renamed-by-host.txt" }).stdout)
-      if (i % 5 === 0) outs.push(w.tool("grep", { pattern: "canary" }).stdout)
+      outs.push((await w.toolAsync("read_file", { path: "deep/a/enc.txt" })).stdout, (await w.toolAsync("read_file", { path: "renamed-by-host.txt" })).stdout)
+      if (i % 5 === 0) outs.push((await w.toolAsync("grep", { pattern: "canary" })).stdout)
     }
     // grep's own walk (no rg, or a pattern rg cannot take) judges what it reads by the descriptor's inode too. Was a
     // hole: it found the renamed copy by its new path.
     fs.writeFileSync(path.join(w.root, "honest.txt"), "canary-honest\n")
-    const ownWalk = spawnSync(process.execPath, [bin, "tool", "grep", JSON.stringify({ pattern: "canary" }), "--cwd", w.root, "--work-mode", "BUILD", "--policy", "allow-all"], {
-      encoding: "utf8",
-      env: { ...process.env, MINICODE_GREP: "node" }
-    }).stdout
+    const ownWalk = (
+      await runCli(bin, ["tool", "grep", JSON.stringify({ pattern: "canary" }), "--cwd", w.root, "--work-mode", "BUILD", "--policy", "allow-all"], {
+        env: { ...process.env, MINICODE_GREP: "node" },
+        timeoutMs: 120_000
+      })
+    ).stdout
     expect(ownWalk).toContain("canary-honest")
     outs.push(ownWalk)
     fs.writeFileSync(path.join(w.root, "stop"), "")

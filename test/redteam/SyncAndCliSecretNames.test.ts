@@ -82,12 +82,12 @@ const files: Record<string, string> = {
 }
 
 describe.skipIf(unavailable !== undefined)(title("sync, signing, network, CLI and client credential files by names the jail did not know"), () => {
-  it("read_file, grep and sandboxed bash show none of them", () => {
+  it("read_file, grep and sandboxed bash show none of them", async () => {
     const ws = attackWorkspace(cleanups)
-    expect(shownSecrets(ws, files)).toEqual([])
+    expect(await shownSecrets(ws, files)).toEqual([])
   }, 180_000)
 
-  it("honest look-alikes are still read", () => {
+  it("honest look-alikes are still read", async () => {
     const ws = attackWorkspace(cleanups)
     const honest: Record<string, string> = {
       "profiles.yml": "default:\n  target: dev\n",
@@ -106,7 +106,7 @@ describe.skipIf(unavailable !== undefined)(title("sync, signing, network, CLI an
     for (const [name, content] of Object.entries(honest)) {
       fs.mkdirSync(path.dirname(path.join(ws.root, name)), { recursive: true })
       fs.writeFileSync(path.join(ws.root, name), content)
-      const r = JSON.parse(ws.tool("read_file", { path: name }).stdout) as { ok: boolean; text: string }
+      const r = JSON.parse((await ws.toolAsync("read_file", { path: name })).stdout) as { ok: boolean; text: string }
       expect(r.ok && r.text, name).toContain(content.trim().split("\n")[0]?.slice(-6))
     }
   }, 120_000)

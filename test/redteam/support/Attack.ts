@@ -118,20 +118,26 @@ export const committedSrc = (cleanups: Array<() => unknown>) => {
  * Writes `files` (workspace-relative name → content holding one `canary-…` word) and asks read_file, grep and
  * sandboxed bash for each: the names whose canary any of them showed (`read_file .env`, `grep .env`, `bash .env`).
  */
-export const shownSecrets = (ws: ReturnType<typeof attackWorkspace>, files: Readonly<Record<string, string>>): ReadonlyArray<string> => {
+export const shownSecrets = async (ws: ReturnType<typeof attackWorkspace>, files: Readonly<Record<string, string>>): Promise<ReadonlyArray<string>> => {
   const canaryOf = (content: string): string => /canary-[a-z-]+/.exec(content)?.[0] ?? "?"
   for (const [name, content] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(ws.root, name)), { recursive: true })
     fs.writeFileSync(path.join(ws.root, name), content)
   }
   const shown: Array<string> = []
-  for (const [name, content] of Object.entries(files)) {
-    if (ws.tool("read_file", { path: name }).stdout.includes(canaryOf(content))) shown.push(`read_file ${name}`)
+  // Not blocking the test worker: dozens of CLI calls in a row kept it from answering vitest (an RPC timeout).
+  const entries = Object.entries(files)
+  for (let i = 0; i < entries.length; i += 4) {
+    const batch = entries.slice(i, i + 4)
+    const outs = await Promise.all(batch.map(([name]) => ws.toolAsync("read_file", { path: name })))
+    batch.forEach(([name, content], k) => {
+      if (outs[k]?.stdout.includes(canaryOf(content)) === true) shown.push(`read_file ${name}`)
+    })
   }
-  const grep = ws.tool("grep", { pattern: "canary-" })
+  const grep = await ws.toolAsync("grep", { pattern: "canary-" })
   for (const [name, content] of Object.entries(files)) if (grep.stdout.includes(canaryOf(content))) shown.push(`grep ${name}`)
   const quoted = Object.keys(files).map((n) => `'${n}'`).join(" ")
-  const out = ws.script(`cat ${quoted} 2>/dev/null; grep -r canary- . 2>/dev/null; echo read-done`)
+  const out = await ws.scriptAsync(`cat ${quoted} 2>/dev/null; grep -r canary- . 2>/dev/null; echo read-done`)
   expect(out).toContain("read-done")
   for (const [name, content] of Object.entries(files)) if (out.includes(canaryOf(content))) shown.push(`bash ${name}`)
   return shown
