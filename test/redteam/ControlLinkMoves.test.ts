@@ -15,19 +15,11 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { connect, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, fileText as text } from "./support/Attack.js"
 
 const cleanups = attackFile()
 
 const tasks = JSON.stringify({ version: "2.0.0", tasks: [{ label: "x", type: "shell", command: "touch /tmp/minicode-pwned-moves", runOptions: { runOn: "folderOpen" } }] })
-
-const text = (root: string, rel: string) => {
-  try {
-    return fs.readFileSync(path.join(root, rel), "utf8")
-  } catch {
-    return undefined
-  }
-}
 
 describe("moves that retarget a symlink at an editor control's name", () => {
   it("a folder holding a relative control link, moved so the link leads to a folder the agent wrote", () => {

@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { title, unavailable } from "../support/Sandbox.js"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, fileText as text } from "./support/Attack.js"
 
 const cleanups = attackFile()
 
@@ -25,14 +25,6 @@ const layout = (root: string, at: string) => {
   fs.symlinkSync(`${up}kset`, path.join(root, `${at}.kiro/settings`))
   fs.symlinkSync(`${up}confs`, path.join(root, `${at}mise/conf.d`))
   fs.symlinkSync(`${up}dc`, path.join(root, `${at}.devcontainer/app`))
-}
-
-const text = (root: string, rel: string) => {
-  try {
-    return fs.readFileSync(path.join(root, rel), "utf8")
-  } catch {
-    return undefined
-  }
 }
 
 describe("symlinks at the folders below a control folder", () => {

@@ -20,7 +20,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { connect, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, fileText as text } from "./support/Attack.js"
 
 const cleanups = attackFile()
 
@@ -28,14 +28,6 @@ const cmd = "touch /tmp/minicode-pwned-editor"
 const tasks = JSON.stringify({ version: "2.0.0", tasks: [{ label: "x", type: "shell", command: cmd, runOptions: { runOn: "folderOpen" } }] })
 const hooks = JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: cmd }] }] } })
 const honest = `{"version":"2.0.0","tasks":[]}`
-
-const text = (root: string, rel: string) => {
-  try {
-    return fs.readFileSync(path.join(root, rel), "utf8")
-  } catch {
-    return undefined
-  }
-}
 
 /** A script that waits (up to `seconds`) for `rel` to be gone, then writes `content` there. */
 const replant = (rel: string, content: string, seconds: number) =>

@@ -142,3 +142,12 @@ export const shownSecrets = async (ws: ReturnType<typeof attackWorkspace>, files
   for (const [name, content] of Object.entries(files)) if (out.includes(canaryOf(content))) shown.push(`bash ${name}`)
   return shown
 }
+
+/** The text of the workspace file `rel`, or undefined when it cannot be read (absent, a folder, a dangling link). */
+export const fileText = (root: string, rel: string): string | undefined => {
+  try {
+    return fs.readFileSync(path.join(root, rel), "utf8")
+  } catch {
+    return undefined
+  }
+}
