@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { connect, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
-import { attackFile, attackWorkspace, fileText as text } from "./support/Attack.js"
+import { attackFile, attackWorkspace, fileText as text, startSwapper } from "./support/Attack.js"
 
 const cleanups = attackFile()
 
@@ -95,6 +95,28 @@ describe("moves that retarget a symlink at an editor control's name", () => {
     expect(await call("move_file", { from: "x", to: "l" })).toContain("jail.editor-control")
     for (const rel of ["b/.vscode/tasks.json", ".vscode/tasks.json", "pkg/.vscode/tasks.json"]) expect(text(ws.root, rel) ?? "").not.toContain("folderOpen")
   }, 120_000)
+
+  it.skipIf(unavailable !== undefined)(title("a second process swapping the folder a control link leads through, while file tools write and move there"), async () => {
+    const ws = attackWorkspace(cleanups)
+    for (const d of ["d/vscode", "evil/vscode", "pack/vscode"]) fs.mkdirSync(path.join(ws.root, d), { recursive: true })
+    fs.writeFileSync(path.join(ws.root, "d/vscode/settings.json"), "{}")
+    fs.writeFileSync(path.join(ws.root, "evil/vscode/settings.json"), "{}")
+    fs.symlinkSync("d/vscode", path.join(ws.root, ".vscode"))
+    // Sandboxed bash exchanging `d` with `l -> evil` in a loop (renameat2 RENAME_EXCHANGE), from its own process.
+    const stop = await startSwapper(cleanups, ws.root, path.join(ws.root, "evil"), ws.tool)
+    const outs: Array<string> = []
+    for (let i = 0; i < 8; i++) {
+      outs.push((await ws.toolAsync("write_file", { path: "d/vscode/tasks.json", content: tasks })).stdout)
+      outs.push((await ws.toolAsync("write_file", { path: "pack/vscode/tasks.json", content: tasks })).stdout)
+      outs.push((await ws.toolAsync("move_file", { from: "pack", to: "d" })).stdout)
+      fs.rmSync(path.join(ws.root, "pack/vscode/tasks.json"), { force: true })
+    }
+    await stop()
+    // Whatever a call saw mid-swap, what the editor reads at `.vscode` when the calls are over runs nothing.
+    expect(fs.lstatSync(path.join(ws.root, "d")).isDirectory()).toBe(true)
+    expect(text(ws.root, ".vscode/tasks.json") ?? "").not.toContain("folderOpen")
+    expect(outs.join("\n")).toContain("jail.editor-control")
+  }, 320_000)
 
   it.skipIf(unavailable !== undefined)(title("sandboxed bash doing the same: the plant does not stay"), () => {
     const ws = attackWorkspace(cleanups)
