@@ -184,5 +184,5 @@ describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, at
     await new Promise((r) => swap.on("exit", r))
     expect(swapOut).not.toContain("canary")
     expect(outs.join("\n")).not.toContain("canary-renamed")
-  }, 240_000)
+  }, 480_000)
 })
