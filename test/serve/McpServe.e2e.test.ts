@@ -201,7 +201,7 @@ describe("minicode mcp serve (built binary, raw JSON-RPC)", () => {
     expect(fs.readFileSync(path.join(root, "log.txt"), "utf8")).toBe("x\nx\n")
     r.call(42, "write_file", { path: "log.txt", content: "clobber" })
     const conflict = await r.reply(42, 7)
-    expect(conflict.error?.code).toBe(-32002)
+    expect(conflict.error?.code).toBe(-32081)
     expect(fs.readFileSync(path.join(root, "log.txt"), "utf8")).toBe("x\nx\n")
     r.call("42", "read_file", { path: "log.txt" })
     expect(textOf((await r.reply("42")).result)).toMatch(/x/)
@@ -242,7 +242,7 @@ describe("minicode mcp serve (built binary, raw JSON-RPC)", () => {
     // 6 MB, over the 4 MB cap: refused by id, never written.
     r.send({ jsonrpc: "2.0", method: "tools/call", params: { name: "write_file", arguments: { path: "huge.txt", content: "z".repeat(6 * 1024 * 1024) } }, id: 77 })
     const refused = await r.reply(77)
-    expect(refused.error?.code).toBe(-32005)
+    expect(refused.error?.code).toBe(-32084)
     expect(refused.error?.message).toMatch(/too large/i)
     expect(fs.existsSync(path.join(root, "huge.txt"))).toBe(false)
     r.send({ jsonrpc: "2.0", id: 78, method: "ping" })

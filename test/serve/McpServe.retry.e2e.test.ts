@@ -79,7 +79,7 @@ describe("minicode mcp serve across restarts (built binary, SDK client)", () => 
 
     const second = await session(root)
     const retry = await rpcErrorOf(second.client.callTool(call))
-    expect(retry?.code).toBe(-32003)
+    expect(retry?.code).toBe(-32082)
     expect(retry?.message).toMatch(/earlier run of this server that stopped before answering it/)
     expect(retry?.message).toMatch(/outcome is unknown/)
     // A re-run would have started again before any answer came.

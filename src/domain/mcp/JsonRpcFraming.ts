@@ -13,12 +13,17 @@ export const ErrorCodes = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
-  /** Server-defined (-32000..-32099). */
-  Busy: -32001,
-  Conflict: -32002,
-  AlreadyHandled: -32003,
-  ShuttingDown: -32004,
-  TooLarge: -32005
+  /**
+   * minicode's own, stable and documented (README, `mcp serve`): a block of the implementation-defined range
+   * (-32000..-32099) that neither the MCP specification (-32002 resource not found, -32042 URL elicitation required;
+   * the 2026 draft's -32001, -32003, -32004…) nor the SDK (-32000 connection closed, -32001 request timeout) assigns.
+   * A client that reads -32001 as the SDK's own timeout or -32002 as "resource not found" is never misled.
+   */
+  Busy: -32080,
+  Conflict: -32081,
+  AlreadyHandled: -32082,
+  ShuttingDown: -32083,
+  TooLarge: -32084
 } as const
 
 export interface ErrorReply {
