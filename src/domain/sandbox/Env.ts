@@ -16,6 +16,9 @@ const unrestrictedOnly = new Set(["GH_TOKEN", "GITHUB_TOKEN", "SSH_AUTH_SOCK"])
 
 export const allowed = (name: string, options: { readonly unrestricted: boolean }): boolean => {
   if (unrestrictedOnly.has(name)) return options.unrestricted
+  // A name listed exactly is known harmless, whatever the credential pattern says of it: `GIT_AUTHOR_NAME` holds
+  // "AUTH" (it was dropped, and git_commit failed "Author identity unknown" where CI and containers set it).
+  if (exact.has(name)) return true
   if (credential.test(name)) return false
   // NODE_OPTIONS can load arbitrary code (--require, --import) from a path the model chose: never passed.
   if (name === "NODE_OPTIONS") return false
