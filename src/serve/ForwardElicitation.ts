@@ -48,9 +48,15 @@ const attributed = (schema: Readonly<Record<string, unknown>>, server: string): 
 }
 
 /** `channel` is read at request time: the SDK server (and so the channel) exists only once `mcp serve` started. */
-export const forward =
-  (channel: () => ElicitationChannel | undefined): Elicit =>
-  async (request, signal): Promise<ElicitationAnswer> => {
+export const forward = (channel: () => ElicitationChannel | undefined): Elicit =>
+  Object.assign(ask(channel), {
+    // Form mode while the client that runs minicode declared elicitation; never URL mode (its channel asks forms).
+    modes: () => ({ form: channel()?.supported() === true, url: false })
+  })
+
+const ask =
+  (channel: () => ElicitationChannel | undefined) =>
+  async (request: Parameters<Elicit>[0], signal: AbortSignal): Promise<ElicitationAnswer> => {
     const upstream = channel()
     if (upstream === undefined || !upstream.supported() || request.mode !== "form") return { action: "decline" }
     const schema = typeof request.schema === "object" && request.schema !== null ? (request.schema as Readonly<Record<string, unknown>>) : { type: "object", properties: {} }

@@ -31,10 +31,12 @@ describe("mcp serve: an upstream server's asks and progress reach the client", (
     expect(JSON.stringify(asked[0])).toContain('"name"')
   })
 
-  it("without the client's elicitation capability the upstream ask is declined", async () => {
+  it("without the client's elicitation capability minicode does not declare elicitation upstream, so nobody is asked", async () => {
     const { client } = await connect(false)
+    const caps = await client.callTool({ name: "mcp_call", arguments: { server: "up", tool: "caps", arguments: {} } })
+    expect(JSON.parse(textOf(caps))).toEqual({ roots: { listChanged: false } })
     const result = await client.callTool({ name: "mcp_call", arguments: { server: "up", tool: "elicit", arguments: {} } })
-    expect(textOf(result)).toContain('"action":"decline"')
+    expect(textOf(result)).toContain("Method not found")
   })
 
   it("the upstream server's progress becomes the call's notifications/progress, and the result still follows", async () => {

@@ -5,7 +5,7 @@
 //   structured (content + structuredContent), links (resource link with description, audience), huge (n chars),
 //   hang (never answers), progress (n progress notifications, delay ms apart, then answers), log (a log
 //   notification, then an error), badargs (an McpError -32602 thrown by the handler), roots / elicit / sample
-//   (server-to-client requests).
+//   (server-to-client requests), caps (the client's declared capabilities).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import {
@@ -55,7 +55,8 @@ const tools = [
   { name: "badargs", description: "Throws invalid params.", inputSchema: { type: "object" } },
   { name: "roots", description: "Asks the client for its roots.", inputSchema: { type: "object" } },
   { name: "elicit", description: "Asks the client for input.", inputSchema: { type: "object" } },
-  { name: "sample", description: "Asks the client for a completion.", inputSchema: { type: "object" } }
+  { name: "sample", description: "Asks the client for a completion.", inputSchema: { type: "object" } },
+  { name: "caps", description: "The capabilities the client declared.", inputSchema: { type: "object" } }
 ]
 
 const server = new Server({ name: "misbehaving", version: "1.0.0" }, { capabilities: { tools: {}, resources: {}, logging: {} } })
@@ -104,12 +105,18 @@ server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       return { content: [{ type: "text", text: JSON.stringify(got.roots) }] }
     }
     case "elicit": {
-      const got = await server.request(
-        { method: "elicitation/create", params: { mode: "form", message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } } },
-        ElicitResultSchema
-      )
-      return { content: [{ type: "text", text: JSON.stringify(got) }] }
+      try {
+        const got = await server.request(
+          { method: "elicitation/create", params: { mode: "form", message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } } },
+          ElicitResultSchema
+        )
+        return { content: [{ type: "text", text: JSON.stringify(got) }] }
+      } catch (e) {
+        return { content: [{ type: "text", text: `elicitation refused: ${e.message}` }], isError: true }
+      }
     }
+    case "caps":
+      return { content: [{ type: "text", text: JSON.stringify(server.getClientCapabilities() ?? null) }] }
     case "sample": {
       try {
         await server.request({ method: "sampling/createMessage", params: { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 } }, CreateMessageResultSchema)

@@ -181,8 +181,10 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           const state = { alive: true, stderr: "", log: new Array<string>(), taskOnly: new Set<string>() }
           const kind = entry.url === undefined ? "stdio" : "http"
           const attempt = async (transport: Transport): Promise<Client> => {
-            const client = new m.client.Client({ name: "minicode", version: "0.1.0" }, { capabilities: SdkClientRequests.capabilities })
-            SdkClientRequests.install(client, m.types, { server: id, root: options.root ?? options.cwd, elicit: options.elicit ?? McpElicitation.decline, log: state.log })
+            const elicit = options.elicit ?? McpElicitation.decline
+            const modes = McpElicitation.modesOf(elicit)
+            const client = new m.client.Client({ name: "minicode", version: "0.1.0" }, { capabilities: SdkClientRequests.capabilitiesFor(modes) })
+            SdkClientRequests.install(client, m.types, { server: id, root: options.root ?? options.cwd, elicit, modes, log: state.log })
             const wrapped = capMessages(transport, maxMessageBytes)
             let timer: NodeJS.Timeout | undefined
             const abort = () => void transport.close().catch(() => undefined)

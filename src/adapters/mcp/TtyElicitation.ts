@@ -20,7 +20,8 @@ export const processTerminal = (): Terminal | undefined => (process.stdin.isTTY 
 /** Asks on `terminal`; with none, declines. */
 export const make = (terminal: Terminal | undefined): McpElicitation.Elicit => {
   if (terminal === undefined) return McpElicitation.decline
-  return async (request, signal) => {
+  const modes = () => ({ form: true, url: true })
+  return Object.assign(async (request: McpElicitation.ElicitationRequest, signal: AbortSignal): Promise<McpElicitation.ElicitationAnswer> => {
     const rl = readline.createInterface({ input: terminal.input, output: terminal.output, terminal: false })
     const ask = (q: string) => rl.question(q, { signal })
     try {
@@ -51,5 +52,5 @@ export const make = (terminal: Terminal | undefined): McpElicitation.Elicit => {
     } finally {
       rl.close()
     }
-  }
+  }, { modes })
 }

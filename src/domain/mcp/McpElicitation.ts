@@ -22,10 +22,28 @@ export type ElicitationAnswer =
   | { readonly action: "decline" }
   | { readonly action: "cancel" }
 
-/** Who answers a server's elicitation: the operator on a TTY, the upstream client under `mcp serve`, or nobody. */
-export type Elicit = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>
+/** The request modes an answerer can really answer. */
+export interface Modes {
+  readonly form: boolean
+  readonly url: boolean
+}
 
-export const decline: Elicit = () => Promise.resolve({ action: "decline" })
+/** Who answers a server's elicitation: the operator on a TTY, the upstream client under `mcp serve`, or nobody. */
+export interface Elicit {
+  (request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer>
+  /**
+   * The modes it answers now (asked when a connection opens, when `mcp serve`'s own client is known); absent: both.
+   * minicode's client declares exactly these, so a server never offers a flow that can only be declined.
+   */
+  readonly modes?: () => Modes
+}
+
+export const none: Modes = { form: false, url: false }
+
+export const decline: Elicit = Object.assign(() => Promise.resolve<ElicitationAnswer>({ action: "decline" }), { modes: () => none })
+
+/** What `elicit` answers now. */
+export const modesOf = (elicit: Elicit): Modes => elicit.modes?.() ?? { form: true, url: true }
 
 export interface Field {
   readonly name: string

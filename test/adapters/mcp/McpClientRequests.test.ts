@@ -1,6 +1,7 @@
 /**
  * Server-to-client requests are answered: roots (the workspace as a file:// root), elicitation (the given answerer,
- * a terminal driven through streams, or declined), sampling (declined, clearly). server-everything then shows the
+ * a terminal driven through streams), declared only in the modes the answerer answers; sampling is never declared
+ * (minicode runs no model). server-everything then shows the
  * tools it keeps for capable clients. Log notifications are kept for errors; a server that crashes at start shows
  * its stderr.
  */
@@ -14,6 +15,7 @@ import * as TtyElicitation from "../../../src/adapters/mcp/TtyElicitation.js"
 import * as McpFormat from "../../../src/domain/mcp/McpFormat.js"
 import type * as McpElicitation from "../../../src/domain/mcp/McpElicitation.js"
 import { McpTransport } from "../../../src/ports/McpTransport.js"
+import * as ForwardElicitation from "../../../src/serve/ForwardElicitation.js"
 
 const root = path.resolve(import.meta.dirname, "../../..")
 const everything = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
@@ -26,16 +28,36 @@ const servers = {
 }
 
 describe("server-to-client requests", () => {
-  it.live("roots is the workspace; sampling is declined with a reason; elicitation without an answerer is declined", () =>
+  it.live("roots is the workspace; sampling, and elicitation without an answerer, are not declared (a server cannot offer what only fails)", () =>
     Effect.gen(function* () {
       const mcp = yield* McpTransport
       assert.deepStrictEqual(JSON.parse(text(yield* mcp.call("bad", "roots", {}))), [{ uri: pathToFileURL(root).href, name: path.basename(root) }])
-      const sampled = yield* mcp.call("bad", "sample", {})
-      assert.isTrue(sampled.isError)
-      assert.include(text(sampled), "minicode runs no model")
-      assert.deepStrictEqual(JSON.parse(text(yield* mcp.call("bad", "elicit", {}))), { action: "decline" })
+      assert.deepStrictEqual(JSON.parse(text(yield* mcp.call("bad", "caps", {}))), { roots: { listChanged: false } })
+      // A server that asks anyway gets JSON-RPC's "method not found", said once.
+      const sampled = text(yield* mcp.call("bad", "sample", {}))
+      assert.include(sampled, "Method not found")
+      assert.notInclude(sampled, "MCP error -32601: MCP error -32601")
+      assert.include(text(yield* mcp.call("bad", "elicit", {})), "Method not found")
     }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
   )
+
+  it.live("the elicitation modes declared are the answerer's: a terminal answers forms and URLs, mcp serve's forward only forms while its client has elicitation", () => {
+    let upstream: { supported: () => boolean; elicit: () => Promise<never> } | undefined
+    const forward = ForwardElicitation.forward(() => upstream)
+    const caps = (elicit: McpElicitation.Elicit) =>
+      Effect.gen(function* () {
+        const mcp = yield* McpTransport
+        return JSON.parse(text(yield* mcp.call("bad", "caps", {})))
+      }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root, elicit })))
+    return Effect.gen(function* () {
+      const terminal = TtyElicitation.make({ input: new PassThrough(), output: new PassThrough() })
+      assert.deepStrictEqual((yield* caps(terminal)).elicitation, { form: { applyDefaults: true }, url: {} })
+      assert.notProperty(yield* caps(forward), "elicitation")
+      upstream = { supported: () => true, elicit: () => Promise.reject(new Error("unused")) }
+      assert.deepStrictEqual((yield* caps(forward)).elicitation, { form: { applyDefaults: true } })
+      assert.notProperty(yield* caps(terminal), "sampling")
+    })
+  })
 
   it.live("elicitation is asked of whoever is given (the seam mcp serve forwards through)", () => {
     const asked: Array<McpElicitation.ElicitationRequest> = []
@@ -69,18 +91,23 @@ describe("server-to-client requests", () => {
     }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root, elicit: TtyElicitation.make({ input, output }) })))
   })
 
-  it.live("server-everything shows its roots, elicitation and sampling tools; get-roots-list names the workspace", () =>
-    Effect.gen(function* () {
-      const mcp = yield* McpTransport
-      const [listing] = yield* mcp.list("everything")
-      const names = listing?.tools.map((t) => t.name) ?? []
-      for (const tool of ["get-roots-list", "trigger-elicitation-request", "trigger-sampling-request", "trigger-url-elicitation"]) assert.include(names, tool)
-      assert.include(text(yield* mcp.call("everything", "get-roots-list", {})), pathToFileURL(root).href)
-      const sampled = yield* Effect.either(mcp.call("everything", "trigger-sampling-request", { prompt: "hi", maxTokens: 5 }))
-      const said = sampled._tag === "Left" ? sampled.left.message : text(sampled.right)
-      assert.include(said, "minicode runs no model")
-    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
-  )
+  it.live("server-everything offers only what minicode answers: no sampling tool ever, elicitation tools only with an answerer; get-roots-list names the workspace", () => {
+    const names = (elicit?: McpElicitation.Elicit) =>
+      Effect.gen(function* () {
+        const mcp = yield* McpTransport
+        const [listing] = yield* mcp.list("everything")
+        assert.include(text(yield* mcp.call("everything", "get-roots-list", {})), pathToFileURL(root).href)
+        return listing?.tools.map((t) => t.name) ?? []
+      }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root, ...(elicit === undefined ? {} : { elicit }) })))
+    return Effect.gen(function* () {
+      const bare = yield* names()
+      assert.include(bare, "get-roots-list")
+      for (const tool of ["trigger-elicitation-request", "trigger-sampling-request", "trigger-url-elicitation"]) assert.notInclude(bare, tool)
+      const asked = yield* names(TtyElicitation.make({ input: new PassThrough(), output: new PassThrough() }))
+      for (const tool of ["trigger-elicitation-request", "trigger-url-elicitation"]) assert.include(asked, tool)
+      assert.notInclude(asked, "trigger-sampling-request")
+    })
+  })
 
   it.live("a server's log lines are shown with its failure; a server that crashes at start shows its stderr", () =>
     Effect.gen(function* () {
