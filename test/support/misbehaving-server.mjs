@@ -2,7 +2,7 @@
 //   argv "crash": prints "boom: missing API_KEY" on stderr and exits before initialize.
 //   otherwise: declares tools and resources (but resources/list fails, templates are listed), no prompts;
 //   tools: nested (a deep input and output schema, long description), controls (NUL, ANSI, CR, bidi in text),
-//   structured (content + structuredContent), links (resource link with description, audience), huge (n chars),
+//   structured (content + structuredContent), shaped (an outputSchema; arguments.how "bad" breaks it, "none" omits it), links (resource link with description, audience), huge (n chars),
 //   hang (never answers), progress (n progress notifications, delay ms apart, then answers), log (a log
 //   notification, then an error), badargs (an McpError -32602 thrown by the handler), roots / elicit / sample
 //   (server-to-client requests), caps (the client's declared capabilities).
@@ -47,6 +47,8 @@ const tools = [
   { name: "tasky", description: "Only as a task.", inputSchema: { type: "object" }, execution: { taskSupport: "required" } },
   { name: "controls", description: "Bad\u001b[31m bytes\u0000 in the description.", inputSchema: { type: "object" } },
   { name: "structured", description: "Content and structured content.", inputSchema: { type: "object" } },
+  { name: "shaped", description: "Structured content as its output schema says, or (arg bad) not, or (arg none) none.", inputSchema: { type: "object" },
+    outputSchema: { type: "object", properties: { temperature: { type: "number" }, unit: { type: "string", enum: ["C", "F"] } }, required: ["temperature", "unit"] } },
   { name: "links", description: "A resource link.", inputSchema: { type: "object" } },
   { name: "huge", description: "n characters.", inputSchema: { type: "object", properties: { n: { type: "integer" } } } },
   { name: "hang", description: "Never answers.", inputSchema: { type: "object" } },
@@ -73,6 +75,11 @@ server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
   switch (req.params.name) {
     case "controls":
       return { content: [{ type: "text", text: "red\u001b[31mALERT\u001b[0m nul\u0000 cr\rover \u202eevil" }] }
+    case "shaped": {
+      const how = req.params.arguments?.how
+      const text = [{ type: "text", text: "the weather is fine" }]
+      return how === "bad" ? { content: text, structuredContent: { temperature: "warm", unit: "K" } } : how === "none" ? { content: text } : { content: text, structuredContent: { temperature: 21, unit: "C" } }
+    }
     case "structured":
       return { content: [{ type: "text", text: "the weather is fine" }], structuredContent: { temperature: 21, unit: "C" } }
     case "links":

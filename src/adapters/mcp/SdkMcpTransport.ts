@@ -30,6 +30,7 @@ import * as PinnedFetch from "../net/PinnedFetch.js"
 import * as FileOAuthProvider from "./FileOAuthProvider.js"
 import * as SdkClientRequests from "./SdkClientRequests.js"
 import * as SdkMcpContent from "./SdkMcpContent.js"
+import * as SdkOutputCheck from "./SdkOutputCheck.js"
 
 export interface Options {
   readonly servers: Readonly<Record<string, ServerEntry>>
@@ -67,8 +68,9 @@ const sdkModules = Effect.promise(() =>
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/client/sse.js"),
     import("@modelcontextprotocol/sdk/types.js"),
-    import("@modelcontextprotocol/sdk/client/auth.js")
-  ]).then(([client, stdio, http, sse, types, auth]) => ({ client, stdio, http, sse, types, auth }))
+    import("@modelcontextprotocol/sdk/client/auth.js"),
+    import("@modelcontextprotocol/sdk/validation/ajv")
+  ]).then(([client, stdio, http, sse, types, auth, validation]) => ({ client, stdio, http, sse, types, auth, validation }))
 )
 type Sdk = Effect.Effect.Success<typeof sdkModules>
 
@@ -80,7 +82,14 @@ interface Connection {
   /** The sandbox view a sandboxed stdio server was started from (see `Options.sandboxView`). */
   readonly view?: string
   /** Set by the transport's close: a dead server is reconnected on next use. */
-  readonly state: { alive: boolean; stderr: string; readonly log: Array<string>; readonly taskOnly: Set<string> }
+  readonly state: {
+    alive: boolean
+    stderr: string
+    readonly log: Array<string>
+    readonly taskOnly: Set<string>
+    /** The listed tools' output schemas, as validators (undefined until the tools were listed on this connection). */
+    outputs: SdkOutputCheck.Validators | undefined
+  }
 }
 
 /** Closes a connection; an HTTP session is ended first (DELETE), so the server can free it. */
@@ -178,7 +187,7 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
     const openWith = (m: Sdk, id: string, entry: ServerEntry, fetch: PinnedFetch.FetchLike | undefined, launch: Launch | undefined) =>
       Effect.tryPromise({
         try: async (signal): Promise<Connection> => {
-          const state = { alive: true, stderr: "", log: new Array<string>(), taskOnly: new Set<string>() }
+          const state: Connection["state"] = { alive: true, stderr: "", log: new Array<string>(), taskOnly: new Set<string>(), outputs: undefined }
           const kind = entry.url === undefined ? "stdio" : "http"
           const attempt = async (transport: Transport): Promise<Client> => {
             const elicit = options.elicit ?? McpElicitation.decline
@@ -350,6 +359,20 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
     }
     const params = (cursor: string | undefined) => (cursor === undefined ? {} : { cursor })
 
+    /** The server's tools; what a call needs of them is kept on the connection (task-only tools, output schemas). */
+    const listTools = (id: string) =>
+      Effect.gen(function* () {
+        const m = yield* sdk
+        const { conn } = yield* connection(id)
+        const tools = yield* request(id, `${id} tools/list`, (client, signal, timeout) =>
+          pages((cursor) => client.request({ method: "tools/list", params: params(cursor) }, m.types.ListToolsResultSchema, { signal, timeout }).then((got) => ({ items: got.tools.map(SdkMcpContent.toolInfo), next: got.nextCursor })))
+        )
+        conn.state.taskOnly.clear()
+        for (const t of tools) if (t.taskSupport === "required") conn.state.taskOnly.add(t.name)
+        conn.state.outputs = SdkOutputCheck.validators(m.validation, tools)
+        return tools
+      })
+
     /**
      * Tools, then what the server declared (resources and templates, prompts): an optional list that fails is a
      * note beside the tools, never a reason to hide them.
@@ -364,9 +387,7 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           request(id, `${id} ${method}`, send).pipe(
             Effect.catchAll((e) => Effect.sync((): ReadonlyArray<A> => (notes.push(e.message), [])))
           )
-        const tools = yield* request(id, `${id} tools/list`, (client, signal, timeout) =>
-          pages((cursor) => client.request({ method: "tools/list", params: params(cursor) }, m.types.ListToolsResultSchema, { signal, timeout }).then((got) => ({ items: got.tools.map(SdkMcpContent.toolInfo), next: got.nextCursor })))
-        )
+        const tools = yield* listTools(id)
         const resources = declared.resources === undefined ? [] : yield* optional("resources/list", (client, signal, timeout) =>
           pages((cursor) => client.request({ method: "resources/list", params: params(cursor) }, m.types.ListResourcesResultSchema, { signal, timeout }).then((got) => ({ items: got.resources.map(SdkMcpContent.resourceInfo), next: got.nextCursor })))
         )
@@ -384,10 +405,20 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             }))
           )
         )
-        conn.state.taskOnly.clear()
-        for (const t of tools) if (t.taskSupport === "required") conn.state.taskOnly.add(t.name)
         return { server: id, tools, resources, templates, prompts, ...(notes.length > 0 ? { notes } : {}) }
       }).pipe(Effect.catchAll((e) => Effect.succeed<McpServerListing>({ server: id, error: e.message, tools: [], resources: [], prompts: [] })))
+
+    /**
+     * The tools listed once per connection before its first call (as the SDK's callTool needs listTools first): their
+     * output schemas judge the results, and task-only tools are known. A listing that fails leaves both unknown.
+     */
+    const listedOnce = (server: string) =>
+      Effect.flatMap(SynchronizedRef.get(connections), (map) => {
+        const conn = map.get(server)
+        return conn !== undefined && conn.state.alive && conn.state.outputs !== undefined ? Effect.void : Effect.ignore(listTools(server))
+      })
+    const outputsOf = (server: string) =>
+      Effect.map(SynchronizedRef.get(connections), (map): SdkOutputCheck.Validators => map.get(server)?.state.outputs ?? new Map())
 
     /** Fails a call of a tool the server listed as task-only (execution.taskSupport "required"). */
     const taskOnly = (server: string, tool: string) =>
@@ -408,7 +439,7 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             ? Effect.map(listOne(server), (one) => [one])
             : Effect.fail(new Unavailable({ port: `MCP server ${server}`, reason: `no MCP server "${server}" is configured` })),
       call: (server, tool, args) =>
-        Effect.flatMap(Effect.zip(taskOnly(server, tool), Progress.current), ([m, listener]) =>
+        Effect.flatMap(Effect.zip(Effect.zipRight(listedOnce(server), taskOnly(server, tool)), Progress.current), ([m, listener]) =>
           request(`${server}`, `${server}.${tool}`, (client, signal, timeout) =>
             client.request({ method: "tools/call", params: { name: tool, arguments: { ...args } } }, m.types.CallToolResultSchema, {
               signal,
@@ -424,6 +455,7 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
           )
         ).pipe(
           Effect.map(SdkMcpContent.callResult),
+          Effect.flatMap((content) => Effect.map(outputsOf(server), (outputs) => SdkOutputCheck.check(outputs, server, tool, content))),
           // A failed call carries the server's last log lines: often the why.
           Effect.flatMap((content) =>
             !content.isError

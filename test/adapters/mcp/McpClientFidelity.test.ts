@@ -27,7 +27,7 @@ describe("MCP client fidelity", () => {
       const listed = yield* mcp.list("bad")
       const out = McpFormat.listing(listed)
       assert.isUndefined(listed[0]?.error)
-      assert.strictEqual(listed[0]?.tools.length, 13)
+      assert.strictEqual(listed[0]?.tools.length, 15)
       assert.include(out, "bad.nested(target*, tags, mode, node) Deeply nested input.\n    Second line of the description.\n    Every word matters here.")
       assert.include(out, "more characters]")
       assert.include(out, 'in: {target*: {host*: string(hostname), port: integer 1..65535 =443} "Where to send it", tags: {key: string, value: string|null}[], mode: "fast"|"full", node: {name: string, children: Node[]}}')
@@ -40,6 +40,25 @@ describe("MCP client fidelity", () => {
       assert.include(out, "resources are broken today")
       assert.include(out, "Bad\\u001b[31m bytes\\u0000 in the description.")
       assert.notInclude(out, "\u001b")
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
+  )
+
+  it.live("structuredContent is judged by the tool's output schema, listed first or not: a mismatch or a missing one is an error that says so", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      // No mcp.list before: the first call lists the tools itself, as the SDK's callTool needs.
+      const good = yield* mcp.call("bad", "shaped", {})
+      assert.isFalse(good.isError)
+      assert.strictEqual(text(good), 'the weather is fine\nstructured content: {"temperature":21,"unit":"C"}')
+      const broken = yield* mcp.call("bad", "shaped", { how: "bad" })
+      assert.isTrue(broken.isError)
+      assert.include(text(broken), "minicode: the result of bad.shaped is not valid: its structuredContent does not match its output schema")
+      assert.include(text(broken), "the weather is fine")
+      const none = yield* mcp.call("bad", "shaped", { how: "none" })
+      assert.isTrue(none.isError)
+      assert.include(text(none), "it declares an output schema but returned no structuredContent")
+      // A tool without an output schema is not judged.
+      assert.isFalse((yield* mcp.call("bad", "structured", {})).isError)
     }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
   )
 
