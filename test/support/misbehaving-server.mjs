@@ -5,7 +5,8 @@
 //   structured (content + structuredContent), shaped (an outputSchema; arguments.how "bad" breaks it, "none" omits it), links (resource link with description, audience), huge (n chars),
 //   hang (never answers), progress (n progress notifications, delay ms apart, then answers), log (a log
 //   notification, then an error), badargs (an McpError -32602 thrown by the handler), roots / elicit / sample
-//   (server-to-client requests), caps (the client's declared capabilities).
+//   (server-to-client requests), caps (the client's declared capabilities), needsurl (a -32042 URL
+//   elicitation required error).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import {
@@ -58,7 +59,8 @@ const tools = [
   { name: "roots", description: "Asks the client for its roots.", inputSchema: { type: "object" } },
   { name: "elicit", description: "Asks the client for input.", inputSchema: { type: "object" } },
   { name: "sample", description: "Asks the client for a completion.", inputSchema: { type: "object" } },
-  { name: "caps", description: "The capabilities the client declared.", inputSchema: { type: "object" } }
+  { name: "caps", description: "The capabilities the client declared.", inputSchema: { type: "object" } },
+  { name: "needsurl", description: "Answers -32042: the person must visit pages first.", inputSchema: { type: "object" } }
 ]
 
 const server = new Server({ name: "misbehaving", version: "1.0.0" }, { capabilities: { tools: {}, resources: {}, logging: {} } })
@@ -122,6 +124,13 @@ server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
         return { content: [{ type: "text", text: `elicitation refused: ${e.message}` }], isError: true }
       }
     }
+    case "needsurl":
+      throw new McpError(-32042, "Authorization required", {
+        elicitations: [
+          { mode: "url", elicitationId: "e1", url: "https://auth.example.com/connect?state=1", message: "Connect your\u001b[2K calendar" },
+          { mode: "url", elicitationId: "e2", url: "javascript:alert(1)", message: "Click" }
+        ]
+      })
     case "caps":
       return { content: [{ type: "text", text: JSON.stringify(server.getClientCapabilities() ?? null) }] }
     case "sample": {

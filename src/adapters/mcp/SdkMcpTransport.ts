@@ -326,6 +326,11 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
         const { cause, conn, m } = failure
         if (cause instanceof m.types.McpError && cause.code === m.types.ErrorCode.RequestTimeout) return new ToolTimeout({ tool: label, millis: timeoutMs })
         if ((cause instanceof m.http.StreamableHTTPError && cause.code === 401) || cause instanceof m.auth.UnauthorizedError) return new ToolFailed({ tool: label, reason: needsSignIn(id, wantedScope(id)) })
+        if (cause instanceof m.types.McpError && cause.code === McpElicitation.urlRequiredCode) {
+          // The server's browser step: its pages, attributed, so the person can finish the flow and call again.
+          const steps = McpElicitation.urlSteps(id, cause.data)
+          if (steps.length > 0) return new ToolFailed({ tool: label, reason: `${messageOf(cause)}: ${steps.join("; ")}` })
+        }
         const stderr = !conn.state.alive && conn.state.stderr.trim() !== "" ? ` (server stderr: ${visible(conn.state.stderr.trim().slice(-500))})` : ""
         return new ToolFailed({ tool: label, reason: `${messageOf(cause)}${!conn.state.alive ? "; the server closed the connection" : ""}${stderr}${logTail(conn.state.log)}` })
       }

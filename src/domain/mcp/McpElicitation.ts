@@ -4,6 +4,7 @@
  * enums); URL requests ask the operator to visit a page. Pure.
  */
 import { Either } from "effect"
+import { oneLine } from "./McpText.js"
 
 export interface ElicitationRequest {
   readonly server: string
@@ -95,4 +96,25 @@ export const parse = (field: Field, text: string): Either.Either<FieldValue | un
     case "string":
       return field.choices.length > 0 && !field.choices.includes(t) ? Either.left(`choose one of ${field.choices.join(", ")}`) : Either.right(t)
   }
+}
+
+/** JSON-RPC code a server answers with when the call needs the person to visit a page first (MCP 2025-11-25). */
+export const urlRequiredCode = -32042
+
+/**
+ * The browser steps of a -32042 error's `data.elicitations`, as lines a person can act on: each page, attributed to
+ * the server (never minicode's own request), its message one line with control characters spelled out, and only
+ * http(s) pages (anything else is named as refused, not shown as a link to follow).
+ */
+export const urlSteps = (server: string, data: unknown): ReadonlyArray<string> => {
+  const list = isRecord(data) && Array.isArray(data["elicitations"]) ? data["elicitations"] : []
+  const who = oneLine(server)
+  return list.slice(0, 10).flatMap((e): Array<string> => {
+    if (!isRecord(e) || typeof e["url"] !== "string") return []
+    const url = e["url"]
+    const message = typeof e["message"] === "string" && e["message"] !== "" ? ` (${oneLine(e["message"])})` : ""
+    return /^https?:\/\/[^\s]+$/i.test(url)
+      ? [`the MCP server "${who}" asks you to open ${oneLine(url)}${message}, then call again`]
+      : [`the MCP server "${who}" named a page minicode does not show (not an http(s) URL)${message}`]
+  })
 }

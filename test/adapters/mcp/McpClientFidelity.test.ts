@@ -27,7 +27,7 @@ describe("MCP client fidelity", () => {
       const listed = yield* mcp.list("bad")
       const out = McpFormat.listing(listed)
       assert.isUndefined(listed[0]?.error)
-      assert.strictEqual(listed[0]?.tools.length, 15)
+      assert.strictEqual(listed[0]?.tools.length, 16)
       assert.include(out, "bad.nested(target*, tags, mode, node) Deeply nested input.\n    Second line of the description.\n    Every word matters here.")
       assert.include(out, "more characters]")
       assert.include(out, 'in: {target*: {host*: string(hostname), port: integer 1..65535 =443} "Where to send it", tags: {key: string, value: string|null}[], mode: "fast"|"full", node: {name: string, children: Node[]}}')
@@ -59,6 +59,17 @@ describe("MCP client fidelity", () => {
       assert.include(text(none), "it declares an output schema but returned no structuredContent")
       // A tool without an output schema is not judged.
       assert.isFalse((yield* mcp.call("bad", "structured", {})).isError)
+    }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
+  )
+
+  it.live("a -32042 (URL elicitation required) names the server's pages so the person can finish the flow; only http(s) pages are shown", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpTransport
+      const failed = yield* Effect.flip(mcp.call("bad", "needsurl", {}))
+      assert.include(failed.message, 'the MCP server "bad" asks you to open https://auth.example.com/connect?state=1 (Connect your\\u001b[2K calendar), then call again')
+      assert.include(failed.message, 'the MCP server "bad" named a page minicode does not show (not an http(s) URL) (Click)')
+      assert.notInclude(failed.message, "javascript:")
+      assert.notInclude(failed.message, "\u001b")
     }).pipe(Effect.provide(SdkMcpTransport.layer({ servers, env: process.env, cwd: root })))
   )
 
