@@ -4,7 +4,9 @@
  * (protected-resource metadata, bearer check bound to the resource) serving one `echo` tool over Streamable HTTP.
  * The authorize step approves at once and redirects, so an HTTP client following the URL plays the browser.
  * With `{ stepUp: true }` every request needs scope mcp:tools (the 401 says so) and a tools/call also mcp:write
- * (a 403 insufficient_scope naming both): a step-up.
+ * (a 403 insufficient_scope naming both): a step-up. `metadataIssuer` makes the metadata name another issuer,
+ * `issSupported` advertises RFC 9207's iss parameter, `responseIss` adds one to the authorize redirect ("self": the
+ * real issuer; null: none).
  */
 import express from "express"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -32,6 +34,29 @@ export const start = async (options = {}) => {
   // The AS needs its own URL before it listens: listen first, then mount.
   const asServer = await listen(asApp)
   const asUrl = new URL(`http://127.0.0.1:${asServer.address().port}`)
+  const registrations = []
+  asApp.post("/register", (req, _res, next) => {
+    registrations.push(req.body)
+    next()
+  })
+  // A hostile or mixed-up authorization server: metadata naming another issuer, an iss on the redirect (RFC 9207).
+  if (options.metadataIssuer !== undefined || options.issSupported === true) {
+    asApp.get("/.well-known/oauth-authorization-server", (_req, res) => {
+      const metadata = createOAuthMetadata({ provider, issuerUrl: asUrl, scopesSupported: scopes })
+      res.json({ ...metadata, ...(options.metadataIssuer === undefined ? {} : { issuer: options.metadataIssuer }), ...(options.issSupported === true ? { authorization_response_iss_parameter_supported: true } : {}) })
+    })
+  }
+  if (options.responseIss !== undefined) {
+    asApp.use("/authorize", (_req, res, next) => {
+      const redirect = res.redirect.bind(res)
+      res.redirect = (...args) => {
+        const to = new URL(String(args[args.length - 1]))
+        if (options.responseIss !== null) to.searchParams.set("iss", options.responseIss === "self" ? asUrl.href : options.responseIss)
+        return args.length > 1 ? redirect(args[0], to.href) : redirect(to.href)
+      }
+      next()
+    })
+  }
   asApp.use(mcpAuthRouter({ provider, issuerUrl: asUrl, scopesSupported: scopes }))
 
   const rsApp = express()
@@ -55,6 +80,7 @@ export const start = async (options = {}) => {
   return {
     url: mcpUrl.href,
     resources,
+    registrations,
     close: async () => {
       for (const s of [asServer, rsServer]) {
         s.closeAllConnections()

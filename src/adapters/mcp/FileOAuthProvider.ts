@@ -186,8 +186,11 @@ export const make = (o: ProviderOptions): OAuthClientProvider => {
         grant_types: machine ? ["client_credentials"] : ["authorization_code", "refresh_token"],
         response_types: machine ? [] : ["code"],
         token_endpoint_auth_method: keyFile !== undefined ? "private_key_jwt" : o.clientSecret === undefined ? "none" : machine ? "client_secret_basic" : "client_secret_post",
-        ...(o.scope === undefined ? {} : { scope: o.scope })
-      }
+        ...(o.scope === undefined ? {} : { scope: o.scope }),
+        // OpenID Connect dynamic registration: a program on the user's machine with a loopback redirect is "native"
+        // (an authorization server then allows http://127.0.0.1 redirects; the default, "web", may refuse them).
+        ...(machine ? {} : { application_type: "native" })
+      } as OAuthClientMetadata
     },
     ...(o.state === undefined ? {} : { state: o.state }),
     clientInformation: () =>

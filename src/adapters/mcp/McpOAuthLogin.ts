@@ -15,6 +15,8 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as FileOAuthProvider from "./FileOAuthProvider.js"
 import type { FetchLike } from "../net/PinnedFetch.js"
+import * as OAuthIssuer from "../../domain/mcp/OAuthIssuer.js"
+import * as IssuerFetch from "./IssuerFetch.js"
 
 export interface LoginOptions {
   readonly id: string
@@ -72,7 +74,7 @@ const listen = (server: http.Server, port: number) =>
  * Waits for the redirect on a loopback listener: the code, once a request carries the expected state. It listens
  * on `port` (the one the client was registered with) when that is free, so the registration stays valid.
  */
-const loopback = async (port: number) => {
+const loopback = async (port: number, issuerProblem: (iss: string | null) => string | undefined) => {
   let deliver: (code: string) => void = () => undefined
   let fail: (e: Error) => void = () => undefined
   const code = new Promise<string>((resolve, reject) => {
@@ -89,6 +91,12 @@ const loopback = async (port: number) => {
     if (error !== null || got === null) {
       res.writeHead(400, { "content-type": "text/plain" }).end("sign-in failed")
       return fail(new Error(`the authorization server said: ${error ?? "no code"} ${url.searchParams.get("error_description") ?? ""}`.trim()))
+    }
+    // RFC 9207: the response must come from the issuer the flow started with (a mix-up sends another's code here).
+    const wrongIssuer = issuerProblem(url.searchParams.get("iss"))
+    if (wrongIssuer !== undefined) {
+      res.writeHead(400, { "content-type": "text/plain" }).end("sign-in refused: the response came from another authorization server")
+      return fail(new Error(wrongIssuer))
     }
     res.writeHead(200, { "content-type": "text/plain" }).end("minicode is signed in; you can close this tab")
     deliver(got)
@@ -114,13 +122,14 @@ const probe = async (serverUrl: string, fetchFn: FetchLike, extract: (r: Respons
 /** Signs in to one server; resolves once tokens are stored. */
 export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> => {
   const { auth, extractWWWAuthenticateParams } = await import("@modelcontextprotocol/sdk/client/auth.js")
-  const fetchFn: FetchLike = o.fetch ?? ((url, init) => fetch(url, init))
-  const hint = await probe(o.serverUrl, fetchFn, extractWWWAuthenticateParams)
+  const plain: FetchLike = o.fetch ?? ((url, init) => fetch(url, init))
+  const hint = await probe(o.serverUrl, plain, extractWWWAuthenticateParams)
+  const checked = IssuerFetch.make(plain)
   const stepUp = FileOAuthProvider.wantedScope(o.file, o.serverUrl)
   const scope = o.scope ?? stepUp ?? hint.scope
   const common = {
     serverUrl: o.serverUrl,
-    ...(o.fetch === undefined ? {} : { fetchFn: o.fetch }),
+    fetchFn: checked.fetch,
     ...(scope === undefined ? {} : { scope }),
     ...(hint.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: hint.resourceMetadataUrl })
   }
@@ -148,11 +157,20 @@ export const login = async (o: LoginOptions): Promise<"signed-in" | "already"> =
   // that port is taken now, register anew (an authorization server may accept only registered redirect URIs).
   const registered = o.clientId === undefined ? FileOAuthProvider.registeredRedirects(o.file, o.serverUrl) : []
   const previous = registered.flatMap((u) => (URL.canParse(u) ? [new URL(u)] : [])).find((u) => u.hostname === "127.0.0.1")
-  const cb = await loopback(previous === undefined ? 0 : Number(previous.port))
+  // The issuer the flow started with: the metadata loaded now, else the discovery a previous login stored.
+  let provider: ReturnType<typeof FileOAuthProvider.make> | undefined
+  const started = (): OAuthIssuer.Issuer | undefined => {
+    const seen = checked.issuer()
+    if (seen !== undefined) return seen
+    const stored = provider?.discoveryState?.()
+    const metadata = stored instanceof Promise ? undefined : stored?.authorizationServerMetadata
+    return metadata === undefined ? undefined : { issuer: metadata.issuer, issParameter: (metadata as Readonly<Record<string, unknown>>)["authorization_response_iss_parameter_supported"] === true }
+  }
+  const cb = await loopback(previous === undefined ? 0 : Number(previous.port), (iss) => OAuthIssuer.responseProblem(started(), iss))
   if (registered.length > 0 && !registered.includes(cb.redirectUrl)) FileOAuthProvider.forgetClient(o.file, o.serverUrl)
   try {
     const open = o.open ?? openBrowser(o.env ?? process.env)
-    const provider = FileOAuthProvider.make({
+    provider = FileOAuthProvider.make({
       file: o.file,
       serverUrl: o.serverUrl,
       redirectUrl: cb.redirectUrl,

@@ -31,6 +31,7 @@ import * as FileOAuthProvider from "./FileOAuthProvider.js"
 import * as SdkClientRequests from "./SdkClientRequests.js"
 import * as SdkMcpContent from "./SdkMcpContent.js"
 import * as SdkOutputCheck from "./SdkOutputCheck.js"
+import * as IssuerFetch from "./IssuerFetch.js"
 
 export interface Options {
   readonly servers: Readonly<Record<string, ServerEntry>>
@@ -252,7 +253,10 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
             authFile !== undefined && FileOAuthProvider.hasTokens(authFile, serverUrl)
               ? FileOAuthProvider.make({ file: authFile, serverUrl, onRedirect: (to) => FileOAuthProvider.setWantedScope(authFile, serverUrl, to.searchParams.get("scope") ?? undefined) })
               : undefined
-          const common = { requestInit, ...(fetch === undefined ? {} : { fetch }), ...(authProvider === undefined ? {} : { authProvider }) }
+          // With tokens, the SDK may discover the authorization server again (a refresh, a step-up): its metadata is
+          // checked as at sign-in (IssuerFetch), so a token is never sent where another issuer's metadata points.
+          const sent = authProvider === undefined ? fetch : IssuerFetch.make(fetch ?? ((u, i) => globalThis.fetch(u, i))).fetch
+          const common = { requestInit, ...(sent === undefined ? {} : { fetch: sent }), ...(authProvider === undefined ? {} : { authProvider }) }
           try {
             const streamable = new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })
             return { client: await attempt(streamable), kind, state, streamable }
