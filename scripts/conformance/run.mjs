@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { cacheDir, installed, paths, SUITE_VERSION } from "./install.mjs"
+import { cacheDir, installed, NEXT_SUITE_VERSION, paths, SUITE_VERSION } from "./install.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.resolve(here, "..", "..")
@@ -48,6 +48,13 @@ export const authScenarios = [
   "auth/client-credentials-jwt"
 ]
 
+/**
+ * Run with the newest suite (install.mjs NEXT_SUITE_VERSION): the 2026-07-28 draft's mix-up defences. Its
+ * auth/iss-supported and auth/iss-not-advertised are left out: their issuer checks pass, but the draft's server then
+ * refuses minicode's initialize for lacking an MCP-Protocol-Version header, which no released spec asks for yet.
+ */
+export const nextScenarios = ["auth/metadata-issuer-mismatch", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected", "auth/iss-normalized"]
+
 const parseArgs = (argv) => {
   const o = { only: undefined, scenarios: [], jobs: 2, retries: 0, json: false, build: true }
   for (let i = 0; i < argv.length; i++) {
@@ -60,15 +67,15 @@ const parseArgs = (argv) => {
     else if (a === "--no-build") o.build = false
     else throw new Error(`run.mjs: unknown argument ${a}`)
   }
-  if (o.only !== undefined && !["server", "client", "auth"].includes(o.only)) throw new Error(`run.mjs: --only takes server, client or auth, not ${o.only}`)
+  if (o.only !== undefined && !["server", "client", "auth", "next"].includes(o.only)) throw new Error(`run.mjs: --only takes server, client, auth or next, not ${o.only}`)
   return o
 }
 
 /** Runs the suite once; the result is its exit code and the checks it saved. */
-const suite = (p, args, outDir) =>
+const suite = (p, args, outDir, which = p.suite) =>
   new Promise((resolve) => {
     const started = Date.now()
-    const child = spawn(p.node, [p.suite, ...args, "-o", outDir], { cwd: outDir, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(p.node, [which, ...args, "-o", outDir], { cwd: outDir, stdio: ["ignore", "pipe", "pipe"] })
     child.on("error", (e) => resolve({ code: -1, output: e.message, ms: 0, passed: 0, failed: 0, warnings: 0, checks: [] }))
     let output = ""
     child.stdout.on("data", (d) => (output += d))
@@ -114,7 +121,7 @@ export const run = async (o) => {
   /** One scenario, tried again (fresh results folder) up to o.retries times while it fails. */
   const attempt = async (group, scenario, args) => {
     for (let tries = 1; ; tries++) {
-      const r = await suite(p, args, mkdtempSync(path.join(tmp, `${group}-`)))
+      const r = await suite(p, args, mkdtempSync(path.join(tmp, `${group}-`)), group === "next" ? p.next : p.suite)
       if (r.code === 0 || tries > (o.retries ?? 0)) return result(group, scenario, r, tries)
     }
   }
@@ -144,7 +151,7 @@ export const run = async (o) => {
       }
     }
     const command = `${process.execPath} ${path.join(here, "client.mjs")}`
-    const clients = [...clientScenarios.filter((s) => want("client", s)).map((s) => ["client", s]), ...authScenarios.filter((s) => want("auth", s)).map((s) => ["auth", s])]
+    const clients = [...clientScenarios.filter((s) => want("client", s)).map((s) => ["client", s]), ...authScenarios.filter((s) => want("auth", s)).map((s) => ["auth", s]), ...nextScenarios.filter((s) => want("next", s)).map((s) => ["next", s])]
     for (const r of await pool(clients, o.jobs, ([g, s]) => attempt(g, s, ["client", "--command", command, "--scenario", s, "--timeout", "60000"]))) rows.push(r)
   } finally {
     rmSync(tmp, { recursive: true, force: true })
@@ -154,9 +161,9 @@ export const run = async (o) => {
 
 const table = (rows, ms) => {
   const width = Math.max(...rows.map((r) => r.scenario.length), 8)
-  const lines = [`MCP conformance suite ${SUITE_VERSION} against minicode`, `${"group".padEnd(7)} ${"scenario".padEnd(width)} result  checks`]
+  const lines = [`MCP conformance suite ${SUITE_VERSION} (next: ${NEXT_SUITE_VERSION}) against minicode`, `${"group".padEnd(7)} ${"scenario".padEnd(width)} result  checks`]
   for (const r of rows) lines.push(`${r.group.padEnd(7)} ${r.scenario.padEnd(width)} ${r.ok ? "PASS" : "FAIL"}    ${r.passed}/${r.passed + r.failed}${r.warnings > 0 ? ` (${r.warnings} warnings)` : ""}${r.tries > 1 ? ` (try ${r.tries})` : ""}${r.ok ? "" : `  ${r.why}`}`)
-  for (const g of ["server", "client", "auth"]) {
+  for (const g of ["server", "client", "auth", "next"]) {
     const of = rows.filter((r) => r.group === g)
     if (of.length > 0) lines.push(`${g}: ${of.filter((r) => r.ok).length}/${of.length} scenarios passed`)
   }
@@ -174,6 +181,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const started = Date.now()
   const rows = await run(o)
   const ms = Date.now() - started
-  console.log(o.json ? JSON.stringify({ suite: SUITE_VERSION, ms, rows }, null, 2) : table(rows, ms))
+  console.log(o.json ? JSON.stringify({ suite: SUITE_VERSION, next: NEXT_SUITE_VERSION, ms, rows }, null, 2) : table(rows, ms))
   process.exit(rows.every((r) => r.ok) ? 0 : 1)
 }

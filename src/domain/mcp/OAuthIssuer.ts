@@ -4,8 +4,9 @@
  *   MUST name `issuer` X; metadata that names another is not used.
  * - RFC 9207: an authorization response's `iss` parameter, when present, MUST equal the issuer the flow started
  *   with; when the metadata says `authorization_response_iss_parameter_supported`, it MUST be present.
- * An issuer whose path is empty is the same with or without its one trailing "/" (`https://as` and `https://as/`):
- * the well-known URL is the same for both.
+ * For the metadata, an issuer whose path is empty is the same with or without its one trailing "/" (`https://as` and
+ * `https://as/`: the well-known URL is the same for both, and the SDK's own servers publish the latter). The
+ * response's `iss` is compared with the metadata's issuer exactly, as RFC 9207 says.
  */
 
 /** The issuer a metadata URL was built from, or undefined when `url` is not an authorization server metadata URL. */
@@ -53,5 +54,6 @@ export interface Issuer {
 export const responseProblem = (expected: Issuer | undefined, iss: string | null): string | undefined => {
   if (expected === undefined) return iss === null ? undefined : "the authorization response names an issuer, but no authorization server metadata was checked: not accepted"
   if (iss === null) return expected.issParameter ? `the authorization response has no iss parameter, though ${expected.issuer} says it sends one (RFC 9207): not accepted` : undefined
-  return same(iss, expected.issuer) ? undefined : `the authorization response came from issuer ${JSON.stringify(iss)}, not ${JSON.stringify(expected.issuer)} (RFC 9207: a mix-up attack looks like this): not accepted`
+  // Exactly the metadata's issuer string: no case folding, port or trailing-slash normalization (RFC 9207 §2.4).
+  return iss === expected.issuer ? undefined : `the authorization response came from issuer ${JSON.stringify(iss)}, not ${JSON.stringify(expected.issuer)} (RFC 9207: a mix-up attack looks like this): not accepted`
 }

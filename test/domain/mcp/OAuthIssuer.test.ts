@@ -28,7 +28,9 @@ describe("OAuthIssuer", () => {
     const as = { issuer: "https://as.example", issParameter: false }
     expect(OAuthIssuer.responseProblem(as, null)).toBeUndefined()
     expect(OAuthIssuer.responseProblem(as, "https://as.example")).toBeUndefined()
-    expect(OAuthIssuer.responseProblem(as, "https://as.example/")).toBeUndefined()
+    expect(OAuthIssuer.responseProblem(as, "https://as.example/")).toContain("RFC 9207")
+    expect(OAuthIssuer.responseProblem(as, "HTTPS://as.example")).toContain("RFC 9207")
+    expect(OAuthIssuer.responseProblem(as, "https://as.example:443")).toContain("RFC 9207")
     expect(OAuthIssuer.responseProblem(as, "https://evil.example")).toContain("RFC 9207")
     expect(OAuthIssuer.responseProblem({ ...as, issParameter: true }, null)).toContain("has no iss parameter")
     expect(OAuthIssuer.responseProblem(undefined, null)).toBeUndefined()
