@@ -25,7 +25,7 @@
  * vscode-jsonrpc is imported on the first server start: a session that never uses a language server never loads it.
  */
 import type * as Rpc from "vscode-jsonrpc/node.js"
-import { Clock, Deferred, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Schema, Scope, SynchronizedRef } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Ref, Schema, Scope, SynchronizedRef } from "effect"
 import type { Launcher } from "../../ports/Launcher.js"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import * as Env from "../../domain/sandbox/Env.js"
@@ -61,6 +61,12 @@ interface Server {
   readonly entry: ServerEntry
   readonly timeouts: Timeouts
   readonly slot: SynchronizedRef.SynchronizedRef<Slot>
+  /**
+   * Why the server was last killed as hung (a missed deadline), until an instance of it answers initialize again; and
+   * whether a write's report already said so. Diagnostics after writes do not start it again meanwhile: each would
+   * wait out the deadline again (30 s a write).
+   */
+  readonly hung: Ref.Ref<{ readonly reason: string; readonly told: boolean } | undefined>
 }
 
 /** The transport, and `warm` (start one server and initialise it) for doctor's probe (LspProbe.ts). */
@@ -86,7 +92,8 @@ export const build = (options: Options) =>
           loadMs: g.entry.timeouts?.loadMs ?? o.loadTimeoutMs,
           shutdownMs: g.entry.timeouts?.shutdownMs ?? o.shutdownTimeoutMs
         },
-        slot: yield* SynchronizedRef.make<Slot>({ instance: undefined, failures: 0, failedAt: 0 })
+        slot: yield* SynchronizedRef.make<Slot>({ instance: undefined, failures: 0, failedAt: 0 }),
+        hung: yield* Ref.make<{ readonly reason: string; readonly told: boolean } | undefined>(undefined)
       })
     }
     const byExtension = new Map(servers.flatMap((s) => s.info.extensions.map((e) => [e, s] as const)))
@@ -227,10 +234,11 @@ export const build = (options: Options) =>
               conn.dispose()
             })
           )
+          // Only a missed deadline kills (`deadline`): the server is remembered as hung.
           const kill = (reason: string) =>
             Effect.suspend(() => {
               die(reason)
-              return killGroup(child, o.killGraceMs)
+              return Effect.zipRight(Ref.set(server.hung, { reason, told: false }), killGroup(child, o.killGraceMs))
             })
           const startedAt = yield* Clock.currentTimeMillis
           const instance: Instance = {
@@ -249,6 +257,7 @@ export const build = (options: Options) =>
           }
           instance.caps = capsOf(yield* send(instance, "initialize", initializeParams(root, rootUri, folders, life.ownPidNamespace ? null : process.pid), server.timeouts.initializeMs))
           life.initialised = true
+          yield* Ref.set(server.hung, undefined)
           yield* notify(instance, "initialized", {})
           return instance
         }).pipe(Scope.extend(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
@@ -477,6 +486,18 @@ export const build = (options: Options) =>
     const diagnostics = (doc: LspDocument, opts: { readonly changed?: boolean } = {}) =>
       Effect.gen(function* () {
         const server = yield* serverFor(doc.path)
+        // After a write, a server killed as hung is not started again (an lsp_* call does that): said in full once.
+        const hung = opts.changed === true ? yield* Ref.getAndUpdate(server.hung, (h) => (h === undefined ? h : { ...h, told: true })) : undefined
+        if (hung !== undefined) {
+          return yield* Effect.fail(
+            failed(
+              server.info.name,
+              hung.told
+                ? "skipped: it hung earlier"
+                : `skipped: it hung earlier (${hung.reason}); writes no longer wait on it until an lsp_* call starts it again and it answers`
+            )
+          )
+        }
         const instance = yield* instanceOf(server)
         return yield* Settle.diagnostics(channel, instance, doc, opts.changed === true)
       })

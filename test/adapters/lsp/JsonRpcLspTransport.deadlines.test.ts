@@ -97,6 +97,31 @@ describe("JsonRpcLspTransport deadlines", () => {
     )
   )
 
+  it.live("after a hang, writes stop waiting on the server (said in full once) until an lsp call starts it and it answers", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const mark = marker()
+        const lsp = yield* transport("hang-hover", mark, { requestTimeoutMs: 700 })
+        assert.strictEqual((yield* Effect.flip(lsp.hover(doc, at)))._tag, "ToolTimeout")
+        const started = pidsOf(mark).length
+        const t0 = Date.now()
+        const first = yield* Effect.flip(lsp.diagnostics(doc, { changed: true }))
+        assert.include(first.message, "skipped: it hung earlier (it did not answer textDocument/hover within 700 ms, and was killed)")
+        assert.include(first.message, "until an lsp_* call starts it again")
+        const second = yield* Effect.flip(lsp.diagnostics(doc, { changed: true }))
+        assert.include(second.message, "skipped: it hung earlier")
+        assert.notInclude(second.message, "textDocument/hover")
+        // Neither write started the server again, nor waited for it.
+        assert.strictEqual(pidsOf(mark).length, started)
+        assert.isBelow(Date.now() - t0, 700)
+        // An lsp call starts it again; it answers initialize, so writes ask it again.
+        const report = yield* lsp.diagnostics(doc)
+        assert.isAbove(report.diagnostics.length, 0)
+        assert.isAbove((yield* lsp.diagnostics(doc, { changed: true })).diagnostics.length, 0)
+      })
+    )
+  )
+
   it.live("diagnostics from a server that neither publishes nor answers: timeout, and the server is killed", () =>
     Effect.scoped(
       Effect.gen(function* () {
