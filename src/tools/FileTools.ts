@@ -21,7 +21,6 @@ import { matcher } from "./PathGlob.js"
 import { walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
-const encoder = new TextEncoder()
 
 export const limits = {
   readLines: 2000,
@@ -123,6 +122,9 @@ const replacing = (facts: Jail.PathFacts) =>
 const isBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
 
 
+/** Said under line 1 of a file that starts with a BOM, which the listing does not show (the path is not named: listings are memoised). */
+export const bomNote = "\n[the file starts with a UTF-8 byte order mark (EF BB BF), not shown above; edit_file and write_file keep it]"
+
 const pads = ["", " ", "  ", "   ", "    ", "     "]
 
 /** `cat -n` style: the line number right-aligned in six columns, a tab, the line (long lines cut, visibly). */
@@ -157,7 +159,7 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     if (kept !== undefined) return kept
     if (isBinary(bytes)) return out(`[binary file ${shown}, ${bytes.byteLength} bytes]`)
     const text = decoder.decode(bytes)
-    if (text === "") return out(`[${shown} is empty]`)
+    if (text === "") return out(`[${shown} is empty${Edit.hasBom(bytes) ? " but for a UTF-8 byte order mark (EF BB BF)" : ""}]`)
     const all = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n")
     if (first > all.length) {
       return yield* new ToolFailed({ tool: "read_file", reason: `offset ${first} is past the end: ${shown} has ${all.length} lines` })
@@ -166,7 +168,7 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const last = first + lines.length - 1
     const body = numbered(lines, first)
     const more = last < all.length ? `\n[truncated: showing lines ${first}-${last} of ${all.length}; use offset/limit to read more]` : ""
-    const output = out(body + more, more !== "")
+    const output = out(body + (first === 1 && Edit.hasBom(bytes) ? bomNote : "") + more, more !== "")
     if (env.listings !== undefined) yield* env.listings.keep(key, bytes, output)
     return output
   })
@@ -177,10 +179,17 @@ export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">)
     const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "write_file", reason: `${shown} is a directory` })
     if (!facts.exists) yield* fs.makeDirectory(P.dirname(facts.real)).pipe(Effect.mapError(failed("write_file")))
-    const data = encoder.encode(call.args.content)
+    // The bytes the Journal stage recorded as intended, or, with no journal in the chain, made here the same way
+    // (a replaced file's UTF-8 BOM kept: `Edit.written`).
+    const previous = inv.written !== undefined || facts.kind !== "file" ? undefined : yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("write_file")))
+    const { bytes: data, bomKept } = inv.written ?? Edit.written(previous, call.args.content)
     yield* fs.writeFile(facts.real, data, replacing(facts)).pipe(Effect.mapError(failed("write_file")))
-    return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes)`)
+    return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes${bomKept ? ", its UTF-8 byte order mark kept" : ""})`)
   })
+
+/** What an edit says about line endings when it compared them loosely. */
+const loosely = (endings: string | undefined) =>
+  endings === undefined ? "" : ` (line endings compared loosely, CRLF, LF and CR alike: the file has ${endings})`
 
 export const editFile = (env: Env, inv: Invocation, call: CallOf<"edit_file">) =>
   Effect.gen(function* () {
@@ -196,8 +205,8 @@ export const editFile = (env: Env, inv: Invocation, call: CallOf<"edit_file">) =
         tool: "edit_file",
         reason:
           e._tag === "NotFound"
-            ? `old_string was not found in ${shown}${e.nearMatch ? " (it does match with different surrounding whitespace)" : ""}; read the file and copy the text exactly`
-            : `old_string matches ${e.matches} times in ${shown}; add surrounding context to make it unique, or set replace_all`
+            ? `old_string was not found in ${shown}${loosely(e.endings)}${e.nearMatch ? " (it does match with different surrounding whitespace)" : ""}; read the file and copy the text exactly`
+            : `old_string matches ${e.matches} times in ${shown}${loosely(e.endings)}; add surrounding context to make it unique, or set replace_all`
       })
     }
     const { after, replacements: n } = edited.right
