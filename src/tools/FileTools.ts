@@ -17,6 +17,7 @@ import type { ProtectedAliasesShape } from "../ports/ProtectedAliases.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
+import * as ReadWindow from "./ReadWindow.js"
 import { matcher } from "./PathGlob.js"
 import { walk } from "./Walk.js"
 
@@ -25,7 +26,8 @@ const decoder = new TextDecoder("utf-8")
 export const limits = {
   readLines: 2000,
   lineChars: 2000,
-  readBytes: 50 * 1024 * 1024,
+  /** read_file reads a file up to this size whole (its line count known, its listing memoised); a larger one is streamed to the window's last line. */
+  wholeBytes: 8 * 1024 * 1024,
   listEntries: 1000,
   globResults: 1000,
   walkEntries: 200_000,
@@ -128,13 +130,15 @@ export const bomNote = "\n[the file starts with a UTF-8 byte order mark (EF BB B
 const pads = ["", " ", "  ", "   ", "    ", "     "]
 
 /** `cat -n` style: the line number right-aligned in six columns, a tab, the line (long lines cut, visibly). */
-const numbered = (lines: ReadonlyArray<string>, first: number) => {
+const numbered = (lines: ReadonlyArray<string>, first: number, cut?: ReadonlyArray<number | undefined>) => {
   // Joined once into a flat string (not grown by `+=` into a rope): it is what the caller serialises and may keep.
   const out = new Array<string>(lines.length)
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? ""
     const n = String(first + i)
-    const shown = line.length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${line.length} chars]` : line
+    // `cut`: a line streamed in already cut to what is shown, with its whole length.
+    const length = cut?.[i] ?? line.length
+    const shown = length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${length} chars]` : line
     out[i] = (pads[6 - n.length] ?? "") + n + "\t" + shown
   }
   return out.join("\n")
@@ -146,13 +150,10 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind === "missing") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} does not exist` })
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is a directory: use list_dir` })
-    const size = facts.size
-    if (size > limits.readBytes) {
-      return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is ${size} bytes, over the ${limits.readBytes}-byte read limit` })
-    }
-    const bytes = yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("read_file")))
     const first = call.args.offset ?? 1
     const limit = call.args.limit ?? limits.readLines
+    if (facts.size > limits.wholeBytes) return yield* streamed(env, facts.real, identity(facts), shown, first, limit, facts.size)
+    const bytes = yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("read_file")))
     // The listing depends on the bytes and the range alone (messages naming the path are not kept).
     const key = `${first}:${limit}:${facts.real}`
     const kept = env.listings === undefined ? undefined : yield* env.listings.find(key, bytes)
@@ -171,6 +172,32 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const output = out(body + (first === 1 && Edit.hasBom(bytes) ? bomNote : "") + more, more !== "")
     if (env.listings !== undefined) yield* env.listings.keep(key, bytes, output)
     return output
+  })
+
+/** A window of a file over `wholeBytes`, read to its last line and no further (`ReadWindow`). */
+const streamed = (env: Env, real: string, expect: Expect, shown: string, first: number, limit: number, size: number) =>
+  Effect.gen(function* () {
+    const window = ReadWindow.reader(first, limit, limits.lineChars)
+    yield* env.fs.readChunks(real, window.push, expect).pipe(Effect.mapError(failed("read_file")))
+    const w = window.end()
+    switch (w._tag) {
+      case "Binary":
+        return out(`[binary file ${shown}, ${size} bytes]`)
+      case "Empty":
+        return out(`[${shown} is empty]`)
+      case "PastEnd":
+        return yield* new ToolFailed({ tool: "read_file", reason: `offset ${first} is past the end: ${shown} has ${w.lines} lines` })
+      case "Lines": {
+        const last = first + w.lines.length - 1
+        const more =
+          w.total === undefined
+            ? `\n[truncated: showing lines ${first}-${last}; the file goes on (${size} bytes in all); use offset/limit to read more]`
+            : last < w.total
+              ? `\n[truncated: showing lines ${first}-${last} of ${w.total}; use offset/limit to read more]`
+              : ""
+        return out(numbered(w.lines, first, w.lengths) + (first === 1 && w.bom ? bomNote : "") + more, more !== "")
+      }
+    }
   })
 
 export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">) =>
