@@ -200,6 +200,15 @@ const streamed = (env: Env, real: string, expect: Expect, shown: string, first: 
     }
   })
 
+/** A file's first bytes (its first chunk), for what its start says (a BOM). */
+const head = (fs: FileSystemShape, facts: Jail.PathFacts) =>
+  Effect.suspend(() => {
+    let first: Uint8Array = new Uint8Array(0)
+    return fs
+      .readChunks(facts.real, (bytes) => ((first = bytes.slice(0, 3)), false), identity(facts))
+      .pipe(Effect.mapError(failed("write_file")), Effect.map(() => first))
+  })
+
 export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">) =>
   Effect.gen(function* () {
     const fs = env.fs
@@ -208,7 +217,7 @@ export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">)
     if (!facts.exists) yield* fs.makeDirectory(P.dirname(facts.real)).pipe(Effect.mapError(failed("write_file")))
     // The bytes the Journal stage recorded as intended, or, with no journal in the chain, made here the same way
     // (a replaced file's UTF-8 BOM kept: `Edit.written`).
-    const previous = inv.written !== undefined || facts.kind !== "file" ? undefined : yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("write_file")))
+    const previous = inv.written !== undefined || facts.kind !== "file" ? undefined : yield* head(fs, facts)
     const { bytes: data, bomKept } = inv.written ?? Edit.written(previous, call.args.content)
     yield* fs.writeFile(facts.real, data, replacing(facts)).pipe(Effect.mapError(failed("write_file")))
     return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes${bomKept ? ", its UTF-8 byte order mark kept" : ""})`)
