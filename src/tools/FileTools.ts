@@ -177,7 +177,7 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
 /** A window of a file over `wholeBytes`, read to its last line and no further (`ReadWindow`). */
 const streamed = (env: Env, real: string, expect: Expect, shown: string, first: number, limit: number, size: number) =>
   Effect.gen(function* () {
-    const window = ReadWindow.reader(first, limit, limits.lineChars)
+    const window = ReadWindow.reader(first, limit, limits.lineChars, env.session.maxOutputBytes)
     yield* env.fs.readChunks(real, window.push, expect).pipe(Effect.mapError(failed("read_file")))
     const w = window.end()
     switch (w._tag) {

@@ -36,7 +36,11 @@ export interface Reader {
   readonly end: () => Window
 }
 
-export const reader = (first: number, limit: number, lineChars: number): Reader => {
+/**
+ * `budget`: the most characters worth keeping (the output's cap): once the lines kept pass it, the window ends at that
+ * line, so a `limit` of millions keeps memory to what can be shown (the cap would cut the rest).
+ */
+export const reader = (first: number, limit: number, lineChars: number, budget = Number.POSITIVE_INFINITY): Reader => {
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
   // A line's first `keep` bytes always decode to more than `lineChars` UTF-16 units (at most 3 bytes make one).
   const keep = 3 * lineChars + 3
@@ -45,7 +49,8 @@ export const reader = (first: number, limit: number, lineChars: number): Reader 
   let overflow: { readonly decoder: InstanceType<typeof TextDecoder>; readonly head: string; units: number } | undefined
   const lines: Array<string> = []
   const lengths: Array<number | undefined> = []
-  const last = first + limit - 1
+  let last = first + limit - 1
+  let kept = 0
   let lineNo = 1
   let seen = 0
   let lastByte = -1
@@ -82,6 +87,9 @@ export const reader = (first: number, limit: number, lineChars: number): Reader 
     }
     overflow = undefined
     curLen = 0
+    // Each line shown as its number, a tab and at most lineChars characters (and a note when cut).
+    kept += 8 + Math.min(lines[lines.length - 1]?.length ?? 0, lineChars)
+    if (kept > budget) last = Math.min(last, lineNo)
   }
 
   const push = (chunk: Uint8Array): boolean => {

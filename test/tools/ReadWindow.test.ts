@@ -76,6 +76,14 @@ describe("ReadWindow", () => {
     expect(r.end()).toEqual({ _tag: "Lines", lines: ["two", "three"], lengths: [undefined, undefined], total: undefined, bom: false })
   })
 
+  it("keeps no more lines than the output's cap can show: a huge limit ends the window there", () => {
+    const r = ReadWindow.reader(1, 1_000_000, 100, 50)
+    expect(r.push(Buffer.from(("x".repeat(20) + "\n").repeat(500)))).toBe(false)
+    const w = r.end()
+    // 28 characters a line counted (number, tab, text): the second line passes 50, and the window ends there.
+    expect(w._tag === "Lines" && [w.lines.length, w.total]).toEqual([2, undefined])
+  })
+
   it("a line of many chunks keeps only what is shown and counts the rest", () => {
     const r = ReadWindow.reader(1, 1, 4)
     r.push(Buffer.from("ab€"))
