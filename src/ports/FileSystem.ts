@@ -81,6 +81,12 @@ export interface FileSystemShape {
   readonly readlink: (path: string) => Effect.Effect<string, FsError>
   readonly readFile: (path: string, expect?: Expect) => Effect.Effect<Uint8Array, FsError>
   /**
+   * Reads a file from its start a chunk at a time, opened and re-checked as `readFile` opens it, for reading part
+   * of a file too large to hold whole (read_file's window). `sink` hears each chunk in order (the adapter's buffer,
+   * valid only during the call: copy what you keep) and returns false to stop reading there.
+   */
+  readonly readChunks: (path: string, sink: (bytes: Uint8Array) => boolean, expect?: Expect) => Effect.Effect<void, FsError>
+  /**
    * Writes to a temporary file beside `path`, then renames it over: readers never see half a file. The data is one
    * buffer or a run of chunks (`WriteData`).
    */

@@ -24,6 +24,11 @@ export interface Invocation {
    */
   readonly edited?: EditOutcome | undefined
   /**
+   * For `write_file`, the bytes the Journal stage recorded as intended (the content, with the replaced file's BOM
+   * kept): the file tool writes them. Absent when no journal ran.
+   */
+  readonly written?: { readonly bytes: Uint8Array; readonly bomKept: boolean } | undefined
+  /**
    * Given by the Journal stage to a mutating call: the executor reports when the mutation itself is done, before
    * what only follows it (the diagnostics appended to a write_file/edit_file result). The journal record is then
    * settled at once, so a hung language server or an interrupted diagnostics wait never leaves a write that happened

@@ -17,16 +17,17 @@ import type { ProtectedAliasesShape } from "../ports/ProtectedAliases.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
+import * as ReadWindow from "./ReadWindow.js"
 import { matcher } from "./PathGlob.js"
 import { walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
-const encoder = new TextEncoder()
 
 export const limits = {
   readLines: 2000,
   lineChars: 2000,
-  readBytes: 50 * 1024 * 1024,
+  /** read_file reads a file up to this size whole (its line count known, its listing memoised); a larger one is streamed to the window's last line. */
+  wholeBytes: 8 * 1024 * 1024,
   listEntries: 1000,
   globResults: 1000,
   walkEntries: 200_000,
@@ -123,16 +124,21 @@ const replacing = (facts: Jail.PathFacts) =>
 const isBinary = (bytes: Uint8Array) => bytes.subarray(0, 8192).includes(0)
 
 
+/** Said under line 1 of a file that starts with a BOM, which the listing does not show (the path is not named: listings are memoised). */
+export const bomNote = "\n[the file starts with a UTF-8 byte order mark (EF BB BF), not shown above; edit_file and write_file keep it]"
+
 const pads = ["", " ", "  ", "   ", "    ", "     "]
 
 /** `cat -n` style: the line number right-aligned in six columns, a tab, the line (long lines cut, visibly). */
-const numbered = (lines: ReadonlyArray<string>, first: number) => {
+const numbered = (lines: ReadonlyArray<string>, first: number, cut?: ReadonlyArray<number | undefined>) => {
   // Joined once into a flat string (not grown by `+=` into a rope): it is what the caller serialises and may keep.
   const out = new Array<string>(lines.length)
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? ""
     const n = String(first + i)
-    const shown = line.length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${line.length} chars]` : line
+    // `cut`: a line streamed in already cut to what is shown, with its whole length.
+    const length = cut?.[i] ?? line.length
+    const shown = length > limits.lineChars ? `${line.slice(0, limits.lineChars)} [truncated: line has ${length} chars]` : line
     out[i] = (pads[6 - n.length] ?? "") + n + "\t" + shown
   }
   return out.join("\n")
@@ -144,20 +150,17 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind === "missing") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} does not exist` })
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is a directory: use list_dir` })
-    const size = facts.size
-    if (size > limits.readBytes) {
-      return yield* new ToolFailed({ tool: "read_file", reason: `${shown} is ${size} bytes, over the ${limits.readBytes}-byte read limit` })
-    }
-    const bytes = yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("read_file")))
     const first = call.args.offset ?? 1
     const limit = call.args.limit ?? limits.readLines
+    if (facts.size > limits.wholeBytes) return yield* streamed(env, facts.real, identity(facts), shown, first, limit, facts.size)
+    const bytes = yield* fs.readFile(facts.real, identity(facts)).pipe(Effect.mapError(failed("read_file")))
     // The listing depends on the bytes and the range alone (messages naming the path are not kept).
     const key = `${first}:${limit}:${facts.real}`
     const kept = env.listings === undefined ? undefined : yield* env.listings.find(key, bytes)
     if (kept !== undefined) return kept
     if (isBinary(bytes)) return out(`[binary file ${shown}, ${bytes.byteLength} bytes]`)
     const text = decoder.decode(bytes)
-    if (text === "") return out(`[${shown} is empty]`)
+    if (text === "") return out(`[${shown} is empty${Edit.hasBom(bytes) ? " but for a UTF-8 byte order mark (EF BB BF)" : ""}]`)
     const all = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n")
     if (first > all.length) {
       return yield* new ToolFailed({ tool: "read_file", reason: `offset ${first} is past the end: ${shown} has ${all.length} lines` })
@@ -166,9 +169,44 @@ export const readFile = (env: Env, inv: Invocation, call: CallOf<"read_file">) =
     const last = first + lines.length - 1
     const body = numbered(lines, first)
     const more = last < all.length ? `\n[truncated: showing lines ${first}-${last} of ${all.length}; use offset/limit to read more]` : ""
-    const output = out(body + more, more !== "")
+    const output = out(body + (first === 1 && Edit.hasBom(bytes) ? bomNote : "") + more, more !== "")
     if (env.listings !== undefined) yield* env.listings.keep(key, bytes, output)
     return output
+  })
+
+/** A window of a file over `wholeBytes`, read to its last line and no further (`ReadWindow`). */
+const streamed = (env: Env, real: string, expect: Expect, shown: string, first: number, limit: number, size: number) =>
+  Effect.gen(function* () {
+    const window = ReadWindow.reader(first, limit, limits.lineChars, env.session.maxOutputBytes)
+    yield* env.fs.readChunks(real, window.push, expect).pipe(Effect.mapError(failed("read_file")))
+    const w = window.end()
+    switch (w._tag) {
+      case "Binary":
+        return out(`[binary file ${shown}, ${size} bytes]`)
+      case "Empty":
+        return out(`[${shown} is empty]`)
+      case "PastEnd":
+        return yield* new ToolFailed({ tool: "read_file", reason: `offset ${first} is past the end: ${shown} has ${w.lines} lines` })
+      case "Lines": {
+        const last = first + w.lines.length - 1
+        const more =
+          w.total === undefined
+            ? `\n[truncated: showing lines ${first}-${last}; the file goes on (${size} bytes in all); use offset/limit to read more]`
+            : last < w.total
+              ? `\n[truncated: showing lines ${first}-${last} of ${w.total}; use offset/limit to read more]`
+              : ""
+        return out(numbered(w.lines, first, w.lengths) + (first === 1 && w.bom ? bomNote : "") + more, more !== "")
+      }
+    }
+  })
+
+/** A file's first bytes (its first chunk), for what its start says (a BOM). */
+const head = (fs: FileSystemShape, facts: Jail.PathFacts) =>
+  Effect.suspend(() => {
+    let first: Uint8Array = new Uint8Array(0)
+    return fs
+      .readChunks(facts.real, (bytes) => ((first = bytes.slice(0, 3)), false), identity(facts))
+      .pipe(Effect.mapError(failed("write_file")), Effect.map(() => first))
   })
 
 export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">) =>
@@ -177,10 +215,17 @@ export const writeFile = (env: Env, inv: Invocation, call: CallOf<"write_file">)
     const { facts, shown } = yield* resolvedOf(env, inv, "path")
     if (facts.kind === "directory") return yield* new ToolFailed({ tool: "write_file", reason: `${shown} is a directory` })
     if (!facts.exists) yield* fs.makeDirectory(P.dirname(facts.real)).pipe(Effect.mapError(failed("write_file")))
-    const data = encoder.encode(call.args.content)
+    // The bytes the Journal stage recorded as intended, or, with no journal in the chain, made here the same way
+    // (a replaced file's UTF-8 BOM kept: `Edit.written`).
+    const previous = inv.written !== undefined || facts.kind !== "file" ? undefined : yield* head(fs, facts)
+    const { bytes: data, bomKept } = inv.written ?? Edit.written(previous, call.args.content)
     yield* fs.writeFile(facts.real, data, replacing(facts)).pipe(Effect.mapError(failed("write_file")))
-    return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes)`)
+    return out(`${facts.exists ? "replaced" : "created"} ${shown} (${data.byteLength} bytes${bomKept ? ", its UTF-8 byte order mark kept" : ""})`)
   })
+
+/** What an edit says about line endings when it compared them loosely. */
+const loosely = (endings: string | undefined) =>
+  endings === undefined ? "" : ` (line endings compared loosely, CRLF, LF and CR alike: the file has ${endings})`
 
 export const editFile = (env: Env, inv: Invocation, call: CallOf<"edit_file">) =>
   Effect.gen(function* () {
@@ -196,8 +241,8 @@ export const editFile = (env: Env, inv: Invocation, call: CallOf<"edit_file">) =
         tool: "edit_file",
         reason:
           e._tag === "NotFound"
-            ? `old_string was not found in ${shown}${e.nearMatch ? " (it does match with different surrounding whitespace)" : ""}; read the file and copy the text exactly`
-            : `old_string matches ${e.matches} times in ${shown}; add surrounding context to make it unique, or set replace_all`
+            ? `old_string was not found in ${shown}${loosely(e.endings)}${e.nearMatch ? " (it does match with different surrounding whitespace)" : ""}; read the file and copy the text exactly`
+            : `old_string matches ${e.matches} times in ${shown}${loosely(e.endings)}; add surrounding context to make it unique, or set replace_all`
       })
     }
     const { after, replacements: n } = edited.right

@@ -40,6 +40,35 @@ export const contract = (name: string, fixture: Fixture) =>
         assert.isTrue(Either.isLeft(wrong) && wrong.left.code === "ECHANGED")
       }))
 
+    it.effect("readChunks gives a file's bytes in order, stops when told, and opens and checks it as readFile does", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        const big = "line of text\n".repeat(200_000)
+        yield* fs.writeFile(`${root}/big.txt`, enc.encode(big))
+        let text = ""
+        let chunks = 0
+        yield* fs.readChunks(`${root}/big.txt`, (bytes) => {
+          text += dec.decode(bytes.slice())
+          chunks++
+          return true
+        })
+        assert.isTrue(text === big)
+        assert.isAbove(chunks, 1)
+        let asked = 0
+        yield* fs.readChunks(`${root}/big.txt`, () => ++asked < 2)
+        assert.strictEqual(asked, 2)
+        const stat = Option.getOrThrow(yield* fs.lstat(`${root}/a.txt`))
+        const parts: Array<string> = []
+        yield* fs.readChunks(`${root}/a.txt`, (b) => (parts.push(dec.decode(b.slice())), true), { dev: stat.dev, ino: stat.ino, nlink: stat.nlink })
+        assert.deepStrictEqual(parts, ["alpha"])
+        const never = () => assert.fail("no chunk of a refused file")
+        assert.isTrue(Either.isLeft(yield* Effect.either(fs.readChunks(`${root}/link`, never))))
+        assert.isTrue(Either.isLeft(yield* Effect.either(fs.readChunks(`${root}/dir`, never))))
+        assert.isTrue(Either.isLeft(yield* Effect.either(fs.readChunks(`${root}/dir/back/a.txt`, never))))
+        const wrong = yield* Effect.either(fs.readChunks(`${root}/a.txt`, never, { dev: stat.dev, ino: stat.ino + 999_999 }))
+        assert.isTrue(Either.isLeft(wrong) && wrong.left.code === "ECHANGED")
+      }))
+
     it.effect("writeFile replaces atomically, keeps the mode, refuses when the file changed or a parent is missing", () =>
       Effect.gen(function* () {
         const { fs, root } = yield* fixture.make

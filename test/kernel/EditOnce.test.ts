@@ -56,6 +56,30 @@ describe("edit_file applies its edit once", () => {
       assert.strictEqual(yield* reads, 1)
     }))
 
+  it.effect("write_file over a file with a BOM keeps it: from the journal's plan (no second read), or, without the Journal stage, from the file's first chunk", () =>
+    Effect.gen(function* () {
+      const { root, adapters, session } = yield* setup
+      const file = NodePath.join(root, "bom.txt")
+      const write = { tool: "write_file", args: { path: "bom.txt", content: "new\n" } }
+      const { log } = yield* Effect.map(Ref.make<ReadonlyArray<string>>([]), (log) => ({ log }))
+      const fileSystem = Layer.effect(FileSystem, Effect.map(NodeFileSystem.make, (fs) => recorded(log, "fs", fs)))
+      const counted = { ...adapters, fileSystem }
+      const reads = Effect.map(Ref.get(log), (l) => l.filter((e) => e === "fs.readFile" || e === "fs.readChunks"))
+      NodeFs.writeFileSync(file, "\uFEFFold\n")
+      const out = yield* Runner.invoke(write).pipe(Effect.provide(Kernel.layer(session, counted)))
+      assert.include(out.text, "byte order mark kept")
+      assert.deepStrictEqual([...NodeFs.readFileSync(file)], [0xef, 0xbb, 0xbf, ...Buffer.from("new\n")])
+      assert.deepStrictEqual(yield* reads, ["fs.readFile"])
+      NodeFs.writeFileSync(file, "\uFEFFold\n")
+      yield* Ref.set(log, [])
+      const unjournaled = Chain.compose(Chain.stages.filter((s) => s !== Chain.Journal), Kernel.executorOf(counted)).pipe(
+        Layer.provide(Kernel.services(session, counted))
+      )
+      yield* Runner.invoke(write).pipe(Effect.provide(unjournaled))
+      assert.deepStrictEqual([...NodeFs.readFileSync(file)], [0xef, 0xbb, 0xbf, ...Buffer.from("new\n")])
+      assert.deepStrictEqual(yield* reads, ["fs.readChunks"])
+    }))
+
   it.effect("without the Journal stage: the file tool reads and applies it, once", () =>
     Effect.gen(function* () {
       const { root, adapters, session, reads } = yield* setup

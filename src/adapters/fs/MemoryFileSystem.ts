@@ -145,6 +145,12 @@ export const make = (seed: Seed = {}) =>
         return node.content
       })
 
+    /** As readFile, then the content in chunks of `scanChunk` (so a line split across chunks is exercised). */
+    const readChunks = (p: string, sink: (bytes: Uint8Array) => boolean, expect?: Expect) =>
+      Effect.map(readFile(p, expect), (content) => {
+        for (let at = 0; at < content.byteLength; at += scanChunk) if (!sink(content.slice(at, at + scanChunk))) return
+      })
+
     const parentDir = (nodes: ReadonlyMap<string, Node>, p: string, op: string) => {
       const parent = nodes.get(P.dirname(p))
       return parent?.kind === "directory" ? undefined : err(op, p, "ENOENT", "no such file or directory")
@@ -286,7 +292,7 @@ export const make = (seed: Seed = {}) =>
         return { step, close: Effect.sync(() => void (stack.length = 0)) }
       })
 
-    const fs = FileSystem.of({ lstat, readlink, readFile, writeFile, readDir, walkTree, scan, makeDirectory, remove, rename, chmod })
+    const fs = FileSystem.of({ lstat, readlink, readFile, readChunks, writeFile, readDir, walkTree, scan, makeDirectory, remove, rename, chmod })
     /** Test helpers: the effect log, and a hard link (which the jail must refuse to write through). */
     const link = (existing: string, alias: string) =>
       Ref.update(state, ({ nodes, nextIno }) => {

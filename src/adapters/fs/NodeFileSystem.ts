@@ -20,6 +20,8 @@ import * as Scan from "./Scan.js"
 import { chunksOf, type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat, type TreeWalk, type WriteData } from "../../ports/FileSystem.js"
 
 const syncLimit = 4 * 1024 * 1024
+/** readChunks' buffer: large enough that a read costs far more than its round trip through the thread pool. */
+const streamChunk = 1024 * 1024
 
 const codeOf = (cause: unknown): string =>
   typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : "EIO"
@@ -170,6 +172,36 @@ export const make = Effect.sync(() => {
       return Effect.ensuring(readLarge, Effect.sync(() => fs.closeSync(fd)))
     })
 
+  /**
+   * Opened and checked as `readFile` opens a file, then read asynchronously a chunk at a time into one buffer until
+   * the sink says stop or the file ends. Each read is uninterruptible (the descriptor is closed after it, never
+   * under it); an interruption takes effect between reads.
+   */
+  const readChunks = (p: string, sink: (bytes: Uint8Array) => boolean, expect?: Expect): Effect.Effect<void, FsError> =>
+    Effect.suspend(() => {
+      let fd: number
+      try {
+        fd = DirFd.withParent(p, (dir, name) => fs.openSync(DirFd.at(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
+      } catch (cause) {
+        return Effect.fail(fail("read", p)(cause))
+      }
+      try {
+        const st = verifyFd(fd, p, expect, "read")
+        if (st.isDirectory()) throw new FsError({ op: "read", path: p, code: "EISDIR", reason: "is a directory" })
+      } catch (cause) {
+        fs.closeSync(fd)
+        return Effect.fail(rethrow("read", p)(cause))
+      }
+      const buffer = Buffer.allocUnsafe(streamChunk)
+      const readAt = (position: number) =>
+        Effect.async<number, FsError>((resume) => {
+          fs.read(fd, buffer, 0, streamChunk, position, (err, n) => resume(err === null ? Effect.succeed(n) : Effect.fail(fail("read", p)(err))))
+        })
+      const from = (position: number): Effect.Effect<void, FsError> =>
+        Effect.flatMap(Effect.uninterruptible(readAt(position)), (n) => (n === 0 || !sink(buffer.subarray(0, n)) ? Effect.void : from(position + n)))
+      return Effect.ensuring(from(0), Effect.sync(() => fs.closeSync(fd)))
+    })
+
   /** Refuses the rename when the target is no longer what the caller saw (identity, and mtime when given). */
   const checkExpected = (dir: DirFd.Dir, name: string, p: string, expect: Expect | undefined) => {
     if (expect === undefined) return
@@ -275,6 +307,7 @@ export const make = Effect.sync(() => {
     lstat,
     readlink: (p) => sys("readlink", p, () => fs.readlinkSync(p)),
     readFile,
+    readChunks,
     writeFile,
     readDir,
     walkTree: (start) =>

@@ -4,11 +4,14 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import type { Access } from "../jail/Jail.js"
+import * as ExactName from "../files/ExactName.js"
 
 export type Capability = "read" | "write" | "exec" | "network" | "external"
 export type Scope = "files" | "search" | "shell" | "git" | "lsp" | "sql" | "mcp"
 
-const Path = (description: string) => Schema.String.annotations({ description })
+/** A path, refused when it cannot name a file exactly as sent (`ExactName`: lone surrogates, U+FFFD). */
+const Path = (description: string) =>
+  Schema.String.pipe(Schema.filter((p) => ExactName.problem(p) ?? true, { jsonSchema: {} })).annotations({ description })
 const SqlValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Null)
 const PositiveInt = (description: string) => Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description })
 const NonNegativeInt = (description: string) =>

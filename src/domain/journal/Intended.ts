@@ -13,7 +13,6 @@ export interface State {
   readonly mode: number | null
 }
 
-const encoder = new TextEncoder()
 const none: Plan = { intended: [] }
 
 /**
@@ -23,6 +22,8 @@ const none: Plan = { intended: [] }
 export interface Plan {
   readonly intended: ReadonlyArray<State>
   readonly edited?: Edit.Outcome | undefined
+  /** For `write_file`, the bytes it will write (`Edit.written`: a replaced file's BOM kept). */
+  readonly written?: { readonly bytes: Uint8Array; readonly bomKept: boolean } | undefined
 }
 
 /** `before` maps a shown path to its state before the call; `shown(field)` is the shown path of an argument. */
@@ -44,7 +45,9 @@ export const planOf = (
   switch (call.tool) {
     case "write_file": {
       const p = at("path")
-      return { intended: p === undefined ? [] : [{ path: p.path, content: encoder.encode(call.args.content), mode: p.before?.mode ?? 0o644 }] }
+      if (p === undefined) return none
+      const written = Edit.written(p.before?.content ?? undefined, call.args.content)
+      return { intended: [{ path: p.path, content: written.bytes, mode: p.before?.mode ?? 0o644 }], written }
     }
     case "delete_file": {
       const p = at("path")

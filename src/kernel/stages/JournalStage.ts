@@ -71,7 +71,8 @@ export const JournalStage = wrap((next) =>
               const mutationDone: MutationDoneShape = {
                 done: ({ isError }) => once(journal.complete(record.id, isError ? "failed" : "committed").pipe(Effect.ignore))
               }
-              return yield* next(plan.edited === undefined ? { ...inv, mutationDone } : { ...inv, edited: plan.edited, mutationDone }).pipe(
+              const planned = { ...(plan.edited === undefined ? {} : { edited: plan.edited }), ...(plan.written === undefined ? {} : { written: plan.written }) }
+              return yield* next({ ...inv, ...planned, mutationDone }).pipe(
                 Effect.onExit((exit) => {
                   if (exit._tag === "Success") {
                     return once(journal.complete(record.id, exit.value.isError === true ? "failed" : "committed").pipe(Effect.ignore))
