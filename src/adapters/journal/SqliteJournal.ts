@@ -15,7 +15,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as NodeCrypto from "node:crypto"
 import * as NodePath from "node:path"
-import { Clock, Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Schema, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import { sha256 } from "../crypto/Sha256.js"
 import * as Recovery from "../../domain/journal/Recovery.js"
 import type { FileState, PathChange } from "../../domain/journal/Undo.js"
@@ -50,7 +50,7 @@ export const defaultRetentionTurns = 50
 export const dbPathFor = (root: string): string => NodePath.join(root, ".minicode", "state.db")
 
 
-import { prepareFiles, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
+import { isBusy, prepareFiles, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
 import { cachePages, hotPath } from "./SqliteJournalHotPath.js"
 import {
   decodeBlobRows,
@@ -98,7 +98,15 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         onLeft: () => ["quick_check returned an unreadable answer"],
         onRight: (rs) => rs.map((r) => r.quick_check).filter((s) => s !== "ok")
       })
-    }).pipe(Effect.catchAll((e) => Effect.succeed([`integrity check failed: ${e.message}`])))
+    }).pipe(
+      // Another process's lock held past the busy timeout says nothing about the file: the open fails (and is
+      // tried again, see `open`); kept as damage, it refused every write of the process for good.
+      Effect.catchAll((e) =>
+        isBusy(e.message)
+          ? Effect.fail(new JournalError({ reason: `cannot open ${options.dbPath}: ${e.message}` }))
+          : Effect.succeed([`integrity check failed: ${e.message}`])
+      )
+    )
 
     const problems = yield* check
     // Under the write lock, released at once: nothing is written. A lock held by another process past the busy
@@ -461,10 +469,30 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     return { journal, checkpoints }
   })
 
+/**
+ * `make`, tried again while another process holds the database's lock past the busy timeout (two servers opening a
+ * fresh workspace at once, a long `VACUUM`, a reader's `BEGIN EXCLUSIVE`): each try in a scope of its own, closed
+ * when it fails, so a failed try leaves no connection open. Up to 4 tries (each waits up to the busy timeout).
+ */
+export const open = (options: Options): Effect.Effect<Services, JournalError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const parent = yield* Effect.scope
+    const child = yield* Scope.fork(parent, ExecutionStrategy.sequential)
+    return yield* make(options).pipe(
+      Scope.extend(child),
+      Effect.onExit((exit) => (Exit.isFailure(exit) ? Scope.close(child, exit) : Effect.void))
+    )
+  }).pipe(
+    Effect.retry({
+      while: (e) => isBusy(e.reason),
+      schedule: Schedule.exponential(Duration.millis(50)).pipe(Schedule.compose(Schedule.recurs(3)))
+    })
+  )
+
 /** Journal and Checkpoints over the database at `dbPath`; closed with the layer's scope. */
 export const layer = (options: Options): Layer.Layer<Journal | Checkpoints, JournalError> =>
   Layer.scopedContext(
-    Effect.map(make(options), ({ checkpoints, journal }) =>
+    Effect.map(open(options), ({ checkpoints, journal }) =>
       Context.make(Journal, journal).pipe(Context.add(Checkpoints, checkpoints)))
   )
 
@@ -474,7 +502,7 @@ export const layer = (options: Options): Layer.Layer<Journal | Checkpoints, Jour
  */
 export const recoverAt = (options: Options): Effect.Effect<Recovery.RecoveryPlan> =>
   Effect.scoped(
-    Effect.flatMap(make(options), ({ journal }) => journal.recover)
+    Effect.flatMap(open(options), ({ journal }) => journal.recover)
   ).pipe(
     Effect.catchTag("JournalError", (e) => Effect.succeed(Recovery.plan([], [{ seq: null, reason: e.reason }])))
   )

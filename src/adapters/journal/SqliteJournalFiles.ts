@@ -93,3 +93,6 @@ export const tornWal = (dbPath: string): ReadonlyArray<string> => {
 export const sqlError = (what: string) => (error: SqlError) =>
   new JournalError({ reason: `${what}: ${error.cause instanceof Error ? error.cause.message : error.message}` })
 
+
+/** SQLite's answer while another connection holds the lock past the busy timeout: worth another try, never damage. */
+export const isBusy = (text: string): boolean => /database is locked|database table is locked|database is busy|SQLITE_BUSY/i.test(text)
