@@ -50,7 +50,7 @@ export const defaultRetentionTurns = 50
 export const dbPathFor = (root: string): string => NodePath.join(root, ".minicode", "state.db")
 
 
-import { isBusy, prepareFiles, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
+import { fileIdentity, isBusy, prepareFiles, replacedSince, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
 import { cachePages, hotPath } from "./SqliteJournalHotPath.js"
 import {
   decodeBlobRows,
@@ -142,10 +142,23 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         ? yield* hotPath(options.dbPath, busy, options.synchronous === "full")
         : { begin: () => -1, complete: () => 0, findByRequest: (): ReadonlyArray<unknown> => [], answered: () => undefined, checkpoint: () => undefined }
 
-    const writable = Effect.flatMap(Ref.get(damaged), (ps) =>
-      ps.length === 0
-        ? Effect.void
-        : Effect.fail(new JournalError({ reason: `the journal database is damaged (${ps.join("; ")}): run \`minicode recover\`` })))
+    // The file both connections opened, checked before every write as SQLite checks it in rollback mode (a WAL
+    // connection does not): a state.db deleted or replaced since would take the write into the old file, which no
+    // other process (`minicode journal`, `undo`, `recover`) ever reads again.
+    const opened = yield* fileIdentity(options.dbPath)
+    const sameFile = Effect.suspend(() => {
+      const reason = replacedSince(options.dbPath, opened)
+      return reason === undefined ? Effect.void : Effect.fail(new JournalError({ reason }))
+    })
+    yield* sameFile
+
+    const writable = Effect.zipRight(
+      Effect.flatMap(Ref.get(damaged), (ps) =>
+        ps.length === 0
+          ? Effect.void
+          : Effect.fail(new JournalError({ reason: `the journal database is damaged (${ps.join("; ")}): run \`minicode recover\`` }))),
+      sameFile
+    )
 
     const selectRecords = (where: ReturnType<typeof sql.and>) => sql`SELECT * FROM records WHERE ${where} ORDER BY seq`
 
@@ -304,6 +317,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     })
 
     const answered = Effect.fnUntraced(function* (session: string, requestId: string) {
+      yield* sameFile
       yield* Effect.try({
         try: () => hot.answered(session, requestId),
         catch: (cause) => new JournalError({ reason: `answered: ${cause instanceof Error ? cause.message : String(cause)}` })

@@ -96,3 +96,34 @@ export const sqlError = (what: string) => (error: SqlError) =>
 
 /** SQLite's answer while another connection holds the lock past the busy timeout: worth another try, never damage. */
 export const isBusy = (text: string): boolean => /database is locked|database table is locked|database is busy|SQLITE_BUSY/i.test(text)
+
+export interface FileIdentity {
+  readonly dev: number
+  readonly ino: number
+}
+
+/** The identity of the database file as opened (right after both connections opened it). */
+export const fileIdentity = (dbPath: string) =>
+  Effect.try({
+    try: (): FileIdentity => {
+      const stat = NodeFs.statSync(dbPath)
+      return { dev: stat.dev, ino: stat.ino }
+    },
+    catch: (cause) => new JournalError({ reason: `cannot open ${dbPath}: ${String(cause)}` })
+  })
+
+/**
+ * Why `dbPath` is no longer the file this process opened (deleted, or another file put in its place), as the
+ * sentence a refused call shows; undefined while it still is.
+ */
+export const replacedSince = (dbPath: string, opened: FileIdentity): string | undefined => {
+  let now: NodeFs.Stats | undefined
+  try {
+    now = NodeFs.statSync(dbPath, { throwIfNoEntry: false })
+  } catch (cause) {
+    return `${dbPath} cannot be checked (${String(cause)}): the call was refused and nothing was written`
+  }
+  if (now !== undefined && now.dev === opened.dev && now.ino === opened.ino) return undefined
+  const what = now === undefined ? "was deleted" : "was replaced by another file"
+  return `${dbPath} ${what} since this process opened it: the call was refused and nothing was written (its record would have gone into the old file, which \`minicode journal\`, \`recover\` and \`undo\` never read); start minicode again (restart the MCP server) to journal into the file there now`
+}
