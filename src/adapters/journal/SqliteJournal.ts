@@ -421,7 +421,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         FROM records r JOIN snapshots s ON s.record_seq = r.seq
         WHERE r.restore_action IS NULL GROUP BY r.session, r.turn ORDER BY last_seq DESC`
       const restores = yield* sql`SELECT restore_session, restore_turn, restore_action, state FROM records
-        WHERE restore_action IS NOT NULL ORDER BY seq`
+        WHERE restore_action IS NOT NULL AND tool IN ('undo', 'redo') ORDER BY seq` // a run's own record (Undo.isRun)
       const decodedTurns = decodeTurnRows(turns)
       const decodedRestores = decodeRestoreRows(restores)
       if (Either.isLeft(decodedTurns) || Either.isLeft(decodedRestores)) {
