@@ -50,7 +50,8 @@ export const defaultRetentionTurns = 50
 export const dbPathFor = (root: string): string => NodePath.join(root, ".minicode", "state.db")
 
 
-import { fileIdentity, isBusy, prepareFiles, replacedSince, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
+import * as TempFiles from "../fs/TempFiles.js"
+import { fileIdentity, isBusy, isFull, keepReserve, prepareFiles, releaseReserve, replacedSince, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
 import { cachePages, hotPath } from "./SqliteJournalHotPath.js"
 import {
   decodeBlobRows,
@@ -271,10 +272,14 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       yield* writable
       const now = yield* Clock.currentTimeMillis
       const text = note ?? null
-      const updated = yield* Effect.try({
+      const update = Effect.try({
         try: () => hot.complete(id, state, text, now, stateSum(id, state, text)),
         catch: (cause) => new JournalError({ reason: `complete: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
+      // On a full disk the outcome is recorded in the reserve's room (a call that failed for lack of space, say).
+      const updated = yield* update.pipe(
+        Effect.catchAll((e) => (isFull(e.reason) && releaseReserve(options.dbPath) ? update : Effect.fail(e)))
+      )
       if (updated > 0) return
       const existing = yield* byId(id)
       if (existing === undefined) return yield* new JournalError({ reason: `no record ${id}` })
@@ -498,9 +503,18 @@ export const open = (options: Options): Effect.Effect<Services, JournalError, Sc
     )
   }).pipe(
     Effect.retry({
-      while: (e) => isBusy(e.reason),
+      // Busy: another process's lock. Full: the disk, once, after giving the reserve's room back.
+      while: (e) => isBusy(e.reason) || (isFull(e.reason) && releaseReserve(options.dbPath)),
       schedule: Schedule.exponential(Duration.millis(50)).pipe(Schedule.compose(Schedule.recurs(3)))
-    })
+    }),
+    Effect.tap(({ journal }) =>
+      Effect.gen(function* () {
+        keepReserve(options.dbPath)
+        // Temporary files that writes killed mid-way left beside their paths (the calls still pending or unknown).
+        const open = [...(yield* journal.list({ state: "pending" })), ...(yield* journal.list({ state: "unknown" }))]
+        TempFiles.sweep(NodePath.dirname(NodePath.dirname(options.dbPath)), open.flatMap((r) => r.paths))
+      }).pipe(Effect.ignore)
+    )
   )
 
 /** Journal and Checkpoints over the database at `dbPath`; closed with the layer's scope. */
