@@ -131,7 +131,7 @@ const restore = (action: "undo" | "redo") =>
             ? Option.some({ session: Option.getOrElse(flags.session, () => "cli"), turn: flags.turn.value })
             : yield* (action === "undo" ? Undo.latestUndoable : Undo.latestRedoable).pipe(Effect.mapError(toFailure))
           if (Option.isNone(target)) return yield* new UsageError({ reason: `nothing to ${action}: ${action === "undo" ? "no turn changed files (see `minicode checkpoints`)" : "no turn was undone"}` })
-          const options = { root: workspace, session: target.value.session, turn: target.value.turn }
+          const options = { root: workspace, session: target.value.session, turn: target.value.turn, ...killedAtStep() }
           return yield* (action === "undo" ? Undo.undo(options) : Undo.redo(options)).pipe(
             Effect.mapError((e) => (e._tag === "NothingToRestore" ? new UsageError({ reason: e.message }) : toFailure(e)))
           )
@@ -148,6 +148,16 @@ const restore = (action: "undo" | "redo") =>
         : "Re-apply a turn that was undone"
     )
   )
+
+/**
+ * The fault tests' hook (issue 40, item 8): `MINICODE_TEST_KILL_RESTORE_AT=N` makes this process SIGKILL itself after
+ * the restore's Nth journaled step, as a kill from outside would stop it there. Read from the environment the test
+ * starts the process with, never from the workspace.
+ */
+const killedAtStep = (): { readonly afterStep?: (step: number) => Effect.Effect<void> } => {
+  const at = Number(process.env["MINICODE_TEST_KILL_RESTORE_AT"] ?? "")
+  return Number.isInteger(at) && at > 0 ? { afterStep: (step) => (step === at ? Effect.sync(() => process.kill(process.pid, "SIGKILL")) : Effect.void) } : {}
+}
 
 const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`
 

@@ -12,7 +12,7 @@
  * refused and never touched. Writes carry the identity that was read, and the FileSystem acts on descriptors, so
  * a swap after the check fails instead of leading outside.
  */
-import { Effect, Either, Option } from "effect"
+import { Cause, Effect, Either, Exit, Option, Ref } from "effect"
 import * as Jail from "../domain/jail/Jail.js"
 import * as PosixPath from "../domain/jail/PosixPath.js"
 import * as Undo from "../domain/journal/Undo.js"
@@ -29,6 +29,11 @@ export interface RestoreOptions {
   readonly turn: number
   /** Who runs the undo, for the journal (default: session `undo:<session>`, same turn). */
   readonly actor?: { readonly session: string; readonly turn: number }
+  /**
+   * Tests only: called after each journaled step, numbered from 1 (the run's intent; per file its intent, its
+   * write, its record; the run's end), to stop the process there.
+   */
+  readonly afterStep?: (step: number) => Effect.Effect<void>
 }
 
 export interface RestoreReport {
@@ -86,24 +91,19 @@ const readCurrent = (facts: Jail.PathFacts) =>
     return { state: { hash: checkpoints.address(content), mode: Undo.permissions(facts.mode) }, content } satisfies Current
   })
 
-const apply = (action: "undo" | "redo", facts: Jail.PathFacts, step: Extract<Undo.Step, { _tag: "Restore" }>) =>
+const apply = (action: "undo" | "redo", facts: Jail.PathFacts, step: Extract<Undo.Step, { _tag: "Restore" }>, content: Uint8Array | null) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
-    const checkpoints = yield* Checkpoints
     // What was read and judged must still be there: a file changed or swapped since fails the write.
     const expect = facts.exists ? { dev: facts.dev, ino: facts.ino, mtimeMs: facts.mtimeMs } : ("absent" as const)
-    if (step.to.hash === null) {
+    if (content === null) {
       const stat = yield* fs.lstat(facts.entry)
       if (Option.isSome(stat)) yield* fs.remove(facts.entry)
       return
     }
-    const content = yield* checkpoints.blob(step.to.hash)
-    if (Option.isNone(content)) {
-      return yield* new Undo.UndoError({ action, reason: `the snapshot of ${step.path} is gone (retention?)` })
-    }
     if (!facts.exists) yield* fs.makeDirectory(PosixPath.dirname(facts.real))
     const mode = step.to.mode === null ? undefined : Undo.permissions(step.to.mode)
-    yield* fs.writeFile(facts.real, content.value, mode === undefined ? { expect } : { mode, expect })
+    yield* fs.writeFile(facts.real, content, mode === undefined ? { expect } : { mode, expect })
     if (mode !== undefined) yield* fs.chmod(facts.real, mode)
   })
 
@@ -152,13 +152,12 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
     // turn stays where it was (still undoable, or still redoable) for a second try once the path is sorted out.
     if (refused.length > 0) return yield* report(null, [])
 
-    const snapshots = restores.flatMap((s): ReadonlyArray<Snapshot> => {
-      const now = current.get(s.path)
-      return now === undefined || "other" in now ? [] : [{ path: s.path, content: now.content, mode: now.state.mode }]
-    })
     const target: RestoreTarget = { action, session: options.session, turn: options.turn }
     const actor = options.actor ?? { session: `${action}:${options.session}`, turn: options.turn }
-    const record = yield* journal.begin({
+    const stepCount = yield* Ref.make(0)
+    const step = options.afterStep === undefined ? Effect.void : Effect.flatMap(Ref.updateAndGet(stepCount, (n) => n + 1), options.afterStep)
+    // The run: pending until every file is restored. Its own records (one per file, below) say which are.
+    const run = yield* journal.begin({
       session: actor.session,
       turn: actor.turn,
       tool: action,
@@ -167,23 +166,58 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
       canonicalArgs: JSON.stringify(target),
       remote: false,
       restores: target
-    }, snapshots)
+    }, [])
+    yield* step
 
     const factsOf = (path: string) => {
       const facts = located.get(path)
       return facts === undefined ? Effect.dieMessage(`undo planned ${path} without locating it`) : Effect.succeed(facts)
     }
-    const applied = yield* Effect.forEach(restores, (step) => Effect.flatMap(factsOf(step.path), (facts) => apply(action, facts, step)), { discard: true }).pipe(
-      Effect.exit
-    )
+    // Each file journaled as any mutation is: pending (with its present content, and the content it is to get)
+    // before it is touched, committed once it is. A process killed part-way leaves a record per file restored, and
+    // one pending for the file it was at: `recover` names each, and a re-run (or the opposite action) goes on from there.
+    const restoreOne = (s: Extract<Undo.Step, { _tag: "Restore" }>) =>
+      Effect.gen(function* () {
+        const facts = yield* factsOf(s.path)
+        const now = current.get(s.path)
+        const before: ReadonlyArray<Snapshot> = now === undefined || "other" in now ? [] : [{ path: s.path, content: now.content, mode: now.state.mode }]
+        const content = s.to.hash === null ? Option.some(null) : yield* checkpoints.blob(s.to.hash)
+        if (Option.isNone(content)) return yield* new Undo.UndoError({ action, reason: `the snapshot of ${s.path} is gone (retention?)` })
+        const record = yield* journal.begin({
+          session: actor.session,
+          turn: actor.turn,
+          tool: Undo.fileTool(action),
+          capability: "write",
+          paths: [s.path],
+          canonicalArgs: JSON.stringify({ ...target, path: s.path }),
+          remote: false,
+          restores: target
+        }, before, [{ path: s.path, content: content.value, mode: content.value === null ? null : s.to.mode }])
+        yield* step
+        const applied = yield* Effect.exit(apply(action, facts, s, content.value))
+        if (Exit.isFailure(applied)) {
+          yield* journal.complete(record.id, "unknown", `${action} of ${s.path} failed part-way: ${Cause.pretty(applied.cause).split("\n")[0]}`).pipe(Effect.ignore)
+          return yield* applied
+        }
+        yield* step
+        yield* journal.complete(record.id, "committed", `${action} of ${s.path} (turn ${options.session}/${options.turn})`)
+        yield* step
+      })
+    const applied = yield* Effect.exit(Effect.forEach(restores, restoreOne, { discard: true }))
     if (applied._tag === "Failure") {
-      // Some files may already be restored: `unknown`, and a re-run will finish it.
-      yield* journal.complete(record.id, "unknown", `${action} interrupted: run it again to finish`)
+      // Some files may already be restored (their records say which): `unknown`, and a re-run will finish it.
+      yield* journal.complete(run.id, "unknown", `${action} interrupted: run it again to finish`)
       return yield* Effect.failCause(applied.cause)
     }
-    yield* journal.complete(record.id, "committed", `${action} of turn ${options.turn}`)
+    yield* journal.complete(run.id, "committed", `${action} of turn ${options.turn}`)
+    yield* step
+    // The turn is where this run left it: an earlier run stopped part-way, of either action, is settled by it.
     yield* journal.finalizeTurn(actor.session, actor.turn)
-    return yield* report(record.seq, restores.map((s) => s.path))
+    if (options.actor === undefined) {
+      const other = action === "undo" ? "redo" : "undo"
+      yield* journal.finalizeTurn(`${other}:${options.session}`, options.turn)
+    }
+    return yield* report(run.seq, restores.map((s) => s.path))
   })
 
 type Requirements = Journal | Checkpoints | FileSystem
@@ -222,11 +256,14 @@ export const latestUndoable: Effect.Effect<Option.Option<Checkpoint>, JournalErr
 )
 
 /**
- * The checkpoint `redo` means: a redo left half-way, else the last one undone. Undo goes newest first, so the
+ * The checkpoint `redo` means: a redo left half-way, else an undo left half-way (redo takes its files back), else
+ * the last one undone. Undo goes newest first, so the
  * last undone is the oldest turn still undone: redo walks forward again in the order the turns were made.
  */
 export const latestRedoable: Effect.Effect<Option.Option<Checkpoint>, JournalError, Checkpoints> = Effect.map(
   checkpoints,
   (list) =>
-    Option.fromNullable(list.find((c) => c.status === "redoing") ?? [...list].reverse().find((c) => c.status === "undone"))
+    Option.fromNullable(
+      list.find((c) => c.status === "redoing") ?? list.find((c) => c.status === "undoing") ?? [...list].reverse().find((c) => c.status === "undone")
+    )
 )

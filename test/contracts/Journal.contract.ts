@@ -235,12 +235,48 @@ export const journalContract = (name: string, makeLayer: MakeLayer) =>
         assert.deepStrictEqual(tree(root), after)
         assert.strictEqual((yield* Undo.checkpoints)[0]?.status, "applied")
         const records = yield* journal.list()
-        assert.deepStrictEqual(records.filter((r) => r.restores !== null).map((r) => [r.tool, r.state, r.finalized]), [
-          ["undo", "committed", true],
-          ["undo", "committed", true],
-          ["redo", "committed", true]
+        // Each run journaled, and each file it restored as a mutation of its own (pending before, committed after).
+        assert.deepStrictEqual(records.filter((r) => r.restores !== null).map((r) => [r.tool, r.paths.join(" "), r.state, r.finalized]), [
+          ["undo", "del.txt dir/new.txt mod.txt", "committed", true],
+          ["undo.file", "del.txt", "committed", true],
+          ["undo.file", "dir/new.txt", "committed", true],
+          ["undo.file", "mod.txt", "committed", true],
+          ["undo", "", "committed", true],
+          ["redo", "del.txt dir/new.txt mod.txt", "committed", true],
+          ["redo.file", "del.txt", "committed", true],
+          ["redo.file", "dir/new.txt", "committed", true],
+          ["redo.file", "mod.txt", "committed", true]
         ])
         assert.isTrue((yield* journal.recover).clean)
+      }))
+    })
+
+    it.live("an undo stopped part-way leaves a record per file restored and one for the file it was on; finished, all is settled", () => {
+      const root = tempDir()
+      for (const n of [1, 2, 3, 4]) write(root, `f${n}.txt`, `before ${n}`)
+      const initial = tree(root)
+      return provide(Effect.gen(function* () {
+        const journal = yield* Journal
+        for (const n of [1, 2, 3, 4]) yield* chainWrite({ root, session: "s1", turn: 1, path: `f${n}.txt`, content: `after ${n}` })
+        yield* journal.finalizeTurn("s1", 1)
+        const after = tree(root)
+        // Steps: 1 the run's intent; per file 3 (intent, write, record). Stopped after f2's write (step 6), before its record.
+        const stopped = yield* Effect.exit(Undo.undo({ root, session: "s1", turn: 1, afterStep: (n) => (n === 6 ? Effect.interrupt : Effect.void) }))
+        assert.isTrue(stopped._tag === "Failure")
+        assert.deepStrictEqual(Object.keys(tree(root)).filter((p) => tree(root)[p] === initial[p]).sort(), ["f1.txt", "f2.txt"])
+        const open = (yield* journal.recover).items.filter((i) => i.classification !== "done").map((i) => [i.tool, i.paths.join(" "), i.state])
+        assert.deepStrictEqual(open, [["undo", "f1.txt f2.txt f3.txt f4.txt", "unknown"], ["undo.file", "f2.txt", "pending"]])
+        const done = (yield* journal.recover).items.filter((i) => i.classification === "done").map((i) => [i.tool, i.paths.join(" ")])
+        assert.deepStrictEqual(done, [["undo.file", "f1.txt"]])
+        assert.strictEqual((yield* Undo.checkpoints)[0]?.status, "undoing")
+        // Taken back by redo (the interrupted undo is the one to redo), then undone whole.
+        assert.strictEqual(Option.map(yield* Undo.latestRedoable, (c) => c.turn).pipe(Option.getOrElse(() => 0)), 1)
+        const back = yield* Undo.redo({ root, session: "s1", turn: 1 })
+        assert.deepStrictEqual([...back.restored].sort(), ["f1.txt", "f2.txt"])
+        assert.deepStrictEqual(tree(root), after)
+        assert.isTrue((yield* journal.recover).clean)
+        yield* Undo.undo({ root, session: "s1", turn: 1 })
+        assert.deepStrictEqual(tree(root), initial)
       }))
     })
 

@@ -10,12 +10,12 @@
  * through libuv's thread pool costs tens of microseconds, and a call makes several. Files above `syncLimit` are
  * read and written asynchronously so a large file never stalls the process.
  */
-import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer, Option } from "effect"
 import * as DirFd from "./DirFd.js"
 import * as FdTree from "./FdTree.js"
+import * as TempFiles from "./TempFiles.js"
 import * as Scan from "./Scan.js"
 import { chunksOf, type DirEntry, type Expect, type FileKind, FileSystem, FsError, type FileStat, type TreeWalk, type WriteData } from "../../ports/FileSystem.js"
 
@@ -231,7 +231,8 @@ export const make = Effect.sync(() => {
       } catch (cause) {
         return Effect.fail(fail("write", p)(cause))
       }
-      const tmpName = `.${name}.${randomUUID().slice(0, 13)}.minicode-tmp`
+      // The writer's process id in the name lets the next process remove it once this one is gone (TempFiles.sweep).
+      const tmpName = TempFiles.tempName(name)
       const tmp = path.join(dir.path, tmpName)
       let mode = options.mode
       let fd: number

@@ -29,7 +29,7 @@ export const prepare = (dir: string): void => {
  * store check does not hash and remember it as protected content (each call added about two ids to remember, for
  * ever). Any other file there (the user's `config.json`, a file the user put there) is still protected content.
  */
-const ownNames = new Set([".gitignore", "state.db", "state.db-wal", "state.db-shm", "state.db-journal", "scan-cache", "secret-history", "secret-objects.json", "secret-objects.add", "gitcontrol.json", "gitcontrol.lock", "editorcontrols.json", "editorcontrols.lock", "exposed.json"])
+const ownNames = new Set([".gitignore", "state.db", "state.db-wal", "state.db-shm", "state.db-journal", "state.db-reserve", "scan-cache", "secret-history", "secret-objects.json", "secret-objects.add", "gitcontrol.json", "gitcontrol.lock", "editorcontrols.json", "editorcontrols.lock", "exposed.json"])
 
 export const isOwnState = (name: string): boolean => {
   if (ownNames.has(name)) return true

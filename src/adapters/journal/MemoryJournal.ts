@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto"
 import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
 import { sha256 } from "../crypto/Sha256.js"
 import * as Recovery from "../../domain/journal/Recovery.js"
+import * as Undo from "../../domain/journal/Undo.js"
 import type { PathChange } from "../../domain/journal/Undo.js"
 import { type Checkpoint, Checkpoints, type CheckpointStatus, type CheckpointsShape } from "../../ports/Checkpoints.js"
 import { type Intent, Journal, JournalError, type JournalRecord, type JournalShape, type JournalState, type Snapshot, type Terminal } from "../../ports/Journal.js"
@@ -208,7 +209,7 @@ export const make = (options: Options = {}): Effect.Effect<{ readonly journal: J
       }
       const status = new Map<string, CheckpointStatus>()
       for (const r of state.records) {
-        if (r.restores === null) continue
+        if (r.restores === null || !Undo.isRun(r.tool)) continue
         status.set(
           key(r.restores.session, r.restores.turn),
           r.state === "committed"

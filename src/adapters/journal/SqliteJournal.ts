@@ -15,7 +15,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as NodeCrypto from "node:crypto"
 import * as NodePath from "node:path"
-import { Clock, Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Schema, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import { sha256 } from "../crypto/Sha256.js"
 import * as Recovery from "../../domain/journal/Recovery.js"
 import type { FileState, PathChange } from "../../domain/journal/Undo.js"
@@ -50,7 +50,8 @@ export const defaultRetentionTurns = 50
 export const dbPathFor = (root: string): string => NodePath.join(root, ".minicode", "state.db")
 
 
-import { prepareFiles, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
+import * as TempFiles from "../fs/TempFiles.js"
+import { fileIdentity, isBusy, isFull, keepReserve, prepareFiles, releaseReserve, replacedSince, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
 import { cachePages, hotPath } from "./SqliteJournalHotPath.js"
 import {
   decodeBlobRows,
@@ -98,7 +99,15 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         onLeft: () => ["quick_check returned an unreadable answer"],
         onRight: (rs) => rs.map((r) => r.quick_check).filter((s) => s !== "ok")
       })
-    }).pipe(Effect.catchAll((e) => Effect.succeed([`integrity check failed: ${e.message}`])))
+    }).pipe(
+      // Another process's lock held past the busy timeout says nothing about the file: the open fails (and is
+      // tried again, see `open`); kept as damage, it refused every write of the process for good.
+      Effect.catchAll((e) =>
+        isBusy(e.message)
+          ? Effect.fail(new JournalError({ reason: `cannot open ${options.dbPath}: ${e.message}` }))
+          : Effect.succeed([`integrity check failed: ${e.message}`])
+      )
+    )
 
     const problems = yield* check
     // Under the write lock, released at once: nothing is written. A lock held by another process past the busy
@@ -134,10 +143,23 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         ? yield* hotPath(options.dbPath, busy, options.synchronous === "full")
         : { begin: () => -1, complete: () => 0, findByRequest: (): ReadonlyArray<unknown> => [], answered: () => undefined, checkpoint: () => undefined }
 
-    const writable = Effect.flatMap(Ref.get(damaged), (ps) =>
-      ps.length === 0
-        ? Effect.void
-        : Effect.fail(new JournalError({ reason: `the journal database is damaged (${ps.join("; ")}): run \`minicode recover\`` })))
+    // The file both connections opened, checked before every write as SQLite checks it in rollback mode (a WAL
+    // connection does not): a state.db deleted or replaced since would take the write into the old file, which no
+    // other process (`minicode journal`, `undo`, `recover`) ever reads again.
+    const opened = yield* fileIdentity(options.dbPath)
+    const sameFile = Effect.suspend(() => {
+      const reason = replacedSince(options.dbPath, opened)
+      return reason === undefined ? Effect.void : Effect.fail(new JournalError({ reason }))
+    })
+    yield* sameFile
+
+    const writable = Effect.zipRight(
+      Effect.flatMap(Ref.get(damaged), (ps) =>
+        ps.length === 0
+          ? Effect.void
+          : Effect.fail(new JournalError({ reason: `the journal database is damaged (${ps.join("; ")}): run \`minicode recover\`` }))),
+      sameFile
+    )
 
     const selectRecords = (where: ReturnType<typeof sql.and>) => sql`SELECT * FROM records WHERE ${where} ORDER BY seq`
 
@@ -250,10 +272,14 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       yield* writable
       const now = yield* Clock.currentTimeMillis
       const text = note ?? null
-      const updated = yield* Effect.try({
+      const update = Effect.try({
         try: () => hot.complete(id, state, text, now, stateSum(id, state, text)),
         catch: (cause) => new JournalError({ reason: `complete: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
+      // On a full disk the outcome is recorded in the reserve's room (a call that failed for lack of space, say).
+      const updated = yield* update.pipe(
+        Effect.catchAll((e) => (isFull(e.reason) && releaseReserve(options.dbPath) ? update : Effect.fail(e)))
+      )
       if (updated > 0) return
       const existing = yield* byId(id)
       if (existing === undefined) return yield* new JournalError({ reason: `no record ${id}` })
@@ -296,6 +322,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     })
 
     const answered = Effect.fnUntraced(function* (session: string, requestId: string) {
+      yield* sameFile
       yield* Effect.try({
         try: () => hot.answered(session, requestId),
         catch: (cause) => new JournalError({ reason: `answered: ${cause instanceof Error ? cause.message : String(cause)}` })
@@ -399,7 +426,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         FROM records r JOIN snapshots s ON s.record_seq = r.seq
         WHERE r.restore_action IS NULL GROUP BY r.session, r.turn ORDER BY last_seq DESC`
       const restores = yield* sql`SELECT restore_session, restore_turn, restore_action, state FROM records
-        WHERE restore_action IS NOT NULL ORDER BY seq`
+        WHERE restore_action IS NOT NULL AND tool IN ('undo', 'redo') ORDER BY seq` // a run's own record (Undo.isRun)
       const decodedTurns = decodeTurnRows(turns)
       const decodedRestores = decodeRestoreRows(restores)
       if (Either.isLeft(decodedTurns) || Either.isLeft(decodedRestores)) {
@@ -461,10 +488,39 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
     return { journal, checkpoints }
   })
 
+/**
+ * `make`, tried again while another process holds the database's lock past the busy timeout (two servers opening a
+ * fresh workspace at once, a long `VACUUM`, a reader's `BEGIN EXCLUSIVE`): each try in a scope of its own, closed
+ * when it fails, so a failed try leaves no connection open. Up to 4 tries (each waits up to the busy timeout).
+ */
+export const open = (options: Options): Effect.Effect<Services, JournalError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const parent = yield* Effect.scope
+    const child = yield* Scope.fork(parent, ExecutionStrategy.sequential)
+    return yield* make(options).pipe(
+      Scope.extend(child),
+      Effect.onExit((exit) => (Exit.isFailure(exit) ? Scope.close(child, exit) : Effect.void))
+    )
+  }).pipe(
+    Effect.retry({
+      // Busy: another process's lock. Full: the disk, once, after giving the reserve's room back.
+      while: (e) => isBusy(e.reason) || (isFull(e.reason) && releaseReserve(options.dbPath)),
+      schedule: Schedule.exponential(Duration.millis(50)).pipe(Schedule.compose(Schedule.recurs(3)))
+    }),
+    Effect.tap(({ journal }) =>
+      Effect.gen(function* () {
+        keepReserve(options.dbPath)
+        // Temporary files that writes killed mid-way left beside their paths (the calls still pending or unknown).
+        const open = [...(yield* journal.list({ state: "pending" })), ...(yield* journal.list({ state: "unknown" }))]
+        TempFiles.sweep(NodePath.dirname(NodePath.dirname(options.dbPath)), open.flatMap((r) => r.paths))
+      }).pipe(Effect.ignore)
+    )
+  )
+
 /** Journal and Checkpoints over the database at `dbPath`; closed with the layer's scope. */
 export const layer = (options: Options): Layer.Layer<Journal | Checkpoints, JournalError> =>
   Layer.scopedContext(
-    Effect.map(make(options), ({ checkpoints, journal }) =>
+    Effect.map(open(options), ({ checkpoints, journal }) =>
       Context.make(Journal, journal).pipe(Context.add(Checkpoints, checkpoints)))
   )
 
@@ -474,7 +530,7 @@ export const layer = (options: Options): Layer.Layer<Journal | Checkpoints, Jour
  */
 export const recoverAt = (options: Options): Effect.Effect<Recovery.RecoveryPlan> =>
   Effect.scoped(
-    Effect.flatMap(make(options), ({ journal }) => journal.recover)
+    Effect.flatMap(open(options), ({ journal }) => journal.recover)
   ).pipe(
     Effect.catchTag("JournalError", (e) => Effect.succeed(Recovery.plan([], [{ seq: null, reason: e.reason }])))
   )

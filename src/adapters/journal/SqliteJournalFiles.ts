@@ -93,3 +93,87 @@ export const tornWal = (dbPath: string): ReadonlyArray<string> => {
 export const sqlError = (what: string) => (error: SqlError) =>
   new JournalError({ reason: `${what}: ${error.cause instanceof Error ? error.cause.message : error.message}` })
 
+
+/** SQLite's answer while another connection holds the lock past the busy timeout: worth another try, never damage. */
+export const isBusy = (text: string): boolean => /database is locked|database table is locked|database is busy|SQLITE_BUSY/i.test(text)
+
+export interface FileIdentity {
+  readonly dev: number
+  readonly ino: number
+}
+
+/** The identity of the database file as opened (right after both connections opened it). */
+export const fileIdentity = (dbPath: string) =>
+  Effect.try({
+    try: (): FileIdentity => {
+      const stat = NodeFs.statSync(dbPath)
+      return { dev: stat.dev, ino: stat.ino }
+    },
+    catch: (cause) => new JournalError({ reason: `cannot open ${dbPath}: ${String(cause)}` })
+  })
+
+/**
+ * Why `dbPath` is no longer the file this process opened (deleted, or another file put in its place), as the
+ * sentence a refused call shows; undefined while it still is.
+ */
+export const replacedSince = (dbPath: string, opened: FileIdentity): string | undefined => {
+  let now: NodeFs.Stats | undefined
+  try {
+    now = NodeFs.statSync(dbPath, { throwIfNoEntry: false })
+  } catch (cause) {
+    return `${dbPath} cannot be checked (${String(cause)}): the call was refused and nothing was written`
+  }
+  if (now !== undefined && now.dev === opened.dev && now.ino === opened.ino) return undefined
+  const what = now === undefined ? "was deleted" : "was replaced by another file"
+  return `${dbPath} ${what} since this process opened it: the call was refused and nothing was written (its record would have gone into the old file, which \`minicode journal\`, \`recover\` and \`undo\` never read); start minicode again (restart the MCP server) to journal into the file there now`
+}
+
+/** SQLite's (or the system's) answer when the disk is full: no room for a log frame, the shared-memory index. */
+export const isFull = (text: string): boolean => /database or disk is full|SQLITE_FULL|disk I\/O error|ENOSPC|no space left/i.test(text)
+
+/**
+ * Room kept for the journal on a full disk: a file of zeros beside the database (`state.db-reserve`), made when the
+ * journal opens and there is room, removed when the disk is full and the journal needs the space, so that a call's
+ * outcome is still recorded (a failed write on a full disk stayed `pending`, and `recover` said the process had
+ * crashed) and `journal` and `recover` can still open the database (its `-wal` and `-shm` files) to list.
+ */
+export const reservePath = (dbPath: string): string => `${dbPath}-reserve`
+export const reserveBytes = 128 * 1024
+
+/**
+ * Makes the reserve if it is missing and the disk has room to spare (four times its size: it never takes the last
+ * of it); never fails (a part made is removed).
+ */
+export const keepReserve = (dbPath: string): void => {
+  const file = reservePath(dbPath)
+  let fd: number
+  try {
+    if (NodeFs.existsSync(file)) return
+    const free = NodeFs.statfsSync(NodePath.dirname(dbPath))
+    if (free.bavail * free.bsize < 4 * reserveBytes) return
+    fd = NodeFs.openSync(file, NodeFs.constants.O_CREAT | NodeFs.constants.O_EXCL | NodeFs.constants.O_WRONLY | NodeFs.constants.O_NOFOLLOW, 0o600)
+  } catch {
+    return
+  }
+  let whole = false
+  try {
+    whole = NodeFs.writeSync(fd, Buffer.alloc(reserveBytes)) === reserveBytes
+    NodeFs.fsyncSync(fd)
+  } catch {
+    whole = false
+  } finally {
+    NodeFs.closeSync(fd)
+    if (!whole) NodeFs.rmSync(file, { force: true })
+  }
+}
+
+/** Gives the reserve's room back to the disk; true when there was one to give. */
+export const releaseReserve = (dbPath: string): boolean => {
+  try {
+    if (NodeFs.lstatSync(reservePath(dbPath), { throwIfNoEntry: false })?.isFile() !== true) return false
+    NodeFs.unlinkSync(reservePath(dbPath))
+    return true
+  } catch {
+    return false
+  }
+}

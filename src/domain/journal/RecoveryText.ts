@@ -9,6 +9,8 @@ import type { RecoveryItem } from "./Recovery.js"
 export interface RecordDetail {
   readonly note: string | null
   readonly summary?: string | undefined
+  /** Set on the records of an undo or redo run (the run's own, and one per file it restored). */
+  readonly restores?: { readonly action: "undo" | "redo"; readonly session: string; readonly turn: number } | null | undefined
 }
 
 const list = (paths: ReadonlyArray<string>) => paths.join(", ")
@@ -31,8 +33,27 @@ const why = (item: RecoveryItem, detail: RecordDetail | undefined): string => {
 
 const resolveBoth = (seq: number) => `\`minicode recover resolve ${seq} applied\` if it happened, \`minicode recover resolve ${seq} absent\` if not`
 
+/**
+ * An undo or redo run stopped part-way: its own record (every path it was to restore) and one per file. Finishing the
+ * run is the way to settle them (it accepts the files already restored, and settles the earlier run's records).
+ */
+const restoreText = (item: RecoveryItem, restores: NonNullable<RecordDetail["restores"]>): string | undefined => {
+  const seq = item.seq === null ? "" : `#${item.seq} `
+  const turn = `turn ${restores.session}/${restores.turn}`
+  const again = (action: "undo" | "redo") => `\`minicode ${action} --session ${restores.session} --turn ${restores.turn}\``
+  const other = restores.action === "undo" ? "redo" : "undo"
+  const finish = `run ${again(restores.action)} to finish it (files already restored are skipped), or ${again(other)} to take it back`
+  if (item.classification === "done") return `${seq}${restores.action} of ${list(item.paths)} (${turn}) was done and recorded.`
+  if (item.classification !== "verify") return undefined
+  return item.tool === restores.action
+    ? `${seq}${restores.action} of ${turn} stopped before it finished (${item.state === "pending" ? "the process was stopped" : "it was interrupted or failed"}): of ${list(item.paths)}, the files with a "was done" line here are restored and the others are as they were; ${finish}.`
+    : `${seq}${restores.action} of ${list(item.paths)} (${turn}) stopped while on that file: it is either as it was or restored, never half-written; ${finish}.`
+}
+
 /** One sentence for one item of the plan. */
 export const explain = (item: RecoveryItem, detail?: RecordDetail): string => {
+  const restoring = detail?.restores === undefined || detail.restores === null || item.resolution !== null ? undefined : restoreText(item, detail.restores)
+  if (restoring !== undefined) return restoring
   const subject = what(item, detail)
   const look = item.paths.length > 0 ? `look at ${list(item.paths)}` : detail?.summary !== undefined ? "look at what that command changes" : "look at what it would have changed"
   if (item.resolution === "applied") return `${subject} was resolved by a human as applied: nothing to do, and it is not to be repeated.`

@@ -129,6 +129,15 @@ export const planRedo = (
     return [{ _tag: "Restore", path, to: target }]
   })
 
+/**
+ * The tool of the journal record of one file restored by an undo or redo run (`undo.file`, `redo.file`); the run's
+ * own record has the action as its tool. Both carry the run's target (`restores`).
+ */
+export const fileTool = (action: "undo" | "redo"): string => `${action}.file`
+
+/** Whether a restore record is a run's own (not one of its files'): only runs say what a checkpoint's status is. */
+export const isRun = (tool: string): boolean => tool === "undo" || tool === "redo"
+
 export class UndoError extends Schema.TaggedError<UndoError>()("UndoError", {
   action: Schema.Literal("undo", "redo"),
   reason: Schema.String
