@@ -83,7 +83,12 @@ export const probe = (base: string): Effect.Effect<Status> =>
     if (unshare === undefined || setpriv === undefined) return { _tag: "Unavailable", reason: "unshare/setpriv (util-linux) not found" } as const
     const dir = yield* Effect.try(() => {
       fs.mkdirSync(base, { recursive: true, mode: 0o700 })
-      const d = fs.mkdtempSync(path.join(base, "probe-"))
+      // Probes of processes killed meanwhile are left over: removed.
+      for (const name of fs.readdirSync(base)) {
+        const m = /^probe-(\d+)-/.exec(name)
+        if (m !== null && !alive(Number(m[1]))) remove(path.join(base, name))
+      }
+      const d = fs.mkdtempSync(path.join(base, `probe-${process.pid}-`))
       for (const n of ["lower", "upper", "work", "view"]) fs.mkdirSync(path.join(d, n))
       return d
     }).pipe(Effect.orElseSucceed(() => undefined))
@@ -96,6 +101,15 @@ export const probe = (base: string): Effect.Effect<Status> =>
       ? ({ _tag: "Available", unshare, setpriv } as const)
       : ({ _tag: "Unavailable", reason: `overlayfs in an unprivileged user namespace failed: ${trial.stderr.trim() || `exit ${trial.code}`}` } as const)
   })
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
 
 /** Removes a staging folder: overlay's work folder is left mode 000, so modes are opened up first. */
 export const remove = (dir: string): void => {
