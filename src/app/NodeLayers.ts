@@ -362,6 +362,8 @@ export const extensions = (options: {
   readonly mcpClient?: McpClientHooks
   /** Language servers held by the workspace's LSP broker (warm between CLI calls, shared with `mcp serve`). */
   readonly lspBroker?: boolean
+  /** What the session's scopes let staged bash change (mcp serve's `--scope files=…`, `git=…`). */
+  readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
 }) =>
   Layer.scopedContext(
     Effect.gen(function* () {
@@ -468,8 +470,11 @@ export const frontEnd = (options: {
    * they save in one call) and starts from the cache an earlier process saved. Servers keep the watched scan.
    */
   readonly oneShot?: boolean
+  /** What the session's scopes let staged bash change. */
+  readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
 }): Adapters<ToolFailed> =>
   adapters({
+    writable: options.writable,
     unrestricted: false,
     sql: options.sql,
     mcpServers: options.mcpServers,
@@ -493,6 +498,7 @@ export const adapters = (options: {
   readonly lsp?: Readonly<Record<string, ServerEntry>>
   readonly mcpClient?: McpClientHooks
   readonly lspBroker?: boolean
+  readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   textSearch: textSearch(options.sandbox),
