@@ -21,6 +21,7 @@ import * as SandboxedShell from "../src/adapters/shell/SandboxedShell.js"
 import * as StagedMerge from "../src/adapters/staged/StagedMerge.js"
 import * as StagedShell from "../src/adapters/staged/StagedShell.js"
 import { defaultLimits } from "../src/domain/sandbox/SandboxProfile.js"
+import { ProtectedAliases, nothing } from "../src/ports/ProtectedAliases.js"
 import { Session } from "../src/ports/Session.js"
 import { Shell } from "../src/ports/Shell.js"
 import { cached } from "./tree/generate.js"
@@ -67,7 +68,7 @@ const program = Effect.gen(function* () {
   const staged = yield* shellOf(
     StagedShell.layer({ unrestricted: false, limits: defaultLimits, base: state }).pipe(
       Layer.provide(BwrapSandbox.layer({ cgroups: false })),
-      Layer.provide(Layer.mergeAll(session, NodeFileSystem.layer, MemoryJournal.layer()))
+      Layer.provide(Layer.mergeAll(session, NodeFileSystem.layer, MemoryJournal.layer(), Layer.succeed(ProtectedAliases, nothing)))
     )
   )
   const spawn = (argv: ReadonlyArray<string>) => NodeShell.spawnExact({ ...spec, argv, env: {} })
@@ -94,7 +95,7 @@ const program = Effect.gen(function* () {
   const journal = SqliteJournal.layer({ dbPath: NodePath.join(state, "state.db") })
   const started = performance.now()
   const report = yield* StagedMerge.merge({ upper, listing, startedCtimeMs: Date.now() + 60_000, writable: { files: true, git: true }, summary: "bench" }).pipe(
-    Effect.provide(Layer.mergeAll(mergeSession, NodeFileSystem.layer, journal))
+    Effect.provide(Layer.mergeAll(mergeSession, NodeFileSystem.layer, journal, Layer.succeed(ProtectedAliases, nothing)))
   )
   const merged = performance.now() - started
   const plainDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "minicode-plain-bench-"))

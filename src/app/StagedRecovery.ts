@@ -19,7 +19,7 @@ export const list = (workspace: string, discard: boolean): Effect.Effect<Listed>
     const lines = calls.map((c) => {
       const when = new Date(c.startedAt).toISOString()
       const what = c.state === "kept"
-        ? `keeps ${c.kept?.length ?? 0} change(s) not merged: ${(c.kept ?? []).slice(0, 10).map((k) => `${k.path} (${k.why})`).join(", ")}`
+        ? `keeps ${c.kept?.length ?? 0} change(s) not merged: ${(c.kept ?? []).map((k) => `${k.path} (${k.why})`).join(", ")}`
         : "never merged (its process was killed or the command timed out): the workspace holds none of its writes"
       return `- staged call ${c.id} (${when}) \`${c.command}\`: ${what}${discard ? "; discarded" : ""}`
     })

@@ -13,6 +13,7 @@ import { Effect, Option } from "effect"
 import * as Plan from "../../domain/staged/MergePlan.js"
 import { FileSystem, type FileStat, type FsError } from "../../ports/FileSystem.js"
 import { Journal, type JournalError, type Snapshot } from "../../ports/Journal.js"
+import { ProtectedAliases } from "../../ports/ProtectedAliases.js"
 import { Session } from "../../ports/Session.js"
 
 export interface Options {
@@ -135,14 +136,16 @@ const gitFoldersOf = (root: string, upper: string, found: ReadonlyArray<Found>):
 const depth = (p: string) => p.split("/").length
 const rank = (c: Plan.Change) => (c._tag === "Remove" ? (c.kind === "directory" ? 1 : 0) : c._tag === "MakeDir" ? 2 : 3)
 
-export const merge = (options: Options): Effect.Effect<Report, FsError | JournalError, FileSystem | Journal | Session> =>
+export const merge = (options: Options): Effect.Effect<Report, FsError | JournalError, FileSystem | Journal | Session | ProtectedAliases> =>
   Effect.gen(function* () {
     const wfs = yield* FileSystem
     const journal = yield* Journal
     const session = yield* Session
     const root = session.root
     const found = yield* collect(root, options)
-    const facts: Plan.Facts = { root, writable: options.writable, gitFolders: gitFoldersOf(root, options.upper, found) }
+    // The repositories on the way to every changed path count (a nested project's own core.hooksPath).
+    const controls = yield* (yield* ProtectedAliases).treeControls(root, session.home, [...new Set(found.map((f) => path.posix.join(root, path.posix.dirname(f.change.path))))])
+    const facts: Plan.Facts = { root, writable: options.writable, gitFolders: gitFoldersOf(root, options.upper, found), controls }
     const refused: Array<Report["refused"][number]> = []
     const conflicts: Array<string> = []
     const allowed: Array<Found & { readonly now: FileStat | undefined }> = []

@@ -13,6 +13,7 @@ import { redact } from "../../domain/core/Redact.js"
 import type { Limits } from "../../domain/sandbox/SandboxProfile.js"
 import { FileSystem } from "../../ports/FileSystem.js"
 import { Journal } from "../../ports/Journal.js"
+import { ProtectedAliases } from "../../ports/ProtectedAliases.js"
 import { Sandbox } from "../../ports/Sandbox.js"
 import { Session } from "../../ports/Session.js"
 import { type ProcessResult, type ProcessSpec, Shell, ShellError } from "../../ports/Shell.js"
@@ -85,6 +86,7 @@ export const make = (options: Options) =>
     const session = yield* Session
     const wfs = yield* FileSystem
     const journal = yield* Journal
+    const aliases = yield* ProtectedAliases
     const base = options.base ?? Staging.baseDir()
     const run = (spec: ProcessSpec): Effect.Effect<ProcessResult, ShellError> =>
       Effect.gen(function* () {
@@ -127,6 +129,7 @@ export const make = (options: Options) =>
           Effect.provideService(FileSystem, wfs),
           Effect.provideService(Journal, journal),
           Effect.provideService(Session, session),
+          Effect.provideService(ProtectedAliases, aliases),
           Effect.mapError((e) => new ShellError({ reason: `the merge of the staged call failed (${e.message}); what it did not apply stays in staging` }))
         )
         if (report.refused.length + report.conflicts.length === 0) Overlay.remove(stage.dir)

@@ -8,6 +8,7 @@
  * folders, the content of files judged by content) and applies the verdicts.
  */
 import * as EditorControls from "../files/EditorControls.js"
+import * as TreeControls from "../git/TreeControls.js"
 import * as Jail from "../jail/Jail.js"
 import * as P from "../jail/PosixPath.js"
 import * as GitFolder from "./GitFolder.js"
@@ -32,6 +33,8 @@ export interface Facts {
   readonly writable: { readonly files: boolean; readonly git: boolean }
   /** Folders (workspace-relative) git takes for git folders though they are not named `.git` (HEAD beside objects/ and refs/). */
   readonly gitFolders: ReadonlySet<string>
+  /** Files the repositories' configuration makes git's (core.hooksPath's folder, included configs, named programs). */
+  readonly controls: TreeControls.TreeControls
 }
 
 /** Text of a file judged by content: what the workspace held before (undefined: nothing) and what bash left. */
@@ -79,6 +82,9 @@ export const judge = (facts: Facts, change: Change, content: Content = {}): Verd
     const verdict = GitFolder.judge(git.rest, kindOf(change), change._tag === "Write" || change._tag === "Link" ? change.existed : true, content.after)
     return verdict.ok ? merge : refuse(verdict.rule, `${path}: ${verdict.reason}`)
   }
+  // As the jail stage judges a file tool's write: a file git's configuration makes a hook, a config or a program.
+  const control = TreeControls.changeReason(facts.controls, absolute, change._tag === "Remove" || change._tag === "MakeDir")
+  if (control !== undefined) return refuse("jail.git-internals", `${path} is protected: ${control}`)
   const named = Jail.protectedName(absolute, facts.root)
   if (named?.kind === "state") return refuse("jail.minicode-state", `${path}: minicode's own state (.minicode/) is not for tools`)
   if (named?.kind === "secret") return refuse("jail.sensitive", `${path} is protected: ${named.reason}`)

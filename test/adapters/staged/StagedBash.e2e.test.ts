@@ -164,6 +164,24 @@ describe.skipIf(missing !== undefined)(title("staged bash: refused changes never
   }, 300_000)
 })
 
+describe.skipIf(missing !== undefined)(title("staged bash: files git's configuration makes its own"), () => {
+  it("core.hooksPath's folder, an included config and core.fsmonitor's program: bash's changes to them are refused (jail.git-internals)", async () => {
+    const { root, tool, script } = setup()
+    git(root, "init", "-q")
+    fs.mkdirSync(path.join(root, ".githooks"))
+    fs.mkdirSync(path.join(root, "tools"))
+    fs.writeFileSync(path.join(root, "tools/fsmon.sh"), "#!/bin/sh\n")
+    fs.writeFileSync(path.join(root, "project.gitconfig"), "[core]\n")
+    fs.appendFileSync(path.join(root, ".git/config"), "[core]\n\thooksPath = .githooks\n\tfsmonitor = tools/fsmon.sh\n[include]\n\tpath = ../project.gitconfig\n")
+    expect((await tool("write_file", { path: "s.sh", content: "true\n" })).status).toBe(0)
+    const before = tree(root)
+    const r = await script("printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .githooks/pre-commit\necho 'touch /tmp/pwned' >> tools/fsmon.sh\nprintf '[core]\\n\\tpager = evil\\n' > project.gitconfig\necho ok > tools/fine.txt")
+    expect(text(r)).toContain("jail.git-internals")
+    const after = tree(root)
+    expect(Object.keys(after).filter((k) => after[k] !== before[k]).sort()).toEqual(["s.sh", "tools/fine.txt"])
+  }, 300_000)
+})
+
 describe.skipIf(missing !== undefined)(title("staged bash: undo, kills, conflicts"), () => {
   it("undo of a bash call restores the tree byte for byte (files made, changed, removed, modes), and redo puts it back", async () => {
     const { root, tool, cli } = setup()

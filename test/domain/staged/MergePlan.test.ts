@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest"
 import * as GitFolder from "../../../src/domain/staged/GitFolder.js"
 import * as Plan from "../../../src/domain/staged/MergePlan.js"
 
-const facts: Plan.Facts = { root: "/w", writable: { files: true, git: true }, gitFolders: new Set(["bare.git"]) }
+const facts: Plan.Facts = {
+  root: "/w",
+  writable: { files: true, git: true },
+  gitFolders: new Set(["bare.git"]),
+  controls: { hooks: ["/w/.githooks"], configs: ["/w/project.gitconfig"], programs: ["/w/tools/fsmon.sh"] }
+}
 const write = (path: string, existed = false): Plan.Change => ({ _tag: "Write", path, mode: 0o644, existed })
 const link = (path: string, target: string): Plan.Change => ({ _tag: "Link", path, target, existed: false })
 const remove = (path: string): Plan.Change => ({ _tag: "Remove", path, kind: "file" })
@@ -67,6 +72,11 @@ describe("MergePlan.judge: each change bash left, merged or refused with the jai
     ["git: a folder by another name's refs", write("bare.git/refs/heads/main"), {}, "merge"],
     ["git: a hooks folder made (empty)", { _tag: "MakeDir", path: ".git/hooks", mode: 0o755 }, {}, "merge"],
     ["git: .GIT spelled otherwise", write(".GIT/hooks/pre-commit"), {}, "staged.git-control"],
+    ["a hook in core.hooksPath's folder", write(".githooks/pre-commit"), {}, "jail.git-internals"],
+    ["the hooks folder removed", { _tag: "Remove", path: ".githooks", kind: "directory" }, {}, "jail.git-internals"],
+    ["an included config", write("project.gitconfig", true), {}, "jail.git-internals"],
+    ["core.fsmonitor's program", write("tools/fsmon.sh", true), {}, "jail.git-internals"],
+    ["a file beside the program", write("tools/other.sh"), {}, "merge"],
     ["a bad path", write("a/../../x"), {}, "staged.bad-path"]
   ]
   for (const [name, change, content, expected] of table) {
@@ -104,7 +114,10 @@ describe("MergePlan.judge, properties", () => {
         if (git >= 0 && v._tag === "Merge") {
           const rest = segs.slice(git + 1).join("/")
           expect(GitFolder.judge(rest, "file", false, "").ok).toBe(true)
-          expect(rest.startsWith("hooks") || rest === "config" || rest.endsWith("/config")).toBe(false)
+          expect(rest.startsWith("hooks/")).toBe(false)
+          // A config merges only when new and holding git init's keys alone (here: empty).
+          if (rest === "config" || rest.endsWith("/config")) expect(GitFolder.isInitConfig("")).toBe(true)
+          expect(GitFolder.judge(rest, "file", true, "[core]\n\tfsmonitor = x\n").ok && (rest === "config" || rest.endsWith("/config"))).toBe(false)
         }
         if (git < 0 && (segs.includes(".env") || segs.includes(".minicode") || segs.includes(".ssh"))) expect(v._tag).toBe("Refuse")
       })
