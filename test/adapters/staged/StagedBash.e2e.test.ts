@@ -157,7 +157,7 @@ describe.skipIf(missing !== undefined)(title("staged bash: refused changes never
     // This call's, and git init's (its hook samples refused).
     expect(stagedCalls().length).toBe(2)
     const listed = await cli(["recover", "--staged"])
-    expect(listed.stdout).toContain("sub/.git/hooks/post-checkout")
+    expect(listed.stdout).toContain("sub/.git/commondir (staged.git-control)")
     const discarded = await cli(["recover", "--staged", "--discard"])
     expect(discarded.status, text(discarded)).toBe(0)
     expect(stagedCalls()).toEqual([])
