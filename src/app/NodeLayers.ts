@@ -23,6 +23,7 @@ import * as LibpgQueryParser from "../adapters/sql/LibpgQueryParser.js"
 import * as NodeShell from "../adapters/shell/NodeShell.js"
 import * as NodeSqlEngine from "../adapters/sql/NodeSqlEngine.js"
 import * as SandboxedShell from "../adapters/shell/SandboxedShell.js"
+import * as StagedShell from "../adapters/staged/StagedShell.js"
 import type { AllowEntry } from "../domain/core/Allowlist.js"
 import type { ServerEntry } from "../domain/core/Config.js"
 import { ToolFailed, Unavailable } from "../domain/core/Errors.js"
@@ -206,9 +207,20 @@ export interface SandboxOptions {
 }
 
 /** The shell `bash` runs on: the sandboxed one unless the mode is `none`. */
-export const bashShell = (options: { readonly unrestricted: boolean; readonly sandbox?: SandboxOptions | undefined }) => {
+export const bashShell = (options: {
+  readonly unrestricted: boolean
+  readonly sandbox?: SandboxOptions | undefined
+  /** What the session's scopes let staged bash change (mcp serve's `--scope`). */
+  readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
+}) => {
   const sandbox = options.sandbox
   if (sandbox?.mode === "none") return SandboxedShell.announced("disabled by configuration (sandbox: none)").pipe(Layer.provide(NodeShell.layer(options)))
+  // bash on a staged view (issue 41), behind its switch while it is new: its writes reach the tree only through the merge.
+  if (sandbox !== undefined && StagedShell.wanted()) {
+    return StagedShell.layer({ unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, ...(options.writable === undefined ? {} : { writable: options.writable }) }).pipe(
+      Layer.provide(BwrapSandbox.layer(sandbox.bwrap))
+    )
+  }
   return sandbox === undefined
     ? NodeShell.layer(options)
     : SandboxedShell.layer({ mode: sandbox.mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, warnUnsandboxed: true }).pipe(
@@ -282,6 +294,16 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
     : `sandbox: NONE: ${Unsandboxed.notice(status.reason)}`
 }
 
+/** One line for doctor: where bash's writes go (the live tree, or a staged view merged through the rules), and why. */
+export const bashWritesLine = (mode: SandboxMode) =>
+  !StagedShell.wanted() || mode === "none"
+    ? Effect.succeed(`bash writes: the live workspace (staged view off${mode === "none" ? ": no sandbox" : ""}; MINICODE_BASH_STAGED=1 turns it on)`)
+    : Effect.map(StagedShell.status(), (s) =>
+        s._tag === "Available"
+          ? "bash writes: staged (overlayfs view in a user namespace; changes merged through the jail, the git and editor rules and the journal; undo covers them)"
+          : `bash writes: staged view UNAVAILABLE (${s.reason}): bash calls will be refused`
+      )
+
 /** Whether sessions use the workspace's LSP broker: yes unless MINICODE_LSP_BROKER=off. */
 export const lspBrokerWanted = (env: NodeJS.ProcessEnv = process.env) => env["MINICODE_LSP_BROKER"] !== "off"
 
@@ -340,6 +362,8 @@ export const extensions = (options: {
   readonly mcpClient?: McpClientHooks
   /** Language servers held by the workspace's LSP broker (warm between CLI calls, shared with `mcp serve`). */
   readonly lspBroker?: boolean
+  /** What the session's scopes let staged bash change (mcp serve's `--scope files=…`, `git=…`). */
+  readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
 }) =>
   Layer.scopedContext(
     Effect.gen(function* () {
@@ -446,8 +470,11 @@ export const frontEnd = (options: {
    * they save in one call) and starts from the cache an earlier process saved. Servers keep the watched scan.
    */
   readonly oneShot?: boolean
+  /** What the session's scopes let staged bash change. */
+  readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
 }): Adapters<ToolFailed> =>
   adapters({
+    writable: options.writable,
     unrestricted: false,
     sql: options.sql,
     mcpServers: options.mcpServers,
@@ -471,6 +498,7 @@ export const adapters = (options: {
   readonly lsp?: Readonly<Record<string, ServerEntry>>
   readonly mcpClient?: McpClientHooks
   readonly lspBroker?: boolean
+  readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   textSearch: textSearch(options.sandbox),

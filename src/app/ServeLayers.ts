@@ -41,6 +41,8 @@ export const kernelAdapters = (options: {
   readonly allowlist?: { readonly file: string; readonly configured: ReadonlyArray<Allowlist.AllowEntry> }
   /** Who answers an upstream server's elicitation (default: declined). */
   readonly elicit?: Elicit
+  /** What the scopes let staged bash change: `files=read` nothing, `git=read` nothing in a git folder. */
+  readonly writable?: { readonly files: boolean; readonly git: boolean }
 }): Adapters<ToolFailed> => ({
   ...NodeAdapters.frontEnd({ ...options, mcpClient: { elicit: options.elicit ?? decline } }),
   allowlist:
@@ -94,6 +96,7 @@ export const run = (flags: ServeFlags) =>
           mcpServers: loaded.config.mcpServers ?? {},
           lsp: loaded.config.lsp ?? {},
           sandbox: mode,
+          writable: { files: settings.levels.files === "write", git: settings.levels.git === "write" },
           allowlist: { file: loaded.paths.allowlist, configured },
           elicit: ForwardElicitation.forward(() => upstream.channel)
         }),

@@ -87,7 +87,8 @@ export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sand
       },
       probes,
       bashGuard: "tree-sitter-bash (commands are parsed and judged on their syntax tree)",
-      sandbox: NodeAdapters.sandboxLine(sandboxMode, yield* NodeAdapters.sandboxStatus({ mode: sandboxMode }))
+      sandbox: NodeAdapters.sandboxLine(sandboxMode, yield* NodeAdapters.sandboxStatus({ mode: sandboxMode })),
+      bashWrites: yield* NodeAdapters.bashWritesLine(sandboxMode)
     }
     // A broken config is the user's to fix (2); a configured server that does not answer is a failure (1).
     if (Either.isLeft(loaded)) process.exitCode = ExitCode.ExitCode.usage
@@ -107,7 +108,8 @@ export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sand
         `SQL connections: ${report.servers.sql.length === 0 ? "none" : report.servers.sql.join(", ")}`,
         ...probes.filter((p) => p.kind === "sql").map(line),
         `bash guard: ${report.bashGuard}`,
-        report.sandbox
+        report.sandbox,
+        report.bashWrites
       ].join("\n")
     )
   })

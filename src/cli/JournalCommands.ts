@@ -7,6 +7,7 @@ import * as path from "node:path"
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import * as CliLayers from "../app/CliLayers.js"
+import * as StagedRecovery from "../app/StagedRecovery.js"
 import { ToolFailed, UsageError } from "../domain/core/Errors.js"
 import * as RecoveryText from "../domain/journal/RecoveryText.js"
 import { Checkpoints } from "../ports/Checkpoints.js"
@@ -77,8 +78,16 @@ const resolve = Command.make(
     )
 ).pipe(Command.withDescription("Record what a human found: the effect of record SEQ was applied, or is absent"))
 
-const recover = Command.make("recover", { cwd, json }, (flags) =>
-  withJournal(
+const staged = Options.boolean("staged").pipe(Options.withDescription("List staged bash calls that never merged or keep changes (MINICODE_BASH_STAGED)"))
+const discard = Options.boolean("discard").pipe(Options.withDescription("With --staged: remove their staging (the workspace holds none of it)"))
+
+const recoverStaged = (workspace: string, drop: boolean) =>
+  Effect.flatMap(StagedRecovery.list(workspace, drop), (r) =>
+    Console.log(r.count === 0 ? "no staged bash call waits: every one merged or was discarded" : [...r.lines, ...(drop ? [] : ["`minicode recover --staged --discard` removes them."])].join("\n"))
+  )
+
+const recover = Command.make("recover", { cwd, json, staged, discard }, (flags) =>
+  flags.staged ? recoverStaged(workspaceOf(flags.cwd), flags.discard) : withJournal(
     workspaceOf(flags.cwd),
     Effect.gen(function* () {
       const j = yield* Journal

@@ -86,7 +86,7 @@ export interface Adapters<E = never> {
    * Executors for bash, git, MCP, LSP, SQL…, and the post-write hook: a layer built over the session and the other
    * adapters (`extensionsOf` gives a fixed set without a hook). Absent: the file tools alone.
    */
-  readonly extensions?: Layer.Layer<Executor.Extensions | Diagnostics, E, Session | FileSystem | SandboxState | ProtectedAliases>
+  readonly extensions?: Layer.Layer<Executor.Extensions | Diagnostics, E, Session | FileSystem | Journal | SandboxState | ProtectedAliases>
   /** What the guard judges sql_query with (connections, PostgreSQL's parser); without it PostgreSQL is denied. */
   readonly sql: Layer.Layer<SqlConnections | PostgresParser, E>
   /**

@@ -10,6 +10,8 @@ export interface FileStat {
   readonly dev: number
   readonly ino: number
   readonly mtimeMs: number
+  /** Last status change: a write, chmod, rename or link of the entry moves it (no caller can set it back). */
+  readonly ctimeMs: number
 }
 
 /**
@@ -116,6 +118,8 @@ export interface FileSystemShape {
   readonly remove: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, FsError>
   readonly rename: (from: string, to: string) => Effect.Effect<void, FsError>
   readonly chmod: (path: string, mode: number) => Effect.Effect<void, FsError>
+  /** Makes `path` a symlink to `target` (the text as given); fails when `path` exists. */
+  readonly symlink: (target: string, path: string) => Effect.Effect<void, FsError>
 }
 
 export class FileSystem extends Context.Tag("minicode/FileSystem")<FileSystem, FileSystemShape>() {}

@@ -59,6 +59,11 @@ export interface WrapRequest {
   readonly cwd: string
   /** Workspace read-write (bash) or read-only (servers, unless asked). */
   readonly writable: boolean
+  /**
+   * The workspace the command sees is a staged overlay view (adapters/staged): its writes never reach the tree, so
+   * nothing is recorded to put back when it ends (no control records, no guardian).
+   */
+  readonly staged?: boolean
   readonly network: boolean
   readonly limits?: Limits | undefined
   /** The environment to start from (already scrubbed); HOME, TMPDIR and PWD are replaced. */
@@ -76,6 +81,8 @@ export interface Wrapped {
   readonly broken?: () => string | undefined
   /** Calls the listener once, when `broken` first has an answer (at once if it has): the command is stopped then. Unsubscribes. */
   readonly whenBroken?: (listener: () => void) => () => void
+  /** Every path inside the workspace the sandbox mounts something on, with its kind (a staged view's mask layer holds them). */
+  readonly mountPoints?: ReadonlyArray<{ readonly path: string; readonly kind: "file" | "directory" }>
 }
 
 export interface SandboxShape {

@@ -25,6 +25,8 @@ export interface ProcessResult {
   readonly truncated: boolean
   readonly timedOut: boolean
   readonly durationMs: number
+  /** What the shell adds about the call (a staged call's merge: what was merged, refused, kept), one sentence each. */
+  readonly notes?: ReadonlyArray<string>
 }
 
 export class ShellError extends Schema.TaggedError<ShellError>()("ShellError", {

@@ -20,6 +20,7 @@ export const format = (result: ProcessResult, timeoutMs: number): string => {
   if (result.timedOut) parts.push(`[killed: timed out after ${timeoutMs} ms]`)
   else if (result.signal !== null) parts.push(`[killed by ${result.signal}]`)
   else parts.push(`[exit code: ${result.exitCode ?? "unknown"}]`)
+  for (const note of result.notes ?? []) parts.push(`[minicode: ${note}]`)
   return redact(parts.join("\n"))
 }
 

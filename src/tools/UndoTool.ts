@@ -146,6 +146,8 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
         refused,
         notRestorable: records
           .filter((r) => r.capability !== "read" && r.restores === null && r.tool !== "recover.resolve" && !withSnapshots.has(r.seq))
+          // A staged bash call's changes are its merge's record (`bash.merge`, with snapshots), journaled after it.
+          .filter((r) => !(r.tool === "bash" && records.some((m) => m.tool === "bash.merge" && m.seq > r.seq && withSnapshots.has(m.seq))))
           .map((r) => ({ seq: r.seq, tool: r.tool }))
       }))
     // A turn is restored whole or not at all: one refused path and nothing is touched, nothing journaled, and the

@@ -83,6 +83,19 @@ export const contract = (name: string, fixture: Fixture) =>
         assert.deepStrictEqual((yield* fs.readDir(root)).map((e) => e.name).sort(), ["a.txt", "dir", "link"])
       }))
 
+    it.effect("symlink makes a link with the target as given, never over an existing entry nor through a link", () =>
+      Effect.gen(function* () {
+        const { fs, root } = yield* fixture.make
+        yield* fs.symlink("../elsewhere", `${root}/dir/made`)
+        assert.strictEqual(Option.getOrThrow(yield* fs.lstat(`${root}/dir/made`)).kind, "symlink")
+        assert.strictEqual(yield* fs.readlink(`${root}/dir/made`), "../elsewhere")
+        assert.isTrue(Either.isLeft(yield* Effect.either(fs.symlink("x", `${root}/a.txt`))))
+        assert.isTrue(Either.isLeft(yield* Effect.either(fs.symlink("x", `${root}/nope/made`))))
+        // A parent that is a symlink is not followed (`dir/back -> ..`): nothing appears at the root.
+        const through = yield* Effect.either(fs.symlink("x", `${root}/dir/back/made2`))
+        assert.isTrue(Either.isLeft(through) || Option.isNone(yield* fs.lstat(`${root}/made2`)))
+      }))
+
     it.effect("walkTree lists each folder once with the kinds readDir gives, enters only what visit names, follows no link", () =>
       Effect.gen(function* () {
         const { fs, root } = yield* fixture.make

@@ -102,7 +102,8 @@ export const make = (seed: Seed = {}) =>
       nlink: nlinkOf(nodes, node.ino),
       dev: 1,
       ino: node.ino,
-      mtimeMs: 0
+      mtimeMs: 0,
+      ctimeMs: 0
     })
 
     const lstat = (p: string) =>
@@ -268,6 +269,15 @@ export const make = (seed: Seed = {}) =>
         yield* Ref.set(state, { nodes: next, nextIno })
       })
 
+    const symlink = (target: string, p: string) =>
+      Effect.gen(function* () {
+        const { nodes, nextIno } = yield* Ref.get(state)
+        if (nodes.has(p)) return yield* err("symlink", p, "EEXIST", "file exists")
+        const missing = parentDir(nodes, p, "symlink")
+        if (missing !== undefined) return yield* missing
+        yield* Ref.set(state, { nodes: new Map(nodes).set(p, { kind: "symlink", target, ino: nextIno }), nextIno: nextIno + 1 })
+      })
+
     /** As the Node adapter: the start opened as `readDir` opens it; a folder that is no longer one is passed over. */
     const walkTree = (start: string) =>
       Effect.map(readDir(start), (): TreeWalk => {
@@ -292,7 +302,7 @@ export const make = (seed: Seed = {}) =>
         return { step, close: Effect.sync(() => void (stack.length = 0)) }
       })
 
-    const fs = FileSystem.of({ lstat, readlink, readFile, readChunks, writeFile, readDir, walkTree, scan, makeDirectory, remove, rename, chmod })
+    const fs = FileSystem.of({ lstat, readlink, readFile, readChunks, writeFile, readDir, walkTree, scan, makeDirectory, remove, rename, chmod, symlink })
     /** Test helpers: the effect log, and a hard link (which the jail must refuse to write through). */
     const link = (existing: string, alias: string) =>
       Ref.update(state, ({ nodes, nextIno }) => {

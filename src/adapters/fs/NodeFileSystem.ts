@@ -56,7 +56,8 @@ const toStat = (s: fs.Stats): FileStat => ({
   nlink: s.nlink,
   dev: s.dev,
   ino: s.ino,
-  mtimeMs: s.mtimeMs
+  mtimeMs: s.mtimeMs,
+  ctimeMs: s.ctimeMs
 })
 
 const procFd = DirFd.supported
@@ -329,7 +330,8 @@ export const make = Effect.sync(() => {
       sys("move", from, () =>
         DirFd.withParent(from, (a, fromName) => DirFd.withParent(to, (b, toName) => fs.renameSync(DirFd.at(a, fromName), DirFd.at(b, toName))))
       ),
-    chmod: (p, mode) => sys("chmod", p, () => DirFd.withParent(p, (dir, name) => DirFd.chmodAt(dir, name, mode)))
+    chmod: (p, mode) => sys("chmod", p, () => DirFd.withParent(p, (dir, name) => DirFd.chmodAt(dir, name, mode))),
+    symlink: (target, p) => sys("symlink", p, () => DirFd.withParent(p, (dir, name) => fs.symlinkSync(target, DirFd.at(dir, name))))
   })
 })
 

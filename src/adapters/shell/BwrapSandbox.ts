@@ -492,7 +492,7 @@ export const make = (options: Options = {}) =>
         let ownCall: string | undefined
         // Set once the profile is known; asked by the shell before output goes out, and here at the end.
         let guard: MaskGuard.MaskGuard = MaskGuard.none
-        if (request.writable) {
+        if (request.writable && request.staged !== true) {
           // Started once the command is under way (a spawn is a fork of this process: 1-20 ms, off the call's path).
           const program = options.recoverWith
           if (program !== undefined && !guardians.has(workspace)) guardians.set(workspace, void setImmediate(() => guardians.set(workspace, Recovery.guardian(program, workspace))))
@@ -537,7 +537,7 @@ export const make = (options: Options = {}) =>
           editorControls = entered.editor.files
           ownCall = entered.git
         }
-        const live = request.writable ? yield* liveFindings(workspace, gitDirs) : []
+        const live = request.writable && request.staged !== true ? yield* liveFindings(workspace, gitDirs) : []
         const scanned = yield* findingsOf(workspace, hits)
         const findings = [
           ...editorControls.map((f): Profile.Finding => ({ path: f, kind: "file", treatment: "read-only", source: copyOf(workspace, contentOf(f)) })),
@@ -585,7 +585,8 @@ export const make = (options: Options = {}) =>
         const made = MaskGuard.make(workspace, [...new Set(guarded)], stopping)
         guard = made
         yield* Effect.addFinalizer(() => Effect.sync(() => made.stop()))
-        const told = { broken: made.broken, whenBroken: made.whenBroken }
+        const mountPoints = findings.filter((f) => f.path.startsWith(`${workspace}/`)).map((f) => ({ path: f.path, kind: f.kind }))
+        const told = { broken: made.broken, whenBroken: made.whenBroken, mountPoints }
         if (cgroupBase === undefined || processes === undefined) return { argv, env, ...told }
         const dir = yield* pidsCgroup(cgroupBase, processes, randomBytes(6).toString("hex"))
         // Enter the cgroup before bwrap starts, so nothing it forks is outside.

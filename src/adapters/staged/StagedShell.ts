@@ -1,0 +1,145 @@
+/**
+ * The Shell port for bash on a staged view (switch: `MINICODE_BASH_STAGED=1`): the sandbox's argv (BwrapSandbox,
+ * asked for a `staged` profile: nothing to put back afterwards) run inside a user namespace whose workspace is an
+ * overlay (Overlay.ts) with the upper layer in minicode's state folder (Staging.ts), then the merge (StagedMerge.ts)
+ * through the rules and the journal. A call killed (timeout, a signal, minicode itself) merges nothing: its writes
+ * stay in staging for `recover`. Where no overlay or no sandbox can be made, bash is refused (never run on the live
+ * tree unjudged).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import { redact } from "../../domain/core/Redact.js"
+import type { Limits } from "../../domain/sandbox/SandboxProfile.js"
+import { FileSystem } from "../../ports/FileSystem.js"
+import { Journal } from "../../ports/Journal.js"
+import { ProtectedAliases } from "../../ports/ProtectedAliases.js"
+import { Sandbox } from "../../ports/Sandbox.js"
+import { Session } from "../../ports/Session.js"
+import { type ProcessResult, type ProcessSpec, Shell, ShellError } from "../../ports/Shell.js"
+import * as NodeShell from "../shell/NodeShell.js"
+import * as Overlay from "./Overlay.js"
+import * as StagedMerge from "./StagedMerge.js"
+import * as Staging from "./Staging.js"
+
+export interface Options {
+  readonly unrestricted: boolean
+  readonly limits?: Limits | undefined
+  /** What the session's scopes let bash change (mcp serve's `--scope files=…`, `git=…`); both by default. */
+  readonly writable?: { readonly files: boolean; readonly git: boolean }
+  /** Where staging lives (default `Staging.baseDir()`). */
+  readonly base?: string
+}
+
+/** Whether the switch is on. */
+export const wanted = (env: NodeJS.ProcessEnv = process.env): boolean => env["MINICODE_BASH_STAGED"] === "1"
+
+/** The overlay probe, once per process and base. */
+const probes = new Map<string, Overlay.Status>()
+export const status = (base = Staging.baseDir()): Effect.Effect<Overlay.Status> => {
+  const known = probes.get(base)
+  return known !== undefined ? Effect.succeed(known) : Effect.tap(Overlay.probe(base), (s) => Effect.sync(() => probes.set(base, s)))
+}
+
+/** The mask layer: every mount point of the sandbox inside the workspace, an empty file or folder at its name, and `.minicode/`. */
+const buildMask = (workspace: string, mask: string, points: ReadonlyArray<{ readonly path: string; readonly kind: "file" | "directory" }>) => {
+  const all = [{ path: path.join(workspace, ".minicode"), kind: "directory" as const }, ...points]
+  // The top folder of the layer shows as the workspace root: it gets the root's mode.
+  fs.chmodSync(mask, fs.statSync(workspace).mode & 0o7777)
+  fs.chmodSync(path.join(path.dirname(mask), "upper"), fs.statSync(workspace).mode & 0o7777)
+  for (const p of all) {
+    const rel = path.relative(workspace, p.path)
+    if (rel === "" || rel.startsWith("..")) continue
+    const at = path.join(mask, rel)
+    // Folders on the way take the workspace's modes (the top layer's folder attributes are the view's).
+    let dir = path.dirname(rel)
+    const chain: Array<string> = []
+    while (dir !== "." && dir !== "") {
+      chain.unshift(dir)
+      dir = path.dirname(dir)
+    }
+    for (const d of chain) {
+      if (!fs.existsSync(path.join(mask, d))) {
+        fs.mkdirSync(path.join(mask, d))
+        const st = fs.statSync(path.join(workspace, d), { throwIfNoEntry: false })
+        if (st !== undefined) fs.chmodSync(path.join(mask, d), st.mode & 0o7777)
+      }
+    }
+    if (fs.existsSync(at)) continue
+    if (p.kind === "directory") fs.mkdirSync(at, { mode: 0o700 })
+    else fs.writeFileSync(at, "", { mode: 0o400 })
+  }
+}
+
+/** What the result says about the merge, in words. */
+export const notes = (r: StagedMerge.Report): ReadonlyArray<string> => [
+  ...(r.merged.length === 0 ? [] : [`staged: ${r.merged.length} change(s) merged into the workspace (journal #${r.seq ?? "?"}; \`minicode undo\` restores them)`]),
+  ...r.refused.slice(0, 20).map((x) => `staged: refused ${x.path} (${x.rule}): ${x.reason}`),
+  ...(r.refused.length > 20 ? [`staged: ${r.refused.length - 20} more refused change(s)`] : []),
+  ...r.conflicts.slice(0, 20).map((p) => `staged: conflict: ${p} changed in the workspace after the call started; bash's version is kept in staging, not merged`),
+  ...(r.refused.length + r.conflicts.length > 0 ? ["staged: what was not merged stays in staging until `minicode recover --staged --discard`"] : [])
+]
+
+export const make = (options: Options) =>
+  Effect.gen(function* () {
+    const sandbox = yield* Sandbox
+    const session = yield* Session
+    const wfs = yield* FileSystem
+    const journal = yield* Journal
+    const aliases = yield* ProtectedAliases
+    const base = options.base ?? Staging.baseDir()
+    const run = (spec: ProcessSpec): Effect.Effect<ProcessResult, ShellError> =>
+      Effect.gen(function* () {
+        if (sandbox.status._tag === "Unavailable") return yield* new ShellError({ reason: `staged bash needs the sandbox, which is unavailable: ${sandbox.status.reason}` })
+        const overlay = yield* status(base)
+        if (overlay._tag === "Unavailable") return yield* new ShellError({ reason: `staged bash is unavailable here (${overlay.reason}); bash is refused rather than run on the live workspace` })
+        const workspace = session.root
+        const summary = redact(typeof spec.command === "string" ? spec.command : spec.command.join(" ")).slice(0, 500)
+        const stage = yield* Effect.try({ try: () => Staging.create(workspace, summary, base), catch: (e) => new ShellError({ reason: `cannot make the staging folder: ${String(e)}` }) })
+        const result = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const wrapped = yield* sandbox
+              .wrap({ command: NodeShell.argvOf(spec.command), workspace, cwd: spec.cwd, writable: true, staged: true, network: spec.network === true,
+                ...(spec.readOnly === undefined ? {} : { readOnly: spec.readOnly }), ...(spec.hideGitObjects === undefined ? {} : { hideGitObjects: spec.hideGitObjects }),
+                limits: options.limits, env: NodeShell.envOf(spec, options) })
+              .pipe(Effect.mapError((e) => new ShellError({ reason: e.message })))
+            const started = yield* Effect.try({
+              try: () => {
+                buildMask(workspace, stage.mask, wrapped.mountPoints ?? [])
+                return Staging.markStart(stage)
+              },
+              catch: (e) => new ShellError({ reason: `cannot prepare the staged view: ${String(e)}` })
+            })
+            const r = yield* NodeShell.spawnExact({ argv: Overlay.wrap(overlay, wrapped.argv, workspace, stage.dir), env: wrapped.env, cwd: spec.cwd, timeoutMs: spec.timeoutMs, maxOutputBytes: spec.maxOutputBytes, stdin: spec.stdin, ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }) })
+            return { r, started }
+          })
+        )
+        const { r, started } = result
+        const keep = (why: string): ProcessResult => {
+          Staging.write(stage.dir, { id: stage.id, workspace, command: summary, pid: process.pid, startedAt: Date.now(), state: "killed" })
+          return { ...r, notes: [`staged: nothing merged: ${why}; its writes stay in staging (\`minicode recover --staged\`)`] }
+        }
+        if (r.timedOut || r.signal !== null) return keep(r.timedOut ? "the command timed out" : `the command was killed by ${r.signal}`)
+        if (r.exitCode === 125 && !fs.existsSync(stage.listing)) {
+          Overlay.remove(stage.dir)
+          return yield* new ShellError({ reason: `the staged view could not be made: ${r.stderr.trim().slice(0, 300)}` })
+        }
+        if (!fs.existsSync(stage.listing)) return keep("the view's listing is missing")
+        const report = yield* StagedMerge.merge({ upper: stage.upper, listing: stage.listing, startedCtimeMs: started, writable: options.writable ?? { files: true, git: true }, summary }).pipe(
+          Effect.provideService(FileSystem, wfs),
+          Effect.provideService(Journal, journal),
+          Effect.provideService(Session, session),
+          Effect.provideService(ProtectedAliases, aliases),
+          Effect.mapError((e) => new ShellError({ reason: `the merge of the staged call failed (${e.message}); what it did not apply stays in staging` }))
+        )
+        if (report.refused.length + report.conflicts.length === 0) Overlay.remove(stage.dir)
+        else {
+          Staging.write(stage.dir, { id: stage.id, workspace, command: summary, pid: process.pid, startedAt: Date.now(), state: "kept",
+            kept: [...report.refused.map((x) => ({ path: x.path, why: x.rule })), ...report.conflicts.map((p) => ({ path: p, why: "conflict" }))] })
+        }
+        return { ...r, notes: notes(report) }
+      })
+    return Shell.of({ run: Effect.fn("StagedShell.run")(run) })
+  })
+
+export const layer = (options: Options) => Layer.effect(Shell, make(options))

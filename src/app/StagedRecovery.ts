@@ -1,0 +1,28 @@
+/**
+ * `minicode recover --staged [--discard]`: the staged bash calls of a workspace that never merged (their process
+ * killed, a timeout) or that keep refused or conflicting changes (adapters/staged/Staging), in words; `--discard`
+ * removes their staging. Their writes never reached the workspace, so dropping them loses nothing of the tree.
+ */
+import * as fs from "node:fs"
+import { Effect } from "effect"
+import * as Staging from "../adapters/staged/Staging.js"
+
+export interface Listed {
+  readonly lines: ReadonlyArray<string>
+  readonly count: number
+}
+
+export const list = (workspace: string, discard: boolean): Effect.Effect<Listed> =>
+  Effect.sync(() => {
+    const root = fs.realpathSync(workspace)
+    const calls = Staging.pending(root)
+    const lines = calls.map((c) => {
+      const when = new Date(c.startedAt).toISOString()
+      const what = c.state === "kept"
+        ? `keeps ${c.kept?.length ?? 0} change(s) not merged: ${(c.kept ?? []).map((k) => `${k.path} (${k.why})`).join(", ")}`
+        : "never merged (its process was killed or the command timed out): the workspace holds none of its writes"
+      return `- staged call ${c.id} (${when}) \`${c.command}\`: ${what}${discard ? "; discarded" : ""}`
+    })
+    if (discard) for (const c of calls) Staging.discard(c.dir)
+    return { lines, count: calls.length }
+  })
