@@ -18,6 +18,8 @@ import { allowLocalConfig, common, cwd, json, parseJsonArgs, setup, usage } from
 import * as Completions from "./Completions.js"
 import * as Failure from "./Failure.js"
 import * as Help from "./Help.js"
+import * as Shown from "./Shown.js"
+import * as Visible from "../domain/core/Visible.js"
 import * as Layout from "./Layout.js"
 import { tools } from "./ToolsCommand.js"
 import * as CliProgress from "./CliProgress.js"
@@ -94,9 +96,9 @@ const tool = Command.make(
       const code = ExitCode.classify(error)
       yield* flags.json
         ? Console.log(JSON.stringify({ ok: false, error: { code, ...error, message: error.message } }))
-        : Console.error(`minicode: ${error.message}${code === "usage" ? `\n${toolHint(flags.name, error._tag)}` : ""}`)
+        : Effect.sync(() => void process.stderr.write(`minicode: ${Visible.text(error.message)}${code === "usage" ? `\n${toolHint(flags.name, error._tag)}` : ""}\n`))
       process.exitCode = ExitCode.exitOf(code)
-    })
+    }).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Run one tool call through the chain and print its result"))
 
 const explain = Command.make(
@@ -108,7 +110,7 @@ const explain = Command.make(
       const args = yield* parseJsonArgs(flags.args)
       const decision = yield* Runner.explain({ tool: flags.name, args }, Kernel.gatesLayer(session, { ...adapters, journal: CliLayers.memoryJournal() }))
       yield* printDecision(decision, flags.json)
-    })
+    }).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Decide a call without executing it: decision, stage, rule, reason"))
 
 const junit = Options.file("junit").pipe(Options.withDescription("Also write a JUnit XML report here"), Options.optional)
@@ -140,7 +142,7 @@ const conformance = Command.make(
       }
       yield* Console.log(Conformance.summary(results))
       if (results.some((r) => !r.pass)) process.exitCode = 1
-    })
+    }).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Check expected decisions (JSON lines) against the gates; exits 1 on any failure"))
 
 /** One case: its own modes and allowlist, decided without executing anything. */

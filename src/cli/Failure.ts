@@ -5,6 +5,7 @@
  */
 import { HelpDoc, ValidationError } from "@effect/cli"
 import { Cause, Effect, Option } from "effect"
+import * as Visible from "../domain/core/Visible.js"
 import * as ExitCode from "./ExitCode.js"
 
 export interface Presentation {
@@ -36,11 +37,11 @@ const nextSteps: Readonly<Record<string, string>> = {
 const say = (presentation: Presentation, code: ExitCode.Code, message: string, detail?: string) =>
   Effect.sync(() => {
     if (presentation.json) {
-      process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`)
+      process.stdout.write(`${Visible.json(JSON.stringify({ error: { code, message } }))}\n`)
     } else {
-      process.stderr.write(`minicode: ${message}\n`)
+      process.stderr.write(`minicode: ${Visible.text(message)}\n`)
     }
-    if (detail !== undefined) process.stderr.write(`${detail}\n`)
+    if (detail !== undefined) process.stderr.write(`${Visible.text(detail)}\n`)
     process.exitCode = ExitCode.exitOf(code)
   })
 
