@@ -3,11 +3,12 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Args, Command, Options } from "@effect/cli"
+import { Args, Command, Options, ValidationError } from "@effect/cli"
 import { Console, Context, Effect, Either, Layer, Option } from "effect"
 import * as Allowlist from "../domain/core/Allowlist.js"
 import * as Conformance from "../domain/core/Conformance.js"
 import type { Decision } from "../domain/core/Decision.js"
+import { UsageError } from "../domain/core/Errors.js"
 import { Journal } from "../ports/Journal.js"
 import * as Kernel from "../kernel/Kernel.js"
 import * as Argv from "./Argv.js"
@@ -19,6 +20,7 @@ import * as Completions from "./Completions.js"
 import * as Failure from "./Failure.js"
 import * as Help from "./Help.js"
 import * as Shown from "./Shown.js"
+import * as Usage from "./Usage.js"
 import * as Visible from "../domain/core/Visible.js"
 import * as Layout from "./Layout.js"
 import { tools } from "./ToolsCommand.js"
@@ -180,7 +182,31 @@ export const root = Command.make("minicode").pipe(
   Command.withSubcommands([tool, tools, policyCommand, doctor, config, mcp, lspCommand, ...journalCommands])
 )
 
-export const run = Command.run(root, { name: "minicode", version })
+const parse = Command.run(root, { name: "minicode", version })
+
+/**
+ * A console that does not print errors: @effect/cli prints its parser's own text for a usage error ("Expected to
+ * find option: '--for'") on Console.error before failing; `run` tells it instead, as a sentence (`Usage`). No
+ * command prints through Console.error (failures go through `Failure`, the tool command's through stderr).
+ */
+const withoutParserText = (console: Console.Console): Console.Console => ({
+  ...console,
+  error: () => Effect.void,
+  unsafe: { ...console.unsafe, error: () => undefined }
+})
+
+/** The command line run, a usage error turned into a minicode sentence naming the flag or argument and its choices. */
+export const run = (argv: ReadonlyArray<string>) =>
+  Console.consoleWith((console) => Console.withConsole(parse(argv), withoutParserText(console))).pipe(
+    Effect.catchIf(ValidationError.isValidationError, (error) => {
+      const words = argv.slice(2)
+      const page = Help.pageFor(words) ?? Help.pages[0]
+      const message = "error" in error ? Help.plainText(error.error) : "invalid command line"
+      return page === undefined
+        ? Effect.fail(new UsageError({ reason: message }))
+        : Effect.flatMap(Help.itemsOf(root.descriptor, page.path), (items) => Effect.fail(new UsageError({ reason: Usage.sentence(message, words, page, items) })))
+    })
+  )
 
 /**
  * The CLI on this process's command line: global options anywhere, help written by minicode (`Help`), failures told

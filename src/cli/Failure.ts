@@ -45,7 +45,7 @@ const say = (presentation: Presentation, code: ExitCode.Code, message: string, d
     process.exitCode = ExitCode.exitOf(code)
   })
 
-/** Tell the failure of `cause` and set the exit code. @effect/cli already printed its own usage errors on stderr. */
+/** Tell the failure of `cause` and set the exit code. The CLI turns the parser's usage errors into sentences first (`Cli.run`). */
 export const tell = (presentation: Presentation) => (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
   const trace = presentation.debug ? Cause.pretty(cause) : undefined
@@ -53,13 +53,6 @@ export const tell = (presentation: Presentation) => (cause: Cause.Cause<unknown>
     const error = failure.value
     const code = ExitCode.classify(ValidationError.isValidationError(error) ? { _tag: "ValidationError" } : error)
     const message = messageOf(error)
-    if (ValidationError.isValidationError(error)) {
-      // The parser's own message is already on stderr; JSON callers still get the object on stdout.
-      return presentation.json ? say(presentation, code, message, trace) : Effect.sync(() => {
-        if (trace !== undefined) process.stderr.write(`${trace}\n`)
-        process.exitCode = ExitCode.exitOf(code)
-      })
-    }
     const next = nextSteps[tagOf(error)]
     return say(presentation, code, next === undefined ? message : `${message}\n${next}`, trace)
   }
