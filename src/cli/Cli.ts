@@ -22,6 +22,7 @@ import * as Help from "./Help.js"
 import * as Shown from "./Shown.js"
 import * as Usage from "./Usage.js"
 import * as Visible from "../domain/core/Visible.js"
+import * as Remedy from "../domain/core/Remedy.js"
 import * as Layout from "./Layout.js"
 import { tools } from "./ToolsCommand.js"
 import * as CliProgress from "./CliProgress.js"
@@ -39,15 +40,15 @@ const toolHint = (name: string, tag: string) =>
   tag === "UnknownTool" ? "`minicode tools` lists every tool" : `\`minicode tool ${name} --help\` shows its arguments and an example`
 
 /** `policy explain` exits as the call would: 0 when it would run, 3 when it is denied or needs an approval. */
-const printDecision = (decision: Decision, asJson: boolean) =>
+const printDecision = (decision: Decision, tool: string, asJson: boolean, how = decision.decision === "deny" ? Remedy.remedy({ tool, ...decision }, "cli") : undefined) =>
   Effect.zipRight(
     Effect.sync(() => {
       if (decision.decision !== "allow") process.exitCode = ExitCode.ExitCode.denied
     }),
     Console.log(
     asJson
-      ? JSON.stringify({ decision: decision.decision, stage: decision.stage, rule: decision.rule, reason: decision.reason })
-      : `${decision.decision} (${decision.stage}: ${decision.rule})\n${decision.reason}`
+      ? JSON.stringify({ decision: decision.decision, stage: decision.stage, rule: decision.rule, reason: decision.reason, ...(how === undefined ? {} : { remedy: how }) })
+      : `${decision.decision} (${decision.stage}: ${decision.rule})\n${decision.reason}${how === undefined ? "" : `\nTo proceed: ${how}.`}`
     )
   )
 
@@ -97,8 +98,8 @@ const tool = Command.make(
       const error = outcome.left
       const code = ExitCode.classify(error)
       yield* flags.json
-        ? Console.log(JSON.stringify({ ok: false, error: { code, ...error, message: error.message } }))
-        : Effect.sync(() => void process.stderr.write(`minicode: ${Visible.text(error.message)}${code === "usage" ? `\n${toolHint(flags.name, error._tag)}` : ""}\n`))
+        ? Console.log(JSON.stringify({ ok: false, error: { code, ...error, message: error._tag === "ToolDenied" ? Remedy.told(error, "cli") : error.message } }))
+        : Effect.sync(() => void process.stderr.write(`minicode: ${Visible.text(error._tag === "ToolDenied" ? Remedy.told(error, "cli") : error.message)}${code === "usage" ? `\n${toolHint(flags.name, error._tag)}` : ""}\n`))
       process.exitCode = ExitCode.exitOf(code)
     }).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Run one tool call through the chain and print its result"))
@@ -111,7 +112,7 @@ const explain = Command.make(
       const { session, adapters } = yield* setup(flags)
       const args = yield* parseJsonArgs(flags.args)
       const decision = yield* Runner.explain({ tool: flags.name, args }, Kernel.gatesLayer(session, { ...adapters, journal: CliLayers.memoryJournal() }))
-      yield* printDecision(decision, flags.json)
+      yield* printDecision(decision, flags.name, flags.json)
     }).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Decide a call without executing it: decision, stage, rule, reason"))
 
