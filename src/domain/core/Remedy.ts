@@ -4,6 +4,7 @@
  * (never by its text) and said for the front end that tells it: the CLI's flags and config keys, `mcp serve`'s flags
  * and config keys, or the library's session options. Pure.
  */
+import * as Visible from "./Visible.js"
 
 export type Front = "cli" | "serve" | "api"
 
@@ -124,5 +125,6 @@ export const remedy = (r: Refusal, front: Front): string | undefined => remedyOf
 /** The refusal as told: what was refused, by which stage and rule, why, then how to proceed. */
 export const told = (r: Refusal, front: Front): string => {
   const how = remedyOf(r, front)
-  return `${r.tool} denied by ${r.stage} (${r.rule}): ${r.reason}${how === undefined ? "" : `\nTo proceed: ${how}.`}`
+  // On a terminal, on one line: a command or a name quoted in the reason cannot start a line of its own.
+  return `${r.tool} denied by ${r.stage} (${r.rule}): ${front === "cli" ? Visible.line(r.reason) : r.reason}${how === undefined ? "" : `\nTo proceed: ${how}.`}`
 }
