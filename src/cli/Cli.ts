@@ -3,11 +3,12 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Args, Command, Options } from "@effect/cli"
+import { Args, Command, Options, ValidationError } from "@effect/cli"
 import { Console, Context, Effect, Either, Layer, Option } from "effect"
 import * as Allowlist from "../domain/core/Allowlist.js"
 import * as Conformance from "../domain/core/Conformance.js"
 import type { Decision } from "../domain/core/Decision.js"
+import { UsageError } from "../domain/core/Errors.js"
 import { Journal } from "../ports/Journal.js"
 import * as Kernel from "../kernel/Kernel.js"
 import * as Argv from "./Argv.js"
@@ -18,6 +19,10 @@ import { allowLocalConfig, common, cwd, json, parseJsonArgs, setup, usage } from
 import * as Completions from "./Completions.js"
 import * as Failure from "./Failure.js"
 import * as Help from "./Help.js"
+import * as Shown from "./Shown.js"
+import * as Usage from "./Usage.js"
+import * as Visible from "../domain/core/Visible.js"
+import * as Remedy from "../domain/core/Remedy.js"
 import * as Layout from "./Layout.js"
 import { tools } from "./ToolsCommand.js"
 import * as CliProgress from "./CliProgress.js"
@@ -35,15 +40,15 @@ const toolHint = (name: string, tag: string) =>
   tag === "UnknownTool" ? "`minicode tools` lists every tool" : `\`minicode tool ${name} --help\` shows its arguments and an example`
 
 /** `policy explain` exits as the call would: 0 when it would run, 3 when it is denied or needs an approval. */
-const printDecision = (decision: Decision, asJson: boolean) =>
+const printDecision = (decision: Decision, tool: string, asJson: boolean, how = decision.decision === "deny" ? Remedy.remedy({ tool, ...decision }, "cli") : undefined) =>
   Effect.zipRight(
     Effect.sync(() => {
       if (decision.decision !== "allow") process.exitCode = ExitCode.ExitCode.denied
     }),
     Console.log(
     asJson
-      ? JSON.stringify({ decision: decision.decision, stage: decision.stage, rule: decision.rule, reason: decision.reason })
-      : `${decision.decision} (${decision.stage}: ${decision.rule})\n${decision.reason}`
+      ? JSON.stringify({ decision: decision.decision, stage: decision.stage, rule: decision.rule, reason: decision.reason, ...(how === undefined ? {} : { remedy: how }) })
+      : `${decision.decision} (${decision.stage}: ${decision.rule})\n${decision.reason}${how === undefined ? "" : `\nTo proceed: ${how}.`}`
     )
   )
 
@@ -93,10 +98,10 @@ const tool = Command.make(
       const error = outcome.left
       const code = ExitCode.classify(error)
       yield* flags.json
-        ? Console.log(JSON.stringify({ ok: false, error: { code, ...error, message: error.message } }))
-        : Console.error(`minicode: ${error.message}${code === "usage" ? `\n${toolHint(flags.name, error._tag)}` : ""}`)
+        ? Console.log(JSON.stringify({ ok: false, error: { code, ...error, message: error._tag === "ToolDenied" ? Remedy.told(error, "cli") : error.message } }))
+        : Effect.sync(() => void process.stderr.write(`minicode: ${Visible.text(error._tag === "ToolDenied" ? Remedy.told(error, "cli") : error.message)}${code === "usage" ? `\n${toolHint(flags.name, error._tag)}` : ""}\n`))
       process.exitCode = ExitCode.exitOf(code)
-    })
+    }).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Run one tool call through the chain and print its result"))
 
 const explain = Command.make(
@@ -107,8 +112,8 @@ const explain = Command.make(
       const { session, adapters } = yield* setup(flags)
       const args = yield* parseJsonArgs(flags.args)
       const decision = yield* Runner.explain({ tool: flags.name, args }, Kernel.gatesLayer(session, { ...adapters, journal: CliLayers.memoryJournal() }))
-      yield* printDecision(decision, flags.json)
-    })
+      yield* printDecision(decision, flags.name, flags.json)
+    }).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Decide a call without executing it: decision, stage, rule, reason"))
 
 const junit = Options.file("junit").pipe(Options.withDescription("Also write a JUnit XML report here"), Options.optional)
@@ -140,7 +145,7 @@ const conformance = Command.make(
       }
       yield* Console.log(Conformance.summary(results))
       if (results.some((r) => !r.pass)) process.exitCode = 1
-    })
+    }).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Check expected decisions (JSON lines) against the gates; exits 1 on any failure"))
 
 /** One case: its own modes and allowlist, decided without executing anything. */
@@ -178,7 +183,31 @@ export const root = Command.make("minicode").pipe(
   Command.withSubcommands([tool, tools, policyCommand, doctor, config, mcp, lspCommand, ...journalCommands])
 )
 
-export const run = Command.run(root, { name: "minicode", version })
+const parse = Command.run(root, { name: "minicode", version })
+
+/**
+ * A console that does not print errors: @effect/cli prints its parser's own text for a usage error ("Expected to
+ * find option: '--for'") on Console.error before failing; `run` tells it instead, as a sentence (`Usage`). No
+ * command prints through Console.error (failures go through `Failure`, the tool command's through stderr).
+ */
+const withoutParserText = (console: Console.Console): Console.Console => ({
+  ...console,
+  error: () => Effect.void,
+  unsafe: { ...console.unsafe, error: () => undefined }
+})
+
+/** The command line run, a usage error turned into a minicode sentence naming the flag or argument and its choices. */
+export const run = (argv: ReadonlyArray<string>) =>
+  Console.consoleWith((console) => Console.withConsole(parse(argv), withoutParserText(console))).pipe(
+    Effect.catchIf(ValidationError.isValidationError, (error) => {
+      const words = argv.slice(2)
+      const page = Help.pageFor(words) ?? Help.pages[0]
+      const message = "error" in error ? Help.plainText(error.error) : "invalid command line"
+      return page === undefined
+        ? Effect.fail(new UsageError({ reason: message }))
+        : Effect.flatMap(Help.itemsOf(root.descriptor, page.path), (items) => Effect.fail(new UsageError({ reason: Usage.sentence(message, words, page, items) })))
+    })
+  )
 
 /**
  * The CLI on this process's command line: global options anywhere, help written by minicode (`Help`), failures told

@@ -7,9 +7,11 @@
  *   as one status line, redrawn at most every 100 ms and erased when the call ends, and its log messages (bash
  *   running without a sandbox, a language server that died) as lines. Not a terminal: neither (no escape codes
  *   in a log file).
+ * Text from the command or the call goes out through `Visible`: its control characters are shown, not obeyed.
  */
 import { Effect } from "effect"
 import * as StreamRedact from "../domain/core/StreamRedact.js"
+import * as Visible from "../domain/core/Visible.js"
 import { Progress, type ProgressShape } from "../ports/Progress.js"
 
 export interface Terminal {
@@ -48,19 +50,19 @@ export const make = (terminal: Terminal, options: Options): { readonly progress:
     drawn = now
     const columns = terminal.columns !== undefined && terminal.columns > 0 ? terminal.columns : 80
     const width = Math.max(20, columns - 1)
-    terminal.write(`\r\x1b[K${message.replace(/[\r\n\t]+/g, " ").slice(0, width)}`)
+    terminal.write(`\r\x1b[K${Visible.line(message.replace(/[\r\n\t]+/g, " ")).slice(0, width)}`)
     status = true
   }
   const log = (level: string, message: string) => {
     clear()
-    terminal.write(`minicode: ${level}: ${message}\n`)
+    terminal.write(`minicode: ${level}: ${Visible.text(message)}\n`)
   }
   const redactor = StreamRedact.make(options.maxBytes)
   const output = (chunk: string) => {
     const text = redactor.push(chunk)
     if (text === "") return
     clear()
-    terminal.write(text)
+    terminal.write(Visible.text(text))
   }
   const silent = () => undefined
   const progress: ProgressShape = {
@@ -74,7 +76,7 @@ export const make = (terminal: Terminal, options: Options): { readonly progress:
     end: () => {
       const rest = redactor.end()
       clear()
-      if (rest !== "") terminal.write(rest)
+      if (rest !== "") terminal.write(Visible.text(rest))
     }
   }
 }

@@ -5,6 +5,7 @@
  */
 import { HelpDoc, ValidationError } from "@effect/cli"
 import { Cause, Effect, Option } from "effect"
+import * as Visible from "../domain/core/Visible.js"
 import * as ExitCode from "./ExitCode.js"
 
 export interface Presentation {
@@ -36,15 +37,15 @@ const nextSteps: Readonly<Record<string, string>> = {
 const say = (presentation: Presentation, code: ExitCode.Code, message: string, detail?: string) =>
   Effect.sync(() => {
     if (presentation.json) {
-      process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`)
+      process.stdout.write(`${Visible.json(JSON.stringify({ error: { code, message } }))}\n`)
     } else {
-      process.stderr.write(`minicode: ${message}\n`)
+      process.stderr.write(`minicode: ${Visible.text(message)}\n`)
     }
-    if (detail !== undefined) process.stderr.write(`${detail}\n`)
+    if (detail !== undefined) process.stderr.write(`${Visible.text(detail)}\n`)
     process.exitCode = ExitCode.exitOf(code)
   })
 
-/** Tell the failure of `cause` and set the exit code. @effect/cli already printed its own usage errors on stderr. */
+/** Tell the failure of `cause` and set the exit code. The CLI turns the parser's usage errors into sentences first (`Cli.run`). */
 export const tell = (presentation: Presentation) => (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
   const trace = presentation.debug ? Cause.pretty(cause) : undefined
@@ -52,13 +53,6 @@ export const tell = (presentation: Presentation) => (cause: Cause.Cause<unknown>
     const error = failure.value
     const code = ExitCode.classify(ValidationError.isValidationError(error) ? { _tag: "ValidationError" } : error)
     const message = messageOf(error)
-    if (ValidationError.isValidationError(error)) {
-      // The parser's own message is already on stderr; JSON callers still get the object on stdout.
-      return presentation.json ? say(presentation, code, message, trace) : Effect.sync(() => {
-        if (trace !== undefined) process.stderr.write(`${trace}\n`)
-        process.exitCode = ExitCode.exitOf(code)
-      })
-    }
     const next = nextSteps[tagOf(error)]
     return say(presentation, code, next === undefined ? message : `${message}\n${next}`, trace)
   }

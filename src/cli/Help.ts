@@ -176,6 +176,9 @@ const paragraphs = (doc: HelpDoc.HelpDoc): ReadonlyArray<string> => {
   }
 }
 
+/** A help document (a parser's error) as plain text. */
+export const plainText = (doc: HelpDoc.HelpDoc): string => paragraphs(doc).join(" ").trim()
+
 /** Each section's definitions, in order: `ARGUMENTS` and `OPTIONS` are the ones help reads. */
 const sections = (doc: HelpDoc.HelpDoc, into: Map<string, Array<readonly [string, ReadonlyArray<string>]>>, current: { name: string }) => {
   switch (doc._tag) {
@@ -316,6 +319,20 @@ const takesValue = new Set([
   ...["--command", "--args", "--arg", "--env", "--url", "--header", "--timeout", "--timeout-ms", "--sqlite", "--scope"],
   ...["--client-id", "--client-secret", "--ask-timeout", "--log-level", "--completions"]
 ])
+
+/** The command `words` (the command line after `minicode`) names: the deepest page its leading words reach. */
+export const pageFor = (words: ReadonlyArray<string>): Page | undefined => {
+  const end = words.indexOf("--")
+  const before = end === -1 ? words : words.slice(0, end)
+  const positional = before.filter((w, i) => !w.startsWith("-") && !takesValue.has(before[i - 1] ?? ""))
+  let page = pageOf([]) ?? pages[0]
+  for (const word of positional) {
+    const next = page === undefined ? undefined : pageOf([...page.path, word])
+    if (next === undefined) break
+    page = next
+  }
+  return page
+}
 
 /**
  * The help `words` (the command line after `minicode`) asks for: with `--help`/`-h` anywhere before `--`, or a

@@ -14,6 +14,8 @@ import { Checkpoints } from "../ports/Checkpoints.js"
 import { Journal, type JournalError, type JournalRecord, type JournalState } from "../ports/Journal.js"
 import * as Undo from "../tools/UndoTool.js"
 import * as ExitCode from "./ExitCode.js"
+import * as Shown from "./Shown.js"
+import { shownPath } from "../domain/files/ShownPath.js"
 
 const cwd = Options.directory("cwd").pipe(Options.withDescription("Workspace root (default: the current directory)"), Options.optional)
 const json = Options.boolean("json").pipe(Options.withDescription("Machine-readable output"))
@@ -35,7 +37,7 @@ const stamp = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice
 
 const recordLine = (r: JournalRecord) =>
   `#${r.seq} ${stamp(r.createdAt)} ${r.session}/${r.turn} ${r.tool} ${r.state}${r.remote ? " (remote)" : ""}${
-    r.paths.length > 0 ? ` ${r.paths.join(" ")}` : ""
+    r.paths.length > 0 ? ` ${r.paths.map(shownPath).join(" ")}` : ""
   }${r.summary === undefined ? "" : ` $ ${r.summary.replace(/\s*\n\s*/g, " ⏎ ")}`}${r.note === null ? "" : ` — ${r.note}`}${r.finalized ? "" : " [open turn]"}`
 
 const states: ReadonlyArray<JournalState> = ["pending", "committed", "failed", "unknown"]
@@ -57,7 +59,7 @@ const journal = Command.make(
         if (flags.json) return yield* Console.log(JSON.stringify(records, null, 2))
         yield* Console.log(records.length === 0 ? "no records" : records.map(recordLine).join("\n"))
       })
-    )
+    ).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("List journal records (mutations, before and after their effect)"))
 
 const resolve = Command.make(
@@ -75,7 +77,7 @@ const resolve = Command.make(
         const record = yield* j.resolve(flags.seq, flags.outcome, "cli").pipe(Effect.mapError(refusedResolve))
         yield* Console.log(`#${flags.seq} resolved as ${flags.outcome} (journaled as #${record.seq})`)
       })
-    )
+    ).pipe(Shown.visible(false))
 ).pipe(Command.withDescription("Record what a human found: the effect of record SEQ was applied, or is absent"))
 
 const staged = Options.boolean("staged").pipe(Options.withDescription("List staged bash calls that never merged or keep changes (MINICODE_BASH_STAGED)"))
@@ -107,7 +109,7 @@ const recover = Command.make("recover", { cwd, json, staged, discard }, (flags) 
           : `Nothing was re-executed. ${waiting === 1 ? "One call waits" : `${waiting} calls wait`} for a human: settle ${waiting === 1 ? "it" : "each"} with the command on ${waiting === 1 ? "its" : "their"} line.`
       )
     })
-  )
+  ).pipe(Shown.visible(flags.json))
 ).pipe(
   Command.withDescription("The recovery plan of unfinished turns: what is done, what to verify; never acts"),
   Command.withSubcommands([resolve])
@@ -122,10 +124,10 @@ const checkpoints = Command.make("checkpoints", { cwd, json }, (flags) =>
       yield* Console.log(
         list.length === 0
           ? "no checkpoints"
-          : list.map((c) => `${c.session}/${c.turn} ${stamp(c.createdAt)} ${c.status} ${c.paths.join(" ")}`).join("\n")
+          : list.map((c) => `${c.session}/${c.turn} ${stamp(c.createdAt)} ${c.status} ${c.paths.map(shownPath).join(" ")}`).join("\n")
       )
     })
-  )
+  ).pipe(Shown.visible(flags.json))
 ).pipe(Command.withDescription("Turns whose files can be restored (newest first)"))
 
 const restore = (action: "undo" | "redo") =>
@@ -149,7 +151,7 @@ const restore = (action: "undo" | "redo") =>
       if (flags.json) return yield* Console.log(JSON.stringify(report, null, 2))
       yield* Console.log(restoreLines(report).join("\n"))
       if (report.refused.length > 0) process.exitCode = ExitCode.ExitCode.denied
-    })
+    }).pipe(Shown.visible(flags.json))
   ).pipe(
     Command.withDescription(
       action === "undo"
@@ -182,9 +184,9 @@ const restoreLines = (report: Undo.RestoreReport): ReadonlyArray<string> => {
         : `${report.action === "undo" ? "Undid" : "Redid"} ${turn}: ${files(report.restored.length)} restored.`
   return [
     head,
-    ...report.refused.map((s) => `  refused ${s.path}: ${s.reason}.`),
-    ...(report.refused.length > 0 ? [] : report.restored.map((p) => `  restored ${p}`)),
-    ...report.skipped.map((s) => `  skipped ${s.path}: ${s.reason}.`),
+    ...report.refused.map((s) => `  refused ${shownPath(s.path)}: ${s.reason}.`),
+    ...(report.refused.length > 0 ? [] : report.restored.map((p) => `  restored ${shownPath(p)}`)),
+    ...report.skipped.map((s) => `  skipped ${shownPath(s.path)}: ${s.reason}.`),
     ...report.notRestorable.map((n) => `  #${n.seq} (${n.tool}) is not undone: it keeps no file snapshots, so its effects stay; \`minicode journal --turn ${report.turn}\` shows it.`)
   ]
 }

@@ -16,6 +16,7 @@ import { ToolFailed, type ToolError } from "../domain/core/Errors.js"
 import * as Framing from "../domain/mcp/JsonRpcFraming.js"
 import * as Guide from "../domain/mcp/McpGuide.js"
 import * as Scopes from "../domain/mcp/McpScopes.js"
+import * as Remedy from "../domain/core/Remedy.js"
 import { scrub } from "../domain/core/Scrub.js"
 import type { ToolName } from "../domain/core/Tools.js"
 import * as SqlConnection from "../domain/sql/SqlConnection.js"
@@ -165,7 +166,8 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       const capped = capText(out.text, maxOutputBytes)
       return P.result(capped.text, out.isError === true, out.structured)
     }
-    const failureOf = (e: ToolError | JournalError): Outcome => P.result(clean(e.message), true)
+    // A refusal says how to proceed with this front end's flags and config keys (`Remedy`), not the CLI's.
+    const failureOf = (e: ToolError | JournalError): Outcome => P.result(clean(e._tag === "ToolDenied" ? Remedy.told(e, "serve") : e.message), true)
 
     /** Records the outcome (kept for replay, or dropped) and hands it to the duplicates waiting for it. */
     const finish = (wire: string, entry: Entry, outcome: Outcome, keep: boolean) =>

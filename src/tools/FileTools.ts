@@ -110,7 +110,7 @@ const resolvedOf = (env: Env, inv: Invocation, field: string) => {
   const facts = inv.resolved[field]
   return facts === undefined
     ? Effect.dieMessage(`the jail did not resolve ${field}`)
-    : Effect.succeed({ facts, shown: Jail.display(env.session, facts.lexical) })
+    : Effect.succeed({ facts, shown: Jail.shown(env.session, facts.lexical) })
 }
 
 const identity = (facts: Jail.PathFacts): Expect => (facts.exists ? { dev: facts.dev, ino: facts.ino, nlink: facts.nlink } : "absent")
@@ -257,7 +257,8 @@ export const listDir = (env: Env, inv: Invocation) =>
     if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "list_dir", reason: `${shown} ${facts.exists ? "is not a directory" : "does not exist"}` })
     const entries = (yield* fs.readDir(facts.real).pipe(Effect.mapError(failed("list_dir")))).filter((e) => e.name !== ".minicode")
     const sorted = [...entries].sort((a, b) => (a.kind === "directory") === (b.kind === "directory") ? (a.name < b.name ? -1 : 1) : a.kind === "directory" ? -1 : 1)
-    const shownEntries = sorted.slice(0, limits.listEntries).map((e) => e.kind === "directory" ? `${e.name}/` : e.kind === "symlink" ? `${e.name}@` : e.name)
+    // A name with a control character (a newline forging a line, an ESC) is quoted as glob quotes it (`shownPath`).
+    const shownEntries = sorted.slice(0, limits.listEntries).map((e) => e.kind === "directory" ? `${shownPath(e.name)}/` : e.kind === "symlink" ? `${shownPath(e.name)}@` : shownPath(e.name))
     const more = sorted.length > limits.listEntries ? `\n[truncated: ${sorted.length - limits.listEntries} more entries]` : ""
     const structured = OutputSchemas.listDirContent(sorted.slice(0, limits.listEntries), more !== "")
     if (sorted.length === 0) return { ...out(`[${shown} is empty]`), structured }

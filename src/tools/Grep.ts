@@ -46,7 +46,7 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     const { fs, session } = env
     const facts = inv.resolved["path"]
     if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
-    const shown = Jail.display(session, facts.lexical)
+    const shown = Jail.shown(session, facts.lexical)
     if (!facts.exists) return yield* new ToolFailed({ tool: "grep", reason: `${shown} does not exist` })
     const m = LineSearch.matcher(call.args.pattern, call.args.ignore_case === true)
     const progress = yield* Progress.current

@@ -4,6 +4,7 @@
  * a count of the rest, the binary files that match, long lines, unreadable files; then the one text both show.
  */
 import picomatch from "picomatch"
+import * as Visible from "../domain/core/Visible.js"
 import { shownPath } from "../domain/files/ShownPath.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
@@ -123,7 +124,7 @@ export const collector = () => {
       const truncated = total > shownHits.length || walkIncomplete || longLines.length > 0
       // The same hits as data (mcp serve's structuredContent); cut too when files could not be searched.
       const structured = OutputSchemas.grepContent(shownHits, total, binaries, truncated || unreadable.length > 0)
-      if (total === 0 && all.length === 0) return { ...out(`no matches for /${pattern}/`, false), structured }
+      if (total === 0 && all.length === 0) return { ...out(`no matches for /${Visible.line(pattern)}/`, false), structured }
       if (total === 0) return { ...out([`no text matches for /${pattern}/`, ...all].join("\n"), truncated), structured }
       return { ...out([...lines, ...all].join("\n"), truncated), structured }
     }

@@ -368,7 +368,7 @@ export const makeWith = (options: Options = {}) =>
       Effect.gen(function* () {
         const facts = inv.resolved["path"]
         if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
-        const shown = Jail.display(session, facts.lexical)
+        const shown = Jail.shown(session, facts.lexical)
         if (facts.kind !== "directory") return yield* new ToolFailed({ tool: "repo_map", reason: `${shown} is not a directory` })
         const progress = yield* Progress.current
         const note = progress.watched ? progress.note : undefined

@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { type CliRun, runCli } from "../support/Cli.js"
 
 const bin = path.resolve("dist/bin.js")
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "minicode-errors-home-"))
@@ -34,7 +35,7 @@ const noNoise = (text: string) => {
 describe("CLI failures are plain and classified", () => {
   const cases: ReadonlyArray<{ readonly args: ReadonlyArray<string>; readonly exit: number; readonly says: RegExp }> = [
     { args: ["tool", "read_file", '{path:"x"}'], exit: 2, says: /ARGS_JSON is not valid JSON.*double-quoted/ },
-    { args: ["tool"], exit: 2, says: /Missing argument <NAME>/ },
+    { args: ["tool"], exit: 2, says: /`minicode tool` needs its NAME argument: a built-in tool/ },
     { args: ["tool", "no_such_tool"], exit: 2, says: /unknown tool "no_such_tool"[\s\S]*minicode tools/ },
     { args: ["tool", "read_file", '{"path":1}'], exit: 2, says: /invalid arguments for read_file: .*path/ },
     { args: ["tool", "read_file", '{"path":"../x"}'], exit: 3, says: /outside the workspace/ },
@@ -61,6 +62,48 @@ describe("CLI failures are plain and classified", () => {
       expect(parsed).toMatchObject({ error: { code: expect.any(String), message: expect.stringMatching(c.says.source.split("[\\s\\S]*")[0] ?? "") } })
     })
   }
+
+  it("every usage error of the parser is a minicode sentence: the flag or argument, what it got, the valid choices", async () => {
+    const sentences: ReadonlyArray<readonly [ReadonlyArray<string>, string, string]> = [
+      [["mcp", "config", "--for", "foo"], "mcp config", '--for must be one of claude-code, claude-desktop, cursor, vscode, codex, gemini, opencode, windsurf, zed; got "foo"'],
+      [["mcp", "config"], "mcp config", "`minicode mcp config` needs --for: one of claude-code, claude-desktop, cursor, vscode, codex, gemini, opencode, windsurf, zed, e.g. `minicode mcp config --for claude-code`"],
+      [["mcp", "config", "--for"], "mcp config", "--for needs a value: one of claude-code, claude-desktop"],
+      [["tool", "read_file", '{"path":"a.txt"}', "--sandbox", "maybe"], "tool", '--sandbox must be one of auto, bwrap, none; got "maybe"'],
+      [["tool", "read_file", '{"path":"a.txt"}', "--bogus"], "tool", "`minicode tool` has no option --bogus; its options are --cwd, --work-mode, --permission-mode, --policy"],
+      [["tool", "read_file", "{}", "extra"], "tool", '`minicode tool` does not take "extra": its arguments are NAME ARGS_JSON (a JSON argument goes in single quotes, as one word)'],
+      [["journal", "--turn", "x"], "journal", '--turn must be a whole number; got "x"'],
+      [["journal", "--state", "bad"], "journal", '--state must be one of pending, committed, failed, unknown; got "bad"'],
+      [["undo", "--turn"], "undo", "--turn needs a value: a whole number"],
+      [["recover", "resolve", "1", "maybe"], "recover resolve", 'the second argument must be one of applied, absent; got "maybe"'],
+      [["recover", "resolve", "x", "applied"], "recover resolve", 'SEQ must be a whole number; got "x"'],
+      [["policy", "explain"], "policy explain", "`minicode policy explain` needs its TOOL argument"],
+      [["policy", "conformance", "nofile.jsonl"], "policy conformance", '"nofile.jsonl" does not exist: CASES.jsonl must be an existing file'],
+      [["config", "mcp", "add"], "config mcp add", "`minicode config mcp add` needs its ID argument: server id"],
+      [["tools", "nosuch"], "tools", '`minicode tools` does not take "nosuch": it takes no arguments']
+    ]
+    const runs: Array<readonly [CliRun, CliRun | undefined]> = []
+    for (const [args] of sentences) {
+      runs.push(
+        await Promise.all([
+          runCli(bin, args, { cwd: ws, env: { ...process.env, ...env } }),
+          // A flag left without its value would take --json as its value.
+          args.at(-1)?.startsWith("--") === true ? undefined : runCli(bin, [...args, "--json"], { cwd: ws, env: { ...process.env, ...env } })
+        ])
+      )
+    }
+    for (const [i, [args, command, says]] of sentences.entries()) {
+      const [out, json] = runs[i] ?? []
+      expect(out?.status, `${args.join(" ")}: ${out?.stderr}`).toBe(2)
+      expect(out?.stderr.startsWith(`minicode: ${says}`), out?.stderr).toBe(true)
+      expect(out?.stderr).toContain(`\`minicode ${command} --help\` shows its arguments, options and examples`)
+      expect(out?.stderr).not.toMatch(/Expected|Received unknown|Missing argument|is not a integer|must exist/)
+      expect(out?.stdout).toBe("")
+      if (json === undefined) continue
+      expect(json.status).toBe(2)
+      expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "usage", message: expect.stringContaining(says) } })
+      expect(json.stderr).toBe("")
+    }
+  }, 240_000)
 
   it("global options go before the subcommand too", () => {
     const out = minicode(["--json", "tool", "read_file", '{"path":"a.txt"}'])

@@ -4,16 +4,20 @@
 import { Schema } from "effect"
 import * as Deadline from "./Deadline.js"
 import { Stage } from "./Decision.js"
+import * as Remedy from "./Remedy.js"
 
 /** A gate said no (or said "ask" and nobody could answer yes). */
 export class ToolDenied extends Schema.TaggedError<ToolDenied>()("ToolDenied", {
   tool: Schema.String,
   stage: Stage,
   rule: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** How an allowlist entry would allow it, when one would (the permission stage's refusals). */
+  allow: Schema.optional(Schema.String)
 }) {
+  /** With the remedy for a library caller; the CLI and `mcp serve` tell it with their own (`Remedy.told`). */
   override get message() {
-    return `${this.tool} denied by ${this.stage} (${this.rule}): ${this.reason}`
+    return Remedy.told(this, "api")
   }
 }
 

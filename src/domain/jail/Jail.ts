@@ -5,6 +5,7 @@
  */
 import { mostReadings, undecorated } from "./CopyNames.js"
 import * as P from "./PosixPath.js"
+import { shownPath } from "../files/ShownPath.js"
 
 /**
  * `write` changes a file's content; `structure` renames, removes or replaces the entry itself (move_file's source
@@ -502,9 +503,9 @@ const gitReadReasonOf = (segs: ReadonlyArray<string>): string | undefined => {
 const protectedForChange = (ctx: JailContext, absolute: string): JailVerdict => {
   if (isStatePath(absolute, ctx.root)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
   const secret = sensitiveReason(absolute, ctx.root)
-  if (secret !== undefined) return no("jail.sensitive", `${display(ctx, absolute)} is protected: ${secret}`)
+  if (secret !== undefined) return no("jail.sensitive", `${shown(ctx, absolute)} is protected: ${secret}`)
   const git = gitReason(absolute, ctx.root)
-  if (git !== undefined) return no("jail.git-internals", `${display(ctx, absolute)} is protected: ${git}`)
+  if (git !== undefined) return no("jail.git-internals", `${shown(ctx, absolute)} is protected: ${git}`)
   return ok
 }
 
@@ -517,7 +518,7 @@ const protectedForChange = (ctx: JailContext, absolute: string): JailVerdict => 
 export const checkContents = (ctx: JailContext, shown: string, bases: ReadonlyArray<string>, relative: string): JailVerdict => {
   for (const base of bases) {
     const verdict = protectedForChange(ctx, P.join(base, relative))
-    if (!verdict.ok) return no("jail.protected-inside", `${shown} holds ${relative}: ${verdict.reason}`)
+    if (!verdict.ok) return no("jail.protected-inside", `${shown} holds ${shownPath(relative)}: ${verdict.reason}`)
   }
   return ok
 }
@@ -535,25 +536,25 @@ export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailV
   const segments = candidates.map((c) => scopedSegments(c, ctx.root))
   for (const [k, candidate] of candidates.entries()) {
     const segs = segments[k] ?? []
-    if (isProcAlias(candidate)) return no("jail.proc-alias", `${candidate} is a kernel alias for other files`)
+    if (isProcAlias(candidate)) return no("jail.proc-alias", `${shownPath(candidate)} is a kernel alias for other files`)
     if (stateSegments(segs)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
     const secret = wholePathSecret(candidate) ?? secretSegments(segs)
-    if (secret !== undefined) return no("jail.sensitive", `${display(ctx, candidate)} is protected: ${secret}`)
+    if (secret !== undefined) return no("jail.sensitive", `${shown(ctx, candidate)} is protected: ${secret}`)
   }
   if (!ctx.unrestricted) {
     if (!P.isInside(ctx.root, facts.lexical)) {
-      return no("jail.outside-workspace", `${facts.input} is outside the workspace`)
+      return no("jail.outside-workspace", `${shownPath(facts.input)} is outside the workspace`)
     }
     if (!P.isInside(ctx.root, facts.real)) {
       return facts.dangling
-        ? no("jail.symlink-escape", `${facts.input} is a dangling symlink that points outside the workspace`)
-        : no("jail.symlink-escape", `${facts.input} leads outside the workspace through a symlink`)
+        ? no("jail.symlink-escape", `${shownPath(facts.input)} is a dangling symlink that points outside the workspace`)
+        : no("jail.symlink-escape", `${shownPath(facts.input)} leads outside the workspace through a symlink`)
     }
   }
   if (access === "read") {
     for (const [k, candidate] of candidates.entries()) {
       const git = gitReadReasonOf(segments[k] ?? [])
-      if (git !== undefined) return no("jail.git-internals", `${display(ctx, candidate)} is protected: ${git}`)
+      if (git !== undefined) return no("jail.git-internals", `${shown(ctx, candidate)} is protected: ${git}`)
     }
   }
   if (access !== "read") {
@@ -573,6 +574,9 @@ export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailV
 /** A path as shown to users: workspace-relative inside, absolute outside. */
 export const display = (ctx: Pick<JailContext, "root">, absolute: string): string =>
   P.isInside(ctx.root, absolute) ? P.relative(ctx.root, absolute) || "." : absolute
+
+/** `display` as a message shows it: quoted when the name holds a control character (`shownPath`). Not for data. */
+export const shown = (ctx: Pick<JailContext, "root">, absolute: string): string => shownPath(display(ctx, absolute))
 
 /**
  * The lexical half of the jail, for callers that cannot resolve links (the bash guard judging a command before it

@@ -52,8 +52,8 @@ export const JailStage = wrap((next) =>
             const alias = yield* GitFolders.asDotGit(fs, session.root, facts.real)
             const asGit = alias === undefined ? Jail.ok : Jail.checkLexical(ctx, session.root, alias, use.access)
             if (!asGit.ok) {
-              const shown = Jail.display(ctx, facts.real)
-              return yield* denied(inv, D.deny("jail", asGit.rule, `${use.field}: ${shown} is in a git folder, judged as ${Jail.display(ctx, alias ?? "")}: ${asGit.reason}`))
+              const shown = Jail.shown(ctx, facts.real)
+              return yield* denied(inv, D.deny("jail", asGit.rule, `${use.field}: ${shown} is in a git folder, judged as ${Jail.shown(ctx, alias ?? "")}: ${asGit.reason}`))
             }
             // A file the repository's configuration makes git's (core.hooksPath's folder, an included config).
             if (use.access !== "read") {
@@ -62,7 +62,7 @@ export const JailStage = wrap((next) =>
               const controls = yield* protectedAliases.treeControls(session.root, session.home, candidates)
               for (const candidate of candidates) {
                 const why = TreeControls.changeReason(controls, candidate, use.access === "structure")
-                if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.git-internals", `${use.field}: ${Jail.display(ctx, candidate)} is protected: ${why}`))
+                if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.git-internals", `${use.field}: ${Jail.shown(ctx, candidate)} is protected: ${why}`))
               }
             }
             // Protected content under another name (a hard link to `.env`, a protected symlink's target): the
@@ -73,7 +73,7 @@ export const JailStage = wrap((next) =>
               const aliases =
                 all ?? (facts.kind === "directory" || facts.nlink === 1 ? (single ??= yield* protectedAliases.of(session.root, "single-link")) : (all = yield* protectedAliases.of(session.root)))
               const why = Aliases.reason(aliases, session.root, facts.real, facts.kind === "file" ? facts : undefined)
-              if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.alias", `${use.field}: ${Jail.display(ctx, facts.real)} is protected: ${why}`))
+              if (why !== undefined) return yield* denied(inv, D.deny("jail", "jail.alias", `${use.field}: ${Jail.shown(ctx, facts.real)} is protected: ${why}`))
             }
             resolved[use.field] = facts
           }
@@ -86,7 +86,7 @@ export const JailStage = wrap((next) =>
             if (facts === undefined || kind === undefined || (facts.exists && inv.facts.call.tool !== "move_file")) continue
             const folder = yield* GitFolders.madeGitFolder(fs, session.root, facts.real, kind)
             if (folder !== undefined) {
-              const why = `${use.field}: ${Jail.display(ctx, facts.real)} would make ${Jail.display(ctx, folder)} a folder git takes for a git folder (HEAD beside objects/ and refs/, or a commondir), whose config and hooks the user's own git would run`
+              const why = `${use.field}: ${Jail.shown(ctx, facts.real)} would make ${Jail.shown(ctx, folder)} a folder git takes for a git folder (HEAD beside objects/ and refs/, or a commondir), whose config and hooks the user's own git would run`
               return yield* denied(inv, D.deny("jail", "jail.git-internals", why))
             }
           }
@@ -96,8 +96,8 @@ export const JailStage = wrap((next) =>
             if (use.access !== "structure" || facts === undefined) continue
             const landing = use.landsAt === undefined ? undefined : resolved[use.landsAt]
             const bases = landing === undefined ? [facts.entry] : [facts.entry, landing.entry]
-            const shown = `${use.field}: ${Jail.display(ctx, facts.entry)}`
-            const judged = yield* Subtree.judge(fs, facts.entry, (rel) => Jail.checkContents(ctx, Jail.display(ctx, facts.entry), bases, rel)).pipe(
+            const shown = `${use.field}: ${Jail.shown(ctx, facts.entry)}`
+            const judged = yield* Subtree.judge(fs, facts.entry, (rel) => Jail.checkContents(ctx, Jail.shown(ctx, facts.entry), bases, rel)).pipe(
               Effect.catchTag("FsError", (e) => Effect.fail(denied(inv, D.deny("jail", "jail.unresolvable", `${shown}: cannot list what it holds: ${e.reason}`))))
             )
             if (judged._tag === "Refused") return yield* denied(inv, D.deny("jail", judged.verdict.rule, `${use.field}: ${judged.verdict.reason}`))
@@ -107,7 +107,7 @@ export const JailStage = wrap((next) =>
               const aliases = all ?? (single ??= yield* protectedAliases.of(session.root, "single-link"))
               const held = Aliases.inside(aliases, facts.real)
               if (held !== undefined) {
-                return yield* denied(inv, D.deny("jail", "jail.alias", `${shown} holds ${Jail.display(ctx, held)}, a protected file under another name (a protected symlink's target, or a hard link to one)`))
+                return yield* denied(inv, D.deny("jail", "jail.alias", `${shown} holds ${Jail.shown(ctx, held)}, a protected file under another name (a protected symlink's target, or a hard link to one)`))
               }
             }
             if (judged._tag === "TooLarge") {

@@ -1,5 +1,6 @@
 /** What every stage shares: the denial it fails with, the decorator shape, the jail context. */
 import { Effect, Layer } from "effect"
+import * as Approval from "../../domain/core/Approval.js"
 import * as D from "../../domain/core/Decision.js"
 import { AllowlistUnreadable, ToolDenied } from "../../domain/core/Errors.js"
 import * as Jail from "../../domain/jail/Jail.js"
@@ -9,8 +10,15 @@ import { Allowlist as AllowlistStore } from "../../ports/Allowlist.js"
 import { type SessionShape } from "../../ports/Session.js"
 import { type Invocation, ToolExecutor } from "../../ports/ToolExecutor.js"
 
+/** The refusal of `d`; a permission refusal carries how an allowlist entry would allow the call (`Remedy`). */
 export const denied = (inv: Invocation, d: D.Decision) =>
-  new ToolDenied({ tool: nameOf(inv.facts.call), stage: d.stage, rule: d.rule, reason: d.reason })
+  new ToolDenied({
+    tool: nameOf(inv.facts.call),
+    stage: d.stage,
+    rule: d.rule,
+    reason: d.reason,
+    ...(d.stage === "permission" ? { allow: Approval.howToAllow(inv.facts) } : {})
+  })
 
 export const wrap = <R>(
   around: (next: (inv: Invocation) => ReturnType<typeof ToolExecutor.Service.run>) => Effect.Effect<typeof ToolExecutor.Service, never, R>
