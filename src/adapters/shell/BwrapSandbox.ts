@@ -565,9 +565,8 @@ export const make = (options: Options = {}) =>
           ...(request.readOnly ?? []),
           ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])
         ]
-        // minicode's state folders (outside the workspace) are never shown, not even read-only.
-        const hidden = StateHome.hidden(workspace)
-        const profile: Profile.Profile = { workspace, writable: request.writable, cwd: request.cwd, home, findings, network: request.network, limits: request.limits ?? {}, extraReadOnly, hidden }
+        // `hidden`: minicode's state folders (outside the workspace, StateHome) are never shown, not even read-only.
+        const profile: Profile.Profile = { workspace, writable: request.writable, cwd: request.cwd, home, findings, network: request.network, limits: request.limits ?? {}, extraReadOnly, hidden: StateHome.hidden(workspace) }
         // Host files private to their owner, around what this sandbox shows whatever it holds.
         const masks = HostWalk.masksAround(hostPrivate(host), [workspace, home, ...extraReadOnly])
         const facts = { ...host, secretFiles: existing("file", masks.files), secretDirs: existing("directory", masks.dirs) }
