@@ -80,7 +80,12 @@ export const judge = (
         const judged = yield* Subtree.judge(fs, from.entry, (rel, kind) => {
           const at = P.join(to.entry, rel)
           const lands = [P.relative(root, at), ...Aliases.controlNames(aliases, root, at)]
-          const control = lands.find((r) => EditorControls.kindOf(r) !== undefined || (kind === "symlink" && EditorControls.isControlFolder(r)))
+          // A `package.json` in a moved folder is not refused (moving a package is honest work): its hook keys were
+          // judged when it was written by a tool, and the top's are put back after a sandboxed call.
+          const control = lands.find((r) => {
+            const k = EditorControls.kindOf(r)
+            return (k !== undefined && EditorControls.shownReadOnly(k)) || (kind === "symlink" && EditorControls.isControlFolder(r))
+          })
           return control === undefined
             ? { ok: true }
             : { ok: false, rule: "jail.editor-control", reason: `the folder would put ${rel} at ${control}, ${kind === "symlink" ? "a symlink at a folder" : "a file"} an editor or agent ${kind === "symlink" ? "reads command files from" : "runs commands from"}: move or write that ${kind === "symlink" ? "link" : "file"} on its own` }

@@ -73,7 +73,7 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
       return true
     })
     // A protected file's content under a path the scan does not know (a copy an exposed call left, renamed by the
-    // user since: `.minicode/exposed.json` lists it by inode too), judged by the descriptor read. Was a hole: grep's
+    // user since: the exposed list (`Exposed`) lists it by inode too), judged by the descriptor read. Was a hole: grep's
     // own walk found the renamed copy by its new path, which no rule names.
     const protectedId = aliases.inodes.size > 0 ? (dev: number, ino: number) => aliases.inodes.has(Aliases.key(dev, ino)) : undefined
     const aliased = aliases.paths.size > 0 ? Aliases.byPath(aliases, session.root) : undefined

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bin, ensureBuilt } from "../serve/support/McpServeHarness.js"
 import { runCli } from "../support/Cli.js"
 import { mustRun, title, unavailable } from "../support/Sandbox.js"
+import { stateOf } from "../support/StateHome.js"
 
 const TOKEN = "ghp_StoreAttackToken1234567890"
 
@@ -50,7 +51,7 @@ const bash = (ws: string, command: string) => tool(ws, "bash", { command })
 /** A path as bash computes it: the guard cannot read the name, so only the sandbox stands between bash and it. */
 const dyn = (p: string) => `"$(echo ${Buffer.from(p).toString("base64")} | base64 -d)"`
 const settle = () => new Promise((r) => setTimeout(r, 3_300))
-const store = (ws: string) => path.join(ws, ".minicode", "scan-cache")
+const store = (ws: string) => path.join(stateOf(ws), "scan-cache")
 /** The store's header checksum holds for its body (the file is whole, as minicode wrote it). */
 const whole = (file: string) => {
   const text = fs.readFileSync(file, "utf8")
@@ -136,6 +137,10 @@ describe.skipIf(unavailable !== undefined)(title("the stored scan through the CL
     const tries = await bash(ws, `echo x > ${dyn(".minicode/scan-cache")}; echo x >> ${dyn(".minicode/scan-cache")}; echo x | tee -a ${dyn(".minicode/scan-cache")}; echo listed: $(ls -A ${dyn(".minicode")})`)
     expect(tries.text).toContain("listed:")
     expect(tries.text).not.toMatch(/listed:.*scan-cache/)
+    // The store itself lives outside the workspace (StateHome): not there for bash by its own path either.
+    const direct = await bash(ws, `(echo x > ${dyn(store(ws))}) 2>/dev/null; echo "entries: $(ls -A ${dyn(path.dirname(store(ws)))} 2>/dev/null | wc -l)"`)
+    expect(direct.text).toContain("entries: 0")
+    expect(fs.readFileSync(store(ws)).equals(good)).toBe(true)
     expect(fs.readFileSync(store(ws)).equals(good)).toBe(true)
     const write = await tool(ws, "write_file", { path: ".minicode/scan-cache", content: "x" })
     expect(write.status).not.toBe(0)
@@ -154,7 +159,7 @@ describe.skipIf(unavailable !== undefined)(title("the stored scan through the CL
   }, 240_000)
   it("the stored history check: an unchanged history is not walked again; a secret committed and removed between two calls hides the store", async () => {
     const ws = workspace()
-    const history = path.join(ws, ".minicode", "secret-history")
+    const history = path.join(stateOf(ws), "secret-history")
     const git = (...args: Array<string>) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: ws, encoding: "utf8" })
     expect((await bash(ws, "git log --oneline | wc -l")).status).toBe(0)
     expect(whole(history)).toBe(true)

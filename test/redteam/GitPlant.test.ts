@@ -15,6 +15,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
+import { stateOf } from "../support/StateHome.js"
 
 const cleanups = attackFile()
 
@@ -183,10 +184,10 @@ describe.skipIf(unavailable !== undefined)(title("git control files planted acro
     expect((await a).signal).toBe("SIGKILL")
     // A lock left by a process that died inside the critical section.
     const dead = spawnSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).stdout.trim()
-    fs.writeFileSync(path.join(root, ".minicode/gitcontrol.lock"), `${dead}:\n`)
+    fs.writeFileSync(path.join(stateOf(root), "gitcontrol.lock"), `${dead}:\n`)
     expect(script("echo next")).toContain("next")
     expect(fs.existsSync(path.join(root, ".git/commondir"))).toBe(false)
-    expect(fs.existsSync(path.join(root, ".minicode/gitcontrol.lock"))).toBe(false)
+    expect(fs.existsSync(path.join(stateOf(root), "gitcontrol.lock"))).toBe(false)
     expect(hostGit().status).toBe(0)
     expect(fs.existsSync(marker)).toBe(false)
   })

@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { stateOf } from "../support/StateHome.js"
 
 const canary = "HOSTALIASCANARY"
 const secret = "HOSTLINKSECRET"
@@ -28,11 +29,11 @@ describe("aliases the host makes after the last stored scan", () => {
       const r = await ws.toolAsync("read_file", { path: p })
       return { status: r.status, out: r.stdout + r.stderr }
     }
-    // Honest: nothing names src/x.ts yet. These calls store the scan (the second finds the first's .minicode/).
+    // Honest: nothing names src/x.ts yet. These calls store the scan (the second finds the first's store).
     expect((await read("src/x.ts")).out).toContain(canary)
     expect((await read("docs/readme.txt")).out).toContain("hello")
     expect((await read("docs/readme.txt")).out).toContain("hello")
-    expect(fs.existsSync(path.join(ws.root, ".minicode/scan-cache"))).toBe(true)
+    expect(fs.existsSync(path.join(stateOf(ws.root), "scan-cache"))).toBe(true)
 
     fs.symlinkSync("../src/x.ts", path.join(ws.root, "docs/.env.local"))
     const target = await read("src/x.ts")

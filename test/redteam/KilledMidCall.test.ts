@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest"
 import { bin, connect } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { stateOf } from "../support/StateHome.js"
 
 const cleanups = attackFile()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -45,8 +46,8 @@ const setUp = () => {
 
 /** After the process died: the guardian's work done (no call's record left), then the user acts on the host. */
 const afterwards = async (root: string, outside: string) => {
-  await until(() => !["editorcontrols.json", "gitcontrol.json"].some((r) => fs.existsSync(path.join(root, ".minicode", r))))
-  expect(fs.existsSync(path.join(root, ".minicode/gitcontrol.json"))).toBe(false)
+  await until(() => !["editorcontrols.json", "gitcontrol.json"].some((r) => fs.existsSync(path.join(stateOf(root), r))))
+  expect(fs.existsSync(path.join(stateOf(root), "gitcontrol.json"))).toBe(false)
   // The user commits in every repository, and reads the editor's and Claude's command files.
   if (fs.existsSync(path.join(root, "sub/.git"))) {
     spawnSync("git", ["-c", "user.email=u@example.com", "-c", "user.name=u", "commit", "-q", "--allow-empty", "-m", "mine"], { cwd: path.join(root, "sub") })
@@ -92,7 +93,7 @@ describe.skipIf(unavailable !== undefined)(title("a process killed while a sandb
     await until(() => fs.existsSync(path.join(w.root, "started")))
     child.kill("SIGKILL")
     await exited
-    await until(() => !fs.existsSync(path.join(w.root, ".minicode/editorcontrols.json")))
+    await until(() => !fs.existsSync(path.join(stateOf(w.root), "editorcontrols.json")))
     expect(fs.readFileSync(path.join(w.root, ".vscode/tasks.json"), "utf8")).toBe(mine)
     expect(fs.readFileSync(path.join(w.root, "out.txt"), "utf8")).toBe("built\n")
   }, 120_000)

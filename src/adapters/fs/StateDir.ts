@@ -1,7 +1,9 @@
 /**
  * The workspace's `.minicode/` folder (journal, local config): made private (700), with a `.gitignore` holding `*`
  * so neither it nor anything in it ever shows in `git status` or lands in a commit. An existing `.gitignore` is
- * left as it is (the user may have changed it on purpose).
+ * left as it is (the user may have changed it on purpose). The records and caches that decide what minicode does
+ * are not kept here but outside the workspace (`StateHome`); one found here (an older minicode's, a clone's, a
+ * workspace script's) is data, never read.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -23,18 +25,11 @@ export const prepare = (dir: string): void => {
 
 /**
  * Whether `name`, in the workspace's `.minicode/`, is a file minicode itself writes there: the journal (with SQLite's
- * side files), the scan cache, the git tools' history walk, the store check's state, locks and the temporary files
- * they are written through. Their content changes on nearly every call and only minicode ever reads it (the jail
+ * side files) and its `.gitignore`. Their content changes on nearly every call and only minicode ever reads it (the jail
  * refuses `.minicode/` to every tool, the sandbox masks it), so it never reaches a git store through a tool: the
  * store check does not hash and remember it as protected content (each call added about two ids to remember, for
  * ever). Any other file there (the user's `config.json`, a file the user put there) is still protected content.
  */
-const ownNames = new Set([".gitignore", "state.db", "state.db-wal", "state.db-shm", "state.db-journal", "state.db-reserve", "scan-cache", "secret-history", "secret-objects.json", "secret-objects.add", "gitcontrol.json", "gitcontrol.lock", "editorcontrols.json", "editorcontrols.lock", "exposed.json"])
+const ownNames = new Set([".gitignore", "state.db", "state.db-wal", "state.db-shm", "state.db-journal", "state.db-reserve"])
 
-export const isOwnState = (name: string): boolean => {
-  if (ownNames.has(name)) return true
-  // What those files are written through: `<name>.<pid>-<hex>.tmp` (StateFile), `secret-objects.<pid>.<rand>.tmp`
-  // or `.taken` (StoreSecrets).
-  const m = /^(.+?)\.\d+[.-][0-9a-z]+\.(?:tmp|taken)$/.exec(name)
-  return m !== null && (ownNames.has(m[1]!) || m[1] === "secret-objects")
-}
+export const isOwnState = (name: string): boolean => ownNames.has(name)

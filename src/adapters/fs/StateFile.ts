@@ -1,6 +1,6 @@
 /**
- * Small caches minicode keeps across its processes in the workspace's `.minicode/` folder (masked in every
- * sandbox, refused to the file tools): read and written only through a real folder of ours, never a symlink, the
+ * Small caches minicode keeps across its processes in the workspace's state folder (`StateHome`: outside the
+ * workspace, never bound in a sandbox, out of the file tools' reach): read and written only through a real folder of ours, never a symlink, the
  * file private (0600) and ours, written whole to a fresh name then renamed into place (a reader sees the old file or
  * the new one, never half; two writers race harmlessly, the last rename wins and both files are whole).
  *
@@ -12,6 +12,7 @@ import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as StateHome from "./StateHome.js"
 import * as StateLock from "./StateLock.js"
 
 const stamp = (file: string): string => {
@@ -34,12 +35,11 @@ export const codeIdentity: string = (() => {
 
 const uid = process.getuid?.()
 
-/** The body of `.minicode/<name>` when its header says `format` and this code, and the checksum holds. */
+/** The body of `<state folder>/<name>` when its header says `format` and this code, and the checksum holds. */
 export const read = (workspace: string, name: string, format: string): string | undefined => {
   try {
-    const dir = path.join(workspace, ".minicode")
-    const dst = fs.lstatSync(dir, { throwIfNoEntry: false })
-    if (dst === undefined || !dst.isDirectory() || (uid !== undefined && dst.uid !== uid)) return undefined
+    const dir = StateHome.existing(workspace)
+    if (dir === undefined) return undefined
     const fd = fs.openSync(path.join(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
     let text: string
     try {
@@ -63,7 +63,7 @@ export const read = (workspace: string, name: string, format: string): string | 
   }
 }
 
-/** Writes `.minicode/<name>` (the folder made private if missing). Throws as `fs` does; callers ignore a failure. */
+/** Writes `<state folder>/<name>` (the folder made private if missing). Throws as `fs` does; callers ignore a failure. */
 export const write = (workspace: string, name: string, format: string, body: string): void => {
   const dir = StateLock.stateFolder(workspace)
   const header = JSON.stringify({ format, code: codeIdentity, sum: createHash("sha256").update(body).digest("hex") })

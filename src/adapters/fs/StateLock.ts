@@ -1,13 +1,13 @@
 /**
  * A lock shared by every minicode process on one workspace, for short critical sections: a file made with O_EXCL in
- * the workspace's private state folder (`.minicode/`, masked in every writable sandbox, refused to the file tools),
+ * the workspace's private state folder (`StateHome`: outside the workspace, never bound in a sandbox),
  * holding its owner's identity. A lock whose owner has died (killed -9 inside the section) is taken over.
  *
  * An owner is a pid and the process's start time (`/proc/<pid>/stat`), so a reused pid is not taken for a live owner.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as StateDir from "./StateDir.js"
+import * as StateHome from "./StateHome.js"
 
 /** A process's start time in clock ticks since boot; "" where /proc cannot tell. */
 export const startOf = (pid: number): string => {
@@ -39,19 +39,10 @@ export const alive = (owner: Owner): boolean => {
 }
 
 /**
- * The state folder of `workspace`, made (with its `.gitignore`) if missing, an existing one left as it is; throws
- * unless it is a real folder of ours (never a symlink: a path through it is written by minicode outside the sandbox).
+ * The state folder of `workspace`, outside it (`StateHome`), made if missing; throws unless it is a real folder of
+ * ours (never a symlink: a path through it is written by minicode outside the sandbox).
  */
-export const stateFolder = (workspace: string): string => {
-  const dir = path.join(workspace, ".minicode")
-  let st = fs.lstatSync(dir, { throwIfNoEntry: false })
-  if (st === undefined) {
-    StateDir.prepare(dir)
-    st = fs.lstatSync(dir)
-  }
-  if (!st.isDirectory() || (process.getuid !== undefined && st.uid !== process.getuid())) throw new Error(`${dir} is not minicode's own folder`)
-  return dir
-}
+export const stateFolder = (workspace: string): string => StateHome.folder(workspace)
 
 /**
  * Removes a file of the state folder, none there being fine: what `fs.rmSync(p, { force: true })` does for a file,

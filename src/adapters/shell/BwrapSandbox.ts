@@ -25,6 +25,7 @@ import * as EditorControlsOnDisk from "./EditorControlsOnDisk.js"
 import * as GitControl from "./GitControl.js"
 import * as Exposed from "./Exposed.js"
 import * as MaskGuard from "./MaskGuard.js"
+import * as StateHome from "../fs/StateHome.js"
 import * as Recovery from "./Recovery.js"
 import * as HostWalk from "./HostWalk.js"
 import * as SecretObjects from "./SecretObjects.js"
@@ -564,7 +565,8 @@ export const make = (options: Options = {}) =>
           ...(request.readOnly ?? []),
           ...(request.bindCommand === true ? commandDirs(request.command, workspace) : [])
         ]
-        const profile: Profile.Profile = { workspace, writable: request.writable, cwd: request.cwd, home, findings, network: request.network, limits: request.limits ?? {}, extraReadOnly }
+        // `hidden`: minicode's state folders (outside the workspace, StateHome) are never shown, not even read-only.
+        const profile: Profile.Profile = { workspace, writable: request.writable, cwd: request.cwd, home, findings, network: request.network, limits: request.limits ?? {}, extraReadOnly, hidden: StateHome.hidden(workspace) }
         // Host files private to their owner, around what this sandbox shows whatever it holds.
         const masks = HostWalk.masksAround(hostPrivate(host), [workspace, home, ...extraReadOnly])
         const facts = { ...host, secretFiles: existing("file", masks.files), secretDirs: existing("directory", masks.dirs) }

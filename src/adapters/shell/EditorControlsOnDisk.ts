@@ -9,7 +9,8 @@
  * next start of Claude Code in the folder ran it outside any sandbox. Below the top, the workspace scan finds them:
  * was a hole too (`packages/web/.vscode/tasks.json` with a `folderOpen` task).
  *
- * One record for every overlapping writable call, in any process (`.minicode/editorcontrols.json`, under a lock, as
+ * One record for every overlapping writable call, in any process (`editorcontrols.json` in the state folder outside
+ * the workspace, `StateHome`, under a lock, as
  * `GitControl`'s): what each control was when no writable call ran. Was a hole (red team 8): each call compared with
  * what it saw itself when it started, so a control present at a call's start was never looked at again. A
  * delete_file of `.vscode/tasks.json` while a bash call ran detached its read-only bind; the call wrote a
@@ -52,8 +53,12 @@ const lstat = (p: string): fs.Stats | undefined => {
 
 const inside = (workspace: string, p: string) => p.startsWith(`${workspace}/`)
 
+/**
+ * Whether `p` is a control folder's name (a regular file there is judged as the control it is: below `.husky/` or
+ * `.lefthook/` every name is a folder's, `pre-commit/x.sh`, and a file's, `pre-commit`).
+ */
 const isFolderName = (workspace: string, p: string): boolean =>
-  folders.includes(path.relative(workspace, p)) || EditorControls.isControlFolder(path.relative(workspace, p))
+  (folders.includes(path.relative(workspace, p)) || EditorControls.isControlFolder(path.relative(workspace, p))) && lstat(p)?.isFile() !== true
 
 /** The workspace-relative control paths to look at: the fixed ones and the top's own (`.mcp.json`, `mise.*.toml`, `*.code-workspace`). */
 const candidates = (workspace: string): ReadonlyArray<string> => {
@@ -163,6 +168,8 @@ const readOnly = (workspace: string, names: ReadonlyArray<string>): ReadonlyArra
   const out = new Set<string>()
   for (const p of names) {
     if (isFolderName(workspace, p)) continue
+    const kind = EditorControls.kindOf(path.relative(workspace, p))
+    if (kind !== undefined && !EditorControls.shownReadOnly(kind)) continue
     const real = realOf(workspace, p)
     if (real !== undefined && lstat(real)?.isFile() === true) out.add(real)
   }
@@ -192,7 +199,13 @@ const putBack = (workspace: string, p: string, was: State): boolean => {
   if (target === undefined || target.isDirectory()) return false
   const runs = now === undefined || !target.isFile() || target.nlink > 1 || (() => {
     const found = EditorControls.runnersOf(kind, now.toString("utf8"))
-    return !found.ok || found.runners.length > 0
+    if (!found.ok) return true
+    // A control the sandbox lets the call write (`package.json`): put back only when what runs changed (a hook key),
+    // not for a dependency `npm install` added.
+    if (EditorControls.shownReadOnly(kind)) return found.runners.length > 0
+    const before = was.content === undefined ? undefined : EditorControls.runnersOf(kind, Buffer.from(was.content, "base64").toString("utf8"))
+    const known = new Set(before?.ok === true ? before.runners.map((r) => `${r.key}\u0000${r.value}`) : [])
+    return found.runners.some((r) => !known.has(`${r.key}\u0000${r.value}`))
   })()
   if (!runs) return false
   if (was.content === undefined) {

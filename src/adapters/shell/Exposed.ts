@@ -4,20 +4,24 @@
  * its output is withheld, and this keeps what it wrote as unreadable as the secret, whatever the name or encoding.
  * Was a hole (red team, issue 19): a bash loop `cp .env copied.txt` caught the host's save, and a later read_file of
  * `copied.txt` showed it. Every file (but minicode's state and git's objects, which `SecretObjects.noteMade` keeps)
- * whose change time is past the call's start is listed in `.minicode/exposed.json`, which the sandbox masks like any
- * secret, and whose paths the protected-alias answer holds (read_file, grep, repo_map, the git tools, the sandbox). Removing a path from the
+ * whose change time is past the call's start is listed in `exposed.json` of the workspace's state folder (`StateHome`:
+ * outside the workspace, never in a sandbox), and whose paths the protected-alias answer holds (read_file, grep, repo_map, the git tools, the sandbox). Removing a path from the
  * list (or the list) is the user's decision, once they have looked.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Aliases from "../../domain/jail/Aliases.js"
 import * as Jail from "../../domain/jail/Jail.js"
-import * as StateDir from "../fs/StateDir.js"
+import * as StateHome from "../fs/StateHome.js"
 
 export const fileName = "exposed.json"
-const fileOf = (workspace: string) => path.join(workspace, ".minicode", fileName)
+const fileOf = (workspace: string) => StateHome.fileIn(workspace, fileName)
 
-const lstat = (p: string) => {
+/** Where the list is (or would be) kept, for the user to edit: the state folder outside the workspace (`StateHome`). */
+export const where = (workspace: string): string => path.join(StateHome.locate(workspace) ?? "<minicode's state folder>", fileName)
+
+const lstat = (p: string | undefined) => {
+  if (p === undefined) return undefined
   try {
     return fs.lstatSync(p, { throwIfNoEntry: false })
   } catch {
@@ -48,7 +52,7 @@ const listed = (workspace: string): Listed => {
   if (known?.key === key) return known.listed
   let list = empty
   try {
-    const raw: unknown = JSON.parse(fs.readFileSync(fileOf(workspace), "utf8"))
+    const raw: unknown = JSON.parse(fs.readFileSync(fileOf(workspace) ?? "", "utf8"))
     list = { paths: new Set(strings(raw, "paths").filter((p) => p.startsWith(`${workspace}/`))), inodes: new Set(strings(raw, "inodes")) }
   } catch {
     // A torn list: nothing is lifted, the next record writes it whole again.
@@ -110,10 +114,9 @@ export const record = (workspace: string, sinceMs: number): ReadonlyArray<string
     const st = lstat(f)
     return st?.isFile() === true ? [Aliases.key(st.dev, st.ino)] : []
   })
-  const dir = path.join(workspace, ".minicode")
-  if (lstat(dir) === undefined) StateDir.prepare(dir)
+  const dir = StateHome.folder(workspace)
   const tmp = path.join(dir, `${fileName}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`)
   fs.writeFileSync(tmp, JSON.stringify({ paths: [...before.paths, ...added], inodes: [...new Set([...before.inodes, ...inodes])] }), { mode: 0o600, flag: "wx" })
-  fs.renameSync(tmp, fileOf(workspace))
+  fs.renameSync(tmp, path.join(dir, fileName))
   return added
 }

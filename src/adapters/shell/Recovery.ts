@@ -13,28 +13,31 @@
  * call ended), it exits.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { Effect, Exit } from "effect"
+import * as StateHome from "../fs/StateHome.js"
 import * as EditorControlsOnDisk from "./EditorControlsOnDisk.js"
 import * as GitControl from "./GitControl.js"
 import * as WatchedScan from "./WatchedScan.js"
 
-/** The records a writable call leaves while it runs (`.minicode/`), whose presence after the process ended means a call did not end. */
+/** The records a writable call leaves while it runs (in the state folder, `StateHome`), whose presence after the process ended means a call did not end. */
 const records = ["editorcontrols.json", "gitcontrol.json"]
 
 // `$1` the workspace, `$2` node, `$3` the program, `$4` this process's id, which begins the ids of its calls in a
-// record (`"id":"<pid>-…"`): another process's live call is that process's to end. Run in the background of a shell
+// record (`"id":"<pid>-…"`), `$5` the workspace's state folder (outside it, StateHome: a record found in the
+// workspace is never read). Another process's live call is that process's to end. Run in the background of a shell
 // that exits at once, so the guardian is no process of this one's (a check that a call left no process behind finds
 // none); the pipe is its fd 3, which Node leaves open when that shell exits. A short wait before recovering: bwrap's
 // processes die with their parent (`--die-with-parent`, the PID namespace), and none may write after the controls
 // are put back.
-const script = `(read -r line <&3; for f in ${records.map((r) => `"$1/.minicode/${r}"`).join(" ")}; do if grep -qs "\\"id\\":\\"$4-" "$f"; then sleep 0.3; exec "$2" "$3" sandbox recover "$1" 3<&-; fi; done) 3<&3 & exit 0`
+const script = `(read -r line <&3; for f in ${records.map((r) => `"$5/${r}"`).join(" ")}; do if grep -qs "\\"id\\":\\"$4-" "$f"; then sleep 0.3; exec "$2" "$3" sandbox recover "$1" 3<&-; fi; done) 3<&3 & exit 0`
 
 /** Starts the guardian of this process's calls in `workspace`, run by `program` (dist/bin.js); the pipe's end, kept by the caller. */
 export const guardian = (program: string, workspace: string): ChildProcess | undefined => {
+  const state = StateHome.locate(workspace)
+  // No state folder: no record either (a writable call cannot begin without one).
+  if (state === undefined) return undefined
   try {
-    const child = spawn("/bin/sh", ["-c", script, "sh", workspace, process.execPath, program, String(process.pid)], { detached: true, stdio: ["ignore", "ignore", "ignore", "pipe"], cwd: "/" })
+    const child = spawn("/bin/sh", ["-c", script, "sh", workspace, process.execPath, program, String(process.pid), state], { detached: true, stdio: ["ignore", "ignore", "ignore", "pipe"], cwd: "/" })
     child.on("error", () => undefined)
     const pipe = child.stdio[3] as (NodeJS.WritableStream & { unref?: () => void; on: (e: "error", f: () => void) => unknown }) | null | undefined
     pipe?.on("error", () => undefined)
@@ -51,12 +54,11 @@ export const guardian = (program: string, workspace: string): ChildProcess | und
 /**
  * After a process died mid-call: what the last call's end would have put back, put back now (the calls of live
  * processes still count: then only the editor controls are, as any call's end does). Nothing when the workspace
- * holds no state folder.
+ * has no state folder (outside it, `StateHome`: a `.minicode/` in the workspace holds no record of ours).
  */
 export const recover = (workspace: string): Effect.Effect<void> =>
   Effect.gen(function* () {
-    const st = fs.lstatSync(path.join(workspace, ".minicode"), { throwIfNoEntry: false })
-    if (st?.isDirectory() !== true) return
+    if (StateHome.existing(workspace) === undefined) return
     const now = yield* Effect.exit(WatchedScan.oneShot().scan(workspace, false))
     const hits = Exit.isSuccess(now) ? now.value : []
     const controls = hits.filter((h) => h.verdict === "control").map((h) => h.path)

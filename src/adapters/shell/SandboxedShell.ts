@@ -12,6 +12,7 @@ import { Sandbox } from "../../ports/Sandbox.js"
 import { Session } from "../../ports/Session.js"
 import { type ProcessResult, Shell, ShellError, type ProcessSpec } from "../../ports/Shell.js"
 import * as Progress from "../../ports/Progress.js"
+import * as Exposed from "./Exposed.js"
 import * as NodeShell from "./NodeShell.js"
 
 export interface Options {
@@ -84,10 +85,10 @@ const gated = (forward: (chunk: string) => void, broken: () => string | undefine
 }
 
 /** A result whose output may hold a protected file's content: none of it is shown. */
-const withheld = (r: ProcessResult, why: string): ProcessResult => ({
+const withheld = (r: ProcessResult, why: string, list: string): ProcessResult => ({
   ...r,
   stdout: "",
-  stderr: `[minicode: the command's output is withheld: ${why}, which the sandbox could no longer hide from it; what it wrote meanwhile is protected from now on (listed in .minicode/exposed.json: remove a path there once you have checked it); run it again]`,
+  stderr: `[minicode: the command's output is withheld: ${why}, which the sandbox could no longer hide from it; what it wrote meanwhile is protected from now on (listed in ${list}: remove a path there once you have checked it); run it again]`,
   truncated: false
 })
 
@@ -143,7 +144,7 @@ export const make = (options: Options) =>
                 Effect.map((r) => {
                   gate?.flush()
                   const why = broken()
-                  return why === undefined ? r : withheld(r, why)
+                  return why === undefined ? r : withheld(r, why, Exposed.where(session.root))
                 }),
                 Effect.ensuring(Effect.sync(() => gate?.stop()))
               )

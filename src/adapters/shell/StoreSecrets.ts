@@ -15,7 +15,7 @@
  * pack of `git gc --cruft`, `git repack -a --keep-unreachable`, a `.keep` pack), the pack is (`unattributedPacks`).
  *
  * The ids and what was read (pack names and their unnamed blobs, loose ids, index files by inode, size and time)
- * are kept in `.minicode/secret-objects.json`, which the sandbox masks: a call reads only what is new in the store,
+ * are kept in `secret-objects.json` of the workspace's state folder (`StateHome`, outside it, never in a sandbox): a call reads only what is new in the store,
  * so the check stays cheap. A pack whose index or body cannot be read counts as holding a secret. The first check
  * of a big pack costs about a second of CPU: `checkSteps` pauses every few milliseconds so its caller can let the
  * event loop turn (SecretObjects.toHideEffect).
@@ -23,10 +23,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Jail from "../../domain/jail/Jail.js"
-import * as StateDir from "../fs/StateDir.js"
+import * as StateHome from "../fs/StateHome.js"
 import * as GitStore from "./GitStore.js"
 
-const lstat = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false })
+const lstat = (p: string | undefined) => (p === undefined ? undefined : fs.lstatSync(p, { throwIfNoEntry: false }))
 
 interface Known {
   /** Ids of protected content: blobs, and trees of folders named like a secret. */
@@ -55,7 +55,8 @@ interface Known {
   readonly made: Set<string>
 }
 
-const stateFile = (workspace: string) => path.join(workspace, ".minicode", "secret-objects.json")
+const stateName = "secret-objects.json"
+const stateFile = (workspace: string) => StateHome.fileIn(workspace, stateName)
 
 const memory = new Map<string, { readonly key: string; readonly known: Known }>()
 
@@ -69,7 +70,8 @@ const strings = (v: unknown): Array<string> => (Array.isArray(v) ? v.filter((x):
  * hashed like any other), and rewriting the whole state file (megabytes on a big store) for them cost each call
  * tens of milliseconds. Merged into the state file, and emptied, when it is written next.
  */
-const addedFile = (workspace: string) => path.join(workspace, ".minicode", "secret-objects.add")
+const addedName = "secret-objects.add"
+const addedFile = (workspace: string) => StateHome.fileIn(workspace, addedName)
 
 /** Past this size the additions are folded into the state file. */
 const maxAdded = 256 * 1024
@@ -77,7 +79,8 @@ const maxAdded = 256 * 1024
 const isId = (s: string) => /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(s)
 
 /** The ids appended since the state file was last written (a torn last line is left out). */
-const addedIds = (file: string): Array<string> => {
+const addedIds = (file: string | undefined): Array<string> => {
+  if (file === undefined) return []
   try {
     const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
     try {
@@ -117,7 +120,7 @@ const parse = (workspace: string): Known => {
   const file = stateFile(workspace)
   const known: Known = { secret: new Set(), packs: new Set(), loose: new Set(), indexes: new Map(), blobs: new Set(), named: new Set(), packBlobs: new Map(), made: new Set() }
   for (const id of addedIds(addedFile(workspace))) known.secret.add(id)
-  if (lstat(file)?.isFile() !== true) return known
+  if (file === undefined || lstat(file)?.isFile() !== true) return known
   try {
     const raw: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
     if (typeof raw !== "object" || raw === null) return known
@@ -139,24 +142,18 @@ const parse = (workspace: string): Known => {
   return known
 }
 
-/** The state folder, made when missing; undefined when there is no real folder to write in. */
-const stateDir = (workspace: string): string | undefined => {
-  const dir = path.join(workspace, ".minicode")
-  // A folder that exists is left as it is (the user's own `.minicode/config.json` beside it, no `.gitignore` added).
-  if (lstat(dir) === undefined) StateDir.prepare(dir)
-  return lstat(dir)?.isDirectory() === true ? dir : undefined
-}
+/** The state folder (`StateHome`, outside the workspace), made when missing; throws when there is none to write in. */
+const stateDir = (workspace: string): string => StateHome.folder(workspace)
 
 /** Writes what is known (merged with what another process wrote meanwhile), beside the journal; best effort. */
 const save = (workspace: string, known: Known) => {
   try {
     const dir = stateDir(workspace)
-    if (dir === undefined) return
     // The additions are taken aside first: whatever another process appends from now on lands in a new file.
     const taken = path.join(dir, `secret-objects.${process.pid}.${Math.random().toString(36).slice(2)}.taken`)
     let took = false
     try {
-      fs.renameSync(addedFile(workspace), taken)
+      fs.renameSync(path.join(dir, addedName), taken)
       took = true
     } catch {
       // none
@@ -178,10 +175,10 @@ const save = (workspace: string, known: Known) => {
     })
     const tmp = path.join(dir, `secret-objects.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`)
     fs.writeFileSync(tmp, body, { mode: 0o600, flag: "wx" })
-    fs.renameSync(tmp, stateFile(workspace))
+    fs.renameSync(tmp, path.join(dir, stateName))
     if (took) fs.rmSync(taken, { force: true })
     // Additions another process made since are not in `known`: read back next time.
-    const key = lstat(addedFile(workspace)) === undefined ? keyOf(workspace) : undefined
+    const key = lstat(path.join(dir, addedName)) === undefined ? keyOf(workspace) : undefined
     if (key !== undefined) memory.set(workspace, { key, known })
     else memory.delete(workspace)
   } catch {
@@ -195,8 +192,7 @@ const addSeen = (workspace: string, known: Known, ids: ReadonlyArray<string>) =>
   if (ids.some((id) => !isId(id)) || (lstat(addedFile(workspace))?.size ?? 0) > maxAdded) return save(workspace, known)
   try {
     const dir = stateDir(workspace)
-    if (dir === undefined) return
-    const fd = fs.openSync(addedFile(workspace), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600)
+    const fd = fs.openSync(path.join(dir, addedName), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600)
     let after: fs.Stats
     let alone: boolean
     try {

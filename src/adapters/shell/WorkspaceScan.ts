@@ -118,10 +118,14 @@ const kindOf = (dir: string, d: fs.Dirent): "file" | "directory" | "other" => {
 }
 
 /** A control file of the editor's or agent's, or a symlink at a control's name (`sub/.vscode -> cfg`). */
-const isControl = (root: string, abs: string, d: fs.Dirent, kind: "file" | "directory" | "other"): boolean =>
-  (kind === "file" || d.isSymbolicLink()) && EditorControls.mayBeControl(d.name)
-    ? EditorControls.kindOf(path.relative(root, abs)) !== undefined
-    : d.isSymbolicLink() && EditorControls.isControlFolder(path.relative(root, abs))
+const isControl = (root: string, abs: string, d: fs.Dirent, kind: "file" | "directory" | "other"): boolean => {
+  if ((kind === "file" || d.isSymbolicLink()) && (EditorControls.mayBeControl(d.name) || EditorControls.mayBeScript(abs))) {
+    const k = EditorControls.kindOf(path.relative(root, abs))
+    // `package.json` is no control the sandbox shows read-only (npm writes it): EditorControlsOnDisk looks at the top's.
+    if (k !== undefined) return EditorControls.shownReadOnly(k)
+  }
+  return d.isSymbolicLink() && EditorControls.isControlFolder(path.relative(root, abs))
+}
 
 /**
  * A listing that is a git object folder's: `info/` and `pack/` in it (git makes both for every repository). Judged on

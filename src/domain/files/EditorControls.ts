@@ -12,12 +12,16 @@
  * `PreToolUse` hook, or `.vscode/tasks.json` with a `folderOpen` task, ran the planted command outside any sandbox
  * on the user's next start of the agent or opening of the folder.
  */
+import * as HookManagers from "./HookManagers.js"
 import * as Jsonc from "./Jsonc.js"
 import * as MiseToml from "./MiseToml.js"
 
-export type Kind =
+type EditorKind =
   | "claude-settings" | "vscode-tasks" | "vscode-settings" | "code-workspace" | "mcp-servers" | "devcontainer" | "mise"
   | "cursor-hooks" | "gemini-settings" | "opencode"
+
+/** An editor's or agent's control, or a git-hook manager's (`HookManagers`: same family, same guarantees). */
+export type Kind = EditorKind | HookManagers.Kind
 
 /** An entry that runs something: the key it is under and its value as text (its identity, before and after). */
 export interface Runner {
@@ -50,17 +54,27 @@ export const kindOf = (rel: string): Kind | undefined => {
   if (/^\.?(mise|rtx)(\.[^/]+)?\.toml$/.test(name)) return "mise"
   if ((dir === ".config" || dir === "mise" || dir === ".mise") && (name === "mise.toml" || /^config(\.[^/]+)?\.toml$/.test(name))) return "mise"
   if (dir === "conf.d" && up === "mise" && name.endsWith(".toml")) return "mise"
-  return undefined
+  return HookManagers.kindOf(parts)
 }
+
+/**
+ * Whether a control of this kind is shown read-only to a writable sandbox (and found by the workspace scan at any
+ * depth): all but `package.json`, which `npm install` and the like write (its hook keys are put back at the call's end
+ * at the top of the workspace instead, and judged for the file tools at any depth).
+ */
+export const shownReadOnly = (kind: Kind): boolean => kind !== "package-json"
 
 /**
  * Whether a file name may be a control's at some depth: its extension alone (every kind above is JSON, JSONC, TOML or
  * a `.code-workspace`), cheap enough for every entry of a workspace walk, before `kindOf` is asked of the path.
  */
-export const mayBeControl = (name: string): boolean => /\.(jsonc?|toml|code-workspace)$/i.test(name)
+export const mayBeControl = (name: string): boolean => /\.(jsonc?|toml|code-workspace)$/i.test(name) || HookManagers.mayBeConfig(name)
+
+/** Whether an absolute path may lie in a hook manager's script folder (`.husky/`, `.lefthook/`…): cheap, for a walk. */
+export const mayBeScript = HookManagers.mayBeScript
 
 /** The folders a control file sits in: a symlink at one of these names leads a later write of a control into place. */
-export const folderNames: ReadonlySet<string> = new Set([".claude", ".vscode", ".cursor", ".gemini", ".opencode", ".roo", ".amazonq", ".kiro", ".devcontainer", ".config", ".mise", "mise"])
+export const folderNames: ReadonlySet<string> = new Set([".claude", ".vscode", ".cursor", ".gemini", ".opencode", ".roo", ".amazonq", ".kiro", ".devcontainer", ".config", ".mise", "mise", ...HookManagers.scriptFolders])
 
 /** What may stand below a folder for `kindOf` to call it a control: each control's name, and the paths of the deeper ones. */
 const probes = ["settings.json", "settings.local.json", "hooks.json", "tasks.json", "mcp.json", "devcontainer.json", "mise.toml", "config.toml", "a.toml", "settings/mcp.json", "a/devcontainer.json", "conf.d/a.toml", "mise/config.toml"]
@@ -216,6 +230,7 @@ export const mise = (entries: ReadonlyArray<MiseToml.Entry>): ReadonlyArray<Runn
 
 /** The entries of `text` read as `kind` that run something, or why it cannot be read. */
 export const runnersOf = (kind: Kind, text: string): Found => {
+  if (isHookManager(kind)) return { ok: true, runners: HookManagers.runnersOf(kind, text) }
   if (kind === "mise") {
     const read = MiseToml.read(text)
     return read.ok ? { ok: true, runners: mise(read.entries) } : { ok: false, reason: `cannot read it as TOML (${read.reason})` }
@@ -223,7 +238,7 @@ export const runnersOf = (kind: Kind, text: string): Found => {
   if (text.trim() === "") return { ok: true, runners: [] }
   const parsed = Jsonc.parse(text)
   if (!parsed.ok) return { ok: false, reason: `cannot read it as JSON with comments (${parsed.reason})` }
-  const by: Record<Exclude<Kind, "mise">, (v: Jsonc.Value) => ReadonlyArray<Runner>> = {
+  const by: Record<Exclude<EditorKind, "mise">, (v: Jsonc.Value) => ReadonlyArray<Runner>> = {
     "claude-settings": claudeSettings,
     "vscode-tasks": vscodeTasks,
     "vscode-settings": vscodeSettings,
@@ -237,7 +252,11 @@ export const runnersOf = (kind: Kind, text: string): Found => {
   return { ok: true, runners: by[kind](parsed.value) }
 }
 
+const hookKinds: ReadonlySet<string> = new Set(Object.keys(HookManagers.who))
+const isHookManager = (kind: Kind): kind is HookManagers.Kind => hookKinds.has(kind)
+
 const who: Record<Kind, string> = {
+  ...HookManagers.who,
   "claude-settings": "Claude Code runs it on the host when the user next starts it or it uses a tool",
   "vscode-tasks": "VS Code runs the task on the host when the user next opens the folder",
   "vscode-settings": "VS Code runs the program it names on the host",

@@ -90,7 +90,31 @@ export interface Profile {
   readonly limits: Limits
   /** Further host paths to show read-only (toolchains outside the system directories), if they exist. */
   readonly extraReadOnly?: ReadonlyArray<string> | undefined
+  /**
+   * Host folders never shown (minicode's state folders, `StateHome`: the records that decide what it puts back), each
+   * existing: masked with an empty read-only folder where a folder the profile binds holds one. The home, /tmp and
+   * /run are not bound at all.
+   */
+  readonly hidden?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * The host folders the profile binds from the host as they are (the system's, the extra read-only ones, the resolver's
+ * with network), which would show a hidden folder below them; the workspace is not one (no state folder is ever
+ * inside it, `StateHome.usable`).
+ */
+const hostBinds = (host: HostFacts, profile: Profile): ReadonlyArray<string> => [
+  ...host.system.filter((e) => e.kind === "directory").map((e) => e.path),
+  ...(profile.extraReadOnly ?? []),
+  ...(profile.network ? ["/run/systemd/resolve", "/run/NetworkManager"] : [])
+]
+
+/**
+ * The hidden folders the profile would show, to mask: those a host bind holds (the private home and /tmp are empty,
+ * but a bind after them, a toolchain in `~/.local`, shows what is below it).
+ */
+export const hiddenMasks = (host: HostFacts, profile: Profile): ReadonlyArray<string> =>
+  (profile.hidden ?? []).filter((h) => !P.isInside(profile.workspace, h) && hostBinds(host, profile).some((b) => P.isInside(b, h)))
 
 // ---------------------------------------------------------------------------------------------------------------
 // Discovering what to mask
@@ -293,6 +317,7 @@ export const bwrapArgs = (host: HostFacts, profile: Profile, command: ReadonlyAr
     // resolv.conf is often a symlink into /run (systemd-resolved, NetworkManager).
     args.push("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve", "--ro-bind-try", "/run/NetworkManager", "/run/NetworkManager")
   }
+  for (const h of hiddenMasks(host, profile)) args.push("--tmpfs", h, "--remount-ro", h)
   args.push(profile.writable ? "--bind" : "--ro-bind", profile.workspace, profile.workspace)
   for (const f of normalise(pinAncestors(profile.workspace, profile.findings))) {
     if (!P.isInside(profile.workspace, f.path) || f.path === profile.workspace) continue

@@ -79,8 +79,6 @@ const hashTree = (root: string): string => {
   const walk = (dir: string) => {
     for (const name of fs.readdirSync(dir).sort()) {
       const p = path.join(dir, name)
-      // minicode's own record of the object store (StoreSecrets), not something the sandboxed command wrote.
-      if (path.relative(root, p) === ".minicode/secret-objects.json" || path.relative(root, p) === ".minicode/secret-objects.add") continue
       const st = fs.lstatSync(p)
       h.update(`${path.relative(root, p)}\0${st.mode}\0`)
       if (st.isSymbolicLink()) h.update(fs.readlinkSync(p))

@@ -13,6 +13,7 @@ import * as StateFile from "../../../src/adapters/fs/StateFile.js"
 import * as ScanStore from "../../../src/adapters/shell/ScanStore.js"
 import * as WatchedScan from "../../../src/adapters/shell/WatchedScan.js"
 import * as WorkspaceScan from "../../../src/adapters/shell/WorkspaceScan.js"
+import { stateOf } from "../../support/StateHome.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -51,7 +52,7 @@ const fresh = (root: string) => Effect.runSync(WatchedScan.oneShot().scan(root))
 const full = (root: string) => rel(root, WorkspaceScan.scan(root))
 /** Past the settle window, so the stored folders are trusted on their inode and ctime alone. */
 const settle = () => new Promise((r) => setTimeout(r, WorkspaceScan.defaultSettleMs + 200))
-const storeFile = (root: string) => path.join(root, ".minicode", "scan-cache")
+const storeFile = (root: string) => path.join(stateOf(root), "scan-cache")
 /** A cached tree as path → what is known of the folder (its subfolders in their list's order). */
 const flat = (top: WorkspaceScan.Folder | undefined) => {
   const out = new Map<string, { ino: number; ctimeMs: number; hits: ReadonlyArray<WorkspaceScan.Hit>; subs: Array<string> }>()

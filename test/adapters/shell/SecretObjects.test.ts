@@ -13,6 +13,7 @@ import { Effect, Fiber } from "effect"
 import { afterEach } from "vitest"
 import * as SecretObjects from "../../../src/adapters/shell/SecretObjects.js"
 import * as WorkspaceScan from "../../../src/adapters/shell/WorkspaceScan.js"
+import { stateOf } from "../../support/StateHome.js"
 
 const dirs: Array<string> = []
 afterEach(() => {
@@ -66,7 +67,7 @@ describe("SecretObjects.toHideEffect", () => {
       // A check that never gave the event loop back would have let the ticker run at most once.
       assert.isAbove(turns, 2)
       assert.include(hide, path.join(root, ".git", "objects"))
-      fs.rmSync(path.join(root, ".minicode"), { recursive: true, force: true })
+      fs.rmSync(stateOf(root), { recursive: true, force: true })
       assert.deepStrictEqual(SecretObjects.toHide(root, hits), hide)
     })
   )
@@ -79,7 +80,7 @@ describe("SecretObjects.toHideEffect", () => {
       // A few turns of the event loop, then the call is gone.
       for (let i = 0; i < 3; i++) yield* Effect.promise(() => new Promise((r) => setImmediate(r)))
       yield* Fiber.interrupt(fiber)
-      const state = path.join(root, ".minicode", "secret-objects.json")
+      const state = path.join(stateOf(root), "secret-objects.json")
       const saved = fs.existsSync(state) ? fs.readFileSync(state, "utf8") : ""
       assert.notInclude(saved, "pack-")
       const hide = yield* SecretObjects.toHideEffect(root, hits)

@@ -1,5 +1,5 @@
 /**
- * The store check's state (`.minicode/secret-objects.json`) when a call learns only new protected content (a `.env`
+ * The store check's state (`secret-objects.json` in the state folder, StateHome) when a call learns only new protected content (a `.env`
  * changed, the journal written): the id is appended beside the state file instead of the whole file being written
  * again, another process (a one-shot CLI call) still remembers it, and the next full write folds the additions in.
  */
@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterEach } from "vitest"
 import * as StoreSecrets from "../../../src/adapters/shell/StoreSecrets.js"
+import { stateOf } from "../../support/StateHome.js"
 
 const dirs: Array<string> = []
 afterEach(() => {
@@ -49,8 +50,8 @@ describe("StoreSecrets state", () => {
       const gitDir = path.join(root, ".git")
       const first = blobOf(root, "TOKEN=one\n")
       StoreSecrets.check(root, gitDir, [objects], [first])
-      const state = path.join(root, ".minicode", "secret-objects.json")
-      const added = path.join(root, ".minicode", "secret-objects.add")
+      const state = path.join(stateOf(root), "secret-objects.json")
+      const added = path.join(stateOf(root), "secret-objects.add")
       const written = fs.statSync(state)
       assert.isFalse(fs.existsSync(added))
       // Only new protected content: appended, the state file left as it was.
@@ -69,7 +70,7 @@ describe("StoreSecrets state", () => {
       assert.isFalse(fs.existsSync(added))
       assert.include(fs.readFileSync(state, "utf8"), second)
       assert.includeMembers([...rememberedElsewhere(root)], [first, second])
-      assert.deepStrictEqual(fs.readdirSync(path.join(root, ".minicode")).filter((n) => n.endsWith(".taken") || n.endsWith(".tmp")), [])
+      assert.deepStrictEqual(fs.readdirSync(stateOf(root)).filter((n) => n.endsWith(".taken") || n.endsWith(".tmp")), [])
     })
   )
 })

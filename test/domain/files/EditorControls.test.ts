@@ -20,7 +20,7 @@ describe("EditorControls.kindOf", () => {
     for (const m of ["mise.toml", ".mise.toml", "mise.local.toml", "mise.dev.toml", ".config/mise.toml", ".config/mise/config.toml", ".config/mise/conf.d/a.toml"]) {
       expect(EditorControls.kindOf(m)).toBe("mise")
     }
-    for (const other of [".vscode/launch.json", "Makefile", "package.json", ".tool-versions", "settings.json", "mcp.json", "Cargo.toml", ".claude/commands/x.md"]) {
+    for (const other of [".vscode/launch.json", "Makefile", ".tool-versions", "settings.json", "mcp.json", "Cargo.toml", ".claude/commands/x.md"]) {
       expect(EditorControls.kindOf(other)).toBeUndefined()
     }
   })
@@ -134,7 +134,9 @@ describe("EditorControls.mayBeControl", () => {
       expect(EditorControls.kindOf(`pkg/${n}`), n).toBeDefined()
       expect(EditorControls.mayBeControl(n.split("/").pop() ?? ""), n).toBe(true)
     }
-    for (const n of ["package.json", "tsconfig.json", "Cargo.toml"]) expect(EditorControls.kindOf(`pkg/${n}`), n).toBeUndefined()
+    for (const n of ["tsconfig.json", "Cargo.toml"]) expect(EditorControls.kindOf(`pkg/${n}`), n).toBeUndefined()
+    // package.json is a hook manager's control by its keys only (HookManagers.test.ts), never shown read-only.
+    expect(EditorControls.shownReadOnly(EditorControls.kindOf("pkg/package.json") ?? "mise")).toBe(false)
     for (const n of ["index.ts", "README.md", "settings.py"]) expect(EditorControls.mayBeControl(n), n).toBe(false)
   })
 

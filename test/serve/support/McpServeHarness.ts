@@ -86,6 +86,11 @@ export const snapshot = (dir: string, skip?: string): Record<string, string> => 
   return out
 }
 
+const stateEnv = (): Record<string, string> => {
+  const v = process.env["XDG_STATE_HOME"]
+  return v === undefined ? {} : { XDG_STATE_HOME: v }
+}
+
 /** `env` is added to the SDK's default environment of a spawned server (which inherits only HOME, PATH and the like). */
 export const connect = async (
   root: string,
@@ -98,7 +103,8 @@ export const connect = async (
     args: [bin, "mcp", "serve", "--cwd", root, ...flags],
     stderr: "pipe",
     cwd: root,
-    ...(env === undefined ? {} : { env: { ...getDefaultEnvironment(), ...env } })
+    // The test run's state place (globalSetup) too, so the test finds the records where the server keeps them.
+    env: { ...getDefaultEnvironment(), ...stateEnv(), ...env }
   })
   const client = new Client({ name: "minicode-e2e", version: "1.0.0" }, { capabilities: roots === undefined ? {} : { roots: { listChanged: true } } })
   if (roots !== undefined) {
