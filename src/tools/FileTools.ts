@@ -18,7 +18,7 @@ import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
 import { matcher } from "./PathGlob.js"
-import { walk } from "./Walk.js"
+import { unreadableFoldersNote, walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
 const encoder = new TextEncoder()
@@ -248,7 +248,8 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
     const shownHits = walked.files
     const notes = [
       walked.matched > shownHits.length ? `[truncated: ${walked.matched - shownHits.length} more matches]` : "",
-      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
+      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : "",
+      unreadableFoldersNote(walked.unreadable, "listed")
     ].filter((n) => n !== "")
     if (shownHits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
     return out([...shownHits.map(shownPath), ...notes].join("\n"), notes.length > 0)

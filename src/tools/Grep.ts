@@ -143,6 +143,7 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
             each: searchDirs,
             onProgress: progress.watched ? (n) => progress.note(`grep: listing files (${n} entries so far)`) : undefined
           }).pipe(Effect.provideService(FileSystem, fs))
-        : yield* Effect.as(searchDirs([{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }]), { incomplete: false })
+        : yield* Effect.as(searchDirs([{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }]), { incomplete: false, unreadable: [] })
+    for (const folder of walked.unreadable) found.unreadableFolder(folder)
     return found.finish(call.args.pattern, walked.incomplete)
   })

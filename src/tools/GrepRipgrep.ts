@@ -94,6 +94,11 @@ const gather = (
     }
     const ran = yield* Effect.either(
       engine.search({ ...spec, scanSince }, (e) => {
+        // A folder rg could not list: said by its workspace-relative path (no content of it is shown), whatever it is.
+        if (e._tag === "Unreadable" && e.folder) {
+          if (plainRel(e.file)) found.unreadableFolder(e.file)
+          return undefined
+        }
         // A file left out, or whose next lines could not be shown: the engine only counts the rest of its lines.
         if (!admit(e.file)) return "skip"
         if (progress.watched && e.file !== lastNoted) {
@@ -125,15 +130,37 @@ const gather = (
     return Either.map(ran, (): Gathered => ({ found, counts, binaries }))
   })
 
+/** A workspace-relative path made of plain names: not absolute, no empty, `.` or `..` segment. */
+const plainRel = (rel: string) => rel !== "" && rel.split("/").every((s) => s !== "" && s !== "." && s !== "..")
+
+/**
+ * The folders of the sandbox's mask that this process may not list, below the search's start: the sandbox masks a
+ * folder its scan cannot see into (an empty read-only tmpfs in its place), so rg, inside, finds it empty and says
+ * nothing; grep's own walk names it. Told here as the own walk tells it. A protected folder that can be listed (a
+ * secret's folder) is not one of them.
+ */
+const maskedUnreadable = (fs: Env["fs"], root: string, start: string, aliases: Aliases.Protected, found: GrepResults.Collector) =>
+  Effect.forEach(
+    [...aliases.paths].filter((p) => p.startsWith(`${root}/`) && (start === "" || p === P.join(root, start) || p.startsWith(`${P.join(root, start)}/`))),
+    (p) =>
+      Effect.flatMap(Effect.either(fs.readDir(p)), (listed) =>
+        Effect.sync(() => {
+          if (listed._tag === "Left" && (listed.left.code === "EACCES" || listed.left.code === "EPERM")) found.unreadableFolder(P.relative(root, p))
+        })
+      ),
+    { discard: true }
+  )
+
 /**
  * The lstat check for every file whose content is shown (a failing one is taken back, and the next in line checked
  * in turn), judged with `aliases` (a scan of this call's: the inodes of protected files as they are now); the
  * others' lines are only counted, and passed the lexical and name checks.
  */
-const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, pattern: string) =>
+const finish = (fs: Env["fs"], root: string, start: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, pattern: string) =>
   Effect.gen(function* () {
     const judge = pathJudge(fs, root, aliases)
     const { found } = g
+    yield* maskedUnreadable(fs, root, start, aliases, found)
     let unsafe = 0
     const checked = new Set<string>()
     for (const [file, lines] of g.binaries) {
@@ -210,7 +237,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     const aliases = env.aliases ?? ProtectedAliases.nothing
     const done = (ran: Either.Either<Gathered, TextSearchError>, checked: Aliases.Protected) =>
       // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
-      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, ran.right, checked, m, call.args.pattern)
+      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, start, ran.right, checked, m, call.args.pattern)
     // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
     const inTurn = Effect.suspend(() => {
       const scanSince = performance.now()
