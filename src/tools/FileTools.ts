@@ -14,6 +14,7 @@ import { capText } from "../domain/core/Truncate.js"
 import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../ports/FileSystem.js"
 import type { SessionShape } from "../ports/Session.js"
 import type { ProtectedAliasesShape } from "../ports/ProtectedAliases.js"
+import type { SearchWorkersShape } from "../ports/SearchWorkers.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
@@ -52,6 +53,11 @@ export interface Env {
   readonly textSearch?: TextSearchShape | undefined
   /** Optional: protected content under other names (hard links, protected symlinks' targets); none without it. */
   readonly aliases?: ProtectedAliasesShape | undefined
+  /**
+   * Optional: where grep's own search reads and matches (a worker thread that a cancellation, a deadline or a signal
+   * can end). Without it (the in-memory kernels of the tests) the search runs on the calling thread.
+   */
+  readonly searchWorkers?: SearchWorkersShape | undefined
 }
 
 /**

@@ -6,6 +6,7 @@
 import picomatch from "picomatch"
 import { shownPath } from "../domain/files/ShownPath.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
+import type { DirResult } from "../ports/SearchWorkers.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import * as LineSearch from "./LineSearch.js"
 import { unreadableFoldersNote } from "./Walk.js"
@@ -136,3 +137,13 @@ export const collector = () => {
 }
 
 export type Collector = ReturnType<typeof collector>
+
+/** A worker's answer for the folder `prefix` (its `names`) put into the results, as the in-thread search puts them. */
+export const takeAnswer = (found: Collector, prefix: string, names: ReadonlyArray<string>, r: DirResult) => {
+  for (const [i, line, text] of r.hits) found.hit(prefix + (names[i] ?? ""), line, text, false, true)
+  if (r.more > 0) found.counted(r.more)
+  for (const i of r.binaryMatches) found.binary(prefix + (names[i] ?? ""))
+  for (const i of r.longLines) found.longLine(prefix + (names[i] ?? ""))
+  for (const name of r.unreadable) found.unreadable(prefix + name)
+}
+

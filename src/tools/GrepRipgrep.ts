@@ -23,6 +23,7 @@
  * What rg cannot take (a pattern with no faithful Rust rewrite, rg missing): undefined, and grep's own walk runs.
  */
 import { Effect, Either } from "effect"
+import { ToolFailed } from "../domain/core/Errors.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as RustRegex from "../domain/files/RustRegex.js"
 import type * as Aliases from "../domain/jail/Aliases.js"
@@ -30,6 +31,7 @@ import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as Progress from "../ports/Progress.js"
 import * as ProtectedAliases from "../ports/ProtectedAliases.js"
+import type { SearchSession, SearchWorkersShape } from "../ports/SearchWorkers.js"
 import type { SearchSpec, TextSearchError, TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
@@ -156,13 +158,18 @@ const maskedUnreadable = (fs: Env["fs"], root: string, start: string, aliases: A
  * in turn), judged with `aliases` (a scan of this call's: the inodes of protected files as they are now); the
  * others' lines are only counted, and passed the lexical and name checks.
  */
-const finish = (fs: Env["fs"], root: string, start: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, pattern: string) =>
-  Effect.gen(function* () {
+const finish = (env: Env, start: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, call: CallOf<"grep">) =>
+  Effect.scoped(Effect.gen(function* () {
+    const { fs } = env
+    const root = env.session.root
+    const pattern = call.args.pattern
     const judge = pathJudge(fs, root, aliases)
     const { found } = g
     yield* maskedUnreadable(fs, root, start, aliases, found)
     let unsafe = 0
     const checked = new Set<string>()
+    // The worker's session, opened for the first file that needs one.
+    let worker: SearchSession | undefined
     for (const [file, lines] of g.binaries) {
       checked.add(file)
       // rg's lines of it (those before the NUL it found) are taken back either way.
@@ -174,7 +181,8 @@ const finish = (fs: Env["fs"], root: string, start: string, g: Gathered, aliases
       // Binary as git and grep's own walk decide: a NUL in the first 8 KiB. rg decides on what it has read so far,
       // so a file whose first NUL comes later came back as binary, with only its lines before that NUL: such a
       // file is searched here, whole, as text. Was a difference between the engines (a NUL after 1 MB).
-      const own = yield* searchText(fs, root, file, m, found)
+      if (env.searchWorkers !== undefined && worker === undefined) worker = yield* openWorker(env.searchWorkers, call, aliases)
+      const own = worker === undefined ? yield* searchText(fs, root, file, m, found) : yield* searchInWorker(worker, root, file, found)
       if (own === "binary") found.binary(file)
       else if (own === "unreadable") found.unreadable(file)
     }
@@ -190,7 +198,29 @@ const finish = (fs: Env["fs"], root: string, start: string, g: Gathered, aliases
     }
     if (unsafe > 0) found.note(`[${unsafe} file${unsafe === 1 ? "" : "s"} left out: not a regular file beneath real folders of the workspace when checked]`)
     return found.finish(pattern, false)
-  })
+  }))
+
+const openWorker = (workers: SearchWorkersShape, call: CallOf<"grep">, aliases: Aliases.Protected) =>
+  workers
+    .open({ pattern: call.args.pattern, ignoreCase: call.args.ignore_case === true, protectedInodes: [...aliases.inodes], lineChars: GrepResults.grepLimits.lineChars, maxHits: GrepResults.grepLimits.matches })
+    .pipe(
+      Effect.map((s): SearchSession | undefined => s),
+      Effect.catchIf((e) => e.kind === "unavailable", () => Effect.succeed(undefined)),
+      Effect.mapError((e) => new ToolFailed({ tool: "grep", reason: e.message }))
+    )
+
+/** `searchText` in the worker (where a cancellation can stop a regex that backtracks for minutes). */
+const searchInWorker = (session: SearchSession, root: string, file: string, found: GrepResults.Collector) =>
+  Effect.map(
+    session.searchDir(P.dirname(P.join(root, file)), [P.basename(file)]).pipe(Effect.mapError((e) => new ToolFailed({ tool: "grep", reason: e.message }))),
+    (r) => {
+      if (r.unreadable.length > 0) return "unreadable" as const
+      if (r.binaries.length > 0) return "binary" as const
+      // The file's folder as grep shows paths: "" at the root, else workspace-relative with a final `/`.
+      GrepResults.takeAnswer(found, file.slice(0, file.lastIndexOf("/") + 1), [file.slice(file.lastIndexOf("/") + 1)], r)
+      return "text" as const
+    }
+  )
 
 /**
  * One file (already judged) searched as grep's own walk searches it (LineSearch.ts, its hits into `found`): "binary"
@@ -220,7 +250,7 @@ const searchText = (fs: Env["fs"], root: string, file: string, m: LineSearch.Mat
     return missed.length > 0 ? ("unreadable" as const) : binary ? ("binary" as const) : ("text" as const)
   })
 
-export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined> =>
+export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined, ToolFailed> =>
   Effect.gen(function* () {
     const { fs, session } = env
     const facts = inv.resolved["path"]
@@ -237,7 +267,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     const aliases = env.aliases ?? ProtectedAliases.nothing
     const done = (ran: Either.Either<Gathered, TextSearchError>, checked: Aliases.Protected) =>
       // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
-      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, start, ran.right, checked, m, call.args.pattern)
+      ran._tag === "Left" ? Effect.succeed(undefined) : finish(env, start, ran.right, checked, m, call)
     // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
     const inTurn = Effect.suspend(() => {
       const scanSince = performance.now()
