@@ -36,7 +36,7 @@ const adapters = (journal: Kernel.Adapters["journal"]): Kernel.Adapters => ({
   fileSystem: NodeFileSystem.layer,
   allowlist: MemoryAllowlist.layer([]),
   approver: Approvers.constant("no"),
-  bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState, textSearch: Unavailable.textSearch, aliases: Unavailable.aliases,
+  bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState, textSearch: Unavailable.textSearch, searchWorkers: Unavailable.searchWorkers, aliases: Unavailable.aliases,
   netGuard: MemoryNetGuard.layer(),
   journal
 })

@@ -44,7 +44,7 @@ const viaMinicode = Effect.gen(function* () {
   const extension = yield* McpLive.live({ servers: { tiny: { command: process.execPath, args: [server] } }, env: process.env })
   const layer = Kernel.layer(
     { workspace, workMode: "BUILD", policy: "allow-all" },
-    { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer(), approver: Approvers.constant("no"), bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState, textSearch: Unavailable.textSearch, aliases: Unavailable.aliases, netGuard: NodeNetGuard.layer, journal: MemoryJournal.layer(), extensions: Kernel.extensionsOf([extension]) }
+    { fileSystem: NodeFileSystem.layer, allowlist: MemoryAllowlist.layer(), approver: Approvers.constant("no"), bashParser: Unavailable.bashParser, sql: Unavailable.sql, sandboxState: Unavailable.sandboxState, textSearch: Unavailable.textSearch, searchWorkers: Unavailable.searchWorkers, aliases: Unavailable.aliases, netGuard: NodeNetGuard.layer, journal: MemoryJournal.layer(), extensions: Kernel.extensionsOf([extension]) }
   )
   return yield* Effect.gen(function* () {
     const chain = yield* ToolExecutor

@@ -66,6 +66,9 @@ await build({
   banner: { js: "const __minicode_import_meta_url = require('node:url').pathToFileURL(__filename).href;" }
 })
 
+// grep's search worker (src/app/GrepWorker.ts), a worker thread started from beside the program or the library.
+await build({ ...common, format: "cjs", entryPoints: { "grep-worker": "src/app/GrepWorker.ts" }, outdir: "dist", outExtension: { ".js": ".cjs" } })
+
 // The executable: the launcher, told the bundle's (content-hashed) name, which keys the code cache.
 await build({ ...common, format: "esm", entryPoints: { bin: "src/launcher.ts" }, outdir: "dist", define: { MINICODE_MAIN: JSON.stringify(path.basename(bundle)) } })
 chmodSync("dist/bin.js", 0o755)

@@ -10,6 +10,7 @@ import { McpTransport } from "../ports/McpTransport.js"
 import { PostgresParser, PostgresParserUnavailable } from "../ports/PostgresParser.js"
 import { nothing, ProtectedAliases } from "../ports/ProtectedAliases.js"
 import { SandboxState } from "../ports/SandboxState.js"
+import { SearchWorkerError, SearchWorkers } from "../ports/SearchWorkers.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
 import { Shell, ShellError } from "../ports/Shell.js"
 import { TextSearch, TextSearchError } from "../ports/TextSearch.js"
@@ -24,6 +25,12 @@ export const bashParser = Layer.succeed(
 export const textSearch = Layer.succeed(
   TextSearch,
   TextSearch.of({ engine: "none", search: () => Effect.fail(new TextSearchError({ kind: "unavailable", reason: "no search engine is installed" })) })
+)
+
+/** No worker thread for grep's own search: it reads and matches on the calling thread (in-memory compositions). */
+export const searchWorkers = Layer.succeed(
+  SearchWorkers,
+  SearchWorkers.of({ open: () => Effect.fail(new SearchWorkerError({ kind: "unavailable", reason: "no search worker in this composition" })) })
 )
 
 /** No workspace scan: protected content under other names is not looked for, names alone are judged. */

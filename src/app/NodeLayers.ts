@@ -45,7 +45,9 @@ import { type Extension, Extensions, noDiagnostics } from "../kernel/Executor.js
 import * as GitTools from "../tools/GitTools.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as RepoMap from "../tools/RepoMapTool.js"
-import { thisProgram } from "./Program.js"
+import { grepWorkerScript, thisProgram } from "./Program.js"
+import * as ThreadSearchWorkers from "../adapters/search/ThreadSearchWorkers.js"
+import type { SearchWorkers } from "../ports/SearchWorkers.js"
 import * as RepoMapWorker from "./RepoMapWorker.js"
 import * as Kernel from "../kernel/Kernel.js"
 import type { Adapters } from "../kernel/Kernel.js"
@@ -485,6 +487,15 @@ export const frontEnd = (options: {
     lspBroker: lspBrokerWanted()
   })
 
+/**
+ * grep's search in a worker thread (one kept warm between calls). Its script is in every build; run from the
+ * sources without one, the search runs on the calling thread.
+ */
+const searchWorkers = (): Layer.Layer<SearchWorkers> => {
+  const script = grepWorkerScript()
+  return script === undefined ? UnavailableAdapters.searchWorkers : ThreadSearchWorkers.layer(script)
+}
+
 export const adapters = (options: {
   readonly unrestricted: boolean
   readonly allowlist?: ReadonlyArray<AllowEntry>
@@ -502,6 +513,7 @@ export const adapters = (options: {
 }): Adapters<ToolFailed> => ({
   fileSystem: NodeFileSystem.layer,
   textSearch: textSearch(options.sandbox),
+  searchWorkers: searchWorkers(),
   allowlist: MemoryAllowlist.layer(options.allowlist ?? []),
   approver: Approvers.constant("no"),
   bashParser: treeSitterParser,

@@ -14,6 +14,7 @@ import type { ToolError } from "../domain/core/Errors.js"
 import * as FileTools from "../tools/FileTools.js"
 import * as Grep from "../tools/Grep.js"
 import { FileSystem } from "../ports/FileSystem.js"
+import { SearchWorkers } from "../ports/SearchWorkers.js"
 import { TextSearch } from "../ports/TextSearch.js"
 
 const maxConcurrentWrites = 8
@@ -88,7 +89,8 @@ const build = (extensions: ReadonlyArray<Extension>, diagnostics: Option.Option<
       )
     }
     const textSearch = yield* TextSearch
-    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch, aliases: yield* ProtectedAliases.ProtectedAliases }
+    const searchWorkers = yield* SearchWorkers
+    const env: FileTools.Env = { session, fs, listings: yield* FileTools.makeListingMemo, textSearch, aliases: yield* ProtectedAliases.ProtectedAliases, searchWorkers }
     const dispatch = (inv: Invocation): Effect.Effect<ToolOutput, ToolError> => {
       const call = inv.facts.call
       switch (call.tool) {

@@ -19,6 +19,7 @@ import type { PostgresParser } from "../ports/PostgresParser.js"
 import type { SandboxState } from "../ports/SandboxState.js"
 import { Session } from "../ports/Session.js"
 import type { SqlConnections } from "../ports/SqlConnections.js"
+import type { SearchWorkers } from "../ports/SearchWorkers.js"
 import type { TextSearch } from "../ports/TextSearch.js"
 import type { ToolExecutor } from "../ports/ToolExecutor.js"
 import * as Executor from "./Executor.js"
@@ -100,6 +101,12 @@ export interface Adapters<E = never> {
    */
   readonly textSearch: Layer.Layer<TextSearch, E>
   /**
+   * Where grep's own search reads and matches: a worker thread a cancellation, a deadline or a signal can end
+   * (`ThreadSearchWorkers`). Required: a composition without one gives `Unavailable.searchWorkers` (the search then
+   * runs on the calling thread, as in-memory compositions want).
+   */
+  readonly searchWorkers: Layer.Layer<SearchWorkers, E>
+  /**
    * Protected content under other names (hard links, protected symlinks' targets) for the jail stage and grep.
    * Required: a composition without a workspace scan gives `ProtectedAliases.nothing` (names alone are judged).
    */
@@ -131,7 +138,9 @@ export const withoutDiagnostics = <E, R>(extensions: Layer.Layer<Executor.Extens
 
 /** The executor at the end of the chain, with the session's extensions (bash, git, MCP, LSP, SQL…). */
 export const executorOf = <E>(adapters: Adapters<E>): Layer.Layer<ToolExecutor, E, Session | FileSystem | Journal | SandboxState | ProtectedAliases> =>
-  (adapters.extensions === undefined ? Executor.layer() : Executor.layerWith().pipe(Layer.provide(adapters.extensions))).pipe(Layer.provide(adapters.textSearch))
+  (adapters.extensions === undefined ? Executor.layer() : Executor.layerWith().pipe(Layer.provide(adapters.extensions))).pipe(
+    Layer.provide(Layer.merge(adapters.textSearch, adapters.searchWorkers))
+  )
 
 /** The runtime chain for one session, or the given list of stages (default: the shipped `stages`) over its executor. */
 export const layer = <E>(options: SessionOptions, adapters: Adapters<E>): Layer.Layer<ToolExecutor, E | ToolFailed> =>

@@ -51,6 +51,12 @@ export type TreeVisit = (folder: TreeFolder) => ReadonlyArray<string>
 export interface TreeWalk {
   /** Lists up to `folders` folders more, each handed to `visit`; false when no folder is left. */
   readonly step: (folders: number, visit: TreeVisit) => Effect.Effect<boolean>
+  /**
+   * The folders met so far that could not be listed for want of permission (EACCES, EPERM), relative to the start
+   * ("" for the start itself): the walk goes on without them, and says so. A folder gone or swapped for a link
+   * mid-walk is not one of them (passed over without a word: it is not there to be read).
+   */
+  readonly unreadable: Effect.Effect<ReadonlyArray<string>>
   readonly close: Effect.Effect<void>
 }
 

@@ -36,7 +36,8 @@ export type SearchEvent =
   | { readonly _tag: "Counted"; readonly file: string; readonly lines: number }
   /** A binary file (a NUL byte) that holds a match: only its name is given. */
   | { readonly _tag: "Binary"; readonly file: string }
-  | { readonly _tag: "Unreadable"; readonly file: string }
+  /** A file, or a folder (`folder`), the engine could not read: nothing in it was searched. */
+  | { readonly _tag: "Unreadable"; readonly file: string; readonly folder: boolean }
 
 /** Where to search and what to leave out: the part of a search that is not the pattern. */
 export interface FilesSpec {

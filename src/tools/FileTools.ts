@@ -14,12 +14,13 @@ import { capText } from "../domain/core/Truncate.js"
 import { type Expect, FileSystem, type FileSystemShape, type FsError } from "../ports/FileSystem.js"
 import type { SessionShape } from "../ports/Session.js"
 import type { ProtectedAliasesShape } from "../ports/ProtectedAliases.js"
+import type { SearchWorkersShape } from "../ports/SearchWorkers.js"
 import type { TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import * as Lru from "./Lru.js"
 import * as ReadWindow from "./ReadWindow.js"
 import { matcher } from "./PathGlob.js"
-import { walk } from "./Walk.js"
+import { unreadableFoldersNote, walk } from "./Walk.js"
 
 const decoder = new TextDecoder("utf-8")
 
@@ -53,6 +54,11 @@ export interface Env {
   readonly textSearch?: TextSearchShape | undefined
   /** Optional: protected content under other names (hard links, protected symlinks' targets); none without it. */
   readonly aliases?: ProtectedAliasesShape | undefined
+  /**
+   * Optional: where grep's own search reads and matches (a worker thread that a cancellation, a deadline or a signal
+   * can end). Without it (the in-memory kernels of the tests) the search runs on the calling thread.
+   */
+  readonly searchWorkers?: SearchWorkersShape | undefined
 }
 
 /**
@@ -294,7 +300,8 @@ export const glob = (env: Env, inv: Invocation, call: CallOf<"glob">) =>
     const shownHits = walked.files
     const notes = [
       walked.matched > shownHits.length ? `[truncated: ${walked.matched - shownHits.length} more matches]` : "",
-      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : ""
+      walked.incomplete ? `[truncated: stopped after ${limits.walkEntries} entries]` : "",
+      unreadableFoldersNote(walked.unreadable, "listed")
     ].filter((n) => n !== "")
     if (shownHits.length === 0) return out(`no files match ${call.args.pattern}${notes.length > 0 ? "\n" + notes.join("\n") : ""}`, notes.length > 0)
     return out([...shownHits.map(shownPath), ...notes].join("\n"), notes.length > 0)

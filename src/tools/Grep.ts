@@ -7,6 +7,12 @@
  * `grepLimits.matches` with a visible count of the rest. Every `turnMs` it ends a scan after the current file and
  * lets the event loop turn, so a cancellation or a deadline lands between two files. When ripgrep is installed it
  * does the walk and the reading instead (GrepRipgrep.ts), and every path it returns is judged here as well.
+ *
+ * With `env.searchWorkers` (every Node composition) the reading and matching move to a worker thread: this thread
+ * walks and judges and hands each folder's names over (several folders in flight); the call's scope ends the worker
+ * when the call is cut short. A regex runs to its end once started, and one that backtracks for ever held the
+ * thread that answers every other call (issue 40, item 7): in a worker, a cancellation, the deadline or a signal
+ * ends it. Without one (in-memory compositions) the search runs here, a file at a time, as described above.
  */
 import { Effect } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
@@ -18,6 +24,7 @@ import * as P from "../domain/jail/PosixPath.js"
 import { FileSystem } from "../ports/FileSystem.js"
 import * as Progress from "../ports/Progress.js"
 import * as ProtectedAliases from "../ports/ProtectedAliases.js"
+import type { SearchSession, SearchWorkerError } from "../ports/SearchWorkers.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
 import * as GrepResults from "./GrepResults.js"
@@ -41,8 +48,11 @@ export const grep = (env: Env, inv: Invocation, call: CallOf<"grep">): Effect.Ef
 /** A plain relative path (names joined by single slashes) under an absolute real folder. */
 const under = (dir: string, rel: string): string => (dir === "/" ? `/${rel}` : `${dir}/${rel}`)
 
+/** Folders of one walk step searched by the worker at once: it always has the next in hand. */
+const inFlight = 8
+
 const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const { fs, session } = env
     const facts = inv.resolved["path"]
     if (facts === undefined) return yield* Effect.dieMessage("the jail did not resolve path")
@@ -77,20 +87,49 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     // own walk found the renamed copy by its new path, which no rule names.
     const protectedId = aliases.inodes.size > 0 ? (dev: number, ino: number) => aliases.inodes.has(Aliases.key(dev, ino)) : undefined
     const aliased = aliases.paths.size > 0 ? Aliases.byPath(aliases, session.root) : undefined
+    // The worker's session (a thread this call's scope ends if the call is cut short), when the composition has one.
+    const remote =
+      env.searchWorkers === undefined
+        ? undefined
+        : yield* env.searchWorkers
+            .open({ pattern: call.args.pattern, ignoreCase: call.args.ignore_case === true, protectedInodes: [...aliases.inodes], lineChars: grepLimits.lineChars, maxHits: grepLimits.matches })
+            .pipe(
+              Effect.map((s): SearchSession | undefined => s),
+              Effect.catchIf((e) => e.kind === "unavailable", () => Effect.succeed(undefined)),
+              Effect.mapError((e) => new ToolFailed({ tool: "grep", reason: e.message }))
+            )
+    /** The names of `dir` grep may open: the glob's, no protected name, no protected path under another name. */
+    const namesIn = (dir: WalkedDir, prefix: string, abs: string) => {
+      const judge = NameScope.protectedNameIn(abs, session.root)
+      return dir.files.filter(
+        (name) =>
+          (filter === undefined || filter(prefix + name)) && judge(name) === undefined && (aliased === undefined || !aliases.paths.has(under(abs, name)))
+      )
+    }
+    // The worker broke (it never does for a file it cannot read): the search stops and the call fails with why.
+    let broken: SearchWorkerError | undefined
+    const searchDirRemote = (dir: WalkedDir) =>
+      Effect.gen(function* () {
+        if (remote === undefined || broken !== undefined) return
+        const prefix = dir.rel === "" ? "" : `${dir.rel}/`
+        const abs = dir.rel === "" ? session.root : under(session.root, dir.rel)
+        if (aliased !== undefined && aliased(abs)) return
+        const names = namesIn(dir, prefix, abs)
+        if (names.length === 0) return
+        const r = yield* Effect.either(remote.searchDir(abs, names))
+        if (r._tag === "Left") broken = r.left
+        else GrepResults.takeAnswer(found, prefix, names, r.right)
+      })
     const searchDir = (dir: WalkedDir) =>
       Effect.gen(function* () {
         const prefix = dir.rel === "" ? "" : `${dir.rel}/`
         // The walk's paths are plain (names joined by single slashes under the real root): joined as strings.
         const abs = dir.rel === "" ? session.root : under(session.root, dir.rel)
-        const judge = NameScope.protectedNameIn(abs, session.root)
         // Protected paths under other names: the folder (or one above it) once, by the protected paths' prefixes
         // (`Aliases.byPath`: walking up each folder through `Aliases.reason` was ~110 ms and much of the walk's
         // garbage on the bench tree), then each file's own path. Was each file's folders walked up: 170 MB of garbage.
         if (aliased !== undefined && aliased(abs)) return
-        const names = dir.files.filter(
-          (name) =>
-            (filter === undefined || filter(prefix + name)) && judge(name) === undefined && (aliased === undefined || !aliases.paths.has(under(abs, name)))
-        )
+        const names = namesIn(dir, prefix, abs)
         let from = 0
         while (from < names.length) {
           const batch = names.slice(from, from + grepLimits.batch)
@@ -123,13 +162,28 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
     // Each step of the walk's folders searched as it comes (the walk holds one step's listings, not the tree's).
     let listed = 0
     let searched = 0
+    const noted = () => {
+      if (progress.watched) progress.note(`grep: ${searched} files searched (${listed} listed so far), ${found.total()} matches`)
+    }
     const searchDirs = (dirs: ReadonlyArray<WalkedDir>) =>
       Effect.gen(function* () {
         for (const dir of dirs) listed += dir.files.length
+        if (remote !== undefined) {
+          yield* Effect.forEach(
+            dirs,
+            (dir) =>
+              Effect.tap(searchDirRemote(dir), () => {
+                searched += dir.files.length
+                noted()
+              }),
+            { concurrency: inFlight, discard: true }
+          )
+          return
+        }
         for (const dir of dirs) {
           yield* searchDir(dir)
           searched += dir.files.length
-          if (progress.watched) progress.note(`grep: ${searched} files searched (${listed} listed so far), ${found.total()} matches`)
+          noted()
         }
       })
     if (progress.watched) progress.note("grep: listing files")
@@ -143,6 +197,8 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
             each: searchDirs,
             onProgress: progress.watched ? (n) => progress.note(`grep: listing files (${n} entries so far)`) : undefined
           }).pipe(Effect.provideService(FileSystem, fs))
-        : yield* Effect.as(searchDirs([{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }]), { incomplete: false })
+        : yield* Effect.as(searchDirs([{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }]), { incomplete: false, unreadable: [] })
+    if (broken !== undefined) return yield* new ToolFailed({ tool: "grep", reason: broken.message })
+    for (const folder of walked.unreadable) found.unreadableFolder(folder)
     return found.finish(call.args.pattern, walked.incomplete)
-  })
+  }))

@@ -7,8 +7,10 @@ import picomatch from "picomatch"
 import * as Visible from "../domain/core/Visible.js"
 import { shownPath } from "../domain/files/ShownPath.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
+import type { DirResult } from "../ports/SearchWorkers.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import * as LineSearch from "./LineSearch.js"
+import { unreadableFoldersNote } from "./Walk.js"
 
 export const grepLimits = {
   matches: 500,
@@ -61,6 +63,7 @@ export const collector = () => {
   const binaries: Array<string> = []
   const longLines: Array<string> = []
   const unreadable: Array<string> = []
+  const unreadableFolders: Array<string> = []
   const notes: Array<string> = []
   /** The last hit held after the latest trim, once `matches` are held: anything after it is never shown. */
   let bound: Hit | undefined
@@ -103,6 +106,8 @@ export const collector = () => {
     binary: (file: string) => binaries.push(file),
     longLine: (file: string) => longLines.push(file),
     unreadable: (file: string) => unreadable.push(file),
+    /** A folder that could not be listed ("" for the root): nothing in it was searched. */
+    unreadableFolder: (folder: string) => unreadableFolders.push(folder),
     /** Matches so far (for progress notes). */
     total: () => total,
     /** A note of its own (shown after the others). */
@@ -118,17 +123,28 @@ export const collector = () => {
         binaries.length > grepLimits.listedBinaries ? `[${binaries.length - grepLimits.listedBinaries} more binary files match]` : "",
         ...longLines.map((f) => `[${shownPath(f)} has a line over ${LineSearch.maxCarry} bytes: searched in its first ${LineSearch.maxCarry} bytes]`),
         unreadable.length > 0 ? `[${unreadable.length} unreadable file${unreadable.length === 1 ? "" : "s"} not searched: ${unreadable.slice(0, 5).map(shownPath).join(", ")}${unreadable.length > 5 ? ", …" : ""}]` : "",
+        unreadableFoldersNote(unreadableFolders, "searched"),
         walkIncomplete ? `[truncated: stopped after ${grepLimits.walkEntries} entries]` : "",
         ...notes
       ].filter((n) => n !== "")
       const truncated = total > shownHits.length || walkIncomplete || longLines.length > 0
       // The same hits as data (mcp serve's structuredContent); cut too when files could not be searched.
-      const structured = OutputSchemas.grepContent(shownHits, total, binaries, truncated || unreadable.length > 0)
+      const structured = OutputSchemas.grepContent(shownHits, total, binaries, truncated || unreadable.length > 0 || unreadableFolders.length > 0)
       if (total === 0 && all.length === 0) return { ...out(`no matches for /${Visible.line(pattern)}/`, false), structured }
-      if (total === 0) return { ...out([`no text matches for /${pattern}/`, ...all].join("\n"), truncated), structured }
+      if (total === 0) return { ...out([`no text matches for /${Visible.line(pattern)}/`, ...all].join("\n"), truncated), structured }
       return { ...out([...lines, ...all].join("\n"), truncated), structured }
     }
   }
 }
 
 export type Collector = ReturnType<typeof collector>
+
+/** A worker's answer for the folder `prefix` (its `names`) put into the results, as the in-thread search puts them. */
+export const takeAnswer = (found: Collector, prefix: string, names: ReadonlyArray<string>, r: DirResult) => {
+  for (const [i, line, text] of r.hits) found.hit(prefix + (names[i] ?? ""), line, text, false, true)
+  if (r.more > 0) found.counted(r.more)
+  for (const i of r.binaryMatches) found.binary(prefix + (names[i] ?? ""))
+  for (const i of r.longLines) found.longLine(prefix + (names[i] ?? ""))
+  for (const name of r.unreadable) found.unreadable(prefix + name)
+}
+

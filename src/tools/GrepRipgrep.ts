@@ -23,6 +23,7 @@
  * What rg cannot take (a pattern with no faithful Rust rewrite, rg missing): undefined, and grep's own walk runs.
  */
 import { Effect, Either } from "effect"
+import { ToolFailed } from "../domain/core/Errors.js"
 import type { CallOf } from "../domain/core/Tools.js"
 import * as RustRegex from "../domain/files/RustRegex.js"
 import type * as Aliases from "../domain/jail/Aliases.js"
@@ -30,6 +31,7 @@ import * as Jail from "../domain/jail/Jail.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as Progress from "../ports/Progress.js"
 import * as ProtectedAliases from "../ports/ProtectedAliases.js"
+import type { SearchSession, SearchWorkersShape } from "../ports/SearchWorkers.js"
 import type { SearchSpec, TextSearchError, TextSearchShape } from "../ports/TextSearch.js"
 import type { Invocation, ToolOutput } from "../ports/ToolExecutor.js"
 import type { Env } from "./FileTools.js"
@@ -94,6 +96,11 @@ const gather = (
     }
     const ran = yield* Effect.either(
       engine.search({ ...spec, scanSince }, (e) => {
+        // A folder rg could not list: said by its workspace-relative path (no content of it is shown), whatever it is.
+        if (e._tag === "Unreadable" && e.folder) {
+          if (plainRel(e.file)) found.unreadableFolder(e.file)
+          return undefined
+        }
         // A file left out, or whose next lines could not be shown: the engine only counts the rest of its lines.
         if (!admit(e.file)) return "skip"
         if (progress.watched && e.file !== lastNoted) {
@@ -125,17 +132,44 @@ const gather = (
     return Either.map(ran, (): Gathered => ({ found, counts, binaries }))
   })
 
+/** A workspace-relative path made of plain names: not absolute, no empty, `.` or `..` segment. */
+const plainRel = (rel: string) => rel !== "" && rel.split("/").every((s) => s !== "" && s !== "." && s !== "..")
+
+/**
+ * The folders of the sandbox's mask that this process may not list, below the search's start: the sandbox masks a
+ * folder its scan cannot see into (an empty read-only tmpfs in its place), so rg, inside, finds it empty and says
+ * nothing; grep's own walk names it. Told here as the own walk tells it. A protected folder that can be listed (a
+ * secret's folder) is not one of them.
+ */
+const maskedUnreadable = (fs: Env["fs"], root: string, start: string, aliases: Aliases.Protected, found: GrepResults.Collector) =>
+  Effect.forEach(
+    [...aliases.paths].filter((p) => p.startsWith(`${root}/`) && (start === "" || p === P.join(root, start) || p.startsWith(`${P.join(root, start)}/`))),
+    (p) =>
+      Effect.flatMap(Effect.either(fs.readDir(p)), (listed) =>
+        Effect.sync(() => {
+          if (listed._tag === "Left" && (listed.left.code === "EACCES" || listed.left.code === "EPERM")) found.unreadableFolder(P.relative(root, p))
+        })
+      ),
+    { discard: true }
+  )
+
 /**
  * The lstat check for every file whose content is shown (a failing one is taken back, and the next in line checked
  * in turn), judged with `aliases` (a scan of this call's: the inodes of protected files as they are now); the
  * others' lines are only counted, and passed the lexical and name checks.
  */
-const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, pattern: string) =>
-  Effect.gen(function* () {
+const finish = (env: Env, start: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, call: CallOf<"grep">) =>
+  Effect.scoped(Effect.gen(function* () {
+    const { fs } = env
+    const root = env.session.root
+    const pattern = call.args.pattern
     const judge = pathJudge(fs, root, aliases)
     const { found } = g
+    yield* maskedUnreadable(fs, root, start, aliases, found)
     let unsafe = 0
     const checked = new Set<string>()
+    // The worker's session, opened for the first file that needs one.
+    let worker: SearchSession | undefined
     for (const [file, lines] of g.binaries) {
       checked.add(file)
       // rg's lines of it (those before the NUL it found) are taken back either way.
@@ -147,7 +181,8 @@ const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Prote
       // Binary as git and grep's own walk decide: a NUL in the first 8 KiB. rg decides on what it has read so far,
       // so a file whose first NUL comes later came back as binary, with only its lines before that NUL: such a
       // file is searched here, whole, as text. Was a difference between the engines (a NUL after 1 MB).
-      const own = yield* searchText(fs, root, file, m, found)
+      if (env.searchWorkers !== undefined && worker === undefined) worker = yield* openWorker(env.searchWorkers, call, aliases)
+      const own = worker === undefined ? yield* searchText(fs, root, file, m, found) : yield* searchInWorker(worker, root, file, found)
       if (own === "binary") found.binary(file)
       else if (own === "unreadable") found.unreadable(file)
     }
@@ -163,7 +198,29 @@ const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Prote
     }
     if (unsafe > 0) found.note(`[${unsafe} file${unsafe === 1 ? "" : "s"} left out: not a regular file beneath real folders of the workspace when checked]`)
     return found.finish(pattern, false)
-  })
+  }))
+
+const openWorker = (workers: SearchWorkersShape, call: CallOf<"grep">, aliases: Aliases.Protected) =>
+  workers
+    .open({ pattern: call.args.pattern, ignoreCase: call.args.ignore_case === true, protectedInodes: [...aliases.inodes], lineChars: GrepResults.grepLimits.lineChars, maxHits: GrepResults.grepLimits.matches })
+    .pipe(
+      Effect.map((s): SearchSession | undefined => s),
+      Effect.catchIf((e) => e.kind === "unavailable", () => Effect.succeed(undefined)),
+      Effect.mapError((e) => new ToolFailed({ tool: "grep", reason: e.message }))
+    )
+
+/** `searchText` in the worker (where a cancellation can stop a regex that backtracks for minutes). */
+const searchInWorker = (session: SearchSession, root: string, file: string, found: GrepResults.Collector) =>
+  Effect.map(
+    session.searchDir(P.dirname(P.join(root, file)), [P.basename(file)]).pipe(Effect.mapError((e) => new ToolFailed({ tool: "grep", reason: e.message }))),
+    (r) => {
+      if (r.unreadable.length > 0) return "unreadable" as const
+      if (r.binaries.length > 0) return "binary" as const
+      // The file's folder as grep shows paths: "" at the root, else workspace-relative with a final `/`.
+      GrepResults.takeAnswer(found, file.slice(0, file.lastIndexOf("/") + 1), [file.slice(file.lastIndexOf("/") + 1)], r)
+      return "text" as const
+    }
+  )
 
 /**
  * One file (already judged) searched as grep's own walk searches it (LineSearch.ts, its hits into `found`): "binary"
@@ -193,7 +250,7 @@ const searchText = (fs: Env["fs"], root: string, file: string, m: LineSearch.Mat
     return missed.length > 0 ? ("unreadable" as const) : binary ? ("binary" as const) : ("text" as const)
   })
 
-export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined> =>
+export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: CallOf<"grep">): Effect.Effect<ToolOutput | undefined, ToolFailed> =>
   Effect.gen(function* () {
     const { fs, session } = env
     const facts = inv.resolved["path"]
@@ -210,7 +267,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     const aliases = env.aliases ?? ProtectedAliases.nothing
     const done = (ran: Either.Either<Gathered, TextSearchError>, checked: Aliases.Protected) =>
       // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
-      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, ran.right, checked, m, call.args.pattern)
+      ran._tag === "Left" ? Effect.succeed(undefined) : finish(env, start, ran.right, checked, m, call)
     // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
     const inTurn = Effect.suspend(() => {
       const scanSince = performance.now()

@@ -13,6 +13,7 @@
  */
 import { Effect } from "effect"
 import * as GitIgnore from "../domain/files/GitIgnore.js"
+import { shownPath } from "../domain/files/ShownPath.js"
 import * as P from "../domain/jail/PosixPath.js"
 import * as GitFolders from "../kernel/GitFolders.js"
 import { type DirEntry, type FileKind, FileSystem, type TreeFolder } from "../ports/FileSystem.js"
@@ -62,6 +63,22 @@ export interface Walked {
   readonly dirs: ReadonlyArray<WalkedDir>
   /** True when the entry budget ran out before the walk finished. */
   readonly incomplete: boolean
+  /**
+   * The folders (workspace-relative, "" for the root) the walk could not list for want of permission: nothing in
+   * them was seen. Callers say how many (issue 40: they were skipped without a word).
+   */
+  readonly unreadable: ReadonlyArray<string>
+}
+
+/**
+ * `[N folders could not be read, not searched: a, b]` for the folders a walk could not list (sorted, the first five
+ * named; "." for the root), or "" for none. Was nothing: grep and glob skipped such folders without a word.
+ */
+export const unreadableFoldersNote = (folders: ReadonlyArray<string>, what: "searched" | "listed"): string => {
+  if (folders.length === 0) return ""
+  const sorted = [...new Set(folders)].sort()
+  const named = sorted.slice(0, 5).map((f) => (f === "" ? "." : shownPath(f)))
+  return `[${sorted.length} folder${sorted.length === 1 ? "" : "s"} could not be read, not ${what}: ${named.join(", ")}${sorted.length > 5 ? ", …" : ""}]`
 }
 
 const alwaysSkipped = new Set([".git", ".minicode"])
@@ -275,24 +292,31 @@ export const walk = Effect.fn("Walk.walk")(function* (options: WalkOptions) {
     if (regular !== undefined) dirs.push({ rel, files: regular })
     return incomplete || subdirs === undefined ? none : subdirs
   }
+  const unreadable: Array<string> = []
+  const fromStart = (rel: string) => (rel === "" ? startRel : startRel === "" ? rel : `${startRel}/${rel}`)
   if (!inGitFolder) {
     yield* Effect.acquireUseRelease(
-      Effect.option(fs.walkTree(options.start)),
+      Effect.either(fs.walkTree(options.start)),
       (tree) =>
         Effect.gen(function* () {
-          if (tree._tag === "None") return
+          if (tree._tag === "Left") {
+            // The start itself may not be opened: said as a folder that could not be read; anything else, nothing to list.
+            if (tree.left.code === "EACCES" || tree.left.code === "EPERM") unreadable.push(startRel)
+            return
+          }
           for (;;) {
-            const more = yield* tree.value.step(foldersPerStep, visit)
+            const more = yield* tree.right.step(foldersPerStep, visit)
             if (each !== undefined && dirs.length > 0) yield* each(dirs.splice(0))
-            if (!more || incomplete) return
+            if (!more || incomplete) break
             options.onProgress?.(seen)
             yield* breathe
           }
+          for (const rel of yield* tree.right.unreadable) unreadable.push(fromStart(rel))
         }),
-      (tree) => (tree._tag === "None" ? Effect.void : tree.value.close)
+      (tree) => (tree._tag === "Left" ? Effect.void : tree.right.close)
     )
   }
   cut(first ?? files.length)
-  const result: Walked = { files, dirs, matched, incomplete }
+  const result: Walked = { files, dirs, matched, incomplete, unreadable }
   return result
 })

@@ -18,6 +18,7 @@ export const nodeAdapters = <E = never>(over: Partial<Kernel.Adapters<E>> = {}):
   sql: Unavailable.sql,
   sandboxState: Unavailable.sandboxState,
   textSearch: Unavailable.textSearch,
+  searchWorkers: Unavailable.searchWorkers,
   aliases: Unavailable.aliases,
   netGuard: NodeNetGuard.layer,
   journal: MemoryJournal.layer(),

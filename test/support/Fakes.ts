@@ -88,7 +88,7 @@ export const recordingChain = (
   // The shipped list, with the probe right after Jail.
   const after = Chain.stages.indexOf(Chain.Jail) + 1
   const list = [...Chain.stages.slice(0, after), { name: "probe", layer: probe }, ...Chain.stages.slice(after)]
-  const stages = Chain.compose(list, Executor.layer([bashRecorder]).pipe(Layer.provide(Unavailable.textSearch)))
+  const stages = Chain.compose(list, Executor.layer([bashRecorder]).pipe(Layer.provide(Layer.merge(Unavailable.textSearch, Unavailable.searchWorkers))))
   const services = Layer.mergeAll(MemoryAllowlist.layer(allowlist), approver, admitAll, journal, offline, sandboxed, Unavailable.sql, Unavailable.aliases, Kernel.sessionLayer(options).pipe(Layer.provide(fsLayer)))
   return stages.pipe(Layer.provide(Layer.merge(services, fsLayer)))
 }
@@ -97,7 +97,7 @@ export const memoryAdapters = (allowlist: ReadonlyArray<AllowEntry> = []): Kerne
   fileSystem: MemoryFileSystem.layer(seed),
   allowlist: MemoryAllowlist.layer(allowlist),
   approver: Approvers.constant("no"),
-  bashParser: admitAll, sql: Unavailable.sql, textSearch: Unavailable.textSearch, aliases: Unavailable.aliases,
+  bashParser: admitAll, sql: Unavailable.sql, textSearch: Unavailable.textSearch, searchWorkers: Unavailable.searchWorkers, aliases: Unavailable.aliases,
   journal: MemoryJournal.layer(),
   netGuard: offline,
   sandboxState: sandboxed

@@ -3,6 +3,7 @@
  * an Effect-valued member such as `Allowlist.entries`) lands in one ordered log as `Port.method`, before it runs.
  * The bash guard is the REAL tree-sitter adapter, recorded; nothing here always allows.
  */
+import { SearchWorkers } from "../../src/ports/SearchWorkers.js"
 import { TextSearch } from "../../src/ports/TextSearch.js"
 import * as Unavailable from "../../src/adapters/Unavailable.js"
 import { sandboxed } from "./Fakes.js"
@@ -114,6 +115,8 @@ export const recordingServices = (
   const textSearch = recordLayer(log, TextSearch, "TextSearch", Unavailable.textSearch)
   const ports = Layer.mergeAll(
     textSearch,
+    // grep's own search on the calling thread (the recorded file system is in memory).
+    recordLayer(log, SearchWorkers, "SearchWorkers", Unavailable.searchWorkers),
     recordLayer(log, Allowlist, "Allowlist", MemoryAllowlist.layer(allowlist)),
     recordLayer(log, Approver, "Approver", Approvers.constant(answer)),
     recordLayer(log, Journal, "Journal", MemoryJournal.layer()),

@@ -7,8 +7,9 @@
  *
  * A parent's descriptor stays open until its last subfolder is opened: depth first, that is the folders on the way
  * down (and the siblings still waiting there share their parent's one descriptor). Synchronous. A folder that is
- * not one any more (a symlink, a file, gone) or that may not be read is passed over; any other failure (out of
- * descriptors, say) is thrown, so a walk fails loudly rather than coming back short without a word.
+ * not one any more (a symlink, a file, gone) is passed over; one that may not be read (EACCES, EPERM) is passed over
+ * and named in `unreadable`, so the caller can say so (issue 40: grep and glob skipped such folders without a word);
+ * any other failure (out of descriptors, say) is thrown, so a walk fails loudly rather than coming back short.
  *
  * Without /proc (DirFd.supported false) folders are opened by path: the check holds for the last component only.
  */
@@ -36,6 +37,8 @@ interface Job {
 
 /** What a folder met in a listing can honestly turn out to be by the time it is opened (or listed). */
 const passedOver = new Set(["ELOOP", "ENOTDIR", "ENOENT", "EACCES", "EPERM"])
+/** Of those, the ones that mean "there, but this process may not read it". */
+const denied = new Set(["EACCES", "EPERM"])
 const codeOf = (cause: unknown) => (typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "")
 
 const kindOf = (e: fs.Dirent): DirEntry["kind"] =>
@@ -73,6 +76,8 @@ const withTypes = { withFileTypes: true } as const
 
 export interface FdTree {
   readonly step: (folders: number, visit: TreeVisit) => boolean
+  /** The folders (relative to the start) that could not be listed for want of permission, in walk order. */
+  readonly unreadable: ReadonlyArray<string>
   readonly close: () => void
 }
 
@@ -86,6 +91,7 @@ export const open = (start: string): FdTree => {
   let pendingFirst: Held | undefined = { ...DirFd.open(start), uses: 1 }
   let current: Held | undefined
   const stack: Array<Job> = []
+  const unreadable: Array<string> = []
   const enter = (job: Job): Held | undefined => {
     try {
       const fd = fs.openSync(DirFd.at(job.parent, job.name), dirFlags)
@@ -94,7 +100,9 @@ export const open = (start: string): FdTree => {
       if (!DirFd.supported) fs.closeSync(fd)
       return { path: parent === "/" ? `/${job.name}` : `${parent}/${job.name}`, fd: DirFd.supported ? fd : undefined, uses: 1 }
     } catch (cause) {
-      if (passedOver.has(codeOf(cause))) return undefined
+      const code = codeOf(cause)
+      if (denied.has(code)) unreadable.push(job.rel)
+      if (passedOver.has(code)) return undefined
       throw cause
     } finally {
       release(job.parent)
@@ -113,7 +121,9 @@ export const open = (start: string): FdTree => {
     } catch (cause) {
       current = undefined
       release(h)
-      if (passedOver.has(codeOf(cause))) return
+      const code = codeOf(cause)
+      if (denied.has(code)) unreadable.push(rel)
+      if (passedOver.has(code)) return
       throw cause
     }
     const subs = visit(new Listed(rel, entries, h))
@@ -155,5 +165,5 @@ export const open = (start: string): FdTree => {
     pendingFirst = undefined
     current = undefined
   }
-  return { step, close }
+  return { step, unreadable, close }
 }

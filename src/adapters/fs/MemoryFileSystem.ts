@@ -299,7 +299,7 @@ export const make = (seed: Seed = {}) =>
             }
             return stack.length > 0
           })
-        return { step, close: Effect.sync(() => void (stack.length = 0)) }
+        return { step, unreadable: Effect.succeed([]), close: Effect.sync(() => void (stack.length = 0)) }
       })
 
     const fs = FileSystem.of({ lstat, readlink, readFile, readChunks, writeFile, readDir, walkTree, scan, makeDirectory, remove, rename, chmod, symlink })

@@ -316,7 +316,11 @@ export const make = Effect.sync(() => {
       Effect.map(
         sys("list", start, () => FdTree.open(start)),
         // A step fails only as nothing should (out of descriptors): a defect, not a walk that comes back short.
-        (tree): TreeWalk => ({ step: (folders, visit) => Effect.sync(() => tree.step(folders, visit)), close: Effect.sync(tree.close) })
+        (tree): TreeWalk => ({
+          step: (folders, visit) => Effect.sync(() => tree.step(folders, visit)),
+          unreadable: Effect.sync(() => tree.unreadable.slice()),
+          close: Effect.sync(tree.close)
+        })
       ),
     scan: (dir, names, sink, skip) => sys("list", dir, () => Scan.scanDir(dir, names, sink, scanBuffer, skip)),
     makeDirectory: (p) => sys("mkdir", p, () => DirFd.close(DirFd.open(p, { create: true }))),

@@ -164,6 +164,24 @@ const onPath = (name: string): string | undefined => {
   return undefined
 }
 
+/**
+ * Whether rg's unreadable `rel` (under `root`) is a folder: by lstat, or, when its parent may be listed but not
+ * searched (lstat then fails too), by the parent's listing.
+ */
+const isFolder = (root: string, rel: string): boolean => {
+  const abs = path.join(root, rel)
+  try {
+    return fs.lstatSync(abs).isDirectory()
+  } catch {
+    try {
+      const name = path.basename(abs)
+      return fs.readdirSync(path.dirname(abs), { withFileTypes: true }).some((e) => e.name === name && e.isDirectory())
+    } catch {
+      return false
+    }
+  }
+}
+
 /** bwrap's own failure (it exits 1 like an rg that found nothing): its messages start so. */
 const sandboxFailed = /^bwrap: /m
 
@@ -268,9 +286,10 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
       return Effect.fail(new TextSearchError({ kind: "unsupported", reason: stderr.split("\n").slice(0, 6).join("\n") }))
     }
     // Exit 2 with per-file errors: the search went on, the files it could not read are named.
+    // A folder comes as `./dir` when no path was given: told as the workspace-relative path the caller judges.
     const files = stderr.split("\n").flatMap((l) => {
       const m = errorLine.exec(l)
-      return m?.[1] === undefined ? [] : [m[1]]
+      return m?.[1] === undefined ? [] : [m[1].startsWith("./") ? m[1].slice(2) : m[1]]
     })
     if (code === 2 && files.length > 0) {
       for (const f of files) onError(f)
@@ -369,7 +388,7 @@ export const make = (options: Options = {}) => Effect.gen(function* () {
     }
     return Effect.flatMap(run({ args, cwd: spec.root, scanSince: spec.scanSince, sep: 10, onRecord }), (r) => {
       flush()
-      return judged(r.code, r.stderr, (file) => onEvent({ _tag: "Unreadable", file }))
+      return judged(r.code, r.stderr, (file) => onEvent({ _tag: "Unreadable", file, folder: isFolder(spec.root, file) }))
     })
   }
 

@@ -3,15 +3,29 @@
  * look for those bytes first and run the regex only on the lines that hold them. Conservative: when in doubt
  * (alternation at the top, a construct it does not know) it answers "", which means "no prefilter", never a
  * literal a match could lack.
+ *
+ * It reads a closed list of constructs, the same with and without the `u` flag (grep compiles with it for
+ * `ignore_case`): literal characters, the identity escapes of syntax characters (`\.`, `\(`…), the one-letter
+ * classes and assertions (`\d`, `\w`, `\s`, `\b`…), control escapes (`\n`, `\t`…), classes, groups (skipped whole),
+ * quantifiers. Any other escape gives up: `\uXXXX`, `\u{…}`, `\xHH`, `\cX`, `\p{…}`, `\k<name>`, back-references,
+ * octal and identity escapes of letters. Was a hole (issue 40): their payload was read as literal text (`\u00a0` as
+ * "00a0", `\x41` as "41", `\p{Lu}` as "{Lu"), and grep answered "no matches" where there were matches.
  */
 
-const breakingEscapes = new Set([..."dDwWsSbBnrtfv0123456789cxupPk"])
+/** Escapes whose meaning is the character itself, in both modes. */
+const literalEscapes = new Set([..."^$\\.*+?()[]{}|/"])
+/** One-letter escapes that stand for a class, an assertion or a control character: they end the run. */
+const breakingEscapes = new Set([..."dDwWsSbBnrtfv"])
 
-/** Index just past the `]` that closes the class opened at `i`. */
+/**
+ * Index just past the `]` that closes the class opened at `i`. `[]` (matches nothing) and `[^]` (matches anything)
+ * close at once in JavaScript: was read as a class going on to the next `]`, taking what lay between for its content.
+ */
 const skipClass = (source: string, i: number): number => {
+  if (source[i + 1] === "]") return i + 2
+  if (source[i + 1] === "^" && source[i + 2] === "]") return i + 3
   let j = i + 1
   if (source[j] === "^") j++
-  if (source[j] === "]") j++
   for (; j < source.length; j++) {
     if (source[j] === "\\") j++
     else if (source[j] === "]") return j + 1
@@ -44,8 +58,10 @@ export const requiredLiteral = (source: string): string => {
     if (c === "|") return ""
     if (c === "\\") {
       const e = source[i + 1] ?? ""
-      if (e === "" || breakingEscapes.has(e) || /[A-Za-z]/.test(e)) flush()
-      else run += e
+      if (literalEscapes.has(e)) run += e
+      else if (breakingEscapes.has(e)) flush()
+      // Anything else (a payload, a reference, a mode-dependent meaning): no prefilter rather than a guess.
+      else return ""
       i += 2
       continue
     }
