@@ -21,7 +21,7 @@
  */
 import { Effect, Layer, SynchronizedRef } from "effect"
 import type * as Mysql from "mysql2"
-import { type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+import { connectTimeoutRule, connectWithin, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 import { bindValues, mysqlTypeName } from "./MysqlValues.js"
 
 const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
@@ -131,7 +131,7 @@ export const make = Effect.gen(function* () {
   const pools = yield* SynchronizedRef.make(new Map<string, { readonly pool: Mysql.Pool; server?: Server }>())
   yield* Effect.addFinalizer(() =>
     SynchronizedRef.get(pools).pipe(
-      Effect.flatMap((map) => Effect.forEach([...map.values()], ({ pool }) => Effect.async<void>((resume) => pool.end(() => resume(Effect.void))), { discard: true }))
+      Effect.flatMap((map) => Effect.forEach([...map.values()], ({ pool }) => Effect.interruptible(Effect.async<void>((resume) => pool.end(() => resume(Effect.void)))).pipe(Effect.timeout("1 second"), Effect.ignore), { discard: true }))
     )
   )
   const poolFor = (url: string) =>
@@ -210,8 +210,12 @@ export const make = Effect.gen(function* () {
     return Effect.gen(function* () {
       const entry = yield* poolFor(url)
       return yield* Effect.acquireUseRelease(
-        Effect.async<Conn, SqlEngineError>((resume) =>
-          entry.pool.getConnection((error, conn) => resume(error === null ? Effect.succeed(conn) : Effect.fail(translate(error, url))))
+        // Connecting counts against the call's limit; a connection that arrives after it is destroyed.
+        connectWithin(
+          request.timeoutMs,
+          () => new Promise<Conn>((resolve, reject) => entry.pool.getConnection((error, conn) => (error === null ? resolve(conn) : reject(error)))),
+          (late) => late.destroy(),
+          (cause) => translate(cause, url)
         ),
         (conn) =>
           Effect.gen(function* () {
@@ -225,7 +229,7 @@ export const make = Effect.gen(function* () {
       )
     }).pipe(
       Effect.timeoutFail({ duration: request.timeoutMs + 5_000, onTimeout: () => overTime(request) }),
-      Effect.mapError((error) => (error.kind === "timeout" ? overTime(request) : error))
+      Effect.mapError((error) => (error.kind === "timeout" && error.rule !== connectTimeoutRule ? overTime(request) : error))
     )
   }
   return SqlEngine.of({ run: (target, request) => run(target, request).pipe(Effect.withSpan("MysqlEngine.run")) })

@@ -187,7 +187,14 @@ export const timeLimit = (argument: number | undefined, target: Target): TimeLim
 }
 
 /** What a caller reads when a query was stopped at its time limit: the limit, and which setting it came from. */
-export const overTime = (limit: TimeLimit): string => {
+export const overTime = (limit: TimeLimit): string =>
+  `sql_query stopped: the query ran past its time limit of ${limit.millis} ms (timeout_ms: ${whereSet(limit)})`
+
+/** What a caller reads when the database did not answer the connection within the call's time limit. */
+export const connectOverTime = (limit: TimeLimit): string =>
+  `sql_query stopped: connecting to the database took longer than the time limit of ${limit.millis} ms; the server did not answer (timeout_ms: ${whereSet(limit)})`
+
+const whereSet = (limit: TimeLimit): string => {
   const where = (() => {
     switch (limit.source._tag) {
       case "Argument":
@@ -198,5 +205,5 @@ export const overTime = (limit: TimeLimit): string => {
         return "the default; pass timeout_ms (up to 600000) or configure the connection with --timeout-ms"
     }
   })()
-  return `sql_query stopped: the query ran past its time limit of ${limit.millis} ms (timeout_ms: ${where})`
+  return where
 }
