@@ -105,3 +105,28 @@ describe("SqlTable", () => {
     assert.strictEqual(SqlTable.cell({ a: 1n }), '{"a":"1"}')
   })
 })
+
+describe("urlProblem (config sql add)", () => {
+  it("URLs that can work pass", () => {
+    for (const url of [
+      "postgres://u:p@h:5432/db", "postgresql://h/db", "mysql://u:p%2Fq%23r@127.0.0.1:3306/app", "mariadb://h/db", "postgres://u@[::1]:5432/db",
+      "postgres:///db?host=/var/run/postgresql", "mysql://u:p@localhost/app?socketPath=/run/mysqld.sock", "postgres://u:p@h/db?sslmode=require"
+    ]) assert.isUndefined(SqlConnection.urlProblem(url), url)
+  })
+  it("URLs that can never work are told what is wrong, without the password", () => {
+    const cases: ReadonlyArray<readonly [string, RegExp]> = [
+      ["postgres://u:p@h:port/db", /port must be a number/],
+      ["mysql://u:p@h:99999/db", /port must be a number/],
+      ["postgres:///db", /no host/],
+      ["mysql://u:p@/app", /no host/],
+      ["postgres://u:se/cret@h/db", /unencoded '\/', '#' or '\?'/],
+      ["mysql://u:se#cret@h/db", /unencoded/],
+      ["mysql://u:se?cret@h/db", /unencoded/]
+    ]
+    for (const [url, expected] of cases) {
+      const problem = SqlConnection.urlProblem(url)
+      assert.match(problem ?? "", expected, url)
+      assert.notInclude(problem ?? "", "cret")
+    }
+  })
+})
