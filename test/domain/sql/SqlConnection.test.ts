@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Either, FastCheck } from "effect"
 import * as SqlConnection from "../../../src/domain/sql/SqlConnection.js"
 import * as SqlPolicy from "../../../src/domain/sql/SqlPolicy.js"
 import * as SqlTable from "../../../src/domain/sql/SqlTable.js"
@@ -128,5 +128,20 @@ describe("urlProblem (config sql add)", () => {
       assert.match(problem ?? "", expected, url)
       assert.notInclude(problem ?? "", "cret")
     }
+  })
+})
+
+describe("SqlTable.cell: a real NULL and the text 'NULL' never print alike", () => {
+  it("table", () => {
+    assert.strictEqual(SqlTable.cell(null), "NULL")
+    assert.strictEqual(SqlTable.cell("NULL"), "'NULL'")
+    assert.strictEqual(SqlTable.cell("null"), "'null'")
+    assert.strictEqual(SqlTable.cell("'NULL'"), "'''NULL'''")
+    assert.strictEqual(SqlTable.cell("NULLS"), "NULLS")
+    assert.strictEqual(SqlTable.cell("a NULL"), "a NULL")
+  })
+  it("property: distinct values print distinctly when one of them is NULL or a text", () => {
+    FastCheck.assert(FastCheck.property(FastCheck.oneof(FastCheck.constantFrom("NULL", "null", "'NULL'", "''NULL''", "Null", "'null"), FastCheck.string()), FastCheck.oneof(FastCheck.constant(null), FastCheck.constantFrom("NULL", "'NULL'", "null")), (a, b) =>
+      a === b || SqlTable.cell(a, 10_000) !== SqlTable.cell(b, 10_000) || a.includes("|") || /[\r\n\t\\]/.test(a)))
   })
 })
