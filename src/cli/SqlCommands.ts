@@ -55,6 +55,8 @@ const add = Command.make(
       }
       const dialect = SqlConnection.dialectOf(entry)
       if (Either.isLeft(dialect)) return yield* usage(dialect.left)
+      const problem = entry.url === undefined ? undefined : SqlConnection.urlProblem(entry.url)
+      if (problem !== undefined) return yield* usage(`--url ${SqlConnection.maskUrl(entry.url ?? "")}: ${problem}`)
       const raw = yield* readRaw(file)
       const existing = entries(raw)
       const replaced = Object.hasOwn(existing, connectionName)

@@ -1,4 +1,4 @@
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 /** A bound parameter: bound by the driver, never spliced into the text. */
 export type SqlParam = string | number | boolean | null
@@ -64,6 +64,39 @@ export class SqlEngineError extends Schema.TaggedError<SqlEngineError>()("SqlEng
     return `${this.kind} (${this.rule}): ${this.reason}`
   }
 }
+
+/** The rule of a call stopped while connecting (the server did not answer within the call's time limit). */
+export const connectTimeoutRule = "sql.engine.connect-timeout"
+
+export const connectTimedOut = (millis: number) =>
+  new SqlEngineError({ kind: "timeout", rule: connectTimeoutRule, reason: `connecting to the database took longer than the time limit of ${millis} ms (the server did not answer)` })
+
+/**
+ * Waits for a driver's connection at most `millis`; one that arrives later is handed to `discard` (never leaked into
+ * a pool's checked-out set). The time limit of a call covers connecting, not only its statements.
+ */
+export const connectWithin = <C>(millis: number, connect: () => Promise<C>, discard: (late: C) => void, translate: (cause: unknown) => SqlEngineError) =>
+  Effect.async<C, SqlEngineError>((resume) => {
+    let settled = false
+    const timer = setTimeout(() => {
+      settled = true
+      resume(Effect.fail(connectTimedOut(millis)))
+    }, millis)
+    connect().then(
+      (conn) => {
+        if (settled) return discard(conn)
+        settled = true
+        clearTimeout(timer)
+        resume(Effect.succeed(conn))
+      },
+      (cause: unknown) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        resume(Effect.fail(translate(cause)))
+      }
+    )
+  })
 
 /** Runs already-judged statements on a database, enforcing read-only with the engine's own means. */
 export interface SqlEngineShape {

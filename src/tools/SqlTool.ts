@@ -17,7 +17,7 @@ import { PostgresParser } from "../ports/PostgresParser.js"
 import * as Progress from "../ports/Progress.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
-import { SqlEngine, type SqlEngineError, type SqlTarget } from "../ports/SqlEngine.js"
+import { connectTimeoutRule, SqlEngine, type SqlEngineError, type SqlTarget } from "../ports/SqlEngine.js"
 import type { Extension } from "../kernel/Executor.js"
 import type { Invocation } from "../ports/ToolExecutor.js"
 
@@ -32,7 +32,7 @@ const fromEngine = (error: SqlEngineError, limit: SqlConnection.TimeLimit, tool:
     case "refused":
       return new ToolDenied({ tool, stage: "guard", rule: error.rule, reason: `the database engine refused: ${error.reason}` })
     case "timeout":
-      return new ToolTimeout({ tool, millis: limit.millis, reason: SqlConnection.overTime(limit) })
+      return new ToolTimeout({ tool, millis: limit.millis, reason: error.rule === connectTimeoutRule ? SqlConnection.connectOverTime(limit) : SqlConnection.overTime(limit) })
     case "unavailable":
       return new Unavailable({ port: tool, reason: error.reason })
     case "failed":

@@ -1,7 +1,8 @@
 /**
  * MySQL and MariaDB for `sql_query` on `mysql2`, with the server's own read-only enforcement (layer 2):
  *
- * - every call runs on a session set to `TRANSACTION READ ONLY` (reads), `sql_safe_updates = 1` and a statement time
+ * - a read's every statement must read, by its shape (MysqlReadRule: a reading first keyword, no INTO OUTFILE);
+ * - every call runs on a session set to `TRANSACTION READ ONLY` and `sql_safe_updates = 1` (reads), a statement time
  *   limit (`max_statement_time` on MariaDB, `max_execution_time` on MySQL), in `START TRANSACTION READ ONLY`, always
  *   rolled back (writes commit only when permitted and every statement succeeded). The session setting matters: DDL
  *   commits the transaction implicitly, and only the session's READ ONLY still refuses it then;
@@ -21,8 +22,9 @@
  */
 import { Effect, Layer, SynchronizedRef } from "effect"
 import type * as Mysql from "mysql2"
-import { type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+import { connectTimeoutRule, connectWithin, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 import { bindValues, mysqlTypeName } from "./MysqlValues.js"
+import * as MysqlReadRule from "../../domain/sql/MysqlReadRule.js"
 
 const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 const field = (cause: unknown, key: string): string =>
@@ -100,11 +102,15 @@ const statement = (conn: Conn, sql: string, request: SqlRequest, stop: () => Pro
     })
   })
 
+/**
+ * The session's time limit, and sql_safe_updates on for reads only: a connection granted writes runs an honest
+ * `DELETE … WHERE status = 'x'` (not on a key), which safe updates refused.
+ */
 const settings = (server: Server, request: SqlRequest): string => {
   const limit = server.mariadb
     ? `max_statement_time = ${(request.timeoutMs / 1000).toFixed(3)}`
     : `max_execution_time = ${request.timeoutMs}`
-  return `SET SESSION sql_safe_updates = 1, SESSION ${limit}`
+  return `SET SESSION sql_safe_updates = ${request.write ? 0 : 1}, SESSION ${limit}`
 }
 
 export const make = Effect.gen(function* () {
@@ -131,7 +137,7 @@ export const make = Effect.gen(function* () {
   const pools = yield* SynchronizedRef.make(new Map<string, { readonly pool: Mysql.Pool; server?: Server }>())
   yield* Effect.addFinalizer(() =>
     SynchronizedRef.get(pools).pipe(
-      Effect.flatMap((map) => Effect.forEach([...map.values()], ({ pool }) => Effect.async<void>((resume) => pool.end(() => resume(Effect.void))), { discard: true }))
+      Effect.flatMap((map) => Effect.forEach([...map.values()], ({ pool }) => Effect.interruptible(Effect.async<void>((resume) => pool.end(() => resume(Effect.void)))).pipe(Effect.timeout("1 second"), Effect.ignore), { discard: true }))
     )
   )
   const poolFor = (url: string) =>
@@ -169,6 +175,10 @@ export const make = Effect.gen(function* () {
     await plain(conn, request.write ? "START TRANSACTION" : "START TRANSACTION READ ONLY")
     const results: Array<SqlResultSet> = []
     for (const text of request.statements) {
+      // A read's statement must read (MysqlReadRule): `START TRANSACTION READ WRITE` would end the read-only
+      // transaction before anything after it could be checked.
+      const refusal = request.write ? undefined : MysqlReadRule.refusal(text)
+      if (refusal !== undefined) throw refused("sql.engine.not-a-read", refusal)
       const result = await statement(conn, text, request, () => killQuery(url, conn.threadId))
       if (result.truncated && !request.write) {
         // A KILL QUERY that arrived after the statement ended marks the next one: absorb it with a no-op.
@@ -210,8 +220,12 @@ export const make = Effect.gen(function* () {
     return Effect.gen(function* () {
       const entry = yield* poolFor(url)
       return yield* Effect.acquireUseRelease(
-        Effect.async<Conn, SqlEngineError>((resume) =>
-          entry.pool.getConnection((error, conn) => resume(error === null ? Effect.succeed(conn) : Effect.fail(translate(error, url))))
+        // Connecting counts against the call's limit; a connection that arrives after it is destroyed.
+        connectWithin(
+          request.timeoutMs,
+          () => new Promise<Conn>((resolve, reject) => entry.pool.getConnection((error, conn) => (error === null ? resolve(conn) : reject(error)))),
+          (late) => late.destroy(),
+          (cause) => translate(cause, url)
         ),
         (conn) =>
           Effect.gen(function* () {
@@ -225,7 +239,7 @@ export const make = Effect.gen(function* () {
       )
     }).pipe(
       Effect.timeoutFail({ duration: request.timeoutMs + 5_000, onTimeout: () => overTime(request) }),
-      Effect.mapError((error) => (error.kind === "timeout" ? overTime(request) : error))
+      Effect.mapError((error) => (error.kind === "timeout" && error.rule !== connectTimeoutRule ? overTime(request) : error))
     )
   }
   return SqlEngine.of({ run: (target, request) => run(target, request).pipe(Effect.withSpan("MysqlEngine.run")) })

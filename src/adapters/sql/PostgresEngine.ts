@@ -24,7 +24,7 @@ import { Effect, Layer, SynchronizedRef } from "effect"
 import type * as Pg from "pg"
 import { type FunctionCheck, functionCheck } from "./PgFunctions.js"
 import { builtinTypeNames, typeParsers } from "./PgValues.js"
-import { positional, type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
+import { connectTimeoutRule, connectWithin, positional, type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
 
 const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
@@ -56,7 +56,7 @@ const cursorable = (text: string): boolean => /^[\s(]*(select|with|values|table)
 
 const cursorName = "minicode_rows"
 
-const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyArray<SqlParam>, request: SqlRequest, names: TypeNames): Promise<SqlResultSet> => {
+const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyArray<SqlParam>, request: SqlRequest, names: TypeNames, role: string | undefined): Promise<SqlResultSet> => {
   const maxRows = request.maxRows
   const cursor = !request.write && cursorable(text)
   // A portal inside the read-only transaction: the server produces only the rows fetched (3M rows cost 6).
@@ -64,12 +64,12 @@ const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyAr
     ? { text: `DECLARE ${cursorName} NO SCROLL CURSOR FOR ${text}`, values: [...values], rowMode: "array", queryMode: "extended" }
     : { text, values: [...values], rowMode: "array", queryMode: "extended" }
   let result = await client.query(main)
-  if (client.getTransactionStatus() !== "T") {
-    throw refused("sql.engine.transaction-ended", "the statement ended the engine's transaction; the connection was dropped")
-  }
+  await unchanged(client, role)
   if (cursor) {
     result = await client.query({ text: `FETCH FORWARD ${maxRows + 1} FROM ${cursorName}`, rowMode: "array" })
     await client.query(`CLOSE ${cursorName}`)
+    // A cursor's query runs as it is fetched: the same check once its rows are in.
+    await unchanged(client, role)
   }
   const returnsRows = result.fields.length > 0
   return {
@@ -98,18 +98,52 @@ const typeNames = (): TypeNames => {
   }
 }
 
-/** Opens the call's transaction with its local statement_timeout; returns the server process, to cancel it by. */
-const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<number> => {
+/** The role a read runs as: the connection's own, or `pg_read_all_data` for a superuser (below). */
+const readRole = "pg_read_all_data"
+
+/**
+ * Opens the call's transaction with its local statement_timeout; returns the server process, to cancel it by, and the
+ * role the statements run as. A superuser's read runs as `pg_read_all_data` (PostgreSQL 14+: SELECT on every table,
+ * nothing else): a read-only transaction does not stop a superuser's `dblink_exec` (another session, not read-only),
+ * `COPY … TO` a server file, `lo_import` of a server file or a replication slot (kept through the rollback); that role
+ * may do none of them, so the engine refuses them on its own, whatever the guards said.
+ */
+const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<{ readonly pid: number; readonly role: string | undefined }> => {
   await client.query(request.write ? "BEGIN READ WRITE" : "BEGIN READ ONLY")
-  const set = await client.query({ text: "SELECT pg_backend_pid(), set_config('statement_timeout', $1, true)", values: [String(request.timeoutMs)], rowMode: "array" })
+  const set = await client.query({
+    text: "SELECT pg_backend_pid(), set_config('statement_timeout', $1, true), " +
+      "coalesce((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = session_user), false) " +
+      `AND EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = '${readRole}')`,
+    values: [String(request.timeoutMs)],
+    rowMode: "array"
+  })
   const pid: unknown = set.rows[0]?.[0]
-  return typeof pid === "number" ? pid : -1
+  const lower = !request.write && set.rows[0]?.[2] === true
+  if (lower) await client.query(`SET LOCAL ROLE ${readRole}`)
+  const role = await client.query({ text: "SELECT current_user::text", rowMode: "array" })
+  return { pid: typeof pid === "number" ? pid : -1, role: request.write ? undefined : String(role.rows[0]?.[0] ?? "") }
 }
 
-const statements = async (client: Pg.PoolClient, request: SqlRequest, params: ReadonlyArray<SqlParam>, names: TypeNames, check: FunctionCheck): Promise<SqlResult> => {
+/**
+ * After each read statement, the transaction must be as it began: open (a `COMMIT`/`END` ends it), read-only and
+ * under the same role (`RESET ROLE`, `set_config('role', …)` or `SET transaction_read_only` change them); else the
+ * engine drops the connection before anything else runs on it, and the transaction is rolled back.
+ */
+const unchanged = async (client: Pg.PoolClient, role: string | undefined): Promise<void> => {
+  if (client.getTransactionStatus() !== "T") {
+    throw refused("sql.engine.transaction-ended", "the statement ended the engine's transaction; the connection was dropped")
+  }
+  if (role === undefined) return
+  const state = await client.query({ text: "SELECT current_setting('transaction_read_only'), current_user::text", rowMode: "array" })
+  const [readOnly, user] = state.rows[0] ?? []
+  if (readOnly !== "on") throw refused("sql.engine.session-changed", "the statement switched the transaction's READ ONLY off; the connection was dropped")
+  if (user !== role) throw refused("sql.engine.session-changed", `the statement changed the role the read runs as (${role}); the connection was dropped`)
+}
+
+const statements = async (client: Pg.PoolClient, request: SqlRequest, params: ReadonlyArray<SqlParam>, names: TypeNames, check: FunctionCheck, role: string | undefined): Promise<SqlResult> => {
   if (request.functions !== undefined && request.functions.length > 0) await check(client, request.functions)
   const results: Array<SqlResultSet> = []
-  for (const text of request.statements) results.push(await statement(client, text, params, request, names))
+  for (const text of request.statements) results.push(await statement(client, text, params, request, names, role))
   await client.query(request.write ? "COMMIT" : "ROLLBACK")
   return { results }
 }
@@ -153,14 +187,17 @@ export const make = Effect.gen(function* () {
   const pools = yield* SynchronizedRef.make(new Map<string, Pg.Pool>())
   yield* Effect.addFinalizer(() =>
     SynchronizedRef.get(pools).pipe(
-      Effect.flatMap((map) => Effect.forEach([...map.values()], (pool) => Effect.promise(() => pool.end().catch(() => undefined)), { discard: true }))
+      // Bounded (and interruptible, as finalizers are not): a pool still connecting to a server that never answers
+      // must not hold the layer open.
+      Effect.flatMap((map) => Effect.forEach([...map.values()], (pool) => Effect.interruptible(Effect.promise(() => pool.end().catch(() => undefined))).pipe(Effect.timeout("1 second"), Effect.ignore), { discard: true }))
     )
   )
   const poolFor = (url: string) =>
     SynchronizedRef.modify(pools, (map): readonly [Pg.Pool, Map<string, Pg.Pool>] => {
       const found = map.get(url)
       if (found !== undefined) return [found, map]
-      const pool = new Pool({ connectionString: url, max: 4, idleTimeoutMillis: 10_000, application_name: "minicode", types })
+      // connectionTimeoutMillis bounds a connection nobody waits for any more (a call gives up at its own limit).
+      const pool = new Pool({ connectionString: url, max: 4, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 30_000, application_name: "minicode", types })
       pool.on("error", () => undefined) // an idle client's error is reported to the next call, not thrown here
       return [pool, new Map(map).set(url, pool)]
     })
@@ -177,11 +214,12 @@ export const make = Effect.gen(function* () {
     return Effect.gen(function* () {
       const pool = yield* poolFor(url)
       return yield* Effect.acquireUseRelease(
-        Effect.tryPromise({ try: () => pool.connect(), catch: (cause) => translate(cause, url) }),
+        // Connecting counts against the call's limit: a server that accepts TCP and never answers fails the call then.
+        connectWithin(request.timeoutMs, () => pool.connect(), (late) => late.release(true), (cause) => translate(cause, url)),
         (client) =>
           Effect.gen(function* () {
-            const pid = yield* Effect.tryPromise({ try: () => begin(client, request), catch: (cause) => translate(cause, url) })
-            return yield* Effect.tryPromise({ try: () => statements(client, request, params, namesFor(url), checkFor(url)), catch: (cause) => translate(cause, url) }).pipe(
+            const { pid, role } = yield* Effect.tryPromise({ try: () => begin(client, request), catch: (cause) => translate(cause, url) })
+            return yield* Effect.tryPromise({ try: () => statements(client, request, params, namesFor(url), checkFor(url), role), catch: (cause) => translate(cause, url) }).pipe(
               // The server's statement_timeout ends a statement at the limit; this ends it when the client gave up
               // first (the call was interrupted, or the server did not answer in time).
               Effect.onInterrupt(() => cancel(url, pid))
@@ -198,7 +236,7 @@ export const make = Effect.gen(function* () {
     }).pipe(
       // The server's own statement_timeout normally fires first; this bounds a server that does not answer at all.
       Effect.timeoutFail({ duration: request.timeoutMs + 5_000, onTimeout: () => overTime(request) }),
-      Effect.mapError((error) => (error.kind === "timeout" ? overTime(request) : error))
+      Effect.mapError((error) => (error.kind === "timeout" && error.rule !== connectTimeoutRule ? overTime(request) : error))
     )
   }
   return SqlEngine.of({ run: (target, request) => run(target, request).pipe(Effect.withSpan("PostgresEngine.run")) })

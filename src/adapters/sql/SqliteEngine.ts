@@ -20,6 +20,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { createRequire } from "node:module"
 import { Duration, Effect, Either, Exit, Layer, Ref, Schema } from "effect"
 import { defaultOptions, lex } from "../../domain/sql/SqlLexer.js"
@@ -242,6 +243,26 @@ export const make = Effect.gen(function* () {
       return { key: pin.key, file: `${FolderPin.mountPoint}/${pin.name}`, child }
     })
 
+  /**
+   * A configured database (no jail identity): its folder resolved as configured, the file itself never through a
+   * link, and its identity now, which the query process checks the file it opens against (openPinned). A script that
+   * replaced the file with a symlink to a database elsewhere got that one opened, read and, on a write connection,
+   * written.
+   */
+  const identify = (file: string) =>
+    Effect.try({
+      try: (): { readonly file: string; readonly expect?: { readonly dev: number; readonly ino: number } } => {
+        if (file === "" || file === ":memory:") return { file } // SQLite's own databases, no file to judge
+        const real = path.join(fs.realpathSync(path.dirname(file)), path.basename(file))
+        const st = fs.lstatSync(real, { throwIfNoEntry: false })
+        if (st === undefined) return { file: real } // SQLite reports the missing file
+        if (st.isSymbolicLink()) throw refused("sql.sqlite.link", `${file} is a symbolic link: a database file is opened only as itself, never through a link (configure the file it leads to)`)
+        if (!st.isFile()) throw refused("sql.sqlite.not-a-file", `${file} is not a regular file`)
+        return { file: real, expect: { dev: st.dev, ino: st.ino } }
+      },
+      catch: (cause) => (cause instanceof SqlEngineError ? cause : failed(cause))
+    })
+
   const run = (target: SqlTarget, request: SqlRequest): Effect.Effect<SqlResult, SqlEngineError> => {
     if (target.dialect !== "sqlite") {
       return Effect.fail(new SqlEngineError({ kind: "unavailable", rule: "sql.engine.dialect", reason: `the SQLite engine cannot run ${target.dialect}` }))
@@ -251,14 +272,16 @@ export const make = Effect.gen(function* () {
     }
     const limit = request.timeoutMs
     const overTime = new SqlEngineError({ kind: "timeout", rule: "sql.engine.timeout", reason: `the query ran past its time limit of ${limit} ms` })
-    return Effect.acquireUseRelease(
-      processFor(target),
+    const opened = target.expect !== undefined ? Effect.succeed({ file: target.file, expect: target.expect }) : identify(target.file)
+    return Effect.flatMap(opened, (judged) => Effect.acquireUseRelease(
+      processFor(target.expect !== undefined ? target : { file: judged.file }),
       ({ child, file }) =>
         Effect.suspend(() =>
           exchange(child, {
             file,
-            // A workspace file: SQLite must open the very file the jail judged (see the query process's openPinned).
-            expect: target.expect,
+            // SQLite must open the very file judged: the jail's for a workspace file, else the one identified just now
+            // (see the query process's openPinned).
+            expect: judged.expect,
             write: request.write,
             statements: request.statements.map((sql) => ({ sql, rule: request.write ? undefined : engineRule(sql), reports: reportingPragma(sql) })),
             params: bind(request.params),
@@ -268,7 +291,7 @@ export const make = Effect.gen(function* () {
         ).pipe(Effect.timeoutFail({ duration: Duration.millis(limit), onTimeout: () => overTime })),
       // A process that answered is healthy and may serve again; one that ran over, died or was interrupted is killed.
       ({ child, key }, exit) => (Exit.isSuccess(exit) ? giveBack(key)(child) : kill(child))
-    ).pipe(
+    )).pipe(
       Effect.flatMap((reply): Effect.Effect<SqlResult, SqlEngineError> =>
         reply.ok ? Effect.succeed({ results: reply.results }) : Effect.fail(new SqlEngineError({ kind: reply.kind, rule: reply.rule, reason: reply.reason })))
     )

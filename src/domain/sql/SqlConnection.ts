@@ -52,6 +52,32 @@ export const dialectOf = (entry: ConnectionEntry): Either.Either<SqlDialect, str
   return Either.left("url must start with postgres://, postgresql://, mysql:// or mariadb://")
 }
 
+/**
+ * Why a connection URL can never work, or undefined when it may: checked at `config sql add`, so the user hears what
+ * is wrong then (MariaDB answered such URLs with "internal error" at the first call). Never quotes the password.
+ */
+export const urlProblem = (url: string): string | undefined => {
+  const scheme = url.indexOf("://")
+  if (scheme < 0) return "url must start with postgres://, postgresql://, mysql:// or mariadb://"
+  const rest = url.slice(scheme + 3)
+  const at = rest.lastIndexOf("@")
+  const userinfo = at < 0 ? "" : rest.slice(0, at)
+  if (/[/#?]/.test(userinfo)) {
+    return "the user or password contains an unencoded '/', '#' or '?': percent-encode them (%2F, %23, %3F)"
+  }
+  const authority = (at < 0 ? rest : rest.slice(at + 1)).split(/[/?#]/)[0] ?? ""
+  const query = /\?([^#]*)/.exec(rest.slice(at + 1))?.[1] ?? ""
+  const socketParam = /(^|&)(host|socketPath)=/i.test(query)
+  // A bracketed IPv6 host keeps its colons; the port is what follows the last ':' after it.
+  const ipv6 = /^\[[^\]]*\]/.exec(authority)?.[0]
+  const hostPart = ipv6 ?? authority.split(":")[0] ?? ""
+  const portText = ipv6 !== undefined ? authority.slice(ipv6.length).replace(/^:/, "") : authority.includes(":") ? authority.slice(authority.indexOf(":") + 1) : ""
+  if (hostPart === "" && !socketParam) return "the url names no host (postgres://user:password@host:5432/db)"
+  if (authority.includes(":") && !/^\d{1,5}$/.test(portText)) return `the port must be a number from 1 to 65535, not ${JSON.stringify(portText)}`
+  if (portText !== "" && (Number(portText) < 1 || Number(portText) > 65535)) return `the port must be a number from 1 to 65535, not ${portText}`
+  return undefined
+}
+
 /** Decodes the config's `sql` record; entries that do not decode are reported by name. */
 export const parseConnections = (raw: Readonly<Record<string, unknown>> | undefined): Either.Either<Connections, string> => {
   const out: Record<string, ConnectionEntry> = {}
@@ -187,7 +213,14 @@ export const timeLimit = (argument: number | undefined, target: Target): TimeLim
 }
 
 /** What a caller reads when a query was stopped at its time limit: the limit, and which setting it came from. */
-export const overTime = (limit: TimeLimit): string => {
+export const overTime = (limit: TimeLimit): string =>
+  `sql_query stopped: the query ran past its time limit of ${limit.millis} ms (timeout_ms: ${whereSet(limit)})`
+
+/** What a caller reads when the database did not answer the connection within the call's time limit. */
+export const connectOverTime = (limit: TimeLimit): string =>
+  `sql_query stopped: connecting to the database took longer than the time limit of ${limit.millis} ms; the server did not answer (timeout_ms: ${whereSet(limit)})`
+
+const whereSet = (limit: TimeLimit): string => {
   const where = (() => {
     switch (limit.source._tag) {
       case "Argument":
@@ -198,5 +231,5 @@ export const overTime = (limit: TimeLimit): string => {
         return "the default; pass timeout_ms (up to 600000) or configure the connection with --timeout-ms"
     }
   })()
-  return `sql_query stopped: the query ran past its time limit of ${limit.millis} ms (timeout_ms: ${where})`
+  return where
 }

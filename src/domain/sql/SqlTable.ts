@@ -33,11 +33,18 @@ const hex = (bytes: Uint8Array, limit: number): string => {
   return out
 }
 
+/**
+ * Text that would read as a NULL (`NULL`, `null`, or such a word in quotes) is shown in quotes, its own quotes
+ * doubled: the text 'NULL' prints `'NULL'`, never like a real NULL, and the text `'NULL'` prints `'''NULL'''`.
+ */
+const nullLike = /^'*null'*$/i
+const quoteIfNullLike = (text: string): string => (nullLike.test(text) ? `'${text.replace(/'/g, "''")}'` : text)
+
 /** One cell as text: NULL, numbers and bigints as written, blobs as hex, dates as ISO, objects as JSON. */
 export const cell = (value: unknown, maxCell: number = maxCellChars): string => {
   let text: string
   if (value === null || value === undefined) text = "NULL"
-  else if (typeof value === "string") text = value
+  else if (typeof value === "string") text = quoteIfNullLike(value)
   else if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") text = String(value)
   else if (value instanceof Uint8Array) text = `x'${hex(value, 32)}'${value.length > 32 ? `… (${value.length} bytes)` : ""}`
   else if (value instanceof Date) text = Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString()

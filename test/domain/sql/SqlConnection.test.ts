@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Either, FastCheck } from "effect"
 import * as SqlConnection from "../../../src/domain/sql/SqlConnection.js"
 import * as SqlPolicy from "../../../src/domain/sql/SqlPolicy.js"
 import * as SqlTable from "../../../src/domain/sql/SqlTable.js"
@@ -103,5 +103,45 @@ describe("SqlTable", () => {
     assert.strictEqual(SqlTable.cell(new Uint8Array([0, 255])), "x'00ff'")
     assert.strictEqual(SqlTable.cell("x".repeat(500)).length, SqlTable.maxCellChars)
     assert.strictEqual(SqlTable.cell({ a: 1n }), '{"a":"1"}')
+  })
+})
+
+describe("urlProblem (config sql add)", () => {
+  it("URLs that can work pass", () => {
+    for (const url of [
+      "postgres://u:p@h:5432/db", "postgresql://h/db", "mysql://u:p%2Fq%23r@127.0.0.1:3306/app", "mariadb://h/db", "postgres://u@[::1]:5432/db",
+      "postgres:///db?host=/var/run/postgresql", "mysql://u:p@localhost/app?socketPath=/run/mysqld.sock", "postgres://u:p@h/db?sslmode=require"
+    ]) assert.isUndefined(SqlConnection.urlProblem(url), url)
+  })
+  it("URLs that can never work are told what is wrong, without the password", () => {
+    const cases: ReadonlyArray<readonly [string, RegExp]> = [
+      ["postgres://u:p@h:port/db", /port must be a number/],
+      ["mysql://u:p@h:99999/db", /port must be a number/],
+      ["postgres:///db", /no host/],
+      ["mysql://u:p@/app", /no host/],
+      ["postgres://u:se/cret@h/db", /unencoded '\/', '#' or '\?'/],
+      ["mysql://u:se#cret@h/db", /unencoded/],
+      ["mysql://u:se?cret@h/db", /unencoded/]
+    ]
+    for (const [url, expected] of cases) {
+      const problem = SqlConnection.urlProblem(url)
+      assert.match(problem ?? "", expected, url)
+      assert.notInclude(problem ?? "", "cret")
+    }
+  })
+})
+
+describe("SqlTable.cell: a real NULL and the text 'NULL' never print alike", () => {
+  it("table", () => {
+    assert.strictEqual(SqlTable.cell(null), "NULL")
+    assert.strictEqual(SqlTable.cell("NULL"), "'NULL'")
+    assert.strictEqual(SqlTable.cell("null"), "'null'")
+    assert.strictEqual(SqlTable.cell("'NULL'"), "'''NULL'''")
+    assert.strictEqual(SqlTable.cell("NULLS"), "NULLS")
+    assert.strictEqual(SqlTable.cell("a NULL"), "a NULL")
+  })
+  it("property: distinct values print distinctly when one of them is NULL or a text", () => {
+    FastCheck.assert(FastCheck.property(FastCheck.oneof(FastCheck.constantFrom("NULL", "null", "'NULL'", "''NULL''", "Null", "'null"), FastCheck.string()), FastCheck.oneof(FastCheck.constant(null), FastCheck.constantFrom("NULL", "'NULL'", "null")), (a, b) =>
+      a === b || SqlTable.cell(a, 10_000) !== SqlTable.cell(b, 10_000) || a.includes("|") || /[\r\n\t\\]/.test(a)))
   })
 })

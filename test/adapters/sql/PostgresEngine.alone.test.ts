@@ -1,0 +1,89 @@
+/**
+ * Layer 2 alone on PostgreSQL: write and escape attempts sent straight to the engine as a superuser, no guard before
+ * it (the lexer guard and the parse-tree walk are not in this path). Every one is refused by the engine, and the
+ * database is unchanged afterwards: no row, large object, replication slot or server file.
+ *
+ * Not covered (said in the report): one statement that both switches the role back with `set_config('role', …)`
+ * and acts as the superuser in the same statement; the engine sees the switch only after the statement.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as PostgresEngine from "../../../src/adapters/sql/PostgresEngine.js"
+import { SqlEngine, type SqlRequest } from "../../../src/ports/SqlEngine.js"
+import * as Postgres from "../../support/Postgres.js"
+import { request } from "../../contracts/SqlEngine.contract.js"
+
+describe.runIf(Postgres.hasPostgres)("PostgresEngine alone (no guard), as a superuser", () => {
+  let cluster: Postgres.Cluster | undefined
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "minicode-pg-out-"))
+  beforeAll(() => {
+    cluster = Postgres.start()
+    fs.chmodSync(out, 0o777) // the server (another user) could write here if the engine let it
+  }, 120_000)
+  afterAll(() => {
+    cluster?.stop()
+    fs.rmSync(out, { recursive: true, force: true })
+  })
+  const run = (req: SqlRequest) =>
+    Effect.flatMap(SqlEngine, (engine) => engine.run({ dialect: "postgres", url: cluster?.url ?? "" }, req)).pipe(Effect.provide(PostgresEngine.layer), Effect.scoped)
+  const state = () =>
+    run(request([
+      "SELECT coalesce(array_agg(x ORDER BY x), '{}')::text FROM t",
+      "SELECT count(*)::int FROM pg_catalog.pg_largeobject_metadata",
+      "SELECT count(*)::int FROM pg_catalog.pg_replication_slots"
+    ])).pipe(Effect.map((r) => r.results.map((s) => s.rows[0]?.[0])))
+
+  // The socket folder with trust authentication: dblink from the server to itself needs no password there.
+  const local = "host=' || current_setting('unix_socket_directories') || ' port=' || current_setting('port') || ' dbname=postgres user=minicode"
+  const attacks: ReadonlyArray<ReadonlyArray<string>> = [
+    [`SELECT dblink_exec('${local}', 'INSERT INTO t VALUES (1)')`],
+    [`SELECT * FROM dblink('${local}', 'INSERT INTO t VALUES (2) RETURNING x') AS r(x int)`],
+    [`COPY (SELECT 'copied') TO '${out}/copy.txt'`],
+    [`COPY t FROM '/etc/hostname'`],
+    ["SELECT lo_import('/etc/hostname')"],
+    ["SELECT pg_read_file('/etc/hostname')"],
+    ["SELECT pg_create_physical_replication_slot('minicode_slot')"],
+    ["SELECT pg_create_logical_replication_slot('minicode_slot2', 'test_decoding')"],
+    ["RESET ROLE", "SELECT pg_create_physical_replication_slot('minicode_slot4')"],
+    ["SET ROLE minicode", "INSERT INTO t VALUES (3)"],
+    ["END", "INSERT INTO t VALUES (4)"],
+    ["COMMIT", "INSERT INTO t VALUES (5)"],
+    ["ROLLBACK", "INSERT INTO t VALUES (6)"],
+    ["END; INSERT INTO t VALUES (7)"],
+    ["START TRANSACTION READ WRITE", "INSERT INTO t VALUES (8)"],
+    ["SET transaction_read_only = off", "INSERT INTO t VALUES (9)"],
+    ["SELECT set_config('transaction_read_only', 'off', false)", "INSERT INTO t VALUES (10)"],
+    ["SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", "INSERT INTO t VALUES (11)"],
+    ["INSERT INTO t VALUES (13)"],
+    ["DO $$ BEGIN INSERT INTO t VALUES (14); END $$"]
+  ]
+
+  it.live("sets up a table and dblink with a permitted write", () =>
+    Effect.gen(function* () {
+      yield* run(request(["CREATE TABLE t(x int)", "CREATE EXTENSION dblink"], { write: true }))
+      assert.deepStrictEqual(yield* state(), ["{}", 0, 0])
+    }), 60_000)
+
+  for (const attack of attacks) {
+    it.live(`refuses ${JSON.stringify(attack).slice(0, 110)}`, () =>
+      Effect.gen(function* () {
+        const outcome = yield* Effect.either(run(request(attack)))
+        assert.isTrue(Either.isLeft(outcome), `ran: ${JSON.stringify(attack)}`)
+        assert.deepStrictEqual(yield* state(), ["{}", 0, 0], `left a trace: ${JSON.stringify(attack)}`)
+        assert.deepStrictEqual(fs.readdirSync(out), [])
+      }), 30_000)
+  }
+
+  it.live("honest reads by the superuser still work: tables, catalogs, functions", () =>
+    Effect.gen(function* () {
+      const r = yield* run(request([
+        "SELECT count(*)::int FROM t",
+        "SELECT relname FROM pg_catalog.pg_class WHERE relname = 't'",
+        "SELECT date(now()) = current_date, pg_relation_filepath('t') IS NOT NULL"
+      ]))
+      assert.deepStrictEqual(r.results.map((s) => s.rows[0]), [[0], ["t"], [true, true]])
+    }), 30_000)
+})
