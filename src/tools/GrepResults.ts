@@ -8,6 +8,7 @@ import { shownPath } from "../domain/files/ShownPath.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import * as LineSearch from "./LineSearch.js"
+import { negatedClassesSkipSlash } from "./PathGlob.js"
 
 export const grepLimits = {
   matches: 500,
@@ -29,13 +30,14 @@ const lastSegment = (path: string): string => {
 }
 
 /**
- * grep's `glob` as both engines test a workspace-relative path: picomatch with `dot`, and for a glob with no `/`
+ * grep's `glob` as both engines test a workspace-relative path: picomatch with `dot` and `posix`, and for a glob with no `/`
  * its `matchBase` (the path's last segment). That case tests picomatch's own regex on the last segment here:
  * picomatch split each whole path on `/` to find it (rg names 12,205 files for the bench's regex).
  */
 export const globFilter = (glob: string): ((file: string) => boolean) => {
-  if (glob.includes("/")) return picomatch(glob, { dot: true, matchBase: false })
-  const re = picomatch.makeRe(glob, { dot: true, matchBase: true })
+  // `posix`: `[!a-z]` negates, as glob's (PathGlob) and the shell's (issue 40).
+  if (glob.includes("/")) return picomatch(negatedClassesSkipSlash(glob), { dot: true, matchBase: false, posix: true })
+  const re = picomatch.makeRe(negatedClassesSkipSlash(glob), { dot: true, matchBase: true, posix: true })
   return (file) => file !== "" && (file === glob || re.test(lastSegment(file)))
 }
 
