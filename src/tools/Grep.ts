@@ -144,5 +144,7 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
             onProgress: progress.watched ? (n) => progress.note(`grep: listing files (${n} entries so far)`) : undefined
           }).pipe(Effect.provideService(FileSystem, fs))
         : yield* Effect.as(searchDirs([{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }]), { incomplete: false })
+    const left = GrepResults.protectedNote(aliases.paths, session.root, facts.real, filter)
+    if (left !== "") found.note(left)
     return found.finish(call.args.pattern, walked.incomplete)
   })

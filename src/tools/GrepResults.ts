@@ -5,6 +5,7 @@
  */
 import picomatch from "picomatch"
 import { shownPath } from "../domain/files/ShownPath.js"
+import * as P from "../domain/jail/PosixPath.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import * as LineSearch from "./LineSearch.js"
@@ -39,6 +40,26 @@ export const globFilter = (glob: string): ((file: string) => boolean) => {
   if (glob.includes("/")) return picomatch(negatedClassesSkipSlash(glob), { dot: true, matchBase: false, posix: true })
   const re = picomatch.makeRe(negatedClassesSkipSlash(glob), { dot: true, matchBase: true, posix: true })
   return (file) => file !== "" && (file === glob || re.test(lastSegment(file)))
+}
+
+/**
+ * The note saying how many protected paths at or below `start` (the workspace scan's: files and folders the jail
+ * protects by name, and protected content under other names) grep left out without opening them, those `filter`
+ * (grep's `glob`) takes; "" for none. Was silence (issue 40). The same for both engines, and the same whatever the
+ * pattern: a count of protected files that matched would tell what they hold. Git's folder and minicode's state,
+ * which grep never enters, are not counted; files an ignore rule leaves out may be.
+ */
+export const protectedNote = (paths: ReadonlySet<string>, root: string, start: string, filter: ((rel: string) => boolean) | undefined): string => {
+  let n = 0
+  for (const p of paths) {
+    if (p !== start && !P.isInside(start, p)) continue
+    const rel = P.relative(root, p)
+    if (rel === "" || rel.startsWith("../")) continue
+    if (rel.split("/").some((seg) => seg.toLowerCase() === ".git" || seg === ".minicode")) continue
+    if (filter !== undefined && !filter(rel)) continue
+    n++
+  }
+  return n === 0 ? "" : `[${n} protected path${n === 1 ? "" : "s"} left out, never opened: secrets by name, or protected content under another name]`
 }
 
 interface Hit {

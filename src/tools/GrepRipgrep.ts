@@ -130,7 +130,16 @@ const gather = (
  * in turn), judged with `aliases` (a scan of this call's: the inodes of protected files as they are now); the
  * others' lines are only counted, and passed the lexical and name checks.
  */
-const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, pattern: string) =>
+const finish = (
+  fs: Env["fs"],
+  root: string,
+  g: Gathered,
+  aliases: Aliases.Protected,
+  m: LineSearch.Matcher,
+  pattern: string,
+  start: string,
+  filter: ((file: string) => boolean) | undefined
+) =>
   Effect.gen(function* () {
     const judge = pathJudge(fs, root, aliases)
     const { found } = g
@@ -162,6 +171,8 @@ const finish = (fs: Env["fs"], root: string, g: Gathered, aliases: Aliases.Prote
       }
     }
     if (unsafe > 0) found.note(`[${unsafe} file${unsafe === 1 ? "" : "s"} left out: not a regular file beneath real folders of the workspace when checked]`)
+    const left = GrepResults.protectedNote(aliases.paths, root, start, filter)
+    if (left !== "") found.note(left)
     return found.finish(pattern, false)
   })
 
@@ -210,7 +221,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     const aliases = env.aliases ?? ProtectedAliases.nothing
     const done = (ran: Either.Either<Gathered, TextSearchError>, checked: Aliases.Protected) =>
       // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
-      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, ran.right, checked, m, call.args.pattern)
+      ran._tag === "Left" ? Effect.succeed(undefined) : finish(fs, root, ran.right, checked, m, call.args.pattern, facts.real, filter)
     // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
     const inTurn = Effect.suspend(() => {
       const scanSince = performance.now()

@@ -9,7 +9,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { attackFile, attackWorkspace, shownSecrets } from "../redteam/support/Attack.js"
-import { connect, isErrorResult, textOf } from "../serve/support/McpServeHarness.js"
+import { bin, connect, isErrorResult, textOf } from "../serve/support/McpServeHarness.js"
+import { runCli } from "../support/Cli.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
@@ -74,6 +75,12 @@ describe.skipIf(unavailable !== undefined)(title("source code is not a secret by
     expect(denied.stdout + denied.stderr).not.toContain("canary-")
     // The credentials beside them: none shown by read_file, grep or sandboxed bash.
     expect(await shownSecrets(ws, secrets)).toEqual([])
+    // grep says how many protected paths it left out unopened (it was silent), with either engine, whatever matched.
+    for (const env of [process.env, { ...process.env, MINICODE_GREP: "node" }]) {
+      const r = await runCli(bin, ["tool", "grep", JSON.stringify({ pattern: "no-such-word-anywhere", path: "credentials" }), "--cwd", ws.root], { env, timeoutMs: 120_000 })
+      // credentials/prod.json, credentials/token, credentials/alts/key.yaml, credentials/setup.sh
+      expect(r.stdout, r.stderr).toContain("[4 protected paths left out, never opened")
+    }
   }, 240_000)
 
   it("mcp serve: read_file, grep, repo_map and list_dir show the source; the credentials stay hidden", async () => {

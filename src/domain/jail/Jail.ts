@@ -364,10 +364,7 @@ export const wholePathSecret = (absolute: string): string | undefined => {
  */
 export const copiesOf = (seg: string, last: boolean): ReadonlyArray<string> => (last || seg.includes(".") ? undecorated(seg) : [seg])
 
-/**
- * The readings a folder's name is judged by as a secret file's: all its readings as a copy (`credentials (1)`,
- * `credentials~`); a name of letters and digits only has none but itself (every decoration has another character).
- */
+/** A folder's readings as a copy (`credentials (1)`); letters and digits only: none (a decoration has another character). */
 const folderReadings = (seg: string): ReadonlyArray<string> => (/^[a-z0-9]*$/.test(seg) ? [seg] : undecorated(seg))
 
 /**
@@ -375,6 +372,16 @@ const folderReadings = (seg: string): ReadonlyArray<string> => (/^[a-z0-9]*$/.te
  * holds, or undefined: everything below it but source code (`credentials/tls.go`, SourceNames.ts) is protected.
  */
 export const namedFolderReason = (seg: string): string | undefined => {
+  const known = namedMemo.get(seg)
+  if (known !== undefined) return known === null ? undefined : known
+  const reason = namedFolderReasonOf(seg)
+  // Folder names repeat across paths (`src`, `node_modules`): judged once in a while, not per path (2x protectedName).
+  if (namedMemo.size >= 4096) namedMemo.clear()
+  namedMemo.set(seg, reason ?? null)
+  return reason
+}
+const namedMemo = new Map<string, string | null>()
+const namedFolderReasonOf = (seg: string): string | undefined => {
   const readings = folderReadings(seg)
   if (readings.length > mostReadings) return `${seg}/ has too many readings as a copy of another name to judge`
   const code = isCode(readings)
