@@ -6,11 +6,13 @@
 import picomatch from "picomatch"
 import * as Visible from "../domain/core/Visible.js"
 import { shownPath } from "../domain/files/ShownPath.js"
+import * as P from "../domain/jail/PosixPath.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import type { DirResult } from "../ports/SearchWorkers.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import * as LineSearch from "./LineSearch.js"
 import { unreadableFoldersNote } from "./Walk.js"
+import { negatedClassesSkipSlash } from "./PathGlob.js"
 
 export const grepLimits = {
   matches: 500,
@@ -32,14 +34,35 @@ const lastSegment = (path: string): string => {
 }
 
 /**
- * grep's `glob` as both engines test a workspace-relative path: picomatch with `dot`, and for a glob with no `/`
+ * grep's `glob` as both engines test a workspace-relative path: picomatch with `dot` and `posix`, and for a glob with no `/`
  * its `matchBase` (the path's last segment). That case tests picomatch's own regex on the last segment here:
  * picomatch split each whole path on `/` to find it (rg names 12,205 files for the bench's regex).
  */
 export const globFilter = (glob: string): ((file: string) => boolean) => {
-  if (glob.includes("/")) return picomatch(glob, { dot: true, matchBase: false })
-  const re = picomatch.makeRe(glob, { dot: true, matchBase: true })
+  // `posix`: `[!a-z]` negates, as glob's (PathGlob) and the shell's (issue 40).
+  if (glob.includes("/")) return picomatch(negatedClassesSkipSlash(glob), { dot: true, matchBase: false, posix: true })
+  const re = picomatch.makeRe(negatedClassesSkipSlash(glob), { dot: true, matchBase: true, posix: true })
   return (file) => file !== "" && (file === glob || re.test(lastSegment(file)))
+}
+
+/**
+ * The note saying how many protected paths at or below `start` (the workspace scan's: files and folders the jail
+ * protects by name, and protected content under other names) grep left out without opening them, those `filter`
+ * (grep's `glob`) takes; "" for none. Was silence (issue 40). The same for both engines, and the same whatever the
+ * pattern: a count of protected files that matched would tell what they hold. Git's folder and minicode's state,
+ * which grep never enters, are not counted; files an ignore rule leaves out may be.
+ */
+export const protectedNote = (paths: ReadonlySet<string>, root: string, start: string, filter: ((rel: string) => boolean) | undefined): string => {
+  let n = 0
+  for (const p of paths) {
+    if (p !== start && !P.isInside(start, p)) continue
+    const rel = P.relative(root, p)
+    if (rel === "" || rel.startsWith("../")) continue
+    if (rel.split("/").some((seg) => seg.toLowerCase() === ".git" || seg === ".minicode")) continue
+    if (filter !== undefined && !filter(rel)) continue
+    n++
+  }
+  return n === 0 ? "" : `[${n} protected path${n === 1 ? "" : "s"} left out, never opened: secrets by name, or protected content under another name]`
 }
 
 interface Hit {

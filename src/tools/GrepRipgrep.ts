@@ -158,7 +158,7 @@ const maskedUnreadable = (fs: Env["fs"], root: string, start: string, aliases: A
  * in turn), judged with `aliases` (a scan of this call's: the inodes of protected files as they are now); the
  * others' lines are only counted, and passed the lexical and name checks.
  */
-const finish = (env: Env, start: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, call: CallOf<"grep">) =>
+const finish = (env: Env, start: string, g: Gathered, aliases: Aliases.Protected, m: LineSearch.Matcher, call: CallOf<"grep">, filter: ((file: string) => boolean) | undefined) =>
   Effect.scoped(Effect.gen(function* () {
     const { fs } = env
     const root = env.session.root
@@ -197,6 +197,8 @@ const finish = (env: Env, start: string, g: Gathered, aliases: Aliases.Protected
       }
     }
     if (unsafe > 0) found.note(`[${unsafe} file${unsafe === 1 ? "" : "s"} left out: not a regular file beneath real folders of the workspace when checked]`)
+    const left = GrepResults.protectedNote(aliases.paths, root, P.resolve(root, start), filter)
+    if (left !== "") found.note(left)
     return found.finish(pattern, false)
   }))
 
@@ -267,7 +269,7 @@ export const grep = (env: Env, engine: TextSearchShape, inv: Invocation, call: C
     const aliases = env.aliases ?? ProtectedAliases.nothing
     const done = (ran: Either.Either<Gathered, TextSearchError>, checked: Aliases.Protected) =>
       // Not installed, a pattern it rejects, or it broke: grep's own walk answers.
-      ran._tag === "Left" ? Effect.succeed(undefined) : finish(env, start, ran.right, checked, m, call)
+      ran._tag === "Left" ? Effect.succeed(undefined) : finish(env, start, ran.right, checked, m, call, filter)
     // In turn: the scan asked for the aliases (started now), then rg, whose sandbox takes that same scan.
     const inTurn = Effect.suspend(() => {
       const scanSince = performance.now()

@@ -1,5 +1,5 @@
 /**
- * glob's path matcher: picomatch's (`dot`, `matchBase` for a pattern without a `/`), answering as picomatch's own
+ * glob's path matcher: picomatch's (`dot`, `posix`, `matchBase` for a pattern without a `/`), answering as picomatch's own
  * matcher does, without the two result objects and the match array it makes per path (60,000 paths on the bench
  * tree). A path matches when it is the pattern itself, or when the pattern's regex matches it (its last segment,
  * with `matchBase`). Paths here are relative, with `/` separators, never empty, with no empty, `.` or `..` segment
@@ -14,6 +14,44 @@ import picomatch from "picomatch"
 
 export type PathMatcher = (folder: string, name: string) => boolean
 
+/**
+ * The glob with `/` added to every negated class holding a POSIX class (`[![:alpha:]]` -> `[![:alpha:]/]`):
+ * picomatch leaves `/` out of a negated class itself, but not of one holding a POSIX class, which then matched across
+ * folders (`a[![:alpha:]]b` took `a/b`). Other globs come back as they are.
+ */
+export const negatedClassesSkipSlash = (glob: string): string => {
+  if (!glob.includes("[:")) return glob
+  let out = ""
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] ?? ""
+    if (c === "\\") {
+      out += c + (glob[i + 1] ?? "")
+      i++
+      continue
+    }
+    if (c !== "[" || (glob[i + 1] !== "!" && glob[i + 1] !== "^")) {
+      out += c
+      continue
+    }
+    // The class's end: a `]` first is literal, `[:name:]` is a POSIX class inside it.
+    let j = i + 2
+    if (glob[j] === "]") j++
+    for (; j < glob.length && glob[j] !== "]"; j++) {
+      if (glob[j] === "[" && glob[j + 1] === ":") {
+        const end = glob.indexOf(":]", j + 2)
+        if (end !== -1) j = end + 1
+      } else if (glob[j] === "\\") j++
+    }
+    if (j >= glob.length) {
+      out += c
+      continue
+    }
+    out += `${glob.slice(i, j)}/]`
+    i = j
+  }
+  return out
+}
+
 /** `folder + name === s`, without making the string. */
 const joinedIs = (folder: string, name: string, s: string) =>
   s.length === folder.length + name.length && s.startsWith(folder) && s.endsWith(name)
@@ -23,10 +61,13 @@ const byName = /^\*\*\/[A-Za-z0-9._*-]+$/
 export const matcher = (pattern: string, options: { readonly nocase?: boolean } = {}): PathMatcher => {
   const nocase = options.nocase === true
   const compiled = (glob: string, matchBase: boolean) => {
-    const opts = { dot: true, nocase, matchBase }
+    // `posix`: `[!a-z]` is a negated class, as in the shell and gitignore (without it picomatch reads a class holding
+    // `!`, and glob returned exactly the names it should have left out: issue 40).
+    const opts = { dot: true, nocase, matchBase, posix: true }
     // The regex picomatch's matcher tests with: compiled from the state its entry point parsed (with the platform's
     // `windows` it adds), so it is the very same one.
-    return picomatch.compileRe(picomatch(glob, opts, true).state, opts)
+    const fixed = negatedClassesSkipSlash(glob)
+    return picomatch.compileRe(picomatch(fixed, opts, true).state, opts)
   }
   if (!pattern.includes("/")) {
     const regex = compiled(pattern, true)

@@ -52,7 +52,7 @@ const glob = async (args: Record<string, unknown>, workspace = root, adapters?: 
 
 /** What glob should answer, from git's listing: matched as glob documents (picomatch, dot files, a bare name at any depth). */
 const expected = (pattern: string, under = "") => {
-  const isMatch = picomatch(pattern, { dot: true, matchBase: !pattern.includes("/") })
+  const isMatch = picomatch(pattern, { dot: true, matchBase: !pattern.includes("/"), posix: true })
   return gitFiles().filter((f) => (under === "" ? isMatch(f) : f.startsWith(`${under}/`) && isMatch(f.slice(under.length + 1))))
 }
 

@@ -228,7 +228,8 @@ describe.skipIf(!hasRg)(`grep on an odd tree (seed ${seed}): rg path = own walk 
     for (const s of tree.secrets) expect(keysOf(text).map(fileOf)).not.toContain(s)
     expect(text).not.toContain("outside")
     const only = await grep("rg", { pattern: oddMarkers.binaryOnly })
-    expect(only).toBe(`no text matches for /${oddMarkers.binaryOnly}/\n[binary file edge/early-nul.bin matches]`)
+    // and how many protected paths it left out unopened (issue 40), the same whatever the pattern
+    expect(only).toMatch(new RegExp(`^no text matches for /${oddMarkers.binaryOnly}/\\n\\[binary file edge/early-nul\\.bin matches\\]\\n\\[\\d+ protected paths? left out, never opened[^\\n]*\\]$`))
   }, 60_000)
 
   it("honours .git/info/exclude (as git and rg do), not .ignore, .rgignore nor the user's global excludes", async () => {

@@ -9,7 +9,9 @@ import picomatch from "picomatch"
 import { describe, expect, it } from "vitest"
 import { matcher } from "../../src/tools/PathGlob.js"
 
-const reference = (pattern: string) => picomatch(pattern, { dot: true, matchBase: !pattern.includes("/") })
+// glob's options: `posix`, so `[!a]` is a negated class as in the shell (issue 40; GlobShell.property.test.ts
+// compares glob with bash itself).
+const reference = (pattern: string) => picomatch(pattern, { dot: true, matchBase: !pattern.includes("/"), posix: true })
 
 const split = (path: string) => {
   const slash = path.lastIndexOf("/")
@@ -40,6 +42,13 @@ const pattern = FastCheck.oneof(
 describe("PathGlob.matcher", () => {
   it("answers as picomatch on fixed patterns and paths", () => {
     const paths = ["a.ts", "src/a.ts", "src/x/y.ts", ".env", "x/.env.local", "README.md", "a[1].ts", "x/a[1].ts", "**", "**/x.ts", "a", "b/c.js", "a/b", "a/x/y/b", "index.js", "x/index.d.ts", "a*b", "z/a*b", ".hidden/a.ts", "a/.b/c.ts", "x.ts.ts", "-x", ".ts"]
+    // Issue 40: a negated class leaves out what it names.
+    expect(matcher("[!a]*")("", "-")).toBe(true)
+    expect(matcher("[!a]*")("", "ab")).toBe(false)
+    expect(matcher("src/[!a-z]*")("src/", "Z.ts")).toBe(true)
+    expect(matcher("src/[!a-z]*")("src/", "b.ts")).toBe(false)
+    expect(matcher("a[![:alpha:]]b")("", "a1b")).toBe(true)
+    expect(matcher("a/b[![:alpha:]]c")("a/", "b/c")).toBe(false)
     for (const p of ["**/*.ts", "*.ts", "src/**", "*.md", "**/index.*", "a[1].ts", "**/*", "**/.env*", "**/x.ts", "**/*.", "**/.*", "**/*.d.ts", "**/a*b", "*", "**", "a/**/b", "src/*.ts", "**/-x", "**/*.ts.ts", "**/..ts"]) agree(p, paths)
   })
   it("answers as picomatch on generated patterns and paths", () => {

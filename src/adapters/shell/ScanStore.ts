@@ -15,7 +15,8 @@
  * holds the text and the folders on one path down, never a parsed copy of the whole tree (format 3, one JSON
  * array, held ~3.6 MB of arrays and ~2 MB of records on the bench tree's 25,000 folders while every folder was
  * checked, enough to put a one-shot grep's peak past 100 MB). Format 5: format 4 (this one's layout) found no
- * symlink at a control folder below the top name (`.kiro/settings`, `mise/conf.d`); formats 1 to 4 load as nothing.
+ * symlink at a control folder below the top name (`.kiro/settings`, `mise/conf.d`). Format 6: format 5 masked a folder
+ * named like a secret file whole (`credentials/`, its source code too); formats 1 to 5 load as nothing.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -23,7 +24,7 @@ import * as StateFile from "../fs/StateFile.js"
 import * as WorkspaceScan from "./WorkspaceScan.js"
 
 const file = "scan-cache"
-const format = "minicode-scan/5"
+const format = "minicode-scan/6"
 const kinds = ["file", "directory"] as const
 const verdicts = ["mask", "sanitize", "pin", "hold", "link", "secret-link", "control"] as const
 

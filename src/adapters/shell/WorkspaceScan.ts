@@ -237,8 +237,8 @@ export const read = (root: string, f: Folder, dir: string, st: fs.Stats, settleM
     // A symlink with a protected name (`.env -> env/development`): the secret is its target's content, shown by the
     // target's own name. Reported, and resolved afresh at every scan (a link on its way may change in any folder).
     else if (verdict === "skip" && d.isSymbolicLink()) hits.push({ path: abs, kind: "file", verdict: "secret-link" })
-    if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin")) hits.push({ path: abs, kind, verdict })
-    if (kind === "directory" && (verdict === "descend" || verdict === "pin")) {
+    if (kind !== "other" && (verdict === "mask" || verdict === "sanitize" || verdict === "pin" || verdict === "hold")) hits.push({ path: abs, kind, verdict })
+    if (kind === "directory" && (verdict === "descend" || verdict === "pin" || verdict === "hold")) {
       const sub = known?.get(d.name) ?? node(d.name, f)
       known?.delete(d.name)
       sub.next = undefined
@@ -250,9 +250,10 @@ export const read = (root: string, f: Folder, dir: string, st: fs.Stats, settleM
     if (kind === "file" && verdict === "keep" && d.name.endsWith(".bundle") && isBundle(abs)) hits.push({ path: abs, kind, verdict: "mask" })
     else if (verdict === "keep" && kind !== "directory" && isControl(root, abs, d, kind)) hits.push({ path: abs, kind: "file", verdict: "control" })
   }
-  const gitFolder = Profile.classify(root, dir, "directory") === "pin"
-  // A git folder is pinned already (by its parent's read).
-  if (held && !gitFolder) hits.push({ path: dir, kind: "directory", verdict: "hold" })
+  const self = Profile.classify(root, dir, "directory")
+  const gitFolder = self === "pin"
+  // A git folder is pinned already (by its parent's read), a folder named like a secret file held already.
+  if (held && !gitFolder && self !== "hold") hits.push({ path: dir, kind: "directory", verdict: "hold" })
   // The folder holding an object folder (a bare repository: `git clone --bare` into `backup.git/`, or any name) is
   // pinned as a `.git` folder is, so its store is hidden as a nested repository's is (SecretObjects.toHide). Was a
   // hole (red team): its history, a deleted `.env` among it, was readable from bash (`git -C backup.git log -p`).

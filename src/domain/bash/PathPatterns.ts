@@ -85,16 +85,43 @@ export const literalPrefix = (seg: W.Field): string => {
 
 export const neutral = "\uE002"
 
+/**
+ * An ordinary name the pattern segment takes: its literal characters kept, each wildcard, class or unknown part
+ * one neutral character (`*.go` -> `\uE002.go`), so a name's extension counts as it does for the jail (a file of
+ * source code in `credentials/` is no secret: SourceNames); the neutral name alone when that does not match.
+ */
+export const ordinaryName = (seg: W.Field, re: RegExp): string => {
+  let out = ""
+  for (let i = 0; i < seg.length; i++) {
+    const ch = seg[i]
+    if (ch === undefined) continue
+    if (ch.k === "unk" || ch.k === "sub" || (W.isGlobActive(ch) && ch.c !== "[")) out += neutral
+    else if (W.isGlobActive(ch)) {
+      let j = i + 1
+      if (seg[j]?.c === "!" || seg[j]?.c === "^") j++
+      if (seg[j]?.c === "]") j++
+      while (j < seg.length && seg[j]?.c !== "]") j++
+      if (j >= seg.length) out += "["
+      else {
+        out += neutral
+        i = j
+      }
+    } else out += ch.c
+  }
+  return out !== "" && re.test(out) ? out : neutral
+}
+
 /** Candidate names a pattern segment could take: protected samples it matches, plus an ordinary name. */
 export const segmentCandidates = (seg: W.Field): ReadonlyArray<string> => {
   const hasLiteral = seg.some((ch) => ch.k === "q" || ((ch.k === "src" || ch.k === "var") && !W.globChars.has(ch.c)))
   if (!hasLiteral) return [neutral, ""]
   const re = segmentRegExp(seg)
+  const ordinary = ordinaryName(seg, re)
   const prefix = literalPrefix(seg)
   // `server.*` could be `server.pem`: a wildcard standing for an extension could be a key's
   const derived = W.hasGlob(seg) && prefix.endsWith(".") ? keyExts.map((e) => prefix + e.slice(1)) : []
   const out = [...samplePool, ...derived].filter((s) => s !== "" && re.test(s))
-  return [neutral, ...new Set(out)]
+  return [ordinary, ...new Set(out)]
 }
 
 export interface PathJudgement {

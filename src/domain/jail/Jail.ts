@@ -6,6 +6,10 @@
 import { mostReadings, undecorated } from "./CopyNames.js"
 import * as P from "./PosixPath.js"
 import { shownPath } from "../files/ShownPath.js"
+import { gitReadReasonOf, gitReason, isDotGit } from "./GitFolder.js"
+import { isCode } from "./SourceNames.js"
+
+export { isDotGit }
 
 /**
  * `write` changes a file's content; `structure` renames, removes or replaces the entry itself (move_file's source
@@ -324,16 +328,12 @@ const secretPairs: ReadonlyArray<readonly [string, string]> = [
   ["exoscale", "exoscale.toml"]
 ]
 /**
- * Globs (gitignore syntax, matched case-insensitively) for names that are secret wherever they are, for a search
- * engine to leave out before it reads anything (ripgrep's exclusions). Not the rule: every path it returns is still
- * judged by `protectedName`. A folder named like one of these files is left out by such an engine too.
+ * Globs (gitignore syntax, matched case-insensitively) for what is secret wherever it is, for a search engine to
+ * leave out before it reads anything (ripgrep's exclusions). Not the rule: every path it returns is still judged by
+ * `protectedName`. Folders only: a glob naming a file names a folder too (ripgrep has no glob for files alone), and
+ * a folder named like a secret file holds source code that is searched (`credentials/tls.go`, a `.env/` virtualenv).
  */
-export const alwaysSecretGlobs: ReadonlyArray<string> = [
-  ...[...secretDirs].map((d) => `${d}/`),
-  ...secretNames,
-  ".env",
-  ...[...keyExtensions, ...stateExtensions].map((e) => `*${e}`)
-]
+export const alwaysSecretGlobs: ReadonlyArray<string> = [...secretDirs].map((d) => `${d}/`)
 
 /** `secretPairs` by folder. */
 export const secretPairFiles: ReadonlyMap<string, ReadonlySet<string>> = new Map(
@@ -359,30 +359,51 @@ export const wholePathSecret = (absolute: string): string | undefined => {
 }
 
 /**
- * A name git would take for `.git`: case-insensitively, and as macOS and Windows file systems see it (characters
- * HFS+ ignores, trailing dots and spaces, the 8.3 short name), the same normalisation git applies to itself.
- */
-export const isDotGit = (seg: string): boolean => {
-  // Every spelling holds a "g" and a "t" (what is stripped is invisible characters, dots and spaces): most names do not.
-  if (seg.indexOf("g") === -1 || seg.indexOf("t") === -1) return false
-  const bare = seg.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, "").replace(/[. ]+$/, "")
-  return bare === ".git" || bare === "git~1"
-}
-
-/**
  * The names a segment is a copy of (itself first). Folders' copies are looked for only in names holding a dot: every
  * secret or paired folder's name starts with one (`gh` aside), and so does every decorated form of it (`.ssh (1)`,
  * `Copy of .aws`, `#.ssh#`).
  */
 export const copiesOf = (seg: string, last: boolean): ReadonlyArray<string> => (last || seg.includes(".") ? undecorated(seg) : [seg])
 
-const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
-  let copies = copiesOf(segs[0] ?? "", segs.length === 1)
+/** A folder's readings as a copy (`credentials (1)`); letters and digits only: none (a decoration has another character). */
+const folderReadings = (seg: string): ReadonlyArray<string> => (/^[a-z0-9]*$/.test(seg) ? [seg] : undecorated(seg))
+
+/**
+ * Why a folder named like a secret file (`credentials/`, `.env/`, `secrets.d/`, `id_rsa.bak/`) protects what it
+ * holds, or undefined: everything below it but source code (`credentials/tls.go`, SourceNames.ts) is protected.
+ */
+export const namedFolderReason = (seg: string): string | undefined => {
+  const known = namedMemo.get(seg)
+  if (known !== undefined) return known === null ? undefined : known
+  const reason = namedFolderReasonOf(seg)
+  // Folder names repeat across paths (`src`, `node_modules`): judged once in a while, not per path (2x protectedName).
+  if (namedMemo.size >= 4096) namedMemo.clear()
+  namedMemo.set(seg, reason ?? null)
+  return reason
+}
+const namedMemo = new Map<string, string | null>()
+const namedFolderReasonOf = (seg: string): string | undefined => {
+  const readings = folderReadings(seg)
+  if (readings.length > mostReadings) return `${seg}/ has too many readings as a copy of another name to judge`
+  const code = isCode(readings)
+  for (const name of readings) {
+    if (fileSecret(name, code) !== undefined) return `${seg}/ is named like a secret file: what it holds is protected, source code aside`
+  }
+  return undefined
+}
+
+/**
+ * `folder`: the last segment is an existing folder, judged by the folder rules only (a folder named like a secret
+ * file is not a secret: what it holds is judged by its own names).
+ */
+const secretSegments = (segs: ReadonlyArray<string>, folder = false): string | undefined => {
+  let copies = copiesOf(segs[0] ?? "", segs.length === 1 && !folder)
+  let named: string | undefined
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i] ?? ""
     const last = i === segs.length - 1
     const next = segs[i + 1]
-    const nextCopies = next === undefined ? undefined : copiesOf(next, i + 1 === segs.length - 1)
+    const nextCopies = next === undefined ? undefined : copiesOf(next, i + 1 === segs.length - 1 && !folder)
     if (copies.length > mostReadings) return `${seg} has too many readings as a copy of another name to judge`
     // `.ssh/`, and a copy of it (`.ssh.bak/`, `.aws (1)/`, `Copy of .ssh/`).
     const dir = copies.find((d) => secretDirs.has(d))
@@ -400,28 +421,38 @@ const secretSegments = (segs: ReadonlyArray<string>): string | undefined => {
       }
     }
     // A folder named like an env file is treated as one: what it holds is secret, and no write may create it.
-    if (!last && (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
+    if ((!last || folder) && (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
+    if (last && folder) return undefined
     if (!last) {
+      // A folder named like another secret file (`credentials/`): judged once the name is known.
+      named ??= namedFolderReason(seg)
       copies = nextCopies ?? []
       continue
     }
+    const code = isCode(copies)
     for (const name of copies) {
-      const why = fileSecret(name)
+      const why = fileSecret(name, code)
       if (why !== undefined) return name === seg ? why : `${seg} is a copy of a secret file: ${why}`
     }
+    if (named !== undefined && !code) return named
   }
   return undefined
 }
 
-/** Why a file name is a secret by itself (its folder aside), or undefined. */
-export const fileSecret = (seg: string): string | undefined => {
+/**
+ * Why a file name is a secret by itself (its folder aside), or undefined. By exact name (`wp-config.php`) and by
+ * extension (`*.pem`) whatever the name; by stem (`secrets.*`, `.env.*`) only when it is not source code (`code`:
+ * SourceNames.isCode of its readings, `secrets.py`).
+ */
+export const fileSecret = (seg: string, code = isCode([seg])): string | undefined => {
+  if (secretNames.has(seg)) return `${seg} holds credentials`
+  if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`
+  if (stateExtensions.some((ext) => seg.endsWith(ext))) return `${seg} holds infrastructure secrets (Terraform variables or state)`
+  if (code) return undefined
   if ((seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg)) return `${seg} holds environment secrets`
   // `.env-prod`, `.env_local`: an environment file by another spelling (templates excepted).
   if (/^\.env[-_]/.test(seg) && !/^\.env[-_](example|sample|template|dist|defaults?)$/.test(seg)) return `${seg} holds environment secrets`
   if (namedEnv.test(seg)) return `${seg} holds environment secrets`
-  if (secretNames.has(seg)) return `${seg} holds credentials`
-  if (keyExtensions.some((ext) => seg.endsWith(ext))) return `${seg} looks like a private key or certificate store`
-  if (stateExtensions.some((ext) => seg.endsWith(ext))) return `${seg} holds infrastructure secrets (Terraform variables or state)`
   if (seg.startsWith("secrets.")) return `${seg} holds secrets`
   // Google's OAuth client download: `client_secret_<id>.apps.googleusercontent.com.json`.
   if (/^client_secret.*\.json$/.test(seg)) return `${seg} holds an OAuth client secret`
@@ -466,37 +497,15 @@ export const protectedName = (absolute: string, root?: string): { readonly kind:
 }
 
 /**
- * Why writing here would reach git's own folder, or undefined: git reads everything in `.git/` as instructions
- * (config, hooks, `commondir`, `objects/info/alternates`, `info/attributes`), and a `.git` file (`gitdir: …`) or
- * folder anywhere redirects git. Nothing creates, changes, moves or removes either; commits go through git_commit.
+ * `protectedName` for an existing folder: its own name judged by the folder rules only (`.ssh/` is a secret,
+ * `credentials/` is not: what it holds is judged by its names, `credentials/tls.go` as code, `credentials/prod.json`
+ * as a secret). For the sandbox's scan and the file tools' folder arguments (list_dir, grep, glob).
  */
-const gitReason = (absolute: string, root?: string): string | undefined =>
-  scopedSegments(absolute, root).some(isDotGit) ? "git reads .git as instructions, so it is never written, moved or removed here (commit with git_commit)" : undefined
-
-/**
- * What a file tool may read in git's folder: its pointers, names and logs. The rest holds copies of file contents
- * (the patch `git commit -v` keeps in `COMMIT_EDITMSG`, `lost-found/`, `rr-cache/`, a rebase's patches, objects),
- * which the git tools show with protected files hidden. Was a hole (red team): read_file showed a `.env`'s patch in
- * `.git/COMMIT_EDITMSG` and its content in `.git/lost-found/other/<id>`. Linked worktrees' and submodules' git
- * folders (`worktrees/<name>/`, `modules/<name>/`) are judged the same way.
- */
-const gitReadable = new Set(["head", "orig_head", "fetch_head", "merge_head", "cherry_pick_head", "revert_head", "bisect_log", "packed-refs", "refs", "logs", "info", "description", "shallow", "branches", "gitdir", "commondir", "worktrees", "modules"])
-
-/** Why reading a path (its scoped, lower-cased segments) would show git's copies of file contents, or undefined. */
-const gitReadReasonOf = (segs: ReadonlyArray<string>): string | undefined => {
-  const at = segs.findIndex(isDotGit)
-  if (at === -1) return undefined
-  let rest = segs.slice(at + 1)
-  while ((rest[0] === "worktrees" || rest[0] === "modules") && rest.length > 2) rest = rest.slice(2)
-  const first = rest[0]
-  // Legacy remote definitions (`branches/<name>`: `URL#branch`; `remotes/<name>`: `URL: …`): a remote's URL with its
-  // credentials, as `.git/config` holds it (red team: read_file showed `https://user:token@…`).
-  if ((first === "branches" || first === "remotes") && rest.length > 1) {
-    return `${first} in git's folder names remotes by their URLs, which may hold credentials (as .git/config does)`
-  }
-  return first === undefined || gitReadable.has(first)
-    ? undefined
-    : `${first} in git's folder holds copies of file contents: use the git_* tools, which hide protected files`
+export const protectedFolder = (absolute: string, root?: string): ReturnType<typeof protectedName> => {
+  const segs = scopedSegments(absolute, root)
+  if (stateSegments(segs)) return { kind: "state" }
+  const reason = wholePathSecret(absolute) ?? secretSegments(segs, true)
+  return reason === undefined ? undefined : { kind: "secret", reason }
 }
 
 /** Every rule a non-read access adds to the names: minicode state, secrets, then git's folder. */
@@ -504,7 +513,7 @@ const protectedForChange = (ctx: JailContext, absolute: string): JailVerdict => 
   if (isStatePath(absolute, ctx.root)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
   const secret = sensitiveReason(absolute, ctx.root)
   if (secret !== undefined) return no("jail.sensitive", `${shown(ctx, absolute)} is protected: ${secret}`)
-  const git = gitReason(absolute, ctx.root)
+  const git = gitReason(scopedSegments(absolute, ctx.root))
   if (git !== undefined) return no("jail.git-internals", `${shown(ctx, absolute)} is protected: ${git}`)
   return ok
 }
@@ -538,7 +547,8 @@ export const check = (ctx: JailContext, facts: PathFacts, access: Access): JailV
     const segs = segments[k] ?? []
     if (isProcAlias(candidate)) return no("jail.proc-alias", `${shownPath(candidate)} is a kernel alias for other files`)
     if (stateSegments(segs)) return no("jail.minicode-state", "minicode's own state (.minicode/) is not for tools")
-    const secret = wholePathSecret(candidate) ?? secretSegments(segs)
+    // An existing folder is judged as a folder (`credentials/` may be listed); changing it judges its name as a file's.
+    const secret = wholePathSecret(candidate) ?? secretSegments(segs, facts.kind === "directory")
     if (secret !== undefined) return no("jail.sensitive", `${shown(ctx, candidate)} is protected: ${secret}`)
   }
   if (!ctx.unrestricted) {

@@ -10,6 +10,7 @@ import {
   envTemplates,
   fileSecret,
   isDotGit,
+  namedFolderReason,
   protectedName,
   scopedSegments,
   secretDirs,
@@ -18,6 +19,7 @@ import {
   wholePathSecret
 } from "./Jail.js"
 import * as P from "./PosixPath.js"
+import { isCode } from "./SourceNames.js"
 
 /**
  * `protectedName` for the names of one directory (grep's candidates): the directory's segments are split and
@@ -47,6 +49,8 @@ export interface NameScope {
   /** The last folder's own findings, before and after its pair check with the name. */
   readonly lastPre: string | undefined
   readonly lastPost: string | undefined
+  /** The first folder named like a secret file (`credentials/`): what it finds for a name that is not code. */
+  readonly named: string | undefined
   readonly state: boolean
   /** A `.git` segment: its rules look at what follows it, so each name is judged on the whole path. */
   readonly dotGit: boolean
@@ -70,16 +74,16 @@ const pairReason = (seg: string, copies: ReadonlyArray<string>, next: string, ne
   return undefined
 }
 
+/** ...and after it: a folder named like an env file. */
+const folderPost = (seg: string): string | undefined =>
+  (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg) ? `${seg} holds environment secrets` : undefined
+
 /** What `secretSegments` finds at folder segment `seg` (not the path's last) before its pair check. */
 const folderPre = (seg: string, copies: ReadonlyArray<string>): string | undefined => {
   if (copies.length > mostReadings) return `${seg} has too many readings as a copy of another name to judge`
   const d = copies.find((c) => secretDirs.has(c))
   return d === undefined ? undefined : d === seg ? `${seg}/ holds credentials` : `${seg}/ is a copy of ${d}/, which holds credentials`
 }
-
-/** ...and after it: a folder named like an env file. */
-const folderPost = (seg: string): string | undefined =>
-  (seg === ".env" || seg.startsWith(".env.")) && !envTemplates.has(seg) ? `${seg} holds environment secrets` : undefined
 
 const scopeOf = (
   dir: string,
@@ -88,6 +92,7 @@ const scopeOf = (
   last: string | undefined,
   copies: ReadonlyArray<string>,
   before: string | undefined,
+  named: string | undefined,
   state: boolean,
   dotGit: boolean
 ): NameScope => {
@@ -101,6 +106,7 @@ const scopeOf = (
     before,
     lastPre: last === undefined ? undefined : folderPre(last, copies),
     lastPost: last === undefined ? undefined : folderPost(last),
+    named,
     state,
     dotGit,
     // eslint-disable-next-line no-control-regex
@@ -117,6 +123,7 @@ const scopeOf = (
 export const nameScope = (dir: string, root?: string): NameScope => {
   const segs = scopedSegments(dir, root)
   let before: string | undefined
+  let named: string | undefined
   let lastCopies: ReadonlyArray<string> = []
   let state = false
   let dotGit = false
@@ -127,11 +134,12 @@ export const nameScope = (dir: string, root?: string): NameScope => {
       const up = segs[i - 1] ?? ""
       before = folderPre(up, lastCopies) ?? pairReason(up, lastCopies, seg, copies) ?? folderPost(up)
     }
+    named ??= namedFolder(seg)
     state ||= seg === ".minicode" || (seg === "minicode" && segs[i - 1] === ".config")
     dotGit ||= isDotGit(seg)
     lastCopies = copies
   }
-  return scopeOf(dir, root, root === undefined || P.isInside(root, dir), segs[segs.length - 1], lastCopies, before, state, dotGit)
+  return scopeOf(dir, root, root === undefined || P.isInside(root, dir), segs[segs.length - 1], lastCopies, before, named, state, dotGit)
 }
 
 /**
@@ -142,6 +150,8 @@ export const nameScope = (dir: string, root?: string): NameScope => {
  */
 interface Findings {
   readonly copies: ReadonlyArray<string>
+  /** Source code by its name (SourceNames.isCode): no folder named like a secret file makes it one. */
+  readonly code: boolean
   readonly reason: string | undefined
 }
 const memoSize = 4096
@@ -151,11 +161,23 @@ const fileFindings = (n: string): Findings => {
   let f = asFile.get(n)
   if (f === undefined) {
     const copies = copiesOf(n, true)
-    f = { copies, reason: nameReason(n, copies) }
+    const code = isCode(copies)
+    f = { copies, code, reason: nameReason(n, copies, code) }
     if (asFile.size >= memoSize) asFile.clear()
     asFile.set(n, f)
   }
   return f
+}
+const asNamed = new Map<string, string | null>()
+/** `Jail.namedFolderReason`, remembered per name as `asFolder` is. */
+const namedFolder = (n: string): string | undefined => {
+  let r = asNamed.get(n)
+  if (r === undefined) {
+    r = namedFolderReason(n) ?? null
+    if (asNamed.size >= memoSize) asNamed.clear()
+    asNamed.set(n, r)
+  }
+  return r ?? undefined
 }
 const folderCopies = (n: string): ReadonlyArray<string> => {
   let c = asFolder.get(n)
@@ -188,7 +210,7 @@ export const judgeIn = (scope: NameScope, name: string): ReturnType<typeof prote
   const whole = scope.wholeMaybe ? wholePathSecret(joinName(scope, name)) : undefined
   if (whole !== undefined) return { kind: "secret", reason: whole }
   const own = fileFindings(n)
-  const reason = scope.before ?? atLast(scope, n, own.copies) ?? own.reason
+  const reason = scope.before ?? atLast(scope, n, own.copies) ?? own.reason ?? (own.code ? undefined : scope.named)
   return reason === undefined ? undefined : { kind: "secret", reason }
 }
 
@@ -205,18 +227,19 @@ export const childOf = (scope: NameScope, name: string): NameScope => {
     n,
     copies,
     scope.before ?? atLast(scope, n, copies),
+    scope.named ?? namedFolder(n),
     scope.state || n === ".minicode" || (last === ".config" && n === "minicode"),
     isDotGit(n)
   )
 }
 
 /** `secretSegments` at the path's last segment (the name), with its readings as a copy. */
-const nameReason = (seg: string, copies: ReadonlyArray<string>): string | undefined => {
+const nameReason = (seg: string, copies: ReadonlyArray<string>, code: boolean): string | undefined => {
   if (copies.length > mostReadings) return `${seg} has too many readings as a copy of another name to judge`
   const dir = copies.find((d) => secretDirs.has(d))
   if (dir !== undefined) return dir === seg ? `${seg}/ holds credentials` : `${seg}/ is a copy of ${dir}/, which holds credentials`
   for (const name of copies) {
-    const why = fileSecret(name)
+    const why = fileSecret(name, code)
     if (why !== undefined) return name === seg ? why : `${seg} is a copy of a secret file: ${why}`
   }
   return undefined

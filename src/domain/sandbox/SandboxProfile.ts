@@ -123,7 +123,7 @@ export const hiddenMasks = (host: HostFacts, profile: Profile): ReadonlyArray<st
  * How the scan treats a workspace entry: mask it, show a sanitized copy (git's config files), pin it (a `.git`
  * folder: made a mount point, then looked inside), skip it, look inside, or keep it as it is.
  */
-export type Classification = "mask" | "sanitize" | "pin" | "skip" | "descend" | "keep"
+export type Classification = "mask" | "sanitize" | "pin" | "skip" | "descend" | "hold" | "keep"
 
 /**
  * The rule per entry, for the scan of the whole workspace (every depth, ignored and vendored folders included):
@@ -135,7 +135,10 @@ export type Classification = "mask" | "sanitize" | "pin" | "skip" | "descend" | 
 export const classify = (root: string, absolute: string, kind: "file" | "directory" | "other"): Classification => {
   if (absolute === root) return "descend"
   const name = P.basename(absolute).toLowerCase()
-  const verdict = Jail.protectedName(absolute, root)
+  const verdict = kind === "directory" ? Jail.protectedFolder(absolute, root) : Jail.protectedName(absolute, root)
+  // A folder named like a secret file (`credentials/`): looked inside (its source code is shown, the rest masked by
+  // name) and held in place, since what it holds is protected by its name (a rename would carry it out).
+  if (verdict === undefined && kind === "directory" && Jail.protectedName(absolute, root) !== undefined) return "hold"
   if (verdict !== undefined) {
     if (kind === "other") return "skip"
     if (verdict.kind === "secret" && kind === "file" && (name === "config" || name === "config.worktree") && inGitDir(root, absolute)) return "sanitize"

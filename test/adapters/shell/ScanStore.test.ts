@@ -208,12 +208,12 @@ describe("ScanStore: the scan's cache across processes", () => {
     expect(rel(root, fresh(root))).toEqual(full(root))
     // Format 5 written by this code, a folder's line moved after another folder's subfolders (its parent no longer
     // on the way down to it): not what a walk writes.
-    const body = StateFile.read(root, "scan-cache", "minicode-scan/5") ?? ""
+    const body = StateFile.read(root, "scan-cache", "minicode-scan/6") ?? ""
     const lines = body.split("\n")
     const at = lines.findIndex((l) => l.endsWith(' "src"'))
     expect(at).toBeGreaterThan(1)
     const moved = [...lines.slice(0, at), ...lines.slice(at + 1), lines[at] ?? ""]
-    StateFile.write(root, "scan-cache", "minicode-scan/5", moved.join("\n"))
+    StateFile.write(root, "scan-cache", "minicode-scan/6", moved.join("\n"))
     expect(ScanStore.load(root)).toBeUndefined()
     expect(ScanStore.unchanged(root)).toBeUndefined()
     expect(rel(root, fresh(root))).toEqual(full(root))

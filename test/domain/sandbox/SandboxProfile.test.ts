@@ -77,8 +77,11 @@ describe("SandboxProfile.classify", () => {
   it.prop("the scan's verdict agrees with the jail on every name: refused means not shown as it is", { dirs: FastCheck.array(anyDir, { maxLength: 6 }), name: FastCheck.oneof(segment, secretName, FastCheck.constantFrom("config", "hooks", ".git")), kind: FastCheck.constantFrom("file" as const, "directory" as const) }, ({ dirs, name, kind }) => {
     const abs = [root, ...dirs, name].join("/")
     const verdict = SP.classify(root, abs, kind)
-    const refused = Jail.protectedName(abs, root) !== undefined
+    // A folder is judged as a folder: one named like a secret file (`.env/`, issue 40) is looked inside and held.
+    const refused = (kind === "directory" ? Jail.protectedFolder(abs, root) : Jail.protectedName(abs, root)) !== undefined
     assert.strictEqual(refused, verdict === "mask" || verdict === "sanitize", `${abs} ${kind}: ${verdict}`)
+    const named = kind === "directory" && !refused && Jail.protectedName(abs, root) !== undefined
+    assert.strictEqual(verdict === "hold", named, `${abs} ${kind}: ${verdict}`)
   })
 
   it.prop("a plain name is never masked", { dirs: FastCheck.array(segment, { maxLength: 4 }), name: segment }, ({ dirs, name }) => {
