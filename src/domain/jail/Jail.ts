@@ -593,12 +593,7 @@ export const shown = (ctx: Pick<JailContext, "root">, absolute: string): string 
  * runs): expands `~`, resolves against `cwd`, and judges as if no symlink were on the way.
  */
 export const checkLexical = (ctx: JailContext, cwd: string, input: string, access: Access): JailVerdict => {
-  const expanded =
-    ctx.home !== undefined && (input === "~" || input.startsWith("~/")) ? ctx.home + input.slice(1) : input
-  const lexical = P.resolve(cwd, expanded)
-  return check(
-    ctx,
-    { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0, mode: 0 },
-    access
-  )
+  const lexical = P.resolve(cwd, ctx.home !== undefined && (input === "~" || input.startsWith("~/")) ? ctx.home + input.slice(1) : input)
+  const facts = { input, lexical, real: lexical, entry: lexical, exists: false, viaSymlink: false, dangling: false, kind: "missing", nlink: 0, dev: 0, ino: 0, mtimeMs: 0, size: 0, mode: 0 } as const
+  return check(ctx, facts, access)
 }
