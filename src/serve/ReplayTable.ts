@@ -203,3 +203,7 @@ export const finish = <O, W>(
 /** The owners of the executions still running. */
 export const running = <O, W>(t: Table<O, W>): ReadonlyArray<O> =>
   [...t.entries.values()].flatMap((e) => (e.state._tag === "Running" ? [e.state.owner] : []))
+
+/** The owners of running read-only calls (nothing to lose by stopping them: see `Drain`). */
+export const runningReads = <O, W>(t: Table<O, W>): ReadonlyArray<O> =>
+  [...t.entries.values()].flatMap((e) => (e.state._tag === "Running" && e.rerunnable ? [e.state.owner] : []))

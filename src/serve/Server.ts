@@ -111,6 +111,8 @@ export interface Core {
   readonly busy: Effect.Effect<number>
   /** Interrupt every running execution (the drain deadline passed). */
   readonly cancelAll: Effect.Effect<void>
+  /** Interrupt the running read-only executions (at once, when the drain starts). */
+  readonly cancelReads: Effect.Effect<void>
   /**
    * Runs for the server's life (fork it in its scope): after calls that wrote, once nothing has been in flight or
    * admitted for `quietMs`, the journal's housekeeping (`Journal.idle`), so it is not done in the middle of a call.
@@ -325,7 +327,8 @@ export const makeCore = (config: CoreConfig): Effect.Effect<Core, never, ToolExe
       replied,
       stopAccepting: Ref.update(gate, P.stopAccepting),
       busy: Effect.map(Ref.get(gate), (g) => g.inFlight),
-      cancelAll: Effect.flatMap(Effect.map(Ref.get(table), ReplayTable.running), (owners) => Fiber.interruptAll(owners))
+      cancelAll: Effect.flatMap(Effect.map(Ref.get(table), ReplayTable.running), (owners) => Fiber.interruptAll(owners)),
+      cancelReads: Effect.flatMap(Effect.map(Ref.get(table), ReplayTable.runningReads), (owners) => Fiber.interruptAll(owners))
     }
   })
 
@@ -530,7 +533,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
             : // Interrupted: this request was cancelled (the SDK then sends nothing), or a duplicate of it was, or the
               // drain deadline passed; the latter two still get an answer.
               run(Ref.get(shutdown.interrupting)).then((interrupting) => {
-                const { code, message } = Drain.interruptedAnswer(extra.requestId, Exit.isSuccess(interrupting) && interrupting.value, shutdown.deadlineMs)
+                const { code, message } = Drain.interruptedAnswer(extra.requestId, Exit.isSuccess(interrupting) ? interrupting.value : false, shutdown.deadlineMs)
                 return answer(P.rpcError(code, message))
               })
           )
@@ -570,8 +573,9 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
         onReplied: (id) => runners.runFork(core.replied(id))
       })
       // On interruption (SIGTERM) or the end of input: drain, close, then finalise this run's turn.
+      // A signal stops read-only calls at once; the end of input lets them answer (`echo request | minicode mcp serve`).
       yield* Effect.addFinalizer(() =>
-        Drain.drain(core, shutdown).pipe(
+        Effect.flatMap(Deferred.isDone(ended), (inputEnded) => Drain.drain(core, shutdown, { stopReads: !inputEnded })).pipe(
           Effect.zipRight(Effect.promise(() => server.close().catch(() => undefined))),
           Effect.zipRight(thisRun.finalize)
         )

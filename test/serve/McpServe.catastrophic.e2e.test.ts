@@ -70,15 +70,15 @@ describe("a regex that backtracks for ever holds nothing up (built mcp serve and
       expect(cpuMs(r.child.pid ?? 0) - idle).toBeLessThan(300)
       r.call("after", "grep", { pattern: "still" })
       expect(textOf((await r.reply("after", 1, 20_000)).result)).toContain("ok.txt:1:still here")
-      // Busy again, then SIGTERM: the server drains as it always does (calls in flight get `drainMs`, then are
-      // interrupted), and is gone within 2 s of that deadline; before, it never exited.
+      // Busy again, then SIGTERM: a read-only call is stopped at once (it changed nothing), so the server is gone
+      // within 2 s, not after the drain deadline writes get; before, it never exited.
       r.call("slow2", "grep", { pattern: c.pattern, path: "slow" })
       expect(await busy(r.child.pid ?? 0, 300)).toBeGreaterThan(300)
       sent = Date.now()
       r.child.kill("SIGTERM")
       await r.exit(limits.drainMs + 2000)
-      expect(Date.now() - sent).toBeLessThan(limits.drainMs + 2000)
-      expect(JSON.stringify(await r.reply("slow2", 1, 100))).toMatch(/shut down while request/)
+      expect(Date.now() - sent).toBeLessThan(2000)
+      expect(JSON.stringify(await r.reply("slow2", 1, 100))).toMatch(/shut down while request .*a read-only call is stopped at once/)
     }, 120_000)
 
     it(`${c.name}: the CLI exits promptly on SIGTERM mid-grep`, async () => {
