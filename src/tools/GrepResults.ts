@@ -12,7 +12,9 @@ import type { DirResult } from "../ports/SearchWorkers.js"
 import type { ToolOutput } from "../ports/ToolExecutor.js"
 import * as LineSearch from "./LineSearch.js"
 import { unreadableFoldersNote } from "./Walk.js"
+import * as PathGlob from "./PathGlob.js"
 import { negatedClassesSkipSlash } from "./PathGlob.js"
+import * as LinearGlob from "../domain/files/LinearGlob.js"
 
 export const grepLimits = {
   matches: 500,
@@ -39,6 +41,16 @@ const lastSegment = (path: string): string => {
  * picomatch split each whole path on `/` to find it (rg names 12,205 files for the bench's regex).
  */
 export const globFilter = (glob: string): ((file: string) => boolean) => {
+  // As glob's (PathGlob.matcher): a plain glob is matched without a backtracking regex (issue 40).
+  const linear = LinearGlob.parse(glob)
+  if (linear !== undefined && LinearGlob.risky(linear)) {
+    const m = PathGlob.matcher(glob)
+    return (file) => {
+      if (file === "") return false
+      const cut = file.lastIndexOf("/") + 1
+      return m(file.slice(0, cut), file.slice(cut))
+    }
+  }
   // `posix`: `[!a-z]` negates, as glob's (PathGlob) and the shell's (issue 40).
   if (glob.includes("/")) return picomatch(negatedClassesSkipSlash(glob), { dot: true, matchBase: false, posix: true })
   const re = picomatch.makeRe(negatedClassesSkipSlash(glob), { dot: true, matchBase: true, posix: true })

@@ -11,6 +11,7 @@
  * both forms against picomatch.)
  */
 import picomatch from "picomatch"
+import * as LinearGlob from "../domain/files/LinearGlob.js"
 
 export type PathMatcher = (folder: string, name: string) => boolean
 
@@ -60,6 +61,21 @@ const byName = /^\*\*\/[A-Za-z0-9._*-]+$/
 
 export const matcher = (pattern: string, options: { readonly nocase?: boolean } = {}): PathMatcher => {
   const nocase = options.nocase === true
+  // The plain globs go to the matcher that cannot backtrack for ever (a `*a*a*…b` regex froze the server: issue 40).
+  const linear = LinearGlob.parse(pattern)
+  if (linear !== undefined && LinearGlob.risky(linear)) {
+    const [first, last] = linear.segments
+    if (!pattern.includes("/") && first?._tag === "Tokens") {
+      return (folder, name) => name === pattern || LinearGlob.segmentMatches(first.tokens, name, nocase)
+    }
+    if (linear.segments.length === 2 && first?._tag === "GlobStar" && last?._tag === "Tokens") {
+      return (folder, name) => joinedIs(folder, name, pattern) || LinearGlob.segmentMatches(last.tokens, name, nocase)
+    }
+    return (folder, name) => {
+      const path = folder + name
+      return path === pattern || LinearGlob.matches(linear, path, nocase)
+    }
+  }
   const compiled = (glob: string, matchBase: boolean) => {
     // `posix`: `[!a-z]` is a negated class, as in the shell and gitignore (without it picomatch reads a class holding
     // `!`, and glob returned exactly the names it should have left out: issue 40).

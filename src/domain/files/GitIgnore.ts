@@ -5,10 +5,15 @@
  * never cross a `/`, `[...]` classes, a leading `**\/`, a trailing `/**` and an inner `/**\/`. The last rule that
  * matches decides. A path is given relative to the file's folder, without a trailing slash.
  */
+import * as LinearGlob from "./LinearGlob.js"
 
 interface Rule {
-  /** Tested against the last segment only when `base` (a pattern with no `/` matches a name at any depth). */
-  readonly regex: RegExp
+  /**
+   * Tested against the last segment only when `base` (a pattern with no `/` matches a name at any depth). A regex,
+   * or for a pattern whose regex could backtrack without bound (two stars in a segment: a cloned repository's
+   * `.gitignore` holding `*a*a*…b` froze every walk) LinearGlob's matcher, linear in the path.
+   */
+  readonly regex: { readonly test: (s: string) => boolean }
   readonly base: boolean
   readonly negated: boolean
   readonly dirOnly: boolean
@@ -90,6 +95,16 @@ const toSource = (glob: string): string => {
   return out
 }
 
+/**
+ * A LinearGlob matcher for a pattern LinearGlob reads and whose regex is risky; undefined otherwise. git's trailing
+ * `/**` matches what is inside, not the folder itself: for LinearGlob, a `*` segment then `**` (one segment or more).
+ */
+const linearOf = (line: string): { readonly test: (s: string) => boolean } | undefined => {
+  const parsed = LinearGlob.parse(line.endsWith("/**") ? `${line.slice(0, -3)}/*/**` : line)
+  if (parsed === undefined || !LinearGlob.risky(parsed)) return undefined
+  return { test: (s) => LinearGlob.matches(parsed, s, false) }
+}
+
 const compileLine = (raw: string): Rule | undefined => {
   let line = raw.endsWith("\r") ? raw.slice(0, -1) : raw
   // Trailing spaces go unless escaped.
@@ -113,7 +128,7 @@ const compileLine = (raw: string): Rule | undefined => {
   const suffix = !anchored && line.startsWith("*") && !wild.test(line.slice(1)) ? line.slice(1) : undefined
   // Unanchored, the body matches no `/` (a `*`, `?` or class never does; a lone `**` matches all either way), so
   // `^(?:.*/)?body$` on the path is `^body$` on its last segment: the shorter test, with no backtracking over folders.
-  return { regex: new RegExp(`^${body}$`), base: !anchored, negated, dirOnly, literal, suffix }
+  return { regex: linearOf(line) ?? new RegExp(`^${body}$`), base: !anchored, negated, dirOnly, literal, suffix }
 }
 
 export const compile = (text: string): GitIgnore => ({

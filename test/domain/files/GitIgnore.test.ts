@@ -52,7 +52,43 @@ const paths: ReadonlyArray<readonly [string, boolean]> = [
   ["x/nested/literal.txt", false], ["nested/literal.txtx", false], ["cache", true], ["cache", false], ["sub/cache", true]
 ]
 
+/** What git says of each path under `text` (one check-ignore per path; folders made for those asked as folders). */
+const gitSays = (text: string, asked: ReadonlyArray<readonly [string, boolean]>) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "minicode-gitignore-"))
+  try {
+    execFileSync("git", ["init", "-q"], { cwd: dir })
+    fs.writeFileSync(path.join(dir, ".gitignore"), text)
+    return asked.map(([p, isDir]) => {
+      if (isDir) fs.mkdirSync(path.join(dir, p), { recursive: true })
+      try {
+        execFileSync("git", ["check-ignore", "-q", "--no-index", isDir ? `${p}/` : p], { cwd: dir, stdio: "ignore" })
+        return true
+      } catch {
+        return false
+      } finally {
+        if (isDir) fs.rmSync(path.join(dir, p), { recursive: true })
+      }
+    })
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 describe("GitIgnore", () => {
+  it("rules whose regex could backtrack for ever (two stars in a segment) give git's verdict, and at once on long names", () => {
+    const risky = ["*a*b*c", "x/**/*m*n*", "p*q*/**", "**/*.*.*", "[!z]*y*y"].join("\n")
+    const asked: ReadonlyArray<readonly [string, boolean]> = [
+      ["abc", false], ["xaxbxc", false], ["acb", false], ["sub/aabbcc", false], ["x/mn", false], ["x/y/zmznz", false],
+      ["y/x/mn", false], ["pq/f", false], ["pxqx/d/f", false], ["pq", false], ["a.b.c", false], ["s/a..b", false],
+      ["ab", false], ["ayy", false], ["zyy", false], ["yy", false]
+    ]
+    const ig = GitIgnore.compile(risky)
+    const want = gitSays(risky, asked)
+    asked.forEach(([p, isDir], k) => expect(GitIgnore.test(ig, p, isDir) === "ignored", p).toBe(want[k]))
+    const slow = GitIgnore.compile(`${"*a".repeat(16)}*b`)
+    expect(GitIgnore.test(slow, "a".repeat(5000), false)).toBe("none")
+  })
+
   it("gives git's verdict for every path", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "minicode-gitignore-"))
     try {
