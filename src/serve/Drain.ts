@@ -52,6 +52,8 @@ export const drain = (core: Drainable, shutdown: Shutdown, options: { readonly s
     if (options.stopReads) {
       yield* Ref.set(shutdown.interrupting, "reads")
       yield* Effect.ignore(Effect.timeout(core.cancelReads, cancelGraceMs))
+      // Their answers are made in promise callbacks: let them reach the transport before it may close.
+      yield* Effect.sleep("20 millis")
     }
     const until = Date.now() + shutdown.deadlineMs
     while ((yield* core.busy) > 0 && Date.now() < until) yield* Effect.sleep("20 millis")

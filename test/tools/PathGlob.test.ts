@@ -6,6 +6,7 @@
  */
 import { FastCheck } from "effect"
 import picomatch from "picomatch"
+import * as LinearGlob from "../../src/domain/files/LinearGlob.js"
 import { describe, expect, it } from "vitest"
 import { matcher } from "../../src/tools/PathGlob.js"
 
@@ -51,7 +52,11 @@ describe("PathGlob.matcher", () => {
     expect(matcher("a/b[![:alpha:]]c")("a/", "b/c")).toBe(false)
     for (const p of ["**/*.ts", "*.ts", "src/**", "*.md", "**/index.*", "a[1].ts", "**/*", "**/.env*", "**/x.ts", "**/*.", "**/.*", "**/*.d.ts", "**/a*b", "*", "**", "a/**/b", "src/*.ts", "**/-x", "**/*.ts.ts", "**/..ts"]) agree(p, paths)
   })
-  it("answers as picomatch on generated patterns and paths", () => {
-    FastCheck.assert(FastCheck.property(pattern, FastCheck.array(path, { minLength: 1, maxLength: 20 }), (p, ps) => agree(p, ps)), { numRuns: 2000 })
+  it("answers as picomatch on generated patterns and paths (but those LinearGlob takes: LinearGlob.test checks them against the shell)", () => {
+    const linear = (p: string) => {
+      const parsed = LinearGlob.parse(p)
+      return parsed !== undefined && LinearGlob.risky(parsed)
+    }
+    FastCheck.assert(FastCheck.property(pattern, FastCheck.array(path, { minLength: 1, maxLength: 20 }), (p, ps) => linear(p) || agree(p, ps)), { numRuns: 2000 })
   })
 })

@@ -108,19 +108,21 @@ const one = (t: Token, c: string, nocase: boolean): boolean => {
   }
 }
 
-/** One segment (no `/` in `text`) against its tokens: the two-pointer walk, each star's match only ever widened. */
-export const segmentMatches = (tokens: ReadonlyArray<Token>, text: string, nocase: boolean): boolean => {
-  // UTF-16 code units, as picomatch's regex (no `u` flag) reads a name.
+/**
+ * The two-pointer wildcard walk over `length` items: a star item takes any run, its match only ever widened (so at most
+ * items × pattern steps, never a backtracking search). For a segment's characters and for a path's segments alike.
+ */
+const walk = <P>(pattern: ReadonlyArray<P>, length: number, isStar: (p: P) => boolean, fits: (p: P, at: number) => boolean): boolean => {
   let i = 0
   let j = 0
   let star = -1
   let from = 0
-  while (i < text.length) {
-    const t = tokens[j]
-    if (t !== undefined && t._tag === "Star") {
+  while (i < length) {
+    const t = pattern[j]
+    if (t !== undefined && isStar(t)) {
       star = j++
       from = i
-    } else if (t !== undefined && one(t, text[i] ?? "", nocase)) {
+    } else if (t !== undefined && fits(t, i)) {
       i++
       j++
     } else if (star >= 0) {
@@ -128,9 +130,13 @@ export const segmentMatches = (tokens: ReadonlyArray<Token>, text: string, nocas
       i = ++from
     } else return false
   }
-  while (tokens[j]?._tag === "Star") j++
-  return j === tokens.length
+  while (j < pattern.length && isStar(pattern[j]!)) j++
+  return j === pattern.length
 }
+
+/** One segment (no `/` in `text`) against its tokens, by UTF-16 code units as picomatch's regex (no `u` flag) reads it. */
+export const segmentMatches = (tokens: ReadonlyArray<Token>, text: string, nocase: boolean): boolean =>
+  walk(tokens, text.length, (t) => t._tag === "Star", (t, at) => one(t, text[at] ?? "", nocase))
 
 /**
  * Whether picomatch's regex for this glob can backtrack without bound: two stars in one segment, or two `**`. Only
@@ -143,24 +149,5 @@ export const risky = (parsed: Parsed): boolean =>
 /** A path's segments (relative, `/`-separated) against the glob's: the same walk, `**` standing for any run of segments. */
 export const matches = (parsed: Parsed, path: string, nocase: boolean): boolean => {
   const parts = path.split("/")
-  const segs = parsed.segments
-  let i = 0
-  let j = 0
-  let star = -1
-  let from = 0
-  while (i < parts.length) {
-    const s = segs[j]
-    if (s !== undefined && s._tag === "GlobStar") {
-      star = j++
-      from = i
-    } else if (s !== undefined && segmentMatches(s.tokens, parts[i] ?? "", nocase)) {
-      i++
-      j++
-    } else if (star >= 0) {
-      j = star + 1
-      i = ++from
-    } else return false
-  }
-  while (segs[j]?._tag === "GlobStar") j++
-  return j === segs.length
+  return walk(parsed.segments, parts.length, (s) => s._tag === "GlobStar", (s, at) => s._tag === "Tokens" && segmentMatches(s.tokens, parts[at] ?? "", nocase))
 }
