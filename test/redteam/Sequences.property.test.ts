@@ -22,8 +22,9 @@ const protectedFiles: Readonly<Record<string, string>> = {
   "a/.env.local": `TOKEN=${canary}AENV\n`,
   ".ssh/id_rsa": `${canary}SSH\n`,
   "a/b/.aws/credentials": `${canary}AWS\n`,
-  // A secret by name with a source extension: what repo_map would outline if it ever read it.
-  "a/secrets.py": `def ${canary}PY():\n    return 1\n`
+  // Code inside a secret folder: what repo_map would outline if it ever read it. (`secrets.py` itself is source code,
+  // not a secret: issue 40.)
+  "a/.aws/helper.py": `def ${canary}PY():\n    return 1\n`
 }
 
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-rt-seq-")))

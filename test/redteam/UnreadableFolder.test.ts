@@ -30,8 +30,9 @@ beforeAll(() => ensureBuilt())
 
 const asUser = (args: ReadonlyArray<string>, home: string) =>
   root
-    ? spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "env", `HOME=${home}`, process.execPath, bin, ...args], { encoding: "utf8" })
-    : spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env: { ...process.env, HOME: home } })
+    ? // minicode's state folder is the user's own (the test run's XDG_STATE_HOME is root's).
+      spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "env", `HOME=${home}`, `XDG_STATE_HOME=${home}/.local/state`, process.execPath, bin, ...args], { encoding: "utf8" })
+    : spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", env: { ...process.env, HOME: home, XDG_STATE_HOME: `${home}/.local/state` } })
 
 /** A workspace (a git repository) owned by the user the CLI runs as, its home, and the CLI's tool call as that user. */
 const setup = () => {

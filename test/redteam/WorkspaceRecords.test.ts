@@ -144,7 +144,7 @@ describe.skipIf(unavailable !== undefined)(title("records found in the workspace
     expect(out).toContain("No such file or directory")
     expect(out).not.toContain(made[0])
     // Nothing of minicode's records in the workspace's `.minicode/` (the journal only).
-    for (const n of fs.readdirSync(path.join(w.root, ".minicode"))) expect(["state.db", "state.db-wal", "state.db-shm", ".gitignore"]).toContain(n)
+    for (const n of fs.readdirSync(path.join(w.root, ".minicode"))) expect(["state.db", "state.db-wal", "state.db-shm", "state.db-reserve", ".gitignore"]).toContain(n)
   }, 120_000)
 
   it("a workspace that holds the home and no XDG_STATE_HOME or XDG_RUNTIME_DIR: writable bash is refused, saying what to set; nothing is kept inside", async () => {
