@@ -99,14 +99,17 @@ describe.skipIf(unavailable !== undefined)(title("grep's sandbox masked as the l
     const text = await grep()
     expect(plant).toBeUndefined()
     expect(text).not.toContain(canary)
-    expect(text).toBe(expected)
+    // The hits, then grep's word on what it left out unopened (issue 40: no silent gaps).
+    const withNote = (t: string) => expect(t.replace(/\n\[\d+ protected paths? left out, never opened[^\]]*\]$/, "")).toBe(expected)
+    withNote(text)
+    expect(text).toMatch(/protected paths? left out, never opened/)
     // Honest: the first run's sandbox did show the link to rg (the old mask), and rg ran again, masked as now.
     expect(searches.length - before).toBe(2)
     expect(searches[before]).toContain("d0/notes.txt")
     expect(searches[before + 1]).not.toContain("d0/notes.txt")
     // Nothing new since: one run again, the link masked from the start.
     const again = searches.length
-    expect(await grep()).toBe(expected)
+    withNote(await grep())
     expect(searches.length - again).toBe(1)
     expect(searches[again]).not.toContain("d0/notes.txt")
   })
