@@ -38,6 +38,10 @@ export const metadataProblem = (url: string, metadata: unknown): string | undefi
   if (expected === undefined) return undefined
   const issuer = typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>)["issuer"] : undefined
   if (typeof issuer !== "string") return `the authorization server metadata at ${url} names no issuer (RFC 8414 requires it): not used`
+  // Metadata at an origin's root (what a 2025-03-26 MCP server without protected-resource metadata serves) may name
+  // an issuer with a path on that same origin: the same server, not another one (a mix-up needs another issuer's host).
+  const rootUrl = URL.canParse(expected) && new URL(expected).pathname === "/"
+  if (rootUrl && URL.canParse(issuer) && new URL(issuer).origin === new URL(expected).origin) return undefined
   return same(issuer, expected)
     ? undefined
     : `the authorization server metadata at ${url} names issuer ${JSON.stringify(issuer)}, not ${JSON.stringify(expected)} (RFC 8414 §3.3: it must be the one its URL was built from; a mix-up attack looks like this): not used`
