@@ -115,6 +115,10 @@ const writeAll = async (fd: number, chunk: Uint8Array) => {
   }
 }
 
+/** Opens `p` for reading beneath its parent's descriptor, never following a link at its name (readFile, readChunks). */
+const openForRead = (p: string): number =>
+  DirFd.withParent(p, (dir, name) => fs.openSync(DirFd.at(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
+
 export const make = Effect.sync(() => {
   const lstat = (p: string) => Effect.try({ try: () => lstatSync(p), catch: fail("lstat", p) })
 
@@ -123,7 +127,7 @@ export const make = Effect.sync(() => {
     Effect.suspend(() => {
       let fd: number
       try {
-        fd = DirFd.withParent(p, (dir, name) => fs.openSync(DirFd.at(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
+        fd = openForRead(p)
       } catch (cause) {
         return Effect.fail(fail("read", p)(cause))
       }
@@ -182,7 +186,7 @@ export const make = Effect.sync(() => {
     Effect.suspend(() => {
       let fd: number
       try {
-        fd = DirFd.withParent(p, (dir, name) => fs.openSync(DirFd.at(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW))
+        fd = openForRead(p)
       } catch (cause) {
         return Effect.fail(fail("read", p)(cause))
       }
