@@ -200,7 +200,6 @@ const grepOwn = (env: Env, inv: Invocation, call: CallOf<"grep">) =>
         : yield* Effect.as(searchDirs([{ rel: P.relative(session.root, P.dirname(facts.real)), files: [P.basename(facts.real)] }]), { incomplete: false, unreadable: [] })
     if (broken !== undefined) return yield* new ToolFailed({ tool: "grep", reason: broken.message })
     for (const folder of walked.unreadable) found.unreadableFolder(folder)
-    const left = GrepResults.protectedNote(aliases.paths, session.root, facts.real, filter)
-    if (left !== "") found.note(left)
+    found.protectedLeft(aliases.paths, session.root, facts.real, filter)
     return found.finish(call.args.pattern, walked.incomplete)
   }))

@@ -64,12 +64,20 @@ export const globFilter = (glob: string): ((file: string) => boolean) => {
  * pattern: a count of protected files that matched would tell what they hold. Git's folder and minicode's state,
  * which grep never enters, are not counted; files an ignore rule leaves out may be.
  */
-export const protectedNote = (paths: ReadonlySet<string>, root: string, start: string, filter: ((rel: string) => boolean) | undefined): string => {
+export const protectedNote = (
+  paths: ReadonlySet<string>,
+  root: string,
+  start: string,
+  filter: ((rel: string) => boolean) | undefined,
+  said: ReadonlyArray<string> = []
+): string => {
   let n = 0
   for (const p of paths) {
     if (p !== start && !P.isInside(start, p)) continue
     const rel = P.relative(root, p)
     if (rel === "" || rel.startsWith("../")) continue
+    // A folder already said to be unreadable (the sandbox's scan masks such a folder whole) is not counted again.
+    if (said.some((f) => f === "" || rel === f || rel.startsWith(`${f}/`))) continue
     if (rel.split("/").some((seg) => seg.toLowerCase() === ".git" || seg === ".minicode")) continue
     if (filter !== undefined && !filter(rel)) continue
     n++
@@ -143,6 +151,11 @@ export const collector = () => {
     unreadable: (file: string) => unreadable.push(file),
     /** A folder that could not be listed ("" for the root): nothing in it was searched. */
     unreadableFolder: (folder: string) => unreadableFolders.push(folder),
+    /** The protected-paths note (`protectedNote`), leaving out what the unreadable folders' note says already. */
+    protectedLeft: (paths: ReadonlySet<string>, root: string, start: string, filter: ((rel: string) => boolean) | undefined) => {
+      const left = protectedNote(paths, root, start, filter, unreadableFolders)
+      if (left !== "") notes.push(left)
+    },
     /** Matches so far (for progress notes). */
     total: () => total,
     /** A note of its own (shown after the others). */

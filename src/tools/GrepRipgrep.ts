@@ -197,8 +197,7 @@ const finish = (env: Env, start: string, g: Gathered, aliases: Aliases.Protected
       }
     }
     if (unsafe > 0) found.note(`[${unsafe} file${unsafe === 1 ? "" : "s"} left out: not a regular file beneath real folders of the workspace when checked]`)
-    const left = GrepResults.protectedNote(aliases.paths, root, P.resolve(root, start), filter)
-    if (left !== "") found.note(left)
+    found.protectedLeft(aliases.paths, root, P.resolve(root, start), filter)
     return found.finish(pattern, false)
   }))
 
