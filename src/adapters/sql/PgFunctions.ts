@@ -1,28 +1,35 @@
 /**
- * PostgreSQL functions decided by what the server says of them (issue 24), for PostgresEngine: a function the
- * static allowlist does not know runs only if every overload it may resolve to (by its schema, else the search path)
- * is IMMUTABLE or STABLE and not SECURITY DEFINER, and an SQL-language body passes the read-only guard. VOLATILE ones
- * stay refused unless the allowlist names them (then they never get here); file, program, network and large-object
- * functions were denied by name before. Verdicts are cached per connection URL.
+ * PostgreSQL functions decided by what the server says of them (issues 24, 43), for PostgresEngine: on a configured
+ * connection every function a call names (allowlisted or not) runs only if every overload it may resolve to (by its
+ * schema, else the search path) passes PgFunctionRule (IMMUTABLE or STABLE, or a built-in VOLATILE reader such as
+ * random(); not SECURITY DEFINER; no reach family), and an SQL-language body passes the read-only guard. A user's
+ * `public.lower()` shadowing a built-in is judged like any other overload. Verdicts are cached per connection URL.
  */
 import type * as Pg from "pg"
+import { type Overload, refusal } from "../../domain/sql/PgFunctionRule.js"
+import { bodyRefusal } from "../../domain/sql/PgReadRule.js"
 import { judge } from "../../domain/sql/SqlGuard.js"
 import { SqlEngineError } from "../../ports/SqlEngine.js"
 
-const lookup = `SELECT p.provolatile::text, p.prosecdef, l.lanname::text, p.prosrc, n.nspname::text
+/** Every overload of each name in `$1` (lower-cased when unquoted by the parser already) in schema `$2`, else the search path. */
+const lookup = `SELECT p.proname::text, n.nspname::text, p.provolatile::text, p.prosecdef, l.lanname::text, p.prosrc
 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace JOIN pg_catalog.pg_language l ON l.oid = p.prolang
-WHERE p.proname = $1 AND (CASE WHEN $2::text IS NULL THEN n.nspname = ANY (pg_catalog.current_schemas(true)) ELSE n.nspname = $2 END)`
+WHERE p.proname = ANY ($1::text[]) AND (CASE WHEN $2::text IS NULL THEN n.nspname = ANY (pg_catalog.current_schemas(true)) ELSE n.nspname = $2 END)`
 
-const volatility: Readonly<Record<string, string>> = { i: "IMMUTABLE", s: "STABLE", v: "VOLATILE" }
-
-/** Why `row` (one overload) may not run in a read, or undefined. */
-const refusal = (name: string, row: ReadonlyArray<unknown>): string | undefined => {
-  const [vol, secdef, language, source] = row
-  if (vol !== "i" && vol !== "s") return `${name}() is ${volatility[String(vol)] ?? String(vol)} on this server: only IMMUTABLE and STABLE functions (or allowlisted ones) may run`
-  if (secdef === true) return `${name}() is SECURITY DEFINER: it runs with its owner's rights`
-  if (language === "sql" && typeof source === "string") {
+/** Why the overload in `row` may not run in a read, or undefined. */
+const judgeRow = (qualified: ReadonlyArray<string>, row: ReadonlyArray<unknown>): string | undefined => {
+  const [, schema, volatility, securityDefiner, language, source] = row
+  const overload: Overload = { schema: String(schema), volatility: String(volatility), securityDefiner: securityDefiner === true, language: String(language) }
+  const reason = refusal(qualified, overload)
+  if (reason !== undefined) return reason
+  if (typeof source !== "string") return undefined
+  if (overload.language === "sql") {
     const body = judge(source, { dialect: "postgres" })
-    if (body._tag === "Deny") return `${name}()'s body: ${body.reason}`
+    if (body._tag === "Deny") return `${qualified.join(".")}()'s body: ${body.reason}`
+  } else if (overload.schema !== "pg_catalog" && !["internal", "c"].includes(overload.language)) {
+    // A procedural body (PL/pgSQL…) declared STABLE may still call set_config('role', …) or dblink_exec.
+    const body = bodyRefusal(source)
+    if (body !== undefined) return `${qualified.join(".")}(): ${body}`
   }
   return undefined
 }
@@ -31,18 +38,28 @@ export type FunctionCheck = (client: Pg.PoolClient, functions: ReadonlyArray<Rea
 
 export const functionCheck = (): FunctionCheck => {
   const cache = new Map<string, string | undefined>()
+  const keyOf = (qualified: ReadonlyArray<string>) => (qualified.length === 2 ? `${qualified[0]}.${qualified[1]}` : `.${qualified[0] ?? ""}`)
   return async (client, functions) => {
-    for (const qualified of functions) {
-      const name = qualified[qualified.length - 1] ?? ""
-      const schema = qualified.length === 2 ? qualified[0] ?? null : null
-      const key = `${schema ?? ""}.${name}`
-      if (!cache.has(key)) {
-        const found = await client.query({ text: lookup, values: [name, schema], rowMode: "array" })
-        const reasons = found.rows.map((row: unknown) => (Array.isArray(row) ? refusal(qualified.join("."), row) : "unexpected pg_proc row"))
+    const missing = functions.filter((f) => !cache.has(keyOf(f)))
+    // One round trip for the unqualified names, one per schema named.
+    const bySchema = new Map<string | null, Array<ReadonlyArray<string>>>()
+    for (const f of missing) {
+      const schema = f.length === 2 ? f[0] ?? null : null
+      bySchema.set(schema, [...(bySchema.get(schema) ?? []), f])
+    }
+    for (const [schema, group] of bySchema) {
+      const names = [...new Set(group.map((f) => f[f.length - 1] ?? ""))]
+      const found = await client.query({ text: lookup, values: [names, schema], rowMode: "array" })
+      const rows = found.rows.filter((row: unknown): row is ReadonlyArray<unknown> => Array.isArray(row))
+      for (const f of group) {
+        const name = f[f.length - 1] ?? ""
         // Not found: PostgreSQL itself will say the function does not exist (with its HINT).
-        cache.set(key, reasons.find((r) => r !== undefined))
+        const reasons = rows.filter((row) => row[0] === name).map((row) => judgeRow(f, row))
+        cache.set(keyOf(f), reasons.find((r) => r !== undefined))
       }
-      const reason = cache.get(key)
+    }
+    for (const f of functions) {
+      const reason = cache.get(keyOf(f))
       if (reason !== undefined) throw new SqlEngineError({ kind: "refused", rule: "sql.pg.function", reason })
     }
   }

@@ -1,13 +1,15 @@
 /**
  * PostgreSQL for `sql_query` on `pg`, with the server's own read-only enforcement (layer 2 of issue 7):
  *
- * - every call runs in its own transaction, `BEGIN READ ONLY` for reads, with a local `statement_timeout`, and is
+ * - every call sets the session's `statement_timeout` to its limit, then runs in its own transaction, `BEGIN READ ONLY` for reads, and is
  *   always rolled back (writes commit only when permitted and every statement succeeded);
  * - every statement is sent on its own through the extended protocol (Parse/Bind/Execute), which carries exactly
  *   one statement: `SELECT 1; COMMIT; …` is a syntax error there, never three statements;
  * - a read query runs as a cursor (`DECLARE … NO SCROLL CURSOR` inside that transaction) and only `maxRows + 1`
  *   rows are fetched from it: a 3M-row result costs the rows shown, never the whole result;
- * - functions the static allowlist does not know are decided by pg_proc on the connection (PgFunctions.ts);
+ * - every function a read calls (read from the text by the engine itself: PgReadRule, plus those the guard left to the
+ *   connection) is decided by pg_proc before anything runs (PgFunctions.ts, PgFunctionRule): `set_config('role', …)`
+ *   followed by `dblink_exec` in one statement ran as the superuser before the check after the statement could see it;
  * - values come back as the database has them (PgValues.ts), with their type names; errors carry DETAIL and HINT;
  * - after each statement the transaction must still be open: a statement that ended it (a `COMMIT` the guards were
  *   told to miss) makes the engine drop the connection before anything else runs on it.
@@ -20,8 +22,9 @@
  * layer 1 (the lexer guard and the parse-tree walk) denies those by name. Connection URLs (with their passwords)
  * never appear in errors. `pg` is loaded lazily when the layer is built; pools are closed with the layer.
  */
-import { Effect, Layer, SynchronizedRef } from "effect"
+import { Effect, Either, Layer, SynchronizedRef } from "effect"
 import type * as Pg from "pg"
+import * as PgReadRule from "../../domain/sql/PgReadRule.js"
 import { type FunctionCheck, functionCheck } from "./PgFunctions.js"
 import { builtinTypeNames, typeParsers } from "./PgValues.js"
 import { connectTimeoutRule, connectWithin, positional, type SqlParam, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
@@ -56,7 +59,7 @@ const cursorable = (text: string): boolean => /^[\s(]*(select|with|values|table)
 
 const cursorName = "minicode_rows"
 
-const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyArray<SqlParam>, request: SqlRequest, names: TypeNames, role: string | undefined): Promise<SqlResultSet> => {
+const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyArray<SqlParam>, request: SqlRequest, names: TypeNames, expected: Expected): Promise<SqlResultSet> => {
   const maxRows = request.maxRows
   const cursor = !request.write && cursorable(text)
   // A portal inside the read-only transaction: the server produces only the rows fetched (3M rows cost 6).
@@ -64,12 +67,12 @@ const statement = async (client: Pg.PoolClient, text: string, values: ReadonlyAr
     ? { text: `DECLARE ${cursorName} NO SCROLL CURSOR FOR ${text}`, values: [...values], rowMode: "array", queryMode: "extended" }
     : { text, values: [...values], rowMode: "array", queryMode: "extended" }
   let result = await client.query(main)
-  await unchanged(client, role)
+  await unchanged(client, expected)
   if (cursor) {
     result = await client.query({ text: `FETCH FORWARD ${maxRows + 1} FROM ${cursorName}`, rowMode: "array" })
     await client.query(`CLOSE ${cursorName}`)
     // A cursor's query runs as it is fetched: the same check once its rows are in.
-    await unchanged(client, role)
+    await unchanged(client, expected)
   }
   const returnsRows = result.fields.length > 0
   return {
@@ -101,49 +104,81 @@ const typeNames = (): TypeNames => {
 /** The role a read runs as: the connection's own, or `pg_read_all_data` for a superuser (below). */
 const readRole = "pg_read_all_data"
 
+/** What every statement of a call must leave as it found: the role a read runs as, and the statement time limit. */
+interface Expected {
+  readonly role: string | undefined
+  /** `current_setting('statement_timeout')` as the call set it. */
+  readonly timeout: string
+}
+
 /**
- * Opens the call's transaction with its local statement_timeout; returns the server process, to cancel it by, and the
- * role the statements run as. A superuser's read runs as `pg_read_all_data` (PostgreSQL 14+: SELECT on every table,
- * nothing else): a read-only transaction does not stop a superuser's `dblink_exec` (another session, not read-only),
- * `COPY … TO` a server file, `lo_import` of a server file or a replication slot (kept through the rollback); that role
- * may do none of them, so the engine refuses them on its own, whatever the guards said.
+ * Sets the session's statement_timeout to the call's limit (issue 43: on the session, before the transaction, so it
+ * holds whatever happens to the transaction; a client killed mid-statement leaves a statement the server ends at the
+ * limit) and opens the call's transaction; returns the server process, to cancel it by, and what the statements must
+ * leave unchanged. A superuser's read runs as `pg_read_all_data` (PostgreSQL 14+: SELECT on every table, nothing
+ * else): a read-only transaction does not stop a superuser's `dblink_exec` (another session, not read-only), `COPY …
+ * TO` a server file, `lo_import` of a server file or a replication slot (kept through the rollback); that role may do
+ * none of them, so the engine refuses them on its own, whatever the guards said.
  */
-const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<{ readonly pid: number; readonly role: string | undefined }> => {
-  await client.query(request.write ? "BEGIN READ WRITE" : "BEGIN READ ONLY")
+const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<{ readonly pid: number; readonly expected: Expected }> => {
+  await client.query(`SET statement_timeout = ${Math.max(1, Math.trunc(request.timeoutMs))}; ${request.write ? "BEGIN READ WRITE" : "BEGIN READ ONLY"}`)
   const set = await client.query({
-    text: "SELECT pg_backend_pid(), set_config('statement_timeout', $1, true), " +
+    text: "SELECT pg_backend_pid(), current_setting('statement_timeout'), " +
       "coalesce((SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = session_user), false) " +
       `AND EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = '${readRole}')`,
-    values: [String(request.timeoutMs)],
     rowMode: "array"
   })
   const pid: unknown = set.rows[0]?.[0]
   const lower = !request.write && set.rows[0]?.[2] === true
   if (lower) await client.query(`SET LOCAL ROLE ${readRole}`)
   const role = await client.query({ text: "SELECT current_user::text", rowMode: "array" })
-  return { pid: typeof pid === "number" ? pid : -1, role: request.write ? undefined : String(role.rows[0]?.[0] ?? "") }
+  return {
+    pid: typeof pid === "number" ? pid : -1,
+    expected: { role: request.write ? undefined : String(role.rows[0]?.[0] ?? ""), timeout: String(set.rows[0]?.[1] ?? "") }
+  }
 }
 
 /**
- * After each read statement, the transaction must be as it began: open (a `COMMIT`/`END` ends it), read-only and
- * under the same role (`RESET ROLE`, `set_config('role', …)` or `SET transaction_read_only` change them); else the
- * engine drops the connection before anything else runs on it, and the transaction is rolled back.
+ * After each statement, the transaction must be as it began: open (a `COMMIT`/`END` ends it) and under the call's
+ * statement_timeout (`SET statement_timeout = 0` would let a later statement outlive a killed client); a read's also
+ * read-only and under the same role (`RESET ROLE`, `set_config('role', …)` or `SET transaction_read_only` change
+ * them). Else the engine drops the connection before anything else runs on it, and the transaction is rolled back.
  */
-const unchanged = async (client: Pg.PoolClient, role: string | undefined): Promise<void> => {
+const unchanged = async (client: Pg.PoolClient, expected: Expected): Promise<void> => {
   if (client.getTransactionStatus() !== "T") {
     throw refused("sql.engine.transaction-ended", "the statement ended the engine's transaction; the connection was dropped")
   }
-  if (role === undefined) return
-  const state = await client.query({ text: "SELECT current_setting('transaction_read_only'), current_user::text", rowMode: "array" })
-  const [readOnly, user] = state.rows[0] ?? []
+  const state = await client.query({ text: "SELECT current_setting('transaction_read_only'), current_user::text, current_setting('statement_timeout')", rowMode: "array" })
+  const [readOnly, user, timeout] = state.rows[0] ?? []
+  if (timeout !== expected.timeout) throw refused("sql.engine.session-changed", `the statement changed the statement time limit (${expected.timeout}); the connection was dropped`)
+  if (expected.role === undefined) return
   if (readOnly !== "on") throw refused("sql.engine.session-changed", "the statement switched the transaction's READ ONLY off; the connection was dropped")
-  if (user !== role) throw refused("sql.engine.session-changed", `the statement changed the role the read runs as (${role}); the connection was dropped`)
+  if (user !== expected.role) throw refused("sql.engine.session-changed", `the statement changed the role the read runs as (${expected.role}); the connection was dropped`)
 }
 
-const statements = async (client: Pg.PoolClient, request: SqlRequest, params: ReadonlyArray<SqlParam>, names: TypeNames, check: FunctionCheck, role: string | undefined): Promise<SqlResult> => {
-  if (request.functions !== undefined && request.functions.length > 0) await check(client, request.functions)
+/**
+ * The functions judged by pg_proc before anything runs: those the guard left to the connection and, for a read, every
+ * one the engine itself reads in the text (PgReadRule), so that layer 2 judges them without the guards.
+ */
+const functionsOf = (request: SqlRequest): ReadonlyArray<ReadonlyArray<string>> => {
+  const all = new Map((request.functions ?? []).map((f) => [f.join("."), f] as const))
+  if (!request.write) {
+    for (const text of request.statements) {
+      const shape = PgReadRule.headRefusal(text)
+      if (shape !== undefined) throw refused("sql.engine.not-a-read", shape)
+      const found = PgReadRule.calledFunctions(text)
+      if (Either.isLeft(found)) throw refused("sql.engine.not-a-read", found.left)
+      for (const f of found.right) all.set(f.join("."), f)
+    }
+  }
+  return [...all.values()]
+}
+
+const statements = async (client: Pg.PoolClient, request: SqlRequest, params: ReadonlyArray<SqlParam>, names: TypeNames, check: FunctionCheck, expected: Expected): Promise<SqlResult> => {
+  const functions = functionsOf(request)
+  if (functions.length > 0) await check(client, functions)
   const results: Array<SqlResultSet> = []
-  for (const text of request.statements) results.push(await statement(client, text, params, request, names, role))
+  for (const text of request.statements) results.push(await statement(client, text, params, request, names, expected))
   await client.query(request.write ? "COMMIT" : "ROLLBACK")
   return { results }
 }
@@ -218,8 +253,8 @@ export const make = Effect.gen(function* () {
         connectWithin(request.timeoutMs, () => pool.connect(), (late) => late.release(true), (cause) => translate(cause, url)),
         (client) =>
           Effect.gen(function* () {
-            const { pid, role } = yield* Effect.tryPromise({ try: () => begin(client, request), catch: (cause) => translate(cause, url) })
-            return yield* Effect.tryPromise({ try: () => statements(client, request, params, namesFor(url), checkFor(url), role), catch: (cause) => translate(cause, url) }).pipe(
+            const { pid, expected } = yield* Effect.tryPromise({ try: () => begin(client, request), catch: (cause) => translate(cause, url) })
+            return yield* Effect.tryPromise({ try: () => statements(client, request, params, namesFor(url), checkFor(url), expected), catch: (cause) => translate(cause, url) }).pipe(
               // The server's statement_timeout ends a statement at the limit; this ends it when the client gave up
               // first (the call was interrupted, or the server did not answer in time).
               Effect.onInterrupt(() => cancel(url, pid))

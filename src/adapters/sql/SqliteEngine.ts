@@ -58,12 +58,15 @@ export const engineRule = (sql: string): string | undefined => {
 
 /**
  * Read forms `sqlite3_stmt_readonly` calls writes although they only report: the bare `PRAGMA [schema.]journal_mode`
- * (the guard's read pragma; with `=` or an argument it is a setter and refused by both).
+ * (the guard's read pragma; with `=` or an argument it is a setter and refused by both), and `EXPLAIN [QUERY PLAN]`
+ * of anything (SQLite answers as if the prefix were absent, yet an EXPLAIN only lists the program or the plan and
+ * never runs it: issue 43).
  */
 export const reportingPragma = (sql: string): boolean => {
   const lexed = lex(sql, defaultOptions("sqlite"))
   if (Either.isLeft(lexed)) return false
   const words = lexed.right.tokens.filter((t) => t.kind !== "semicolon")
+  if (words[0]?.kind === "word" && words[0].value === "EXPLAIN") return true
   const name = words.length === 2 ? words[1] : words.length === 4 && words[2]?.kind === "dot" ? words[3] : undefined
   return words[0]?.kind === "word" && words[0].value === "PRAGMA" && name !== undefined && name.kind === "word" && name.value === "JOURNAL_MODE"
 }

@@ -6,6 +6,8 @@
  * in as data; anything of an unexpected shape is denied.
  */
 import { secretRelations } from "./guard/Catalog.js"
+import { immutableOrStable } from "./PgBuiltins.js"
+import { volatileReaders } from "./PgFunctionRule.js"
 import { functionReach } from "./SqlCatalog.js"
 
 export type PgVerdict =
@@ -13,8 +15,8 @@ export type PgVerdict =
       readonly _tag: "Allow"
       readonly statements: number
       /**
-       * With `deferFunctions`: the functions off the static allowlist, for the engine to decide by what the server
-       * says of them (pg_proc: volatility and security); each is `[name]` or `[schema, name]`.
+       * With `deferFunctions`: every function the text calls (none a reach family knows), for the engine to decide by
+       * what the server says of them (pg_proc: PgFunctionRule); each is `[name]` or `[schema, name]`.
        */
       readonly deferred?: ReadonlyArray<ReadonlyArray<string>>
     }
@@ -32,6 +34,9 @@ const writeStatements: ReadonlySet<string> = new Set([
   "CommentStmt", "TruncateStmt", "CreateSeqStmt", "AlterSeqStmt", "CreateEnumStmt", "AlterEnumStmt",
   "CompositeTypeStmt", "CreateDomainStmt", "RefreshMatViewStmt", "CreateSchemaStmt"
 ])
+
+/** Statement kinds an EXPLAIN without ANALYZE may plan in a read: it shows their plan and runs nothing. */
+const plannedStatements: ReadonlySet<string> = new Set(["InsertStmt", "UpdateStmt", "DeleteStmt", "MergeStmt"])
 
 /**
  * Built-in functions a query may call (pg_catalog, unqualified or qualified by `pg_catalog`). Families are
@@ -115,12 +120,16 @@ const builtinOperators: ReadonlySet<string> = new Set([
   "?-|", "?||", "~=", "BETWEEN", "NOT BETWEEN", "BETWEEN SYMMETRIC", "NOT BETWEEN SYMMETRIC", "<<=", ">>=", "##", "!!", "^@", "<%", "%>", "<<%", "%>>", "<<->", "<->>", "@-@", "|=|", "=|="
 ])
 
+/** PostgreSQL 15's IMMUTABLE and STABLE built-ins (PgBuiltins), less every name a reach family knows. */
+const builtins: ReadonlySet<string> = new Set(immutableOrStable.filter((name) => functionReach(name) === undefined))
+
+/** The static allowlist, for deciding without a connection (on one, pg_proc decides: PgFunctionRule). */
 export const allowedFunction = (qualified: ReadonlyArray<string>): boolean => {
   if (qualified.length === 0 || qualified.length > 2) return false
   if (qualified.length === 2 && qualified[0] !== "pg_catalog") return false
   const name = qualified[qualified.length - 1]
-  if (name === undefined || excluded.has(name)) return false
-  return functions.has(name) || pgInformation.has(name) || functionPrefixes.some((p) => name.startsWith(p))
+  if (name === undefined || excluded.has(name) || functionReach(name) !== undefined) return false
+  return functions.has(name) || builtins.has(name) || volatileReaders.has(name) || pgInformation.has(name) || functionPrefixes.some((p) => name.startsWith(p))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -151,6 +160,8 @@ const maxDepth = 400
 
 interface Ctx {
   readonly write: boolean
+  /** Inside an EXPLAIN without ANALYZE: the statement is planned, never run, so data changes may be named. */
+  readonly planOnly?: boolean
   /** Collects functions off the allowlist instead of denying them (undefined: deny them). */
   readonly deferred: Array<ReadonlyArray<string>> | undefined
 }
@@ -175,7 +186,8 @@ const explainAnalyzes = (body: Readonly<Record<string, unknown>>): boolean => {
 
 const judgeNode = (kind: string, body: Readonly<Record<string, unknown>>, ctx: Ctx): PgVerdict | undefined => {
   if (kind.endsWith("Stmt")) {
-    if (!readStatements.has(kind) && !(ctx.write && writeStatements.has(kind))) {
+    const planned = ctx.planOnly === true && plannedStatements.has(kind)
+    if (!readStatements.has(kind) && !planned && !(ctx.write && writeStatements.has(kind))) {
       return deny(ctx.write ? "sql.pg.statement" : "sql.pg.read-only", `${kind} is not ${ctx.write ? "an allowed statement kind" : "a read-only statement"} (PostgreSQL parser)`)
     }
     if (kind === "SelectStmt" && !ctx.write) {
@@ -211,12 +223,13 @@ const judgeNode = (kind: string, body: Readonly<Record<string, unknown>>, ctx: C
   if (kind === "FuncCall") {
     const fname = names(body["funcname"])
     if (fname === undefined) return deny("sql.pg.function", "a function call of unexpected shape (PostgreSQL parser)")
+    // On a connection every call is left to pg_proc (the allowlist does not decide there: a user's public.lower()
+    // would pass it), but nothing a reach family knows: files, programs, network, large objects stay denied by name.
+    if (ctx.deferred !== undefined && fname.length <= 2 && functionReach(fname[fname.length - 1] ?? "") === undefined) {
+      if (!ctx.deferred.some((f) => f.join(".") === fname.join("."))) ctx.deferred.push(fname)
+      return undefined
+    }
     if (!allowedFunction(fname)) {
-      // Deferred only when nothing the lexer's reach families know: files, programs, network, large objects stay denied.
-      if (ctx.deferred !== undefined && fname.length <= 2 && functionReach(fname[fname.length - 1] ?? "") === undefined) {
-        ctx.deferred.push(fname)
-        return undefined
-      }
       return deny("sql.pg.function", `${fname.join(".")}() is not on the function allowlist (PostgreSQL parser)`)
     }
     return undefined
@@ -245,15 +258,18 @@ const walk = (value: unknown, ctx: Ctx, depth: number): PgVerdict | undefined =>
   }
   if (!isRecord(value)) return undefined
   const kind = nodeKind(value)
+  let inner = ctx
   if (kind !== undefined) {
     const body = value[kind]
     if (isRecord(body)) {
       const found = judgeNode(kind, body, ctx)
       if (found !== undefined) return found
+      // EXPLAIN without ANALYZE (judgeNode denied the other) only plans what it names.
+      if (kind === "ExplainStmt") inner = { ...ctx, planOnly: true }
     }
   }
   for (const child of Object.values(value)) {
-    const found = walk(child, ctx, depth + 1)
+    const found = walk(child, inner, depth + 1)
     if (found !== undefined) return found
   }
   return undefined

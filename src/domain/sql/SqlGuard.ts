@@ -17,7 +17,7 @@
 import { Either } from "effect"
 import { alternativeOptions, defaultOptions, lex, type LexOptions, type SqlDialect, type Token } from "./SqlLexer.js"
 import { type Context, reaching } from "./guard/Reach.js"
-import { readOnlyHead, readOnlyTokens, stackable } from "./guard/ReadOnly.js"
+import { planOnlyExplain, readOnlyHead, readOnlyTokens, stackable } from "./guard/ReadOnly.js"
 import { allow, deny, type Denial, maxBytes, type SqlVerdict, type Statement, splitStatements, utf8Length } from "./guard/Tokens.js"
 
 export type { SqlDialect } from "./SqlLexer.js"
@@ -42,7 +42,7 @@ const judgeStatement = (statement: Statement, ctx: Context): Denial | undefined 
   if (ctx.write) return undefined
   // A PRAGMA is judged by its allowlist alone (its argument may be any word: `PRAGMA wal_checkpoint(TRUNCATE)`).
   if (ctx.dialect === "sqlite" && first.kind === "word" && first.value === "PRAGMA") return readOnlyHead(ts, ctx.dialect)
-  return readOnlyTokens(ts) ?? readOnlyHead(ts, ctx.dialect)
+  return readOnlyTokens(ts, planOnlyExplain(ts, ctx.dialect)) ?? readOnlyHead(ts, ctx.dialect)
 }
 
 const judgeLexed = (sql: string, tokens: ReadonlyArray<Token>, ctx: Context): SqlVerdict => {

@@ -3,8 +3,11 @@
  * it (the lexer guard and the parse-tree walk are not in this path). Every one is refused by the engine, and the
  * database is unchanged afterwards: no row, large object, replication slot or server file.
  *
- * Not covered (said in the report): one statement that both switches the role back with `set_config('role', …)`
- * and acts as the superuser in the same statement; the engine sees the switch only after the statement.
+ * One statement that both switches the role back (`set_config('role', …)`, however the name is spelled, or through a
+ * STABLE PL/pgSQL function that wraps it) and acts as the superuser in the same statement (`dblink_exec` committed a
+ * row before the check after the statement could see it): refused before it runs, by the engine's own reading of the
+ * functions a read calls (PgReadRule + pg_proc). A read that switches the statement time limit off is refused too
+ * (issue 43).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
@@ -58,12 +61,26 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine alone (no guard), as a supe
     ["SELECT set_config('transaction_read_only', 'off', false)", "INSERT INTO t VALUES (10)"],
     ["SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", "INSERT INTO t VALUES (11)"],
     ["INSERT INTO t VALUES (13)"],
-    ["DO $$ BEGIN INSERT INTO t VALUES (14); END $$"]
+    ["DO $$ BEGIN INSERT INTO t VALUES (14); END $$"],
+    // issue 43: the role switched back and used within one statement; the time limit switched off
+    [`SELECT set_config('role', 'minicode', true), dblink_exec('${local}', 'INSERT INTO t VALUES (21)')`],
+    [`SELECT pg_catalog.set_config('session_authorization', 'minicode', true), dblink_exec('${local}', 'INSERT INTO t VALUES (22)')`],
+    [`SELECT "set_config"('role', 'minicode', true), dblink_exec('${local}', 'INSERT INTO t VALUES (23)')`],
+    [`SELECT U&"\\0073et_config"('role', 'minicode', true), dblink_exec('${local}', 'INSERT INTO t VALUES (24)')`],
+    [`SELECT become(), dblink_exec('${local}', 'INSERT INTO t VALUES (25)')`],
+    [`SELECT x.r, dblink_exec('${local}', 'INSERT INTO t VALUES (26)') FROM (SELECT set_config('role', 'minicode', true) AS r) x`],
+    [`SELECT set_config('transaction_read_only', 'off', true), dblink_exec('${local}', 'INSERT INTO t VALUES (27)')`],
+    ["UPDATE pg_settings SET setting = 'minicode' WHERE name = 'role'", `SELECT dblink_exec('${local}', 'INSERT INTO t VALUES (28)')`],
+    ["SET statement_timeout = 0", "SELECT 1"],
+    ["SELECT 1", "RESET ALL"]
   ]
 
   it.live("sets up a table and dblink with a permitted write", () =>
     Effect.gen(function* () {
-      yield* run(request(["CREATE TABLE t(x int)", "CREATE EXTENSION dblink"], { write: true }))
+      yield* run(request([
+        "CREATE TABLE t(x int)", "CREATE EXTENSION dblink",
+        "CREATE FUNCTION become() RETURNS text LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN set_config('role', 'minicode', true); END $$"
+      ], { write: true }))
       assert.deepStrictEqual(yield* state(), ["{}", 0, 0])
     }), 60_000)
 

@@ -126,7 +126,8 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine", () => {
     Effect.gen(function* () {
       const out = yield* Effect.either(run(request(["COMMIT", "DELETE FROM users"])))
       assert.isTrue(Either.isLeft(out))
-      if (Either.isLeft(out)) assert.strictEqual(out.left.rule, "sql.engine.transaction-ended")
+      // Refused by its shape before it runs (a read's statement must read); the check after each statement stays behind.
+      if (Either.isLeft(out)) assert.oneOf(out.left.rule, ["sql.engine.not-a-read", "sql.engine.transaction-ended"])
       assert.strictEqual(yield* count, 3)
     }))
 
@@ -142,7 +143,8 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine", () => {
       // The test cluster's user is a superuser: inside BEGIN READ ONLY alone the server read its own files.
       const out = yield* Effect.either(run(request(["SELECT length(pg_read_file('PG_VERSION')) > 0"])))
       assert.isTrue(Either.isLeft(out))
-      if (Either.isLeft(out)) assert.include(out.left.reason, "permission denied")
+      // The engine's own function check refuses it by name first; the role would refuse it after (permission denied).
+      if (Either.isLeft(out)) assert.match(out.left.reason, /permission denied|reads or writes files on the database server/)
     }))
 
   it.live("errors never carry the connection's password", () =>

@@ -72,4 +72,50 @@ describe("PgTreePolicy", () => {
     assert.strictEqual(PgTreePolicy.judge({ stmts: [{ stmt: "x" }] }, {})._tag, "Deny")
     assert.strictEqual(PgTreePolicy.judge({ stmts: [] }, {})._tag, "Deny")
   })
+
+  it("allows the everyday built-ins without a connection: type-named casts, enum, array, geometric, bit, txid, acl (issue 43)", () => {
+    for (const sql of [
+      "SELECT date(placed_at), text(id), int4(qty), int8(qty), float4(1.5), bool(1), name('a') FROM t",
+      "SELECT enum_range(NULL::mood), enum_first(NULL::mood), enum_last(NULL::mood)",
+      "SELECT area(box '((0,0),(1,1))'), center(box '((0,0),(1,1))'), diameter(circle '((0,0),2)'), npoints(path '((0,0),(1,1))')",
+      "SELECT trim_array(ARRAY[1,2,3], 1), array_length(ARRAY[1], 1), cardinality(ARRAY[1])",
+      "SELECT bit_count(B'1011'), get_bit(B'1011', 1), length(B'1011')",
+      "SELECT txid_current_snapshot(), txid_snapshot_xmin(txid_current_snapshot()), txid_visible_in_snapshot(1, txid_current_snapshot())",
+      "SELECT * FROM aclexplode(acldefault('r', 10))", "SELECT makeaclitem(10, 10, 'SELECT', false)", "SELECT pg_relation_filepath('t')",
+      "SELECT random(), clock_timestamp(), gen_random_uuid(), timeofday()"
+    ]) {
+      assert.strictEqual(rule(sql), "allow", sql)
+    }
+  })
+
+  it("never widens into what changes state or reaches outside (issue 43)", () => {
+    for (const sql of [
+      "SELECT txid_current()", "SELECT pg_current_xact_id()", "SELECT set_config('role', 'postgres', true)", "SELECT lo_get(1)",
+      "SELECT pg_advisory_xact_lock(1)", "SELECT table_to_xml('t', true, true, '')", "SELECT pg_notify('c', 'x')", "SELECT setval('s', 1)"
+    ]) {
+      assert.strictEqual(rule(sql), "sql.pg.function", sql)
+    }
+  })
+
+  it("EXPLAIN without ANALYZE plans a data change in a read; with ANALYZE, or nested in a CTE, it is refused (issue 43)", () => {
+    assert.strictEqual(rule("EXPLAIN UPDATE t SET a = 1 WHERE id = 2"), "allow")
+    assert.strictEqual(rule("EXPLAIN (COSTS off, FORMAT JSON) DELETE FROM t WHERE id = 2"), "allow")
+    assert.strictEqual(rule("EXPLAIN INSERT INTO t SELECT * FROM u"), "allow")
+    assert.strictEqual(rule("EXPLAIN (ANALYZE) DELETE FROM t"), "sql.pg.read-only")
+    assert.strictEqual(rule("EXPLAIN (ANALYZE on) UPDATE t SET a = 1"), "sql.pg.read-only")
+    assert.strictEqual(rule("EXPLAIN CREATE TABLE x AS SELECT 1"), "sql.pg.read-only")
+    assert.strictEqual(rule("DELETE FROM t"), "sql.pg.read-only")
+    assert.strictEqual(rule("EXPLAIN DELETE FROM t WHERE id = pg_catalog.nextval('s')"), "sql.pg.function")
+  })
+
+  it("on a connection, every function goes to pg_proc, allowlisted or not; reach families stay denied by name (issue 43)", () => {
+    const deferred = (sql: string) => {
+      const v = PgTreePolicy.judge(parseSync(sql), { deferFunctions: true })
+      return v._tag === "Allow" ? (v.deferred ?? []).map((f) => f.join(".")) : v.rule
+    }
+    assert.deepStrictEqual(deferred("SELECT lower(name), count(*), array_sneak() FROM t GROUP BY 1"), ["lower", "count", "array_sneak"])
+    assert.deepStrictEqual(deferred("SELECT public.lower('x')"), ["public.lower"])
+    assert.strictEqual(deferred("SELECT pg_read_file('x')"), "sql.pg.function")
+    assert.strictEqual(deferred("SELECT a.b.c()"), "sql.pg.function")
+  })
 })

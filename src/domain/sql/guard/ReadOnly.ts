@@ -49,7 +49,17 @@ export const usedAsName = (ts: ReadonlyArray<Token>, k: number, head: string | u
   return k === 1 && w === "CREATE" && head === "SHOW"
 }
 
-export const readOnlyTokens = (ts: ReadonlyArray<Token>): Denial | undefined => {
+/** Data-changing words an EXPLAIN without ANALYZE may name: it plans the statement and runs nothing. */
+const plannedWords: ReadonlySet<string> = new Set(["INSERT", "UPDATE", "DELETE", "MERGE", "REPLACE", "UPSERT", "INTO"])
+
+/** Statements an EXPLAIN without ANALYZE may plan in a read (`EXPLAIN UPDATE …`, `EXPLAIN QUERY PLAN DELETE …`). */
+const plannedTargets: ReadonlySet<string> = new Set(["INSERT", "UPDATE", "DELETE", "MERGE", "REPLACE"])
+
+/**
+ * With `planOnly` (the statement is an EXPLAIN without ANALYZE: `planOnlyExplain`) the data-changing words of the
+ * planned statement are no reason to refuse; everything else is judged as in any read.
+ */
+export const readOnlyTokens = (ts: ReadonlyArray<Token>, planOnly = false): Denial | undefined => {
   const head = wordAt(ts, 0)
   for (let k = 0; k < ts.length; k++) {
     const w = wordAt(ts, k)
@@ -62,7 +72,7 @@ export const readOnlyTokens = (ts: ReadonlyArray<Token>): Denial | undefined => 
     if (w === "COMMENT" && next === "ON") return deny("sql.ddl", keywordReason("sql.ddl", "COMMENT ON"))
     if (w === "SECURITY" && next === "LABEL") return deny("sql.ddl", keywordReason("sql.ddl", "SECURITY LABEL"))
     const anywhere = anywhereKeywords.get(w)
-    if (anywhere !== undefined && !usedAsName(ts, k, head)) {
+    if (anywhere !== undefined && !usedAsName(ts, k, head) && !(planOnly && plannedWords.has(w))) {
       return deny(anywhere, w === "INTO"
         ? "SELECT … INTO creates a table, writes a file or sets variables; the connection is read-only"
         : keywordReason(anywhere, w))
@@ -80,7 +90,18 @@ export const readOnlyTokens = (ts: ReadonlyArray<Token>): Denial | undefined => 
   return undefined
 }
 
-export const explain = (ts: ReadonlyArray<Token>, dialect: SqlDialect): Denial | undefined => {
+export const explain = (ts: ReadonlyArray<Token>, dialect: SqlDialect): Denial | undefined => explained(ts, dialect).denial
+
+/** Whether `ts` is an EXPLAIN without ANALYZE of a data change: it shows the plan, runs nothing (issue 43). */
+export const planOnlyExplain = (ts: ReadonlyArray<Token>, dialect: SqlDialect): boolean =>
+  wordAt(ts, 0) === "EXPLAIN" && explained(ts, dialect).planned
+
+const explained = (ts: ReadonlyArray<Token>, dialect: SqlDialect): { readonly denial?: Denial; readonly planned: boolean } => {
+  const found = explainOf(ts, dialect)
+  return found === "planned" ? { planned: true } : found === undefined ? { planned: false } : { denial: found, planned: false }
+}
+
+const explainOf = (ts: ReadonlyArray<Token>, dialect: SqlDialect): Denial | "planned" | undefined => {
   let k = 1
   if (kindAt(ts, k) === "lparen") {
     // PostgreSQL option list: (ANALYZE, VERBOSE true, FORMAT JSON)
@@ -133,6 +154,7 @@ export const explain = (ts: ReadonlyArray<Token>, dialect: SqlDialect): Denial |
     !(t.kind === "word" && (statementKeywords.has(t.value) || anywhereKeywords.has(t.value)))) {
     return undefined // EXPLAIN tbl [col] is DESCRIBE
   }
+  if (target !== undefined && h === k && plannedTargets.has(target)) return "planned"
   if (target !== undefined) {
     const rule = statementKeywords.get(target) ?? anywhereKeywords.get(target)
     if (rule !== undefined) return deny(rule, `EXPLAIN of ${keywordReason(rule, target)}`)
@@ -164,6 +186,13 @@ export const pragma = (ts: ReadonlyArray<Token>): Denial | undefined => {
   return deny("sql.unclassified", `PRAGMA ${name} with an unrecognised argument`)
 }
 
+const checksumTable = (ts: ReadonlyArray<Token>): boolean => {
+  if (!isWord(ts, 1, "TABLE")) return false
+  const rest = ts.slice(2).filter((t) => t.kind !== "semicolon")
+  const last = rest.length > 0 && (isWord(rest, rest.length - 1, "QUICK") || isWord(rest, rest.length - 1, "EXTENDED")) ? rest.length - 1 : rest.length
+  return last > 0 && rest.slice(0, last).every((t) => isNameToken(t) || t.kind === "dot" || t.kind === "comma")
+}
+
 export const readOnlyHead = (ts: ReadonlyArray<Token>, dialect: SqlDialect): Denial | undefined => {
   let h = 0
   while (kindAt(ts, h) === "lparen") h++
@@ -182,6 +211,10 @@ export const readOnlyHead = (ts: ReadonlyArray<Token>, dialect: SqlDialect): Den
       break
     case "SHOW":
       if (dialect !== "sqlite") return undefined
+      break
+    case "CHECKSUM":
+      // MySQL/MariaDB: CHECKSUM TABLE t [, t2] [QUICK | EXTENDED] only reads the rows.
+      if (dialect === "mysql" && checksumTable(ts)) return undefined
       break
     case "PRAGMA":
       if (dialect === "sqlite") return pragma(ts)
