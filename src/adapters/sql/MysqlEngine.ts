@@ -1,7 +1,8 @@
 /**
  * MySQL and MariaDB for `sql_query` on `mysql2`, with the server's own read-only enforcement (layer 2):
  *
- * - a read's every statement must read, by its shape (MysqlReadRule: a reading first keyword, no INTO OUTFILE);
+ * - a read's every statement must read, by its shape (MysqlReadRule: a reading first keyword, no INTO OUTFILE), and
+ *   every stored function it calls must read too, by the server's facts and its body (MysqlRoutineRule);
  * - every call runs on a session set to `TRANSACTION READ ONLY` and `sql_safe_updates = 1` (reads), a statement time
  *   limit (`max_statement_time` on MariaDB, `max_execution_time` on MySQL), in `START TRANSACTION READ ONLY`, always
  *   rolled back (writes commit only when permitted and every statement succeeded). The session setting matters: DDL
@@ -20,11 +21,12 @@
  * Cells come back as the database has them: dates and times as their text (never shifted by a time zone), BIGINT as
  * an exact bigint, DECIMAL as its text. Connection URLs (with their passwords) never appear in errors.
  */
-import { Effect, Layer, SynchronizedRef } from "effect"
+import { Effect, Either, Layer, SynchronizedRef } from "effect"
 import type * as Mysql from "mysql2"
 import { connectTimeoutRule, connectWithin, type SqlRequest, type SqlResult, type SqlResultSet, SqlEngine, SqlEngineError, type SqlTarget } from "../../ports/SqlEngine.js"
-import { bindValues, mysqlTypeName } from "./MysqlValues.js"
+import { bindValues, isJson, jsonCell, mysqlTypeName } from "./MysqlValues.js"
 import * as MysqlReadRule from "../../domain/sql/MysqlReadRule.js"
+import * as MysqlRoutineRule from "../../domain/sql/MysqlRoutineRule.js"
 
 const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 const field = (cause: unknown, key: string): string =>
@@ -57,6 +59,60 @@ const plain = (conn: Conn, sql: string): Promise<ReadonlyArray<ReadonlyArray<unk
     })
   })
 
+const execute = (conn: Conn, sql: string, values: ReadonlyArray<string>): Promise<ReadonlyArray<ReadonlyArray<unknown>>> =>
+  new Promise((resolve, reject) => {
+    conn.execute({ sql, rowsAsArray: true }, [...values], (error: unknown, rows: unknown) => {
+      if (error !== null && error !== undefined) reject(error)
+      else resolve(Array.isArray(rows) ? rows.filter(Array.isArray) : [])
+    })
+  })
+
+/** One lookup for every name of a round: unqualified ones in the current database, qualified ones in theirs. */
+const routinesOf = (conn: Conn, called: ReadonlyArray<MysqlRoutineRule.Called>) => {
+  const where: Array<string> = []
+  const values: Array<string> = []
+  for (const c of called) {
+    if (c.length === 2) {
+      where.push("(LOWER(ROUTINE_SCHEMA) = ? AND LOWER(ROUTINE_NAME) = ?)")
+      values.push(c[0] ?? "", c[1] ?? "")
+    } else {
+      where.push("(ROUTINE_SCHEMA = DATABASE() AND LOWER(ROUTINE_NAME) = ?)")
+      values.push(c[0] ?? "")
+    }
+  }
+  return execute(conn, `SELECT ROUTINE_SCHEMA, ROUTINE_NAME, SQL_DATA_ACCESS, ROUTINE_DEFINITION FROM information_schema.ROUTINES WHERE ROUTINE_TYPE = 'FUNCTION' AND (${where.join(" OR ")})`, values)
+}
+
+/**
+ * The stored functions a read calls, judged by what the server says of them (MysqlRoutineRule): declared
+ * MODIFIES SQL DATA, or a body that changes anything (a body declared NO SQL may still INSERT), refuses the read
+ * before it runs; the functions their bodies call are judged in turn (four levels, then refused).
+ */
+const checkRoutines = async (conn: Conn, texts: ReadonlyArray<string>): Promise<void> => {
+  let pending: Array<MysqlRoutineRule.Called> = []
+  for (const text of texts) {
+    const found = MysqlRoutineRule.calledNames(text)
+    if (Either.isLeft(found)) throw refused("sql.engine.not-a-read", `the statement ${found.left}`)
+    pending.push(...found.right)
+  }
+  const seen = new Set<string>()
+  for (let depth = 0; ; depth++) {
+    pending = pending.filter((c) => !seen.has(c.join(".")))
+    if (pending.length === 0) return
+    for (const c of pending) seen.add(c.join("."))
+    const next: Array<MysqlRoutineRule.Called> = []
+    for (const row of await routinesOf(conn, pending)) {
+      const schema = String(row[0])
+      const routine = { name: `${schema}.${String(row[1])}`, dataAccess: String(row[2] ?? ""), body: typeof row[3] === "string" ? row[3] : null }
+      const reason = MysqlRoutineRule.refusal(routine)
+      if (reason !== undefined) throw refused("sql.mysql.function", reason)
+      if (depth >= 4) throw refused("sql.mysql.function", `${routine.name}() calls stored functions nested too deeply to judge`)
+      next.push(...MysqlRoutineRule.nestedCalls(routine).map((c) => (c.length === 1 ? [schema.toLowerCase(), c[0] ?? ""] : c)))
+    }
+    pending = next
+  }
+}
+
 interface Server {
   readonly mariadb: boolean
 }
@@ -67,6 +123,7 @@ const statement = (conn: Conn, sql: string, request: SqlRequest, stop: () => Pro
     const rows: Array<ReadonlyArray<unknown>> = []
     let columns: Array<string> = []
     let types: Array<string> = []
+    let json: Array<boolean> = []
     let changes: number | undefined
     let truncated = false
     let stopping: Promise<void> | undefined
@@ -75,6 +132,7 @@ const statement = (conn: Conn, sql: string, request: SqlRequest, stop: () => Pro
       if (fields === undefined) return // a statement without rows
       columns = fields.map((f) => f.name)
       types = fields.map(mysqlTypeName)
+      json = fields.map(isJson)
     })
     query.on("result", (row: unknown) => {
       if (!Array.isArray(row)) {
@@ -83,7 +141,7 @@ const statement = (conn: Conn, sql: string, request: SqlRequest, stop: () => Pro
         return
       }
       if (rows.length < request.maxRows) {
-        rows.push(row.map((cell: unknown, i) => (types[i] === "bigint" && typeof cell === "string" ? BigInt(cell) : cell)))
+        rows.push(row.map((cell: unknown, i) => (types[i] === "bigint" && typeof cell === "string" ? BigInt(cell) : json[i] === true ? jsonCell(cell) : cell)))
         return
       }
       truncated = true
@@ -130,6 +188,8 @@ export const make = Effect.gen(function* () {
     multipleStatements: false,
     dateStrings: true,
     supportBigNumbers: true,
+    // JSON as its text, parsed here (jsonCell): the driver's own parse turned a JSON `null` into SQL's NULL.
+    jsonStrings: true,
     bigNumberStrings: true,
     decimalNumbers: false,
     rowsAsArray: true
@@ -172,6 +232,7 @@ export const make = Effect.gen(function* () {
       const current = String((await plain(conn, "SELECT DATABASE()"))[0]?.[0] ?? "").toLowerCase()
       if (systemSchemas.has(current)) throw refused("sql.catalog.write", `the connection's database is ${current}, a system schema: writes never touch it`)
     }
+    if (!request.write) await checkRoutines(conn, request.statements)
     await plain(conn, request.write ? "START TRANSACTION" : "START TRANSACTION READ ONLY")
     const results: Array<SqlResultSet> = []
     for (const text of request.statements) {

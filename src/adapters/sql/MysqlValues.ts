@@ -1,5 +1,6 @@
 /** MySQL wire details for MysqlEngine: column type names as SQL spells them, and parameters as mysql2 binds them. */
 import type * as Mysql from "mysql2"
+import { jsonNull } from "../../domain/sql/SqlTable.js"
 import { positional, type SqlParams } from "../../ports/SqlEngine.js"
 
 const names: ReadonlyMap<number, string> = new Map([
@@ -13,7 +14,26 @@ const names: ReadonlyMap<number, string> = new Map([
 /** Character set 63 is `binary`: a BLOB/VARCHAR column in it holds bytes, else text. */
 const binary = 63
 
+/** A JSON column: MySQL's JSON type, or MariaDB's LONGTEXT marked `json` in its extended metadata. */
+export const isJson = (field: Mysql.FieldPacket): boolean =>
+  (field.columnType ?? field.type) === 0xf5 || Reflect.get(field, "extendedFormat") === "json"
+
+/**
+ * A JSON column's cell (the driver hands it over as text: `jsonStrings`) parsed, JSON's `null` kept apart from SQL's
+ * NULL (SqlTable.jsonNull): mysql2's own parse made both `null`. Text that does not parse stays text.
+ */
+export const jsonCell = (cell: unknown): unknown => {
+  if (typeof cell !== "string") return cell
+  try {
+    const value: unknown = JSON.parse(cell)
+    return value === null ? jsonNull : value
+  } catch {
+    return cell
+  }
+}
+
 export const mysqlTypeName = (field: Mysql.FieldPacket): string => {
+  if (isJson(field)) return "json"
   const code = field.columnType ?? field.type ?? -1
   const name = names.get(code) ?? "unknown"
   const isBinary = field.characterSet === binary

@@ -3,13 +3,16 @@
  * a JavaScript value is faithful. Dates, timestamps and intervals stay the server's text (a `Date` would shift them
  * by the client's time zone); `timestamptz` becomes ISO 8601 with its offset; int8 an exact bigint; arrays their
  * PostgreSQL literal (`{a,b}`, so a text[] never looks like a jsonb array); json/jsonb, booleans, int2/int4/oid,
- * floats and bytea as pg parses them.
+ * floats and bytea as pg parses them, a JSON `null` document as SqlTable.jsonNull (pg's parse made it SQL's NULL).
  */
 import type * as Pg from "pg"
+import { jsonNull } from "../../domain/sql/SqlTable.js"
 
 /** OIDs whose pg parser is faithful. */
 const parsed: ReadonlySet<number> = new Set([16, 17, 21, 23, 26, 114, 700, 701, 3802])
 const int8 = 20
+/** json and jsonb: parsed, JSON's null kept apart from SQL's NULL (SqlTable.jsonNull). */
+const jsonTypes: ReadonlySet<number> = new Set([114, 3802])
 const timestamptz = 1184
 
 /** `2023-03-01 10:00:00.5+09` → `2023-03-01T10:00:00.5+09:00`; infinity and BC dates stay as they are. */
@@ -24,6 +27,13 @@ export const typeParsers = (types: typeof Pg.types): Pg.CustomTypesConfig => ({
     if (format === "binary") return types.getTypeParser(oid, "binary")
     if (oid === int8) return (text: string) => BigInt(text)
     if (oid === timestamptz) return isoTimestamptz
+    if (jsonTypes.has(oid)) {
+      const parse = types.getTypeParser(oid, "text")
+      return (text: string) => {
+        const value: unknown = parse(text)
+        return value === null ? jsonNull : value
+      }
+    }
     if (parsed.has(oid)) return types.getTypeParser(oid, "text")
     return (text: string) => text
   }) as Pg.CustomTypesConfig["getTypeParser"]

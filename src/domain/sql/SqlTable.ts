@@ -2,10 +2,12 @@
  * Query results as a compact text table for a model: a header (names, then the database's type names when known),
  * aligned `|`-separated rows, long cells cut with a marker at `maxCell` characters, and a footer with the row count
  * and, when the row cap cut the result, a truncation marker. Text is shown as the database has it (a backslash is
- * one backslash); only line breaks, tabs and `|` are escaped so a row stays one line. Under an output budget rows
+ * one backslash); line breaks, tabs, `|` and the controls a terminal would obey (Visible.line: `\u001b`) are escaped so a
+ * row stays one line and shows what it holds. Under an output budget rows
  * are dropped from the end, never the footer. Pure.
  */
 
+import * as Visible from "../core/Visible.js"
 import { utf8Length } from "./guard/Tokens.js"
 
 export interface ResultSet {
@@ -40,10 +42,18 @@ const hex = (bytes: Uint8Array, limit: number): string => {
 const nullLike = /^'*null'*$/i
 const quoteIfNullLike = (text: string): string => (nullLike.test(text) ? `'${text.replace(/'/g, "''")}'` : text)
 
+/**
+ * A JSON document whose value is JSON's `null` (`'null'::jsonb`, a MariaDB JSON column holding `null`), as the engines
+ * hand it over: a row cell that is `null` is SQL's NULL and nothing else. Shown as `null` (the JSON literal; SQL's
+ * NULL prints `NULL`), and as `null` in structured rows, where the column's type (json, jsonb) says what it is.
+ */
+export const jsonNull: unique symbol = Symbol.for("minicode/sql/json-null")
+
 /** One cell as text: NULL, numbers and bigints as written, blobs as hex, dates as ISO, objects as JSON. */
 export const cell = (value: unknown, maxCell: number = maxCellChars): string => {
   let text: string
   if (value === null || value === undefined) text = "NULL"
+  else if (value === jsonNull) text = "null"
   else if (typeof value === "string") text = quoteIfNullLike(value)
   else if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") text = String(value)
   else if (value instanceof Uint8Array) text = `x'${hex(value, 32)}'${value.length > 32 ? `… (${value.length} bytes)` : ""}`
@@ -55,7 +65,9 @@ export const cell = (value: unknown, maxCell: number = maxCellChars): string => 
       text = String(value)
     }
   }
-  const flat = text.replace(/\r/g, "\\r").replace(/\n/g, "\\n").replace(/\t/g, "\\t").replace(/\|/g, "\\|")
+  // Every control a terminal would obey (ESC sequences, C1, bidi overrides) shown as its escape, line breaks and tabs
+  // too, so a row stays one line and a cell cannot clear a screen or write a clipboard (issue 43).
+  const flat = Visible.line(text).replace(/\|/g, "\\|")
   const limit = Math.max(2, Math.min(maxCell, maxCellLimit))
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat
 }
@@ -104,6 +116,7 @@ export const renderAll = (results: ReadonlyArray<ResultSet>, maxRows: number, op
 
 /** A JSON-safe cell: integers as numbers (past 2^53 as their exact text), bytes as `\x…` hex, dates as ISO; JSON values as they are. */
 const jsonCell = (value: unknown): unknown => {
+  if (value === jsonNull) return null
   if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString()
   if (value instanceof Uint8Array) return `\\x${hex(value, value.length)}`
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()

@@ -310,7 +310,7 @@ describe("SqlGuard: known read-only forms", () => {
     allows("EXPLAIN QUERY PLAN DELETE FROM t WHERE id = 1", "sqlite")
     allows("EXPLAIN UPDATE t SET a = 1", "postgres")
     allows("EXPLAIN (COSTS off) DELETE FROM t", "postgres")
-    allows("EXPLAIN UPDATE t SET a = 1", "mysql")
+    denies("EXPLAIN UPDATE t SET a = 1", "mysql")
     allows("CHECKSUM TABLE t, u QUICK", "mysql")
     denies("CHECKSUM TABLE t", "sqlite")
     denies("EXPLAIN (ANALYZE) UPDATE t SET a = 1", "postgres", "sql.write")

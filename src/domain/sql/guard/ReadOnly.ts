@@ -92,9 +92,12 @@ export const readOnlyTokens = (ts: ReadonlyArray<Token>, planOnly = false): Deni
 
 export const explain = (ts: ReadonlyArray<Token>, dialect: SqlDialect): Denial | undefined => explained(ts, dialect).denial
 
-/** Whether `ts` is an EXPLAIN without ANALYZE of a data change: it shows the plan, runs nothing (issue 43). */
+/**
+ * Whether `ts` is an EXPLAIN without ANALYZE of a data change: it shows the plan, runs nothing (issue 43). PostgreSQL
+ * and SQLite only: MariaDB refuses `EXPLAIN UPDATE` inside the read-only transaction a read runs in.
+ */
 export const planOnlyExplain = (ts: ReadonlyArray<Token>, dialect: SqlDialect): boolean =>
-  wordAt(ts, 0) === "EXPLAIN" && explained(ts, dialect).planned
+  dialect !== "mysql" && wordAt(ts, 0) === "EXPLAIN" && explained(ts, dialect).planned
 
 const explained = (ts: ReadonlyArray<Token>, dialect: SqlDialect): { readonly denial?: Denial; readonly planned: boolean } => {
   const found = explainOf(ts, dialect)
@@ -154,7 +157,7 @@ const explainOf = (ts: ReadonlyArray<Token>, dialect: SqlDialect): Denial | "pla
     !(t.kind === "word" && (statementKeywords.has(t.value) || anywhereKeywords.has(t.value)))) {
     return undefined // EXPLAIN tbl [col] is DESCRIBE
   }
-  if (target !== undefined && h === k && plannedTargets.has(target)) return "planned"
+  if (target !== undefined && h === k && plannedTargets.has(target) && dialect !== "mysql") return "planned"
   if (target !== undefined) {
     const rule = statementKeywords.get(target) ?? anywhereKeywords.get(target)
     if (rule !== undefined) return deny(rule, `EXPLAIN of ${keywordReason(rule, target)}`)
