@@ -106,7 +106,8 @@ const readRole = "pg_read_all_data"
 
 /** What every statement of a call must leave as it found: the role a read runs as, and the statement time limit. */
 interface Expected {
-  readonly role: string | undefined
+  readonly role: string
+  readonly readOnly: boolean
   /** `current_setting('statement_timeout')` as the call set it. */
   readonly timeout: string
 }
@@ -134,15 +135,15 @@ const begin = async (client: Pg.PoolClient, request: SqlRequest): Promise<{ read
   const role = await client.query({ text: "SELECT current_user::text", rowMode: "array" })
   return {
     pid: typeof pid === "number" ? pid : -1,
-    expected: { role: request.write ? undefined : String(role.rows[0]?.[0] ?? ""), timeout: String(set.rows[0]?.[1] ?? "") }
+    expected: { role: String(role.rows[0]?.[0] ?? ""), readOnly: !request.write, timeout: String(set.rows[0]?.[1] ?? "") }
   }
 }
 
 /**
- * After each statement, the transaction must be as it began: open (a `COMMIT`/`END` ends it) and under the call's
- * statement_timeout (`SET statement_timeout = 0` would let a later statement outlive a killed client); a read's also
- * read-only and under the same role (`RESET ROLE`, `set_config('role', …)` or `SET transaction_read_only` change
- * them). Else the engine drops the connection before anything else runs on it, and the transaction is rolled back.
+ * After each statement, the transaction must be as it began: open (a `COMMIT`/`END` ends it), under the call's
+ * statement_timeout (`SET statement_timeout = 0` would let a later statement outlive a killed client) and the same
+ * role (`SET ROLE`, `RESET ROLE`, `set_config('role', …)`), a read's also read-only (`SET transaction_read_only`). Else
+ * the engine drops the connection before anything else runs on it, and the transaction is rolled back.
  */
 const unchanged = async (client: Pg.PoolClient, expected: Expected): Promise<void> => {
   if (client.getTransactionStatus() !== "T") {
@@ -151,9 +152,8 @@ const unchanged = async (client: Pg.PoolClient, expected: Expected): Promise<voi
   const state = await client.query({ text: "SELECT current_setting('transaction_read_only'), current_user::text, current_setting('statement_timeout')", rowMode: "array" })
   const [readOnly, user, timeout] = state.rows[0] ?? []
   if (timeout !== expected.timeout) throw refused("sql.engine.session-changed", `the statement changed the statement time limit (${expected.timeout}); the connection was dropped`)
-  if (expected.role === undefined) return
-  if (readOnly !== "on") throw refused("sql.engine.session-changed", "the statement switched the transaction's READ ONLY off; the connection was dropped")
-  if (user !== expected.role) throw refused("sql.engine.session-changed", `the statement changed the role the read runs as (${expected.role}); the connection was dropped`)
+  if (user !== expected.role) throw refused("sql.engine.session-changed", `the statement changed the role the statements run as (${expected.role}); the connection was dropped`)
+  if (expected.readOnly && readOnly !== "on") throw refused("sql.engine.session-changed", "the statement switched the transaction's READ ONLY off; the connection was dropped")
 }
 
 /**
@@ -169,6 +169,15 @@ const functionsOf = (request: SqlRequest): ReadonlyArray<ReadonlyArray<string>> 
       const found = PgReadRule.calledFunctions(text)
       if (Either.isLeft(found)) throw refused("sql.engine.not-a-read", found.left)
       for (const f of found.right) all.set(f.join("."), f)
+    }
+  } else {
+    // A write may not switch the role or the session either: set_config('role', …) followed by what the role may do
+    // in the same statement would act before the check after it.
+    for (const text of request.statements) {
+      const found = PgReadRule.calledFunctions(text)
+      if (Either.isLeft(found)) throw refused("sql.engine.unreadable", found.left)
+      const setter = found.right.find((f) => f[f.length - 1] === "set_config")
+      if (setter !== undefined) throw refused("sql.engine.session-changed", `${setter.join(".")}() changes the session's settings or role; refused by the engine`)
     }
   }
   return [...all.values()]

@@ -94,6 +94,20 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine alone (no guard), as a supe
       }), 30_000)
   }
 
+  for (const attack of [
+    ["SELECT set_config('role', 'pg_read_all_data', true)", "INSERT INTO t VALUES (30)"],
+    ["SELECT pg_catalog.set_config('session_authorization', 'pg_read_all_data', false)"],
+    ["SET ROLE pg_read_all_data", "INSERT INTO t VALUES (31)"],
+    ["INSERT INTO t VALUES (32)", "SET statement_timeout = 0"]
+  ]) {
+    it.live(`a write refuses ${JSON.stringify(attack)}, and commits nothing`, () =>
+      Effect.gen(function* () {
+        const outcome = yield* Effect.either(run(request(attack, { write: true })))
+        assert.isTrue(Either.isLeft(outcome), `ran: ${JSON.stringify(attack)}`)
+        assert.deepStrictEqual(yield* state(), ["{}", 0, 0])
+      }), 30_000)
+  }
+
   it.live("honest reads by the superuser still work: tables, catalogs, functions", () =>
     Effect.gen(function* () {
       const r = yield* run(request([

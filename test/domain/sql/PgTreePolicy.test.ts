@@ -118,4 +118,17 @@ describe("PgTreePolicy", () => {
     assert.strictEqual(deferred("SELECT pg_read_file('x')"), "sql.pg.function")
     assert.strictEqual(deferred("SELECT a.b.c()"), "sql.pg.function")
   })
+
+  it("alone, refuses the set_config family in reads and writes, with or without a connection (issue 43)", () => {
+    for (const sql of [
+      "SELECT set_config('role', 'postgres', true)", "SELECT pg_catalog.set_config('session_authorization', 'postgres', true)",
+      "SELECT \"set_config\"('transaction_read_only', 'off', true)", "SELECT 1 FROM (SELECT set_config('role', 'x', true)) s"
+    ]) {
+      assert.strictEqual(rule(sql), "sql.pg.function", sql)
+      assert.strictEqual(rule(sql, true), "sql.pg.function", sql)
+      const deferred = PgTreePolicy.judge(parseSync(sql), { deferFunctions: true })
+      assert.strictEqual(deferred._tag, "Deny", sql)
+    }
+  })
 })
+

@@ -634,3 +634,23 @@ describe("SqlGuard: properties", () => {
     assert.isTrue(verdict._tag === "Allow" || verdict._tag === "Deny")
   }, { fastCheck: { numRuns: 500 } })
 })
+
+describe("SqlGuard alone: the set_config family (issue 43)", () => {
+  it("refuses switching the role, the session user or read-only mode back in every spelling, read or write", () => {
+    for (const sql of [
+      "SELECT set_config('role', 'postgres', true)", "SELECT pg_catalog.set_config('role', 'postgres', false)",
+      "SELECT \"set_config\"('session_authorization', 'postgres', true)", "SELECT SET_CONFIG('ROLE', 'postgres', true)",
+      "SELECT set_config('transaction_read_only', 'off', true)", "SELECT set_config /* x */ ('role', 'postgres', true), 1",
+      "SELECT x FROM (SELECT set_config('role', 'postgres', true) AS x) s", "SELECT U&\"\\0073et_config\"('role', 'postgres', true)"
+    ]) {
+      denies(sql, "postgres")
+    }
+    for (const sql of [
+      "SELECT set_config('role', 'postgres', true)", "SELECT set_config('session_authorization', 'postgres', false)",
+      "SELECT set_config(name, 'postgres', true) FROM t", "INSERT INTO t SELECT set_config('role', 'x', true)"
+    ]) {
+      denies(sql, "postgres", undefined, true)
+    }
+  })
+})
+
