@@ -42,8 +42,8 @@ export const make = Effect.gen(function* () {
       const result = yield* engine
         .run(where, { statements, params, maxRows: 20_000, write: false, timeoutMs: limit.millis })
         .pipe(Effect.mapError((error) => fromEngine(error, limit, "sql_schema")))
-      const [columns, foreign, indexes] = result.results
-      return { text: SqlSchema.render(columns?.rows ?? [], foreign?.rows ?? [], indexes?.rows ?? [], call.args.table), truncated: false }
+      const [columns, foreign, indexes, facts] = result.results
+      return { text: SqlSchema.render(columns?.rows ?? [], foreign?.rows ?? [], indexes?.rows ?? [], call.args.table, facts?.rows ?? []), truncated: false }
     })
   }
   return extension

@@ -52,4 +52,19 @@ describe("sql_query: EXPLAIN of a data change on SQLite", () => {
     expect(analyzed.status).toBe(3)
     expect(count()).toEqual({ n: 2 })
   }, 60_000)
+
+  it("sql_schema says what sqlite_master says: generated columns, a composite key in its order, CHECK", async () => {
+    const db = new Database(path.join(ws, "schema.db"))
+    db.exec("CREATE TABLE s_items (a INT, b INT, total INT GENERATED ALWAYS AS (a * b) STORED, v INT AS (a + 1), CHECK (a > 0), PRIMARY KEY (b, a))")
+    const definition = db.prepare("SELECT sql AS s FROM sqlite_master WHERE name = 's_items'").get()
+    db.close()
+    const out = await runCli(bin, ["tool", "sql_schema", JSON.stringify({ connection: "schema.db", table: "s_items" }), "--cwd", ws], { env, cwd: ws })
+    expect(out.status, out.stderr).toBe(0)
+    const lines = out.stdout.split("\n").map((l) => l.trim())
+    expect(lines).toContain("total INT GENERATED ALWAYS (STORED)")
+    expect(lines).toContain("v INT GENERATED ALWAYS (VIRTUAL)")
+    expect(lines).toContain("PRIMARY KEY (b, a)")
+    expect(lines).toContain(`DEFINITION ${(definition as { s: string }).s}`)
+  }, 60_000)
 })
+

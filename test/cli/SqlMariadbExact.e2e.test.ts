@@ -38,7 +38,10 @@ describe.runIf(Mariadb.hasMariadb)("sql_query on MariaDB: routines, CHECKSUM, JS
       "CREATE FUNCTION app.wrap(x TEXT) RETURNS INT READS SQL DATA RETURN app.liar(x)//",
       "CREATE FUNCTION app.twice(x INT) RETURNS INT DETERMINISTIC NO SQL RETURN x * 2//",
       "CREATE FUNCTION app.doc_count() RETURNS INT READS SQL DATA BEGIN DECLARE n INT; SELECT COUNT(*) INTO n FROM app.docs; RETURN n; END//",
-      "CREATE FUNCTION app.nap(s INT) RETURNS INT NO SQL RETURN SLEEP(s)//"
+      "CREATE FUNCTION app.nap(s INT) RETURNS INT NO SQL RETURN SLEEP(s)//",
+      "CREATE TABLE app.s_items (a INT, b INT, total INT AS (a * b) STORED, v INT AS (a + 1) VIRTUAL, id INT AUTO_INCREMENT, ts TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, note TEXT COMMENT 'a note', body TEXT, CHECK (a > 0), PRIMARY KEY (b, a), KEY (id), FULLTEXT KEY ft (body)) COMMENT 'line items'//",
+      "CREATE TABLE app.s_parts (id INT) PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN (100), PARTITION p1 VALUES LESS THAN MAXVALUE)//",
+      "CREATE SEQUENCE app.s_seq//"
     ].join("\n"))
     for (const [name, url] of [["my", server.url], ["root", server.rootUrl]] as const) {
       const added = await runCli(bin, ["config", "sql", "add", name, "--url", url], { env, cwd: ws })
@@ -101,4 +104,25 @@ describe.runIf(Mariadb.hasMariadb)("sql_query on MariaDB: routines, CHECKSUM, JS
     }
     expect(gone, "the statement ran on past its limit after the CLI was killed").toBe(true)
   }, 90_000)
+
+  it("sql_schema says what SHOW CREATE TABLE says: generated columns, AUTO_INCREMENT, ON UPDATE, FULLTEXT, CHECK, a composite key, comments, partitions; a sequence is a sequence", async () => {
+    const schema = async (table: string) => {
+      const out = await runCli(bin, ["tool", "sql_schema", JSON.stringify({ connection: "my", table }), "--cwd", ws], { env, cwd: ws, timeoutMs: 60_000 })
+      expect(out.status, out.stderr).toBe(0)
+      return out.stdout.split("\n").map((l) => l.trim())
+    }
+    const shown = admin("SHOW CREATE TABLE app.s_items")
+    const items = await schema("s_items")
+    for (const line of ["total int(11) GENERATED ALWAYS AS (`a` * `b`) STORED", "v int(11) GENERATED ALWAYS AS (`a` + 1) VIRTUAL", "id int(11) NOT NULL AUTO_INCREMENT", "note text -- a note", "PRIMARY KEY (b, a)", "INDEX ft (FULLTEXT): body", "CHECK (`a` > 0)", "COMMENT 'line items'"]) {
+      expect(items, line).toContain(line)
+    }
+    expect(items.find((l) => l.startsWith("ts timestamp")) ?? "").toMatch(/DEFAULT current_timestamp\(\) ON UPDATE CURRENT_TIMESTAMP/i)
+    expect(shown).toContain("PRIMARY KEY (`b`,`a`)")
+    expect(shown).toMatch(/GENERATED ALWAYS AS \(`a` \* `b`\) STORED/)
+    expect(items.join("\n")).not.toMatch(/DEFAULT NULL/)
+    const parts = await schema("s_parts")
+    expect(parts).toEqual(expect.arrayContaining(["PARTITION BY RANGE (`id`)", "PARTITION p0 VALUES LESS THAN (100)", "PARTITION p1 VALUES LESS THAN (MAXVALUE)"]))
+    expect((await schema("s_seq"))[0]).toBe("s_seq (sequence)")
+  }, 60_000)
 })
+

@@ -12,18 +12,24 @@ import { judge } from "../../domain/sql/SqlGuard.js"
 import { SqlEngineError } from "../../ports/SqlEngine.js"
 
 /** Every overload of each name in `$1` (lower-cased when unquoted by the parser already) in schema `$2`, else the search path. */
-const lookup = `SELECT p.proname::text, n.nspname::text, p.provolatile::text, p.prosecdef, l.lanname::text, p.prosrc
+const lookup = `SELECT p.proname::text, n.nspname::text, p.provolatile::text, p.prosecdef, l.lanname::text, p.prosrc,
+  CASE WHEN p.prosrc = '' AND n.nspname <> 'pg_catalog' THEN pg_catalog.pg_get_functiondef(p.oid) END
 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace JOIN pg_catalog.pg_language l ON l.oid = p.prolang
 WHERE p.proname = ANY ($1::text[]) AND (CASE WHEN $2::text IS NULL THEN n.nspname = ANY (pg_catalog.current_schemas(true)) ELSE n.nspname = $2 END)`
 
 /** Why the overload in `row` may not run in a read, or undefined. */
 const judgeRow = (qualified: ReadonlyArray<string>, row: ReadonlyArray<unknown>): string | undefined => {
-  const [, schema, volatility, securityDefiner, language, source] = row
+  const [, schema, volatility, securityDefiner, language, source, definition] = row
   const overload: Overload = { schema: String(schema), volatility: String(volatility), securityDefiner: securityDefiner === true, language: String(language) }
   const reason = refusal(qualified, overload)
   if (reason !== undefined) return reason
-  if (typeof source !== "string") return undefined
-  if (overload.language === "sql") {
+  // Built-ins are judged by PgFunctionRule alone (some are SQL-language: col_description, obj_description).
+  if (typeof source !== "string" || overload.schema === "pg_catalog") return undefined
+  if (source === "" && typeof definition === "string") {
+    // A BEGIN ATOMIC body (PostgreSQL 14+) is kept parsed, not as text: its definition is read for reaching calls.
+    const body = bodyRefusal(definition)
+    if (body !== undefined) return `${qualified.join(".")}(): ${body}`
+  } else if (overload.language === "sql") {
     const body = judge(source, { dialect: "postgres" })
     if (body._tag === "Deny") return `${qualified.join(".")}()'s body: ${body.reason}`
   } else if (overload.schema !== "pg_catalog" && !["internal", "c"].includes(overload.language)) {

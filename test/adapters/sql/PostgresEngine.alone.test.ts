@@ -11,6 +11,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -68,6 +69,7 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine alone (no guard), as a supe
     [`SELECT "set_config"('role', 'minicode', true), dblink_exec('${local}', 'INSERT INTO t VALUES (23)')`],
     [`SELECT U&"\\0073et_config"('role', 'minicode', true), dblink_exec('${local}', 'INSERT INTO t VALUES (24)')`],
     [`SELECT become(), dblink_exec('${local}', 'INSERT INTO t VALUES (25)')`],
+    [`SELECT become_atomic(), dblink_exec('${local}', 'INSERT INTO t VALUES (29)')`],
     [`SELECT x.r, dblink_exec('${local}', 'INSERT INTO t VALUES (26)') FROM (SELECT set_config('role', 'minicode', true) AS r) x`],
     [`SELECT set_config('transaction_read_only', 'off', true), dblink_exec('${local}', 'INSERT INTO t VALUES (27)')`],
     ["UPDATE pg_settings SET setting = 'minicode' WHERE name = 'role'", `SELECT dblink_exec('${local}', 'INSERT INTO t VALUES (28)')`],
@@ -79,8 +81,13 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine alone (no guard), as a supe
     Effect.gen(function* () {
       yield* run(request([
         "CREATE TABLE t(x int)", "CREATE EXTENSION dblink",
-        "CREATE FUNCTION become() RETURNS text LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN set_config('role', 'minicode', true); END $$"
+        "CREATE FUNCTION become() RETURNS text LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN set_config('role', 'minicode', true); END $$",
+        "CREATE FUNCTION twice_atomic(x int) RETURNS int LANGUAGE sql STABLE BEGIN ATOMIC SELECT x * 2; END",
+        "COMMENT ON TABLE t IS 'kept'"
       ], { write: true }))
+      // The engine refuses a write whose text calls set_config, so this one is made by psql, as the database's owner would.
+      execFileSync(path.join(Postgres.findBin() ?? "", "psql"), [cluster?.url ?? "", "-v", "ON_ERROR_STOP=1", "-c",
+        "CREATE FUNCTION become_atomic() RETURNS text LANGUAGE sql STABLE BEGIN ATOMIC SELECT set_config('role', 'minicode', true); END"])
       assert.deepStrictEqual(yield* state(), ["{}", 0, 0])
     }), 60_000)
 
@@ -113,8 +120,9 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine alone (no guard), as a supe
       const r = yield* run(request([
         "SELECT count(*)::int FROM t",
         "SELECT relname FROM pg_catalog.pg_class WHERE relname = 't'",
-        "SELECT date(now()) = current_date, pg_relation_filepath('t') IS NOT NULL"
+        "SELECT date(now()) = current_date, pg_relation_filepath('t') IS NOT NULL",
+        "SELECT obj_description('t'::regclass, 'pg_class'), twice_atomic(21)"
       ]))
-      assert.deepStrictEqual(r.results.map((s) => s.rows[0]), [[0], ["t"], [true, true]])
+      assert.deepStrictEqual(r.results.map((s) => s.rows[0]), [[0], ["t"], [true, true], ["kept", 42]])
     }), 30_000)
 })
