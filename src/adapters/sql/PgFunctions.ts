@@ -17,6 +17,13 @@ const lookup = `SELECT p.proname::text, n.nspname::text, p.provolatile::text, p.
 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace JOIN pg_catalog.pg_language l ON l.oid = p.prolang
 WHERE p.proname = ANY ($1::text[]) AND (CASE WHEN $2::text IS NULL THEN n.nspname = ANY (pg_catalog.current_schemas(true)) ELSE n.nspname = $2 END)`
 
+/** Functions attribute notation can call (`t.f` runs `f(t)`): one argument, of a composite (row) type. */
+const attributeLookup = `SELECT p.proname::text, n.nspname::text, p.provolatile::text, p.prosecdef, l.lanname::text, p.prosrc,
+  CASE WHEN p.prosrc = '' AND n.nspname <> 'pg_catalog' THEN pg_catalog.pg_get_functiondef(p.oid) END
+FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+JOIN pg_catalog.pg_type t ON t.oid = p.proargtypes[0]
+WHERE p.proname = ANY ($1::text[]) AND p.pronargs = 1 AND t.typtype = 'c' AND n.nspname = ANY (pg_catalog.current_schemas(true))`
+
 /** Why the overload in `row` may not run in a read, or undefined. */
 const judgeRow = (qualified: ReadonlyArray<string>, row: ReadonlyArray<unknown>): string | undefined => {
   const [, schema, volatility, securityDefiner, language, source, definition] = row
@@ -40,12 +47,22 @@ const judgeRow = (qualified: ReadonlyArray<string>, row: ReadonlyArray<unknown>)
   return undefined
 }
 
-export type FunctionCheck = (client: Pg.PoolClient, functions: ReadonlyArray<ReadonlyArray<string>>) => Promise<void>
+export type FunctionCheck = (client: Pg.PoolClient, functions: ReadonlyArray<ReadonlyArray<string>>, attributes?: ReadonlyArray<string>) => Promise<void>
 
 export const functionCheck = (): FunctionCheck => {
   const cache = new Map<string, string | undefined>()
   const keyOf = (qualified: ReadonlyArray<string>) => (qualified.length === 2 ? `${qualified[0]}.${qualified[1]}` : `.${qualified[0] ?? ""}`)
-  return async (client, functions) => {
+  return async (client, functions, attributes = []) => {
+    const unjudged = attributes.filter((name) => !cache.has(`@${name}`))
+    if (unjudged.length > 0) {
+      const found = await client.query({ text: attributeLookup, values: [unjudged], rowMode: "array" })
+      const rows = found.rows.filter((row: unknown): row is ReadonlyArray<unknown> => Array.isArray(row))
+      for (const name of unjudged) cache.set(`@${name}`, rows.filter((row) => row[0] === name).map((row) => judgeRow([name], row)).find((r) => r !== undefined))
+    }
+    for (const name of attributes) {
+      const reason = cache.get(`@${name}`)
+      if (reason !== undefined) throw new SqlEngineError({ kind: "refused", rule: "sql.pg.function", reason: `.${name} may call a function (attribute notation): ${reason}` })
+    }
     const missing = functions.filter((f) => !cache.has(keyOf(f)))
     // One round trip for the unqualified names, one per schema named.
     const bySchema = new Map<string | null, Array<ReadonlyArray<string>>>()

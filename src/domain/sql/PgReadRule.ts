@@ -34,6 +34,28 @@ const calls = (tokens: ReadonlyArray<Token>): ReadonlyArray<ReadonlyArray<string
   return found
 }
 
+/**
+ * Names that may call a function without parentheses: PostgreSQL's attribute notation runs `f(t)` for `t.f` when `f`
+ * takes one composite argument (a table's row). Every name after a dot that is not followed by `(`.
+ */
+export const attributeNames = (sql: string): ReadonlyArray<string> => {
+  const found = new Set<string>()
+  for (const [index, options] of [defaultOptions("postgres"), ...alternativeOptions("postgres")].entries()) {
+    const lexed = lex(sql, options)
+    if (Either.isLeft(lexed)) {
+      if (index > 0) continue
+      return []
+    }
+    const ts = lexed.right.tokens
+    for (let k = 1; k < ts.length; k++) {
+      if (ts[k - 1]?.kind !== "dot" || ts[k + 1]?.kind === "lparen") continue
+      const name = nameOf(ts[k])
+      if (name !== undefined) found.add(name)
+    }
+  }
+  return [...found]
+}
+
 const readingHeads: ReadonlySet<string> = new Set(["SELECT", "WITH", "VALUES", "TABLE", "SHOW", "EXPLAIN"])
 
 /**

@@ -70,6 +70,8 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine alone (no guard), as a supe
     [`SELECT U&"\\0073et_config"('role', 'minicode', true), dblink_exec('${local}', 'INSERT INTO t VALUES (24)')`],
     [`SELECT become(), dblink_exec('${local}', 'INSERT INTO t VALUES (25)')`],
     [`SELECT become_atomic(), dblink_exec('${local}', 'INSERT INTO t VALUES (29)')`],
+    // attribute notation: (row).f calls f(row) with no parenthesis after its name
+    [`SELECT (ROW(1)::t).become_row, dblink_exec('${local}', 'INSERT INTO t VALUES (33)')`],
     [`SELECT x.r, dblink_exec('${local}', 'INSERT INTO t VALUES (26)') FROM (SELECT set_config('role', 'minicode', true) AS r) x`],
     [`SELECT set_config('transaction_read_only', 'off', true), dblink_exec('${local}', 'INSERT INTO t VALUES (27)')`],
     ["UPDATE pg_settings SET setting = 'minicode' WHERE name = 'role'", `SELECT dblink_exec('${local}', 'INSERT INTO t VALUES (28)')`],
@@ -83,7 +85,8 @@ describe.runIf(Postgres.hasPostgres)("PostgresEngine alone (no guard), as a supe
         "CREATE TABLE t(x int)", "CREATE EXTENSION dblink",
         "CREATE FUNCTION become() RETURNS text LANGUAGE plpgsql STABLE AS $$ BEGIN RETURN set_config('role', 'minicode', true); END $$",
         "CREATE FUNCTION twice_atomic(x int) RETURNS int LANGUAGE sql STABLE BEGIN ATOMIC SELECT x * 2; END",
-        "COMMENT ON TABLE t IS 'kept'"
+        "COMMENT ON TABLE t IS 'kept'",
+        "CREATE FUNCTION become_row(r t) RETURNS text LANGUAGE plpgsql VOLATILE AS $$ BEGIN RETURN set_config('role', 'minicode', true); END $$"
       ], { write: true }))
       // The engine refuses a write whose text calls set_config, so this one is made by psql, as the database's owner would.
       execFileSync(path.join(Postgres.findBin() ?? "", "psql"), [cluster?.url ?? "", "-v", "ON_ERROR_STOP=1", "-c",
