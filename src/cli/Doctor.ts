@@ -10,6 +10,8 @@ import { Console, Duration, Effect, Either, Option } from "effect"
 import * as CliLayers from "../app/CliLayers.js"
 import * as NodeAdapters from "../app/NodeLayers.js"
 import * as Kernel from "../kernel/Kernel.js"
+import * as Guide from "../domain/mcp/McpGuide.js"
+import * as Scopes from "../domain/mcp/McpScopes.js"
 import * as Runner from "../kernel/Runner.js"
 import * as ExitCode from "./ExitCode.js"
 import { lspDoctor } from "./LspCommands.js"
@@ -80,6 +82,12 @@ export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sand
         error: Either.isLeft(loaded) ? loaded.left.message : null
       },
       defaults: { workMode: config.workMode ?? "DISCUSS", permissionMode: config.permissionMode ?? "AUTO", policy: config.policy ?? "default" },
+      // What an `mcp serve` session started without flags gets (its flags change it: `mcp config --for … --help`).
+      mcpServe: {
+        workMode: "BUILD",
+        scopes: Scopes.scopes.filter((s) => s !== "mcp").map((s) => `${s}=${Scopes.defaults[s]}`).join(", "),
+        asks: Guide.asks("default")
+      },
       servers: {
         mcp: Object.keys(config.mcpServers ?? {}),
         lsp: lsp.rows,
@@ -102,6 +110,7 @@ export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sand
         `local config: ${report.config.local} ${report.config.localFound ? (report.config.localUsed ? "(found, used)" : "(found, ignored: pass --allow-local-config to trust it)") : "(none)"}`,
         ...(report.config.error === null ? [] : [`config error: ${report.config.error}`]),
         `defaults: work mode ${report.defaults.workMode}, permission mode ${report.defaults.permissionMode}, policy ${report.defaults.policy}`,
+        `mcp serve defaults: work mode ${report.mcpServe.workMode}; scopes ${report.mcpServe.scopes}; ${report.mcpServe.asks}`,
         `MCP servers: ${report.servers.mcp.length === 0 ? "none" : report.servers.mcp.join(", ")}`,
         ...probes.filter((p) => p.kind === "mcp").map(line),
         ...(lsp.lines.length === 0 ? ["language servers: none"] : lsp.lines),
