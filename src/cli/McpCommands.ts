@@ -142,9 +142,13 @@ const config = Command.make(
         ClientConfig.serveFlags({ ask: flags.ask, noAsk: flags.noAsk, allowAll: flags.allowAll, allTools: flags.allTools, scope: flags.scope, sandbox: Option.getOrUndefined(flags.sandbox) }),
         { onLeft: (reason) => Effect.fail(usage(reason)), onRight: Effect.succeed }
       )
-      const start = { ...ClientConfig.launch(yield* ThisInstall.find), serveFlags: flagsOfServe }
+      const install = yield* ThisInstall.find
+      const start = { ...ClientConfig.launch(install), serveFlags: flagsOfServe }
       if (!flags.write) return yield* Console.log(ClientConfig.snippet(flags.client, start, workspace, env))
-      const target = ClientConfig.target(flags.client, start, workspace, env)
+      // A project file is shared with the repository: `minicode` by name when it is on PATH (see portableLaunch).
+      const projectFile = ClientConfig.target(flags.client, start, workspace, env).scope === "project"
+      const written = projectFile ? { ...ClientConfig.portableLaunch(install), serveFlags: flagsOfServe } : start
+      const target = ClientConfig.target(flags.client, written, workspace, env)
       if (target.scope === "user" && !path.isAbsolute(env.home)) return yield* Effect.fail(usage(`cannot tell where ${target.file} is: HOME is not set to an absolute path`))
       const real = yield* Effect.try({
         try: () => placeOf(target, workspace),
@@ -177,8 +181,16 @@ const config = Command.make(
         try: () => writeAtomically(real, merged, modeFor(target, existing?.stat)),
         catch: (cause) => usage(`cannot write ${target.file}: ${String(cause)}`)
       })
-      const e = ClientConfig.entry(start, workspace)
+      const e = ClientConfig.entry(written, workspace)
       yield* Console.log(`${existing === undefined ? "created" : "updated"} ${target.file}: mcp server "${ClientConfig.serverName}" → ${[e.command, ...e.args].join(" ")}`)
+      const local = projectFile ? ClientConfig.machineLocal(e) : []
+      if (local.length > 0) {
+        const fix = install.onPath === undefined ? "Put minicode on PATH (`npm install -g .` in its clone) and run this again to write the portable command; " : ""
+        yield* Console.log(
+          `note: ${target.file} is shared with the repository, but ${local.join(", ")} ${local.length === 1 ? "is a path" : "are paths"} of this machine: ` +
+            `it works here, not on another machine. ${fix}${fix === "" ? "Each" : "each"} person can run \`minicode mcp config --for ${flags.client} --write\` in their clone, or keep the file out of the repository.`
+        )
+      }
       if (companion !== undefined && companionPlace !== undefined) {
         const place = companionPlace
         yield* Effect.try({

@@ -99,6 +99,28 @@ export const launch = (install: Install): Launch =>
     ? { command: install.onPath, args: [] }
     : { command: install.execPath, args: [...shebangNodeFlags(install.shebang), install.script] }
 
+/**
+ * What `--write` puts in a project file, which is shared with the repository: `minicode` by name when the
+ * `minicode` on PATH is this installation (another machine's PATH finds its own), else what `launch` gives.
+ */
+export const portableLaunch = (install: Install): Launch =>
+  install.onPath !== undefined ? { command: serverName, args: [] } : launch(install)
+
+/**
+ * The paths in an entry that hold only on this machine (absolute ones: the Node executable, the script, `--cwd`),
+ * each named for a person; empty when the entry would start the same thing anywhere.
+ */
+const absolute = (p: string) => p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p)
+
+export const machineLocal = (e: ServerEntry): ReadonlyArray<string> => {
+  const cwdAt = e.args.indexOf("--cwd")
+  return [
+    ...(absolute(e.command) ? [`the command ${e.command}`] : []),
+    ...e.args.filter((a, i) => absolute(a) && i !== cwdAt + 1).map((a) => `the script ${a}`),
+    ...(cwdAt >= 0 && absolute(e.args[cwdAt + 1] ?? "") ? [`the workspace ${e.args[cwdAt + 1]}`] : [])
+  ]
+}
+
 export interface ServerEntry {
   readonly command: string
   readonly args: ReadonlyArray<string>
