@@ -94,7 +94,7 @@ const records = Effect.gen(function* () {
 const hotRow = (i: number): HotRow => ({
   id: `r${i}`, session: "bench", turn: Math.floor(i / 10), tool: "write_file", capability: "write", paths: `["f${i % files}.txt"]`,
   args_hash: `a${i}`, request_id: null, remote: 0, state: "pending", note: null, created_at: i, updated_at: i, finalized: 0,
-  answered: 0, restore_action: null, restore_session: null, restore_turn: null, sum: `s${i}`, state_sum: `t${i}`, summary: null
+  answered: 0, restore_action: null, restore_session: null, restore_turn: null, sum: `s${i}`, state_sum: `t${i}`, summary: null, writer: null
 })
 const blob = (i: number): readonly [string, Uint8Array] => [`h${i}`, new TextEncoder().encode(content(1024, i))]
 const snap = (i: number): HotSnapshot => ({ path: `f${i % files}.txt`, before_hash: `h${i}`, before_mode: 0o644, after_known: 1, after_hash: null, after_mode: null })

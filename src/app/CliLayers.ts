@@ -23,6 +23,9 @@ import * as NetGuard from "../adapters/net/NetGuard.js"
 import * as NodeAdapters from "./NodeLayers.js"
 
 /** The configuration of a workspace: the global file, and the local one when trusted (flag or environment). */
+/** Whether a journal record's writer is still the live process that wrote it (recover: a call still running). */
+export { alive as writerAlive } from "../adapters/journal/WriterIdentity.js"
+
 export const loadConfig = (workspace: string, allowLocalConfig: boolean) => NodeConfig.load(workspace, NodeConfig.localTrusted(allowLocalConfig))
 export const configPaths = (workspace: string) => NodeConfig.paths(workspace)
 export const localTrusted = (allowLocalConfig: boolean) => NodeConfig.localTrusted(allowLocalConfig)

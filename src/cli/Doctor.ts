@@ -10,6 +10,9 @@ import { Console, Duration, Effect, Either, Option } from "effect"
 import * as CliLayers from "../app/CliLayers.js"
 import * as NodeAdapters from "../app/NodeLayers.js"
 import * as Kernel from "../kernel/Kernel.js"
+import * as Guide from "../domain/mcp/McpGuide.js"
+import * as ProbeVerdict from "../domain/core/Probe.js"
+import * as Scopes from "../domain/mcp/McpScopes.js"
 import * as Runner from "../kernel/Runner.js"
 import * as ExitCode from "./ExitCode.js"
 import { lspDoctor } from "./LspCommands.js"
@@ -21,11 +24,15 @@ export interface Probe {
   readonly kind: "mcp" | "sql"
   readonly name: string
   readonly ok: boolean
+  /** It answered, after the ordinary patience (`Probe.verdict`). */
+  readonly slow: boolean
   readonly detail: string
   readonly millis: number
+  /** What doctor says of it after its name. */
+  readonly says: string
 }
 
-const probeDeadline = Duration.seconds(10)
+const probeTimes = ProbeVerdict.timesFrom(process.env["MINICODE_DOCTOR_PROBE_MS"])
 
 /** One read-only call through the whole chain, as a user's call would go; its first line, or why it failed. */
 const probe = (
@@ -37,16 +44,25 @@ const probe = (
   Effect.gen(function* () {
     const started = Date.now()
     const { session, adapters } = yield* setup({ ...flags, workMode: Option.none(), permissionMode: Option.none(), policy: Option.none() })
+    // One wait through the second chance: an answer after the ordinary patience is a slow server, not a dead one.
     const outcome = yield* Runner.invoke(request).pipe(
       Effect.provide(Kernel.layer(session, { ...adapters, journal: CliLayers.memoryJournal() })),
-      Effect.timeoutFail({ duration: probeDeadline, onTimeout: () => ({ message: `no answer within ${Duration.format(probeDeadline)}` }) }),
+      Effect.timeout(Duration.millis(probeTimes.secondChanceMs)),
       Effect.either
     )
     const millis = Date.now() - started
-    if (Either.isLeft(outcome)) return { kind, name, ok: false, detail: outcome.left.message, millis }
-    const first = outcome.right.text.split("\n").find((line) => line.trim() !== "") ?? ""
-    return { kind, name, ok: outcome.right.isError !== true, detail: first.slice(0, 160), millis }
-  }).pipe(Effect.catchAll((e) => Effect.succeed<Probe>({ kind, name, ok: false, detail: e.message, millis: 0 })))
+    const judged: ProbeVerdict.Outcome = Either.isLeft(outcome)
+      ? outcome.left._tag === "TimeoutException"
+        ? { _tag: "Silent", millis }
+        : { _tag: "Failed", millis, detail: outcome.left.message }
+      : { _tag: "Answered", millis, ok: outcome.right.isError !== true, detail: (outcome.right.text.split("\n").find((line) => line.trim() !== "") ?? "").slice(0, 160) }
+    return ofVerdict(kind, name, judged)
+  }).pipe(Effect.catchAll((e) => Effect.succeed<Probe>(ofVerdict(kind, name, { _tag: "Failed", millis: 0, detail: e.message }))))
+
+const ofVerdict = (kind: Probe["kind"], name: string, outcome: ProbeVerdict.Outcome): Probe => {
+  const v = ProbeVerdict.verdict(outcome, probeTimes)
+  return { kind, name, ok: v.ok, slow: v.slow, detail: outcome._tag === "Silent" ? v.says : outcome.detail, millis: outcome.millis, says: v.says }
+}
 
 export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sandbox }, (flags) =>
   Effect.gen(function* () {
@@ -64,7 +80,7 @@ export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sand
           ],
           { concurrency: 4 }
         )
-    const line = (p: Probe) => `${p.kind === "mcp" ? "MCP server" : "SQL connection"} ${p.name}: ${p.ok ? `answers (${p.millis} ms)` : `DOES NOT ANSWER: ${p.detail}`}`
+    const line = (p: Probe) => `${p.kind === "mcp" ? "MCP server" : "SQL connection"} ${p.name}: ${p.says}`
     const report = {
       minicode: version,
       node: process.version,
@@ -80,6 +96,12 @@ export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sand
         error: Either.isLeft(loaded) ? loaded.left.message : null
       },
       defaults: { workMode: config.workMode ?? "DISCUSS", permissionMode: config.permissionMode ?? "AUTO", policy: config.policy ?? "default" },
+      // What an `mcp serve` session started without flags gets (its flags change it: `mcp config --for … --help`).
+      mcpServe: {
+        workMode: "BUILD",
+        scopes: Scopes.scopes.filter((s) => s !== "mcp").map((s) => `${s}=${Scopes.defaults[s]}`).join(", "),
+        asks: Guide.asks("default")
+      },
       servers: {
         mcp: Object.keys(config.mcpServers ?? {}),
         lsp: lsp.rows,
@@ -102,6 +124,7 @@ export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sand
         `local config: ${report.config.local} ${report.config.localFound ? (report.config.localUsed ? "(found, used)" : "(found, ignored: pass --allow-local-config to trust it)") : "(none)"}`,
         ...(report.config.error === null ? [] : [`config error: ${report.config.error}`]),
         `defaults: work mode ${report.defaults.workMode}, permission mode ${report.defaults.permissionMode}, policy ${report.defaults.policy}`,
+        `mcp serve defaults: work mode ${report.mcpServe.workMode}; scopes ${report.mcpServe.scopes}; ${report.mcpServe.asks}`,
         `MCP servers: ${report.servers.mcp.length === 0 ? "none" : report.servers.mcp.join(", ")}`,
         ...probes.filter((p) => p.kind === "mcp").map(line),
         ...(lsp.lines.length === 0 ? ["language servers: none"] : lsp.lines),

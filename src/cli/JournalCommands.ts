@@ -94,18 +94,31 @@ const recover = Command.make("recover", { cwd, json, staged, discard }, (flags) 
     Effect.gen(function* () {
       const j = yield* Journal
       const plan = yield* j.recover.pipe(Effect.mapError(toFailure))
-      // Exit 4 while an outcome is unknown; failed and resolved items are told, not waited for.
-      const waiting = plan.items.filter(RecoveryText.open).length
-      if (waiting > 0) process.exitCode = ExitCode.ExitCode.needsRecovery
-      const records = plan.items.length === 0 ? new Map() : new Map((yield* j.list().pipe(Effect.mapError(toFailure))).map((r) => [r.seq, r] as const))
+      const records = plan.items.length === 0 ? new Map<number, JournalRecord>() : new Map((yield* j.list().pipe(Effect.mapError(toFailure))).map((r) => [r.seq, r] as const))
+      // A record whose writer is a live process, the same one (pid and start time), is a call still running there.
+      const detailOf = (seq: number | null): RecoveryText.RecordDetail | undefined => {
+        const record = seq === null ? undefined : records.get(seq)
+        if (record === undefined) return undefined
+        const pid = CliLayers.writerAlive(record.writer)
+        return pid === undefined ? record : { ...record, running: pid }
+      }
       // Each item with the sentence that explains it: what it was, why its outcome is unknown, what settles it.
-      const explained = plan.items.map((item) => ({ ...item, explanation: RecoveryText.explain(item, item.seq === null ? undefined : records.get(item.seq)) }))
+      const explained = plan.items.map((item) => {
+        const detail = detailOf(item.seq)
+        return { ...item, running: RecoveryText.running(item, detail), explanation: RecoveryText.explain(item, detail) }
+      })
+      // Exit 4 while an outcome is unknown; failed and resolved items, and calls still running, are told, not waited for.
+      const waiting = explained.filter((item) => RecoveryText.open(item) && !item.running).length
+      const stillRunning = explained.filter((item) => item.running).length
+      if (waiting > 0) process.exitCode = ExitCode.ExitCode.needsRecovery
       if (flags.json) return yield* Console.log(JSON.stringify({ ...plan, items: explained }, null, 2))
       if (plan.items.length === 0) return yield* Console.log("nothing to recover: every turn was finalised")
       yield* Console.log(explained.map((item) => `- ${item.explanation}`).join("\n"))
       yield* Console.log(
         waiting === 0
-          ? "Nothing waits for a human: every outcome above is known (nothing is ever repeated by itself)."
+          ? stillRunning > 0
+            ? `Nothing waits for a human yet: ${stillRunning === 1 ? "one call is" : `${stillRunning} calls are`} still running; run \`minicode recover\` again once ${stillRunning === 1 ? "it ends" : "they end"}.`
+            : "Nothing waits for a human: every outcome above is known (nothing is ever repeated by itself)."
           : `Nothing was re-executed. ${waiting === 1 ? "One call waits" : `${waiting} calls wait`} for a human: settle ${waiting === 1 ? "it" : "each"} with the command on ${waiting === 1 ? "its" : "their"} line.`
       )
     })

@@ -39,8 +39,8 @@ const serve = Command.make(
       Options.optional
     ),
     allowLocalConfig: Options.boolean("allow-local-config").pipe(Options.withDescription("Trust .minicode/config.json in the workspace")),
-    ask: Options.boolean("ask").pipe(Options.withDescription("Every mutation asks the user through the client (default when the client supports elicitation)")),
-    noAsk: Options.boolean("no-ask").pipe(Options.withDescription("Only gated tools, network and guard asks ask the user; other mutations run")),
+    ask: Options.boolean("ask").pipe(Options.withDescription("Every mutation asks the user through the client (default: with a client that supports elicitation, each bash command asks, file edits do not)")),
+    noAsk: Options.boolean("no-ask").pipe(Options.withDescription("Only gated tools, network and guard asks ask the user; file edits and bash run")),
     askTimeout: Options.integer("ask-timeout").pipe(
       Options.withDescription("Seconds the user has to answer an ask before it is a deny (default 120)"),
       Options.optional
@@ -116,7 +116,17 @@ const config = Command.make(
   {
     cwd,
     client: Options.choice("for", ClientConfig.clients).pipe(Options.withDescription(`The MCP client to register minicode with: ${ClientConfig.clients.join(", ")}`)),
-    write: Options.boolean("write").pipe(Options.withDescription("Merge the entry into the client's config file (other servers are kept)"))
+    write: Options.boolean("write").pipe(Options.withDescription("Merge the entry into the client's config file (other servers are kept)")),
+    // The common choices of a session, carried into the entry as `mcp serve` flags (the printed line shows them).
+    ask: Options.boolean("ask").pipe(Options.withDescription("The session asks before every change (file edits too), not only before bash and gated tools")),
+    noAsk: Options.boolean("no-ask").pipe(Options.withDescription("The session runs file edits and bash without asking; only gated tools and bash's network ask")),
+    allowAll: Options.boolean("allow-all").pipe(Options.withDescription("The session asks nothing: gated tools (git_commit, git_push…) run too; jail, guard and validation still apply")),
+    allTools: Options.boolean("all-tools").pipe(Options.withDescription("The session also exposes the mcp scope (MCP client tools)")),
+    scope: Options.text("scope").pipe(
+      Options.withDescription("NAME=off|read|write for the session's scopes (files, search, shell, git, lsp, sql; mcp with --all-tools), e.g. git=write; repeatable"),
+      Options.repeated
+    ),
+    sandbox: Options.choice("sandbox", ["auto", "bwrap", "none"]).pipe(Options.withDescription("The session's bash sandbox: auto (default), bwrap (or refuse bash), none"), Options.optional)
   },
   (flags) =>
     Effect.gen(function* () {
@@ -128,9 +138,17 @@ const config = Command.make(
         codexHome: process.env["CODEX_HOME"],
         xdgConfigHome: process.env["XDG_CONFIG_HOME"]
       }
-      const start = ClientConfig.launch(yield* ThisInstall.find)
+      const flagsOfServe = yield* Either.match(
+        ClientConfig.serveFlags({ ask: flags.ask, noAsk: flags.noAsk, allowAll: flags.allowAll, allTools: flags.allTools, scope: flags.scope, sandbox: Option.getOrUndefined(flags.sandbox) }),
+        { onLeft: (reason) => Effect.fail(usage(reason)), onRight: Effect.succeed }
+      )
+      const install = yield* ThisInstall.find
+      const start = { ...ClientConfig.launch(install), serveFlags: flagsOfServe }
       if (!flags.write) return yield* Console.log(ClientConfig.snippet(flags.client, start, workspace, env))
-      const target = ClientConfig.target(flags.client, start, workspace, env)
+      // A project file is shared with the repository: `minicode` by name when it is on PATH (see portableLaunch).
+      const projectFile = ClientConfig.target(flags.client, start, workspace, env).scope === "project"
+      const written = projectFile ? { ...ClientConfig.portableLaunch(install), serveFlags: flagsOfServe } : start
+      const target = ClientConfig.target(flags.client, written, workspace, env)
       if (target.scope === "user" && !path.isAbsolute(env.home)) return yield* Effect.fail(usage(`cannot tell where ${target.file} is: HOME is not set to an absolute path`))
       const real = yield* Effect.try({
         try: () => placeOf(target, workspace),
@@ -163,8 +181,16 @@ const config = Command.make(
         try: () => writeAtomically(real, merged, modeFor(target, existing?.stat)),
         catch: (cause) => usage(`cannot write ${target.file}: ${String(cause)}`)
       })
-      const e = ClientConfig.entry(start, workspace)
+      const e = ClientConfig.entry(written, workspace)
       yield* Console.log(`${existing === undefined ? "created" : "updated"} ${target.file}: mcp server "${ClientConfig.serverName}" → ${[e.command, ...e.args].join(" ")}`)
+      const local = projectFile ? ClientConfig.machineLocal(e) : []
+      if (local.length > 0) {
+        const fix = install.onPath === undefined ? "Put minicode on PATH (`npm install -g .` in its clone) and run this again to write the portable command; " : ""
+        yield* Console.log(
+          `note: ${target.file} is shared with the repository, but ${local.join(", ")} ${local.length === 1 ? "is a path" : "are paths"} of this machine: ` +
+            `it works here, not on another machine. ${fix}${fix === "" ? "Each" : "each"} person can run \`minicode mcp config --for ${flags.client} --write\` in their clone, or keep the file out of the repository.`
+        )
+      }
       if (companion !== undefined && companionPlace !== undefined) {
         const place = companionPlace
         yield* Effect.try({

@@ -39,6 +39,8 @@ export interface SessionOptions {
   readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
   /** The configuration permits `bash` with `network: true` in permission mode AUTO. */
   readonly bashNetwork?: boolean | undefined
+  /** Each bash command asks in permission mode AUTO, file edits do not (`mcp serve` with a client that can ask). */
+  readonly bashAsks?: boolean | undefined
   /** The overall deadline of a tool call in ms (see `Deadline`; default 10 minutes). */
   readonly toolDeadlineMs?: number | undefined
 }
@@ -68,6 +70,7 @@ export const sessionLayer = (options: SessionOptions) =>
         maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
         sqlDialect: options.sqlDialect,
         bashNetwork: options.bashNetwork,
+        bashAsks: options.bashAsks,
         toolDeadlineMs: options.toolDeadlineMs
       })
     })

@@ -57,6 +57,8 @@ export interface JournalRecord {
   readonly restores: RestoreTarget | null
   /** The intent's summary (bash: the redacted command), when it had one. */
   readonly summary?: string
+  /** The process that wrote it (`PID:STARTTICKS`), where that can be known: recover asks whether it still runs. */
+  readonly writer?: string
 }
 
 /**

@@ -17,6 +17,8 @@ export interface SessionShape {
   readonly sqlDialect?: "sqlite" | "postgres" | "mysql" | undefined
   /** The configuration permits `bash` with `network: true` in permission mode AUTO (config `bashNetwork`). */
   readonly bashNetwork?: boolean | undefined
+  /** Each bash command asks in permission mode AUTO (`mcp serve`'s default with a client that can ask; see Policy). */
+  readonly bashAsks?: boolean | undefined
   /** The overall deadline of a tool call (config `toolDeadlineMs`; see `Deadline`), when configured. */
   readonly toolDeadlineMs?: number | undefined
 }

@@ -18,6 +18,8 @@ export interface Invocation {
   readonly requestId?: string | undefined
   /** The call's canonical form (tool and arguments), when whoever sent it down already made it. */
   readonly canonicalArgs?: string | undefined
+  /** For `bash`, the command lines no allowlist entry approves (the guard's reading): what "always" may save. */
+  readonly bashUnmatched?: ReadonlyArray<ReadonlyArray<string>> | undefined
   /**
    * For `edit_file`, the edit's outcome on the bytes the Journal stage snapshot (and recorded as intended): the file
    * tool writes it instead of reading and applying the edit a second time. Absent when no journal ran.

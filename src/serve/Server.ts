@@ -345,8 +345,8 @@ export interface ServeOptions {
   readonly bashNetwork?: boolean | undefined
   readonly toolDeadlineMs?: number | undefined
   /**
-   * Every mutation asks (permission mode ASK), as `--ask` says; `false` as `--no-ask` says; undefined: ask when the
-   * client declared elicitation (and never under `--allow-all`).
+   * Every mutation asks (permission mode ASK), as `--ask` says; `false` as `--no-ask` says; undefined: when the
+   * client declared elicitation, each bash command asks and file edits do not (never under `--allow-all`).
    */
   readonly ask?: boolean | undefined
   /** The configured SQL connections: sql_query's description names them (names, engines, modes; never a URL). */
@@ -414,7 +414,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
         { name: "minicode", version: options.version },
         {
           capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false }, logging: {} },
-          instructions: [Guide.instructions(options.settings), ...(options.notes ?? [])].join("\n\n")
+          instructions: [Guide.instructions(options.settings, options.ask), ...(options.notes ?? [])].join("\n\n")
         }
       )
       const channel: ElicitationChannel = {
@@ -450,10 +450,14 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
         }),
         ...(adapters.approver === undefined ? {} : { approver: adapters.approver(channel) })
       }
-      // Every mutation asks under --ask, or by default when the client can ask the user (known once it initialized:
-      // the chain is built after that, see below); never under --allow-all.
-      const chainOptions = (): Kernel.SessionOptions =>
-        !options.settings.allowAll && (options.ask ?? channel.supported()) ? { ...sessionOptions, permissionMode: "ASK" } : sessionOptions
+      // Every mutation asks under --ask; by default, when the client can ask the user (known once it initialized: the
+      // chain is built after that, see below), each bash command asks and file edits do not; never under --allow-all
+      // or --no-ask (Guide.asks says the same to the assistant).
+      const chainOptions = (): Kernel.SessionOptions => {
+        const mode = Guide.askMode(options.settings.allowAll, options.ask)
+        if (mode === "ask") return { ...sessionOptions, permissionMode: "ASK" }
+        return mode === "default" && channel.supported() ? { ...sessionOptions, bashAsks: true } : sessionOptions
+      }
       // The chain is built once the first tools/list is answered (or by the first call, if that comes first): the
       // listing needs none of it. Its own scope, opened here, keeps its place in the shutdown order; a failure to
       // build it ends the server, as it did when start-up waited for it.
@@ -550,7 +554,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
           return Either.isRight(got) ? { contents: [{ ...got.right }] } : Promise.reject(rpcFailure(got.left.code, got.left.message))
         })
       )
-      const guide = Guide.instructions(options.settings)
+      const guide = Guide.instructions(options.settings, options.ask)
       server.setRequestHandler(types.ListPromptsRequestSchema, () => ({
         prompts: [{ name: Guide.promptName, description: Guide.promptDescription }]
       }))

@@ -88,7 +88,7 @@ const readCurrent = (facts: Jail.PathFacts) =>
       return { state: { hash: `${facts.kind}:`, mode: facts.mode }, other: facts.kind } satisfies Current
     }
     const content = yield* fs.readFile(facts.real, { dev: facts.dev, ino: facts.ino })
-    return { state: { hash: checkpoints.address(content), mode: Undo.permissions(facts.mode) }, content } satisfies Current
+    return { state: { hash: checkpoints.address(content), mode: Undo.permissions(facts.mode), ...Undo.measure(content) }, content } satisfies Current
   })
 
 const apply = (action: "undo" | "redo", facts: Jail.PathFacts, step: Extract<Undo.Step, { _tag: "Restore" }>, content: Uint8Array | null) =>
@@ -105,6 +105,24 @@ const apply = (action: "undo" | "redo", facts: Jail.PathFacts, step: Extract<Und
     const mode = step.to.mode === null ? undefined : Undo.permissions(step.to.mode)
     yield* fs.writeFile(facts.real, content, mode === undefined ? { expect } : { mode, expect })
     if (mode !== undefined) yield* fs.chmod(facts.real, mode)
+  })
+
+/** A state with its size and lines, read from the journal's copy of its content (left as it was when that is gone). */
+const measuredState = (s: Undo.FileState) =>
+  s.hash === null || s.hash.endsWith(":")
+    ? Effect.succeed(s)
+    : Effect.flatMap(Checkpoints, (checkpoints) =>
+        checkpoints.blob(s.hash ?? "").pipe(
+          Effect.map(Option.match({ onNone: () => s, onSome: (content) => ({ ...s, ...Undo.measure(content) }) })),
+          Effect.orElseSucceed(() => s)
+        )
+      )
+
+const measuredChange = (c: Undo.PathChange) =>
+  Effect.gen(function* () {
+    const before = yield* measuredState(c.before)
+    const after = c.after === null ? null : yield* measuredState(c.after)
+    return { ...c, before, after } satisfies Undo.PathChange
   })
 
 const restore = (action: "undo" | "redo", options: RestoreOptions) =>
@@ -127,10 +145,13 @@ const restore = (action: "undo" | "redo", options: RestoreOptions) =>
     for (const [path, facts] of located) current.set(path, yield* readCurrent(facts))
     const stateOf = (path: string): Undo.FileState => current.get(path)?.state ?? Undo.absent
     const inJail = changes.filter((c) => located.has(c.path))
-    const steps = [
-      ...(action === "undo" ? Undo.planUndo(inJail, stateOf) : Undo.planRedo(inJail, stateOf)),
-      ...outOfJail.map((r) => ({ _tag: "Refuse" as const, ...r }))
-    ]
+    const plan = (cs: ReadonlyArray<Undo.PathChange>) => (action === "undo" ? Undo.planUndo(cs, stateOf) : Undo.planRedo(cs, stateOf))
+    const first = plan(inJail)
+    // A refusal says how the file differs from what the turn left in sizes and lines: only then are the turn's
+    // snapshots of the refused paths read, and the plan made again with them measured.
+    const refusedPaths = new Set(first.flatMap((s) => (s._tag === "Refuse" ? [s.path] : [])))
+    const measured = refusedPaths.size === 0 ? inJail : yield* Effect.forEach(inJail, (c) => (refusedPaths.has(c.path) ? measuredChange(c) : Effect.succeed(c)))
+    const steps = [...(refusedPaths.size === 0 ? first : plan(measured)), ...outOfJail.map((r) => ({ _tag: "Refuse" as const, ...r }))]
     const restores = steps.flatMap((s) => (s._tag === "Restore" ? [s] : []))
     const refused = steps.flatMap((s) => (s._tag === "Refuse" ? [{ path: s.path, reason: s.reason }] : []))
     const skipped = steps.flatMap((s) => (s._tag === "Skip" ? [{ path: s.path, reason: s.reason }] : []))

@@ -123,7 +123,7 @@ describe("minicode CLI", () => {
     fs.writeFileSync(path.join(dir, "a.txt"), "theirs\n")
     const refused = minicode(["undo", "--cwd", dir])
     expect(refused.status).toBe(3)
-    expect(refused.stdout).toContain("refused a.txt: a.txt changed after the turn")
+    expect(refused.stdout).toContain("refused a.txt: its content changed since the turn: now 7 bytes in 1 line, the turn left 4 bytes in 1 line")
     expect(fs.readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("theirs\n")
   })
 })

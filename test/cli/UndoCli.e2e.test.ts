@@ -63,7 +63,9 @@ describe("undo on the command line", () => {
       expect(refused.stdout.split("\n")[0]).toBe(
         "Undo of turn cli/3 refused: nothing was changed, and the turn can still be undone. Put the file below back as the turn left it (or move it aside), then run `minicode undo --session cli --turn 3`."
       )
-      expect(refused.stdout).toMatch(/refused a\.txt: a\.txt changed after the turn: it is now a file \(sha256 [0-9a-f]{12}, mode 644\), but the turn left it a file \(sha256 [0-9a-f]{12}, mode 644\)\./)
+      // What changed in words a person can check (issue 44): sizes and lines, never a hash prefix.
+      expect(refused.stdout).toContain("refused a.txt: its content changed since the turn: now 15 bytes in 1 line, the turn left 6 bytes in 1 line.")
+      expect(refused.stdout).not.toMatch(/sha256|[0-9a-f]{12}/)
       expect(fs.readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("someone else's\n")
     }
     expect(turns(dir)[0]).toEqual([3, "applied", ["a.txt"]])
@@ -86,8 +88,8 @@ describe("undo on the command line", () => {
     fs.mkdirSync(path.join(dir, "d/x.txt"))
     const dirNow = run(dir, ["undo"])
     expect(dirNow.status).toBe(3)
-    expect(dirNow.stdout).toMatch(/refused d\/x\.txt: d\/x\.txt changed after the turn: it is now a directory, but the turn left it a file \(sha256 [0-9a-f]{12}, mode 644\)\./)
-    expect(dirNow.stdout).not.toMatch(/sha256 directory|absent or absent/)
+    expect(dirNow.stdout).toContain("refused d/x.txt: it is now a directory; the turn left a file of 1 byte in 1 line (mode 644).")
+    expect(dirNow.stdout).not.toMatch(/sha256|absent or absent/)
     fs.rmdirSync(path.join(dir, "d/x.txt"))
     const already = run(dir, ["undo"])
     expect(already.status).toBe(0)
@@ -96,7 +98,15 @@ describe("undo on the command line", () => {
     fs.writeFileSync(path.join(dir, "d/x.txt"), "other")
     const redo = run(dir, ["redo"])
     expect(redo.status).toBe(3)
-    expect(redo.stdout).toMatch(/refused d\/x\.txt: d\/x\.txt changed since the undo: it is now a file \(sha256 [0-9a-f]{12}, mode 644\), but the undo left it absent\./)
+    expect(redo.stdout).toContain("refused d/x.txt: a file of 5 bytes in 1 line (mode 644) was made there since the undo, which left it absent.")
+    // Only the mode changed, or the content at the same size: said so.
+    fs.rmSync(path.join(dir, "d/x.txt"))
+    expect(run(dir, ["redo"]).status).toBe(0)
+    fs.chmodSync(path.join(dir, "d/x.txt"), 0o600)
+    expect(run(dir, ["undo"]).stdout).toContain("refused d/x.txt: its mode changed since the turn: now 600, the turn left 644.")
+    fs.writeFileSync(path.join(dir, "d/x.txt"), "y")
+    fs.chmodSync(path.join(dir, "d/x.txt"), 0o644)
+    expect(run(dir, ["undo"]).stdout).toContain("refused d/x.txt: its content changed since the turn: the same size (1 byte in 1 line), other content.")
   })
 
   it("journal shows a bash record's command, redacted", () => {

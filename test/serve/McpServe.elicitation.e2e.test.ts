@@ -134,11 +134,14 @@ describe("mcp serve: asks go to the user through elicitation", () => {
     expect(textOf(read)).toContain("two")
   })
 
-  it("every mutation asks by default when the client can ask; --no-ask asks only what must ask; --allow-all never asks", async () => {
+  it("--ask: every mutation asks; by default a plain edit does not (issue 44); --no-ask asks only what must ask; --allow-all never asks", async () => {
     const ws = setup()
-    const asking = await connect(ws.root, ws.config, [], accept("once"))
+    const asking = await connect(ws.root, ws.config, ["--ask"], accept("once"))
     expect(isErrorResult(await asking.client.callTool({ name: "write_file", arguments: { path: "w.txt", content: "x\n" } }))).toBe(false)
     expect(asking.asked.map((a) => a.message)).toEqual([expect.stringContaining("write_file will act on w.txt")])
+    const byDefault = await connect(ws.root, ws.config, [], accept("deny"))
+    expect(isErrorResult(await byDefault.client.callTool({ name: "write_file", arguments: { path: "u.txt", content: "x\n" } }))).toBe(false)
+    expect(byDefault.asked).toHaveLength(0)
     const plain = await connect(ws.root, ws.config, ["--no-ask"], accept("deny"))
     expect(isErrorResult(await plain.client.callTool({ name: "write_file", arguments: { path: "v.txt", content: "x\n" } }))).toBe(false)
     expect(plain.asked).toHaveLength(0)

@@ -1,5 +1,6 @@
 // A stdio MCP server that misbehaves on purpose (low-level SDK Server, so every answer is ours):
 //   argv "crash": prints "boom: missing API_KEY" on stderr and exits before initialize.
+//   argv "slow-list MS": answers tools/list after MS milliseconds ("never": does not answer it at all).
 //   otherwise: declares tools and resources (but resources/list fails, templates are listed), no prompts;
 //   tools: nested (a deep input and output schema, long description), controls (NUL, ANSI, CR, bidi in text),
 //   structured (content + structuredContent), shaped (an outputSchema; arguments.how "bad" breaks it, "none" omits it), links (resource link with description, audience), huge (n chars),
@@ -64,7 +65,13 @@ const tools = [
 ]
 
 const server = new Server({ name: "misbehaving", version: "1.0.0" }, { capabilities: { tools: {}, resources: {}, logging: {} } })
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+server.setRequestHandler(ListToolsRequestSchema, async () => {
+  if (process.argv[2] === "slow-list") {
+    const ms = process.argv[3] === "never" ? 2_147_483_647 : Number(process.argv[3])
+    await new Promise((r) => setTimeout(r, ms))
+  }
+  return { tools }
+})
 server.setRequestHandler(ListResourcesRequestSchema, async () => {
   throw new Error("resources are broken today")
 })

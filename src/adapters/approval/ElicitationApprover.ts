@@ -20,7 +20,10 @@ export const defaultTimeoutMs = 120_000
 const choices = (request: ApprovalRequest) =>
   request.entry === undefined
     ? { values: ["once", "deny"], names: ["Allow once", "Deny"] }
-    : { values: ["once", "always", "deny"], names: ["Allow once", `Always allow ${request.entry.tool}`, "Deny"] }
+    : {
+        values: ["once", "always", "deny"],
+        names: ["Allow once", request.entry.argv === undefined ? `Always allow ${request.entry.tool}` : `Always allow \`${request.entry.argv.join(" ")}\``, "Deny"]
+      }
 
 /** The form: one required choice, a flat schema every form-mode client can render. */
 export const formFor = (request: ApprovalRequest) => {
@@ -30,7 +33,7 @@ export const formFor = (request: ApprovalRequest) => {
     requestedSchema: {
       type: "object",
       properties: {
-        answer: { type: "string", title: "Allow this call?", description: "Allow it once, always allow this exact tool, or deny it", enum: values, enumNames: names }
+        answer: { type: "string", title: "Allow this call?", description: request.entry?.argv === undefined ? "Allow it once, always allow this exact tool, or deny it" : "Allow it once, always allow commands that start with exactly these words, or deny it", enum: values, enumNames: names }
       },
       required: ["answer"]
     }

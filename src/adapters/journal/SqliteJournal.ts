@@ -53,6 +53,7 @@ export const dbPathFor = (root: string): string => NodePath.join(root, ".minicod
 import * as TempFiles from "../fs/TempFiles.js"
 import { fileIdentity, isBusy, isFull, keepReserve, prepareFiles, releaseReserve, replacedSince, sqlError, tornDatabase, tornWal } from "./SqliteJournalFiles.js"
 import { cachePages, hotPath } from "./SqliteJournalHotPath.js"
+import * as WriterIdentity from "./WriterIdentity.js"
 import {
   decodeBlobRows,
   decodeChangeRows,
@@ -194,6 +195,7 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
       yield* writable
       const now = yield* Clock.currentTimeMillis
       const id = NodeCrypto.randomUUID()
+      const writer = WriterIdentity.self()
       const base = {
         id,
         session: intent.session,
@@ -206,7 +208,8 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         remote: intent.remote,
         restores: intent.restores ?? null,
         createdAt: now,
-        ...(intent.summary === undefined ? {} : { summary: intent.summary })
+        ...(intent.summary === undefined ? {} : { summary: intent.summary }),
+        ...(writer === null ? {} : { writer })
       }
       const row = {
         id,
@@ -229,7 +232,8 @@ export const make = (options: Options): Effect.Effect<Services, JournalError, Sc
         restore_turn: base.restores?.turn ?? null,
         sum: immutableSum(base),
         state_sum: stateSum(id, "pending", null),
-        summary: intent.summary ?? null
+        summary: intent.summary ?? null,
+        writer
       }
       // One synchronous transaction on the hot-path connection: the record, the content-addressed blobs and the
       // snapshot rows land together or not at all.

@@ -36,6 +36,7 @@ export interface HotRow {
   readonly sum: string
   readonly state_sum: string
   readonly summary: string | null
+  readonly writer: string | null
 }
 
 export interface HotSnapshot {
@@ -88,8 +89,8 @@ export const hotPath = (dbPath: string, busyMs: number, full: boolean) =>
         db.pragma(`journal_size_limit = ${walKeptBytes}`)
         const insertRecord = db.prepare(`INSERT INTO records (id, session, turn, tool, capability, paths, args_hash, request_id,
           remote, state, note, created_at, updated_at, finalized, answered, restore_action, restore_session, restore_turn, sum,
-          state_sum, summary) VALUES (@id, @session, @turn, @tool, @capability, @paths, @args_hash, @request_id, @remote, @state, @note,
-          @created_at, @updated_at, @finalized, @answered, @restore_action, @restore_session, @restore_turn, @sum, @state_sum, @summary)`)
+          state_sum, summary, writer) VALUES (@id, @session, @turn, @tool, @capability, @paths, @args_hash, @request_id, @remote, @state, @note,
+          @created_at, @updated_at, @finalized, @answered, @restore_action, @restore_session, @restore_turn, @sum, @state_sum, @summary, @writer)`)
         const insertBlob = db.prepare("INSERT OR IGNORE INTO blobs (hash, size, content) VALUES (?, ?, ?)")
         const insertSnapshot = db.prepare(`INSERT OR REPLACE INTO snapshots (record_seq, path, before_hash, before_mode,
           after_known, after_hash, after_mode) VALUES (@record_seq, @path, @before_hash, @before_mode, @after_known,

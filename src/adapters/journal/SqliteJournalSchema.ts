@@ -72,10 +72,16 @@ export const migrations = Migrator.fromRecord({
   "4_summary": Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql`ALTER TABLE records ADD COLUMN summary TEXT`
+  }),
+  // Which process wrote the record (`PID:STARTTICKS`, see WriterIdentity), so recover tells a call still running in a
+  // live process from a killed one; null for older rows and where it cannot be known.
+  "5_writer": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE records ADD COLUMN writer TEXT`
   })
 })
 
-export const latestMigration = 4
+export const latestMigration = 5
 
 export const Capability = Schema.Literal("read", "write", "exec", "network", "external")
 export const State = Schema.Literal("pending", "committed", "failed", "unknown")
@@ -105,7 +111,8 @@ export const RecordRow = Schema.Struct({
   sum: Schema.String,
   state_sum: Schema.String,
   resolution_sum: Schema.NullOr(Schema.String),
-  summary: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+  summary: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  writer: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 export type RecordRow = typeof RecordRow.Type
 export const decodeRecordRow = Schema.decodeUnknownEither(RecordRow)
@@ -163,6 +170,7 @@ export interface Immutable {
   readonly restores: { readonly action: string; readonly session: string; readonly turn: number } | null
   readonly createdAt: number
   readonly summary?: string | undefined
+  readonly writer?: string | undefined
 }
 
 /** The summary joins the checksum only when there is one, so rows from before it keep theirs. */
@@ -179,7 +187,8 @@ export const immutableSum = (r: Immutable): string =>
     r.remote,
     r.restores === null ? null : [r.restores.action, r.restores.session, r.restores.turn],
     r.createdAt,
-    ...(r.summary === undefined ? [] : [r.summary])
+    ...(r.summary === undefined ? [] : [r.summary]),
+    ...(r.writer === undefined ? [] : [["writer", r.writer]])
   ]))
 export const stateSum = (id: string, state: JournalState, note: string | null): string => sha256(JSON.stringify([id, state, note]))
 export const resolutionSum = (id: string, resolution: string): string => sha256(JSON.stringify([id, resolution]))
@@ -205,7 +214,8 @@ export const toRecord = (row: RecordRow): JournalRecord => ({
   restores: row.restore_action === null || row.restore_session === null || row.restore_turn === null
     ? null
     : { action: row.restore_action, session: row.restore_session, turn: row.restore_turn },
-  ...(row.summary === null ? {} : { summary: row.summary })
+  ...(row.summary === null ? {} : { summary: row.summary }),
+  ...(row.writer === null ? {} : { writer: row.writer })
 })
 
 /** A decoded row whose checksums do not match: the reason, or null when it is intact. */

@@ -69,6 +69,7 @@ export const judge = (ast: BashAst, ctx: GuardContext, trees: Trees = new Map())
     simpleCommands: 0,
     allMatched: true,
     unmatched: undefined,
+    unmatchedArgv: [],
     functions: new Set(),
     missing: [],
     script: (source, info, what) => script(st, source, info, what),
@@ -92,7 +93,7 @@ export const judge = (ast: BashAst, ctx: GuardContext, trees: Trees = new Map())
       )
     )
   }
-  return final({ decision: allow("guard", Rules.pass, "no guard rule matched"), allowlisted })
+  return final({ decision: allow("guard", Rules.pass, "no guard rule matched"), allowlisted, unmatched: st.unmatchedArgv })
 }
 
 /**

@@ -29,6 +29,8 @@ export type Trees = ReadonlyMap<string, BashAst | undefined>
 export interface GuardResult {
   readonly decision: Decision
   readonly allowlisted: boolean
+  /** The command lines (as written, wrappers kept) no allowlist entry approves, in order: what an ask is about. */
+  readonly unmatched?: ReadonlyArray<ReadonlyArray<string>> | undefined
 }
 
 export const Rules = {
@@ -98,6 +100,7 @@ export interface Walk {
   simpleCommands: number
   allMatched: boolean
   unmatched: string | undefined
+  readonly unmatchedArgv: Array<ReadonlyArray<string>>
   readonly functions: Set<string>
   readonly missing: Array<string>
   /** Re-enters the shell with a script string (`bash -c`, `eval`, a heredoc fed to a shell). */
@@ -122,6 +125,7 @@ export const simple = (st: Walk, argv: ReadonlyArray<string>, full?: ReadonlyArr
   if (!matched) {
     st.allMatched = false
     if (st.unmatched === undefined) st.unmatched = argv.join(" ")
+    st.unmatchedArgv.push(full ?? argv)
   }
 }
 

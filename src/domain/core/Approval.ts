@@ -17,12 +17,39 @@ const spelled = (text: string) => text.replace(controls, (c) => `\\u${c.charCode
 const oneLine = (text: string) => clip(spelled(text.replace(/[ \t\n\r\f\v\u2028\u2029]+/g, " ").trim()))
 const list = (items: ReadonlyArray<string>) => (items.length === 0 ? "nothing" : oneLine(items.join(", ")))
 
+/** A word "always" may save for bash: literal text on one line, nothing a shell would expand or match. */
+const savable = (word: string) => word !== "" && !/[\uE000\u0000-\u001f\u007f-\u009f*?[\]{}$`\\~'"]/.test(word)
+
+/** Asks whose "always" may save a bash command: the session asks for every bash command (not for its network). */
+const bashAskRules: ReadonlySet<string> = new Set(["mode.bash-asks", "mode.ask"])
+
+/**
+ * What "always" saves for bash: the exact words of the one command line the allowlist does not approve yet (as the
+ * guard read them, wrappers kept), an argv prefix matched word for word; never a wildcard. Each word must stand in
+ * the command as the person sees it, unquoted (`echo $HOME` is read as `echo /home/me`: not what was shown). None
+ * when several command lines are unapproved, when a word is not plain literal text (a variable, a glob, `~`), or
+ * when the ask is not the session's ask for bash (a network ask, one for unsandboxed code: "always" would widen
+ * what it guards).
+ */
+export const bashEntry = (decision: Decision, unmatched: ReadonlyArray<ReadonlyArray<string>> | undefined, command: string): AllowEntry | undefined => {
+  if (!bashAskRules.has(decision.rule) || unmatched === undefined) return undefined
+  const first = unmatched[0]
+  const shown = new Set(command.split(/[\s;&|()<>]+/))
+  if (first === undefined || first.length === 0 || !first.every((w) => savable(w) && shown.has(w))) return undefined
+  const same = (a: ReadonlyArray<string>) => a.length === first.length && a.every((w, i) => w === first[i])
+  return unmatched.every(same) ? { tool: "bash", argv: [...first] } : undefined
+}
+
 /**
  * The entry "always" saves: the exact tool (an MCP call keeps its `server.tool`), never a wildcard nor a whole
- * server. None for bash: its approvals are argv prefixes matched by the guard, which an answer cannot state exactly.
+ * server; for bash the exact words of its one unapproved command line (`bashEntry`), when the guard gave them.
  */
-export const alwaysEntry = (facts: Facts): AllowEntry | undefined =>
-  facts.call.tool === "bash" ? undefined : { tool: approvalName(facts.call) }
+export const alwaysEntry = (facts: Facts, decision?: Decision, unmatched?: ReadonlyArray<ReadonlyArray<string>>): AllowEntry | undefined =>
+  facts.call.tool === "bash"
+    ? decision === undefined || facts.call.args.network === true
+      ? undefined
+      : bashEntry(decision, unmatched, facts.call.args.command)
+    : { tool: approvalName(facts.call) }
 
 /** An entry as a user writes it in the allowlist (`git_commit`, `bash:npm test`, `write_file:src/**`). */
 export const entryLine = (entry: AllowEntry): string =>
@@ -51,11 +78,12 @@ const action = (facts: Facts): string => {
 }
 
 /** One plain sentence: what will happen and why minicode asks. */
-export const sentence = (facts: Facts, decision: Decision): string => `${action(facts)}; minicode asks because ${decision.reason}.`
+export const sentence = (facts: Facts, decision: Decision, entry?: AllowEntry): string =>
+  `${action(facts)}; minicode asks because ${decision.reason}.` +
+  (entry?.argv === undefined ? "" : ` "Always" saves "${oneLine(entryLine(entry))}" to your allowlist: commands that start with exactly these words then run without asking.`)
 
 /** How to allow such a call without being asked: the allowlist line (or, for bash, the shape of one). */
-export const howToAllow = (facts: Facts): string => {
-  const entry = alwaysEntry(facts)
+export const howToAllow = (facts: Facts, entry: AllowEntry | undefined = alwaysEntry(facts)): string => {
   if (entry !== undefined) return `add "${entryLine(entry)}" to the allowlist (allowlist.json in minicode's config folder, or "allowlist" in config.json)`
   const network = facts.call.tool === "bash" && facts.call.args.network === true
   return `add an allowlist line "bash:<command and its leading arguments>" for the command${network ? ', or set "bashNetwork": true in config.json' : ""}`

@@ -17,6 +17,12 @@ export interface PermissionContext {
   readonly allowlist: ReadonlyArray<Allowlist.AllowEntry>
   /** The configuration permits `bash` with `network: true` without asking, in permission mode AUTO. */
   readonly bashNetwork?: boolean | undefined
+  /**
+   * In permission mode AUTO, each bash command asks (file edits inside the jail still do not): `mcp serve`'s default
+   * with a client that can ask the user. A command whose every part matches a saved `bash:` entry runs unasked
+   * (the guard checks argv).
+   */
+  readonly bashAsks?: boolean | undefined
 }
 
 const planDirs = new Set(["plans", ".plans", "plan"])
@@ -131,6 +137,9 @@ export const evaluate = (ctx: PermissionContext, facts: Facts): D.Decision => {
         return ctx.permissionMode === "AUTO" && ctx.bashNetwork === true
           ? D.allow("permission", "policy.bash-network.configured", "the configuration permits network for bash in permission mode AUTO")
           : D.ask("permission", "policy.bash-network", "bash with network access needs the operator's approval")
+      }
+      if (ctx.permissionMode === "AUTO" && ctx.bashAsks === true && facts.call.tool === "bash") {
+        return D.ask("permission", "mode.bash-asks", "this session asks before each bash command (file edits inside the workspace do not ask)")
       }
       return ctx.permissionMode === "ASK"
         ? D.ask("permission", "mode.ask", `permission mode ASK: ${describe(facts)}, which needs approval`)

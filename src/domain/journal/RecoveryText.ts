@@ -11,7 +11,14 @@ export interface RecordDetail {
   readonly summary?: string | undefined
   /** Set on the records of an undo or redo run (the run's own, and one per file it restored). */
   readonly restores?: { readonly action: "undo" | "redo"; readonly session: string; readonly turn: number } | null | undefined
+  /** The pid of the live process that wrote the record and is still the same process: its call is still running. */
+  readonly running?: number | undefined
 }
+
+/** A record whose call is still running in a live process (an `mcp serve` mid-call): not killed, not yet known. */
+export const running = (item: RecoveryItem, detail: RecordDetail | undefined): boolean =>
+  detail?.running !== undefined && item.state === "pending" && item.resolution === null && item.classification !== "done"
+
 
 const list = (paths: ReadonlyArray<string>) => paths.join(", ")
 
@@ -55,6 +62,9 @@ export const explain = (item: RecoveryItem, detail?: RecordDetail): string => {
   const restoring = detail?.restores === undefined || detail.restores === null || item.resolution !== null ? undefined : restoreText(item, detail.restores)
   if (restoring !== undefined) return restoring
   const subject = what(item, detail)
+  if (running(item, detail)) {
+    return `${subject} is still running in process ${detail?.running} (it was not killed): its outcome is not known yet; let it finish, then run \`minicode recover\` again.`
+  }
   const look = item.paths.length > 0 ? `look at ${list(item.paths)}` : detail?.summary !== undefined ? "look at what that command changes" : "look at what it would have changed"
   if (item.resolution === "applied") return `${subject} was resolved by a human as applied: nothing to do, and it is not to be repeated.`
   if (item.resolution === "absent") return `${subject} was resolved by a human as absent: it did not happen, and it may be retried after a look.`

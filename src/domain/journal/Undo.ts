@@ -10,6 +10,17 @@ import type { RecordState } from "./Recovery.js"
 export interface FileState {
   readonly hash: string | null
   readonly mode: number | null
+  /** Its size in bytes and lines, when known (for words only: never compared). */
+  readonly size?: number | undefined
+  readonly lines?: number | undefined
+}
+
+/** Bytes and lines of a file's content (a last line without a newline counts). */
+export const measure = (content: Uint8Array): { readonly size: number; readonly lines: number } => {
+  let lines = 0
+  for (const byte of content) if (byte === 10) lines++
+  if (content.length > 0 && content[content.length - 1] !== 10) lines++
+  return { size: content.length, lines }
 }
 
 /** What one journal record did (or meant to do) to one path. */
@@ -36,18 +47,39 @@ export const sameState = (a: FileState, b: FileState): boolean =>
   a.hash === b.hash &&
   (a.hash === null || a.mode === null || b.mode === null || permissions(a.mode) === permissions(b.mode))
 
+const count = (n: number, one: string) => `${n.toLocaleString("en-US")} ${one}${n === 1 ? "" : "s"}`
+const modeOf = (s: FileState) => (s.mode === null ? "" : `, mode ${permissions(s.mode).toString(8)}`)
+
 /**
  * A state as words: "absent", "a directory" (a hash of the form `kind:` marks something that is not a regular
- * file), or "a file (sha256 2d711642b726, mode 644)".
+ * file), or "a file of 1,204 bytes in 40 lines (mode 644)" (without its size when that is not known).
  */
 export const describe = (s: FileState): string => {
   if (s.hash === null) return "absent"
   if (s.hash.endsWith(":")) return `a ${s.hash.slice(0, -1)}`
-  return `a file (sha256 ${s.hash.slice(0, 12)}${s.mode === null ? "" : `, mode ${permissions(s.mode).toString(8)}`})`
+  const mode = modeOf(s).slice(2)
+  const sized = s.size === undefined ? "a file" : `a file of ${count(s.size, "byte")}${s.lines === undefined ? "" : ` in ${count(s.lines, "line")}`}`
+  return mode === "" ? sized : `${sized} (${mode})`
 }
 
-/** Several states as words, each once: "absent", "absent or a file (…)". */
-const describeAll = (states: ReadonlyArray<FileState>): string => [...new Set(states.map(describe))].join(" or ")
+/**
+ * How a path differs from what the turn left (or the undo left), in words a person can check: deleted, created,
+ * replaced by a folder, its size and lines now and then, "the same size, other content", or only its mode.
+ */
+export const difference = (now: FileState, left: ReadonlyArray<FileState>, by: string): string => {
+  const was = [...new Set(left.map(describe))].join(" or ")
+  const file = (s: FileState) => s.hash !== null && !s.hash.endsWith(":")
+  if (now.hash === null) return `it was deleted since ${by}, which left ${was}`
+  if (!file(now)) return `it is now ${describe(now)}; ${by} left ${was}`
+  const then = left.find(file)
+  if (then === undefined) return `${describe(now)} was made there since ${by}, which left it ${was}`
+  if (then.hash === now.hash) return `its mode changed since ${by}: now ${permissions(now.mode ?? 0).toString(8)}, ${by} left ${permissions(then.mode ?? 0).toString(8)}`
+  const sizes = (s: FileState) => (s.size === undefined ? undefined : `${count(s.size, "byte")}${s.lines === undefined ? "" : ` in ${count(s.lines, "line")}`}`)
+  const a = sizes(now)
+  const b = sizes(then)
+  if (a === undefined || b === undefined) return `its content changed since ${by}`
+  return a === b ? `its content changed since ${by}: the same size (${a}), other content` : `its content changed since ${by}: now ${a}, ${by} left ${b}`
+}
 
 /**
  * Whether a change may have changed its path: not a call that failed (a file tool that fails has left nothing),
@@ -95,11 +127,7 @@ export const planUndo = (
     const left = leftBy(last)
     if (typeof left === "string") return [{ _tag: "Refuse", path, reason: `${left}, so there is no telling whether ${path} changed since` }]
     if (!oneOf(now, left)) {
-      return [{
-        _tag: "Refuse",
-        path,
-        reason: `${path} changed after the turn: it is now ${describe(now)}, but the turn left it ${describeAll(left)}`
-      }]
+      return [{ _tag: "Refuse", path, reason: difference(now, left, "the turn") }]
     }
     return [{ _tag: "Restore", path, to: target }]
   })
@@ -120,11 +148,7 @@ export const planRedo = (
     const now = current(path)
     if (sameState(now, target)) return [{ _tag: "Skip", path, reason: "it is already as the turn left it" }]
     if (!sameState(now, first.before)) {
-      return [{
-        _tag: "Refuse",
-        path,
-        reason: `${path} changed since the undo: it is now ${describe(now)}, but the undo left it ${describe(first.before)}`
-      }]
+      return [{ _tag: "Refuse", path, reason: difference(now, [first.before], "the undo") }]
     }
     return [{ _tag: "Restore", path, to: target }]
   })

@@ -7,6 +7,7 @@
  */
 import { Either } from "effect"
 import * as P from "../jail/PosixPath.js"
+import * as Scopes from "./McpScopes.js"
 import * as Toml from "./TomlLite.js"
 
 export const clients = ["claude-code", "claude-desktop", "cursor", "vscode", "codex", "gemini", "opencode", "windsurf", "zed"] as const
@@ -29,6 +30,38 @@ export interface Environment {
 export interface Launch {
   readonly command: string
   readonly args: ReadonlyArray<string>
+  /** `mcp serve` flags the entry carries after `--cwd DIR` (`--no-ask`, `--scope git=write`…): `serveFlags` makes them. */
+  readonly serveFlags?: ReadonlyArray<string> | undefined
+}
+
+/** The common choices of an `mcp serve` session, as `mcp config --for …` takes them. */
+export interface ServeChoices {
+  readonly ask: boolean
+  readonly noAsk: boolean
+  readonly allowAll: boolean
+  readonly allTools: boolean
+  readonly scope: ReadonlyArray<string>
+  readonly sandbox: "auto" | "bwrap" | "none" | undefined
+}
+
+/**
+ * The `mcp serve` flags that carry `choices`, in one canonical order, or why they do not go together (`--ask` with
+ * `--no-ask`; a scope `mcp serve` would refuse, judged by the same parser). `--allow-all` with `--ask` is refused too:
+ * allow-all answers every ask, so `--ask` would say something untrue.
+ */
+export const serveFlags = (choices: ServeChoices): Either.Either<ReadonlyArray<string>, string> => {
+  if (choices.ask && choices.noAsk) return Either.left("--ask and --no-ask contradict each other: pass one of them")
+  if (choices.ask && choices.allowAll) return Either.left("--ask and --allow-all contradict each other (allow-all answers every ask): pass one of them")
+  const parsed = Scopes.parse(choices.scope, { allowAll: choices.allowAll, allTools: choices.allTools })
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  return Either.right([
+    ...(choices.allowAll ? ["--allow-all"] : []),
+    ...(choices.ask ? ["--ask"] : []),
+    ...(choices.noAsk ? ["--no-ask"] : []),
+    ...(choices.allTools ? ["--all-tools"] : []),
+    ...choices.scope.flatMap((s) => ["--scope", s.trim().toLowerCase()]),
+    ...(choices.sandbox === undefined ? [] : ["--sandbox", choices.sandbox])
+  ])
 }
 
 /** What the caller found out about the running installation. */
@@ -66,6 +99,28 @@ export const launch = (install: Install): Launch =>
     ? { command: install.onPath, args: [] }
     : { command: install.execPath, args: [...shebangNodeFlags(install.shebang), install.script] }
 
+/**
+ * What `--write` puts in a project file, which is shared with the repository: `minicode` by name when the
+ * `minicode` on PATH is this installation (another machine's PATH finds its own), else what `launch` gives.
+ */
+export const portableLaunch = (install: Install): Launch =>
+  install.onPath !== undefined ? { command: serverName, args: [] } : launch(install)
+
+/**
+ * The paths in an entry that hold only on this machine (absolute ones: the Node executable, the script, `--cwd`),
+ * each named for a person; empty when the entry would start the same thing anywhere.
+ */
+const absolute = (p: string) => p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p)
+
+export const machineLocal = (e: ServerEntry): ReadonlyArray<string> => {
+  const cwdAt = e.args.indexOf("--cwd")
+  return [
+    ...(absolute(e.command) ? [`the command ${e.command}`] : []),
+    ...e.args.filter((a, i) => absolute(a) && i !== cwdAt + 1).map((a) => `the script ${a}`),
+    ...(cwdAt >= 0 && absolute(e.args[cwdAt + 1] ?? "") ? [`the workspace ${e.args[cwdAt + 1]}`] : [])
+  ]
+}
+
 export interface ServerEntry {
   readonly command: string
   readonly args: ReadonlyArray<string>
@@ -74,7 +129,7 @@ export interface ServerEntry {
 /** The process a client starts: this installation's `mcp serve --cwd DIR`. */
 export const entry = (start: Launch, workspace: string): ServerEntry => ({
   command: start.command,
-  args: [...start.args, "mcp", "serve", "--cwd", workspace]
+  args: [...start.args, "mcp", "serve", "--cwd", workspace, ...(start.serveFlags ?? [])]
 })
 
 interface TargetBase {
@@ -162,35 +217,43 @@ export const tomlTable = (t: TomlTarget): string =>
 
 const jsonBody = (t: JsonTarget) => JSON.stringify({ ...t.seed, [t.key]: { [serverName]: t.value } }, null, 2)
 
+/** The comment line on the session's choices: the ones the entry carries, or the flags that would add them. */
+const choicesLine = (flags: ReadonlyArray<string>): string =>
+  flags.length > 0
+    ? `# The session's choices, carried as mcp serve flags in the entry: ${flags.join(" ")}`
+    : "# Session choices (add them to this command; the entry then carries them): --no-ask, --ask, --allow-all, --scope NAME=LEVEL (e.g. git=write), --all-tools, --sandbox MODE"
+
 /**
  * What `mcp config --for CLIENT` prints: `#` comment lines saying where it goes, then the command to run
  * (claude-code) or the config to paste (JSON, or TOML for Codex: the whole output is then a valid TOML file).
  */
 export const snippet = (client: Client, start: Launch, workspace: string, env: Environment): string => {
   const t = target(client, start, workspace, env)
-  if (t.format === "toml") return [`# Add to ${t.file} (or pass --write), then restart Codex:`, tomlTable(t)].join("\n").trimEnd()
+  const choices = choicesLine(start.serveFlags ?? [])
+  if (t.format === "toml") return [`# Add to ${t.file} (or pass --write), then restart Codex:`, choices, tomlTable(t)].join("\n").trimEnd()
   const e = entry(start, workspace)
   const body = jsonBody(t)
   switch (client) {
     case "claude-code":
       return [
         "# Run once (add --scope project to share it through .mcp.json, or pass --write here to write that file):",
+        choices,
         `claude mcp add ${serverName} -- ${[e.command, ...e.args].map(shellQuote).join(" ")}`
       ].join("\n")
     case "claude-desktop":
-      return [`# Merge into ${t.file} (or pass --write), then restart Claude Desktop:`, body].join("\n")
+      return [`# Merge into ${t.file} (or pass --write), then restart Claude Desktop:`, choices, body].join("\n")
     case "cursor":
-      return [`# Merge into ${t.file} (project) or ~/.cursor/mcp.json (global), or pass --write:`, body].join("\n")
+      return [`# Merge into ${t.file} (project) or ~/.cursor/mcp.json (global), or pass --write:`, choices, body].join("\n")
     case "gemini":
-      return [`# Merge into ${t.file} (project) or ~/.gemini/settings.json (all projects), or pass --write:`, body].join("\n")
+      return [`# Merge into ${t.file} (project) or ~/.gemini/settings.json (all projects), or pass --write:`, choices, body].join("\n")
     case "opencode":
-      return [`# Merge into ${t.file} (project) or ~/.config/opencode/opencode.json (global), or pass --write:`, body].join("\n")
+      return [`# Merge into ${t.file} (project) or ~/.config/opencode/opencode.json (global), or pass --write:`, choices, body].join("\n")
     case "windsurf":
-      return [`# Merge into ${t.file} (or pass --write), then refresh Windsurf's MCP servers:`, body].join("\n")
+      return [`# Merge into ${t.file} (or pass --write), then refresh Windsurf's MCP servers:`, choices, body].join("\n")
     case "zed":
-      return [`# Merge into ${t.file} (or pass --write; a settings file with comments must be edited by hand):`, body].join("\n")
+      return [`# Merge into ${t.file} (or pass --write; a settings file with comments must be edited by hand):`, choices, body].join("\n")
     default:
-      return [`# Merge into ${t.file} (or pass --write):`, body].join("\n")
+      return [`# Merge into ${t.file} (or pass --write):`, choices, body].join("\n")
   }
 }
 

@@ -23,16 +23,39 @@ export const guidance: ReadonlyArray<string> = [
   "- Each call's request id is an idempotency key: a retry with the same id returns the first result instead of running again.",
 ]
 
-export const instructions = (settings: Settings): string => {
+/** Who is asked what in an `mcp serve` session: its default, `--ask`, `--no-ask` or `--allow-all`. */
+export type AskMode = "default" | "ask" | "no-ask" | "allow-all"
+
+/** The mode `mcp serve`'s flags choose (`--allow-all` wins; `--ask`/`--no-ask` is `ask` true/false). */
+export const askMode = (allowAll: boolean, ask: boolean | undefined): AskMode =>
+  allowAll ? "allow-all" : ask === true ? "ask" : ask === false ? "no-ask" : "default"
+
+const gatedTools = "git_commit, git_push and MCP client calls"
+
+/** The asks in force, in one or two sentences: the server's instructions and `doctor` say this. */
+export const asks = (mode: AskMode): string => {
+  switch (mode) {
+    case "default":
+      return (
+        "Asks (the default): with a client that can ask the user (elicitation), file edits inside the workspace run without asking, " +
+        `each bash command asks (an "always" answer saves that command's exact words to the allowlist, so it runs unasked from then on), and ${gatedTools} ask; ` +
+        "with a client that cannot ask, nothing is asked and what would ask is denied."
+      )
+    case "ask":
+      return `Asks (--ask): every change (file edits, bash, ${gatedTools}) asks the user through the client; a client that cannot ask gets them denied.`
+    case "no-ask":
+      return `Asks (--no-ask): file edits and bash run without asking; ${gatedTools}, and bash with network access, ask the user through the client when it can ask, and are denied otherwise.`
+    case "allow-all":
+      return `Asks (--allow-all): nothing asks; ${gatedTools} run too. The jail, the guards and validation still apply.`
+  }
+}
+
+export const instructions = (settings: Settings, ask?: boolean | undefined): string => {
   const levels = scopes
     .filter((s) => s !== "mcp" || settings.allTools)
     .map((s) => `${s}=${settings.levels[s]}`)
     .join(", ")
-  return [
-    ...guidance,
-    "",
-    `This server's scopes: ${levels}. Approval-gated tools (git_commit, git_push, MCP client calls) are ${settings.allowAll ? "allowed (--allow-all)" : "asked of the user through the client when it supports elicitation, and denied otherwise"}.`
-  ].join("\n")
+  return [...guidance, "", `This server's scopes: ${levels}; it works in work mode BUILD.`, asks(askMode(settings.allowAll, ask))].join("\n")
 }
 
 export const promptDescription = "How to use minicode's workspace tools well (read before edit, list before guessing, missing tools are settings)"

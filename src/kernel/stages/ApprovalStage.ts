@@ -23,18 +23,18 @@ export const ApprovalStage = wrap((next) =>
         inv.permission.decision !== "ask"
           ? next(inv)
           : Effect.gen(function* () {
-              const entry = Approval.alwaysEntry(inv.facts)
+              const entry = Approval.alwaysEntry(inv.facts, inv.permission, inv.bashUnmatched)
               const answer = yield* approver.ask({
                 tool: nameOf(inv.facts.call),
                 summary: summary(inv.facts),
                 decision: inv.permission,
-                sentence: Approval.sentence(inv.facts, inv.permission),
+                sentence: Approval.sentence(inv.facts, inv.permission, entry),
                 ...(entry === undefined ? {} : { entry })
               })
               if (answer === "no" || typeof answer === "object") {
                 const why = answer === "no" ? "the operator said no (or nobody could be asked)" : answer.why
                 const flag = typeof answer === "object" && answer.howToAllow !== undefined ? `, or ${answer.howToAllow}` : ""
-                const reason = `${inv.permission.reason}; ${why}. To allow it: ${Approval.howToAllow(inv.facts)}${flag}`
+                const reason = `${inv.permission.reason}; ${why}. To allow it: ${Approval.howToAllow(inv.facts, entry)}${flag}`
                 return yield* denied(inv, D.deny("permission", "approval.declined", reason))
               }
               if (answer === "always" && entry !== undefined) {

@@ -127,7 +127,7 @@ export const GuardStage = wrap((next) =>
                   ? yield* unsandboxedAsk(sandboxState, bashParser, call.args.command, cwd, session.home)
                   : undefined
               if (unsandboxed !== undefined) return yield* next({ ...inv, permission: unsandboxed, decisions: [...inv.decisions, judged.decision, unsandboxed] })
-              return yield* next({ ...inv, permission, decisions: [...inv.decisions, judged.decision] })
+              return yield* next({ ...inv, permission, decisions: [...inv.decisions, judged.decision], bashUnmatched: judged.unmatched })
             })
     })
   })

@@ -237,6 +237,7 @@ describe("SqliteJournal", () => {
         const sql = yield* SqliteClient.SqliteClient
         yield* sql`ALTER TABLE records DROP COLUMN answered`
         yield* sql`ALTER TABLE records DROP COLUMN summary`
+        yield* sql`ALTER TABLE records DROP COLUMN writer`
         yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id >= 3`
         yield* sql`INSERT INTO records (id, session, turn, tool, capability, paths, args_hash, request_id, remote, state,
           created_at, updated_at, sum, state_sum) SELECT 'older', session, turn, tool, capability, paths, args_hash, 'older',

@@ -13,7 +13,7 @@ const sources = (dir: string): ReadonlyArray<string> =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []))
 
 /** Rules that allow or ask, never refuse; and refusals whose reason already says how to allow the call. */
-const notRefusals = new Set(["policy.read", "policy.readonly.read", "policy.plan.read", "policy.plan.artefact", "policy.allowlist.read", "policy.allowlist.match", "policy.allowlist.bash", "policy.allow-all", "policy.unrestricted", "policy.gated", "policy.bash-network", "policy.bash-network.configured", "mode.auto", "mode.ask", "approval.granted", "allowlist.saved", "guard.pass", "jail.inside", "net.public", "net.private-allowed", "mcp.json", "mcp.servers"])
+const notRefusals = new Set(["policy.read", "policy.readonly.read", "policy.plan.read", "policy.plan.artefact", "policy.allowlist.read", "policy.allowlist.match", "policy.allowlist.bash", "policy.allow-all", "policy.unrestricted", "policy.gated", "policy.bash-network", "policy.bash-network.configured", "mode.auto", "mode.ask", "mode.bash-asks", "approval.granted", "allowlist.saved", "guard.pass", "jail.inside", "net.public", "net.private-allowed", "mcp.json", "mcp.servers"])
 const toldInReason = new Set(["approval.declined", "sql.write.not-allowed"])
 
 const rules = [

@@ -61,3 +61,26 @@ describe("Undo.planUndo", () => {
     }
   })
 })
+
+describe("Undo: a refusal says what changed in words (issue 44)", () => {
+  const f = (hash: string, size: number, lines: number, mode = 0o644): Undo.FileState => ({ hash, mode, size, lines })
+  it("deleted, made, a folder, sizes and lines, the same size, the mode; never a hash", () => {
+    const left = [f("h1", 1204, 40)]
+    const cases: ReadonlyArray<readonly [Undo.FileState, ReadonlyArray<Undo.FileState>, string]> = [
+      [Undo.absent, left, "it was deleted since the turn, which left a file of 1,204 bytes in 40 lines (mode 644)"],
+      [{ hash: "directory:", mode: 0o755 }, left, "it is now a directory; the turn left a file of 1,204 bytes in 40 lines (mode 644)"],
+      [f("h2", 1180, 39), left, "its content changed since the turn: now 1,180 bytes in 39 lines, the turn left 1,204 bytes in 40 lines"],
+      [f("h2", 1204, 40), left, "its content changed since the turn: the same size (1,204 bytes in 40 lines), other content"],
+      [f("h1", 1204, 40, 0o600), left, "its mode changed since the turn: now 600, the turn left 644"],
+      [f("h2", 1, 1), [Undo.absent], "a file of 1 byte in 1 line (mode 644) was made there since the turn, which left it absent"]
+    ]
+    for (const [now, was, text] of cases) {
+      const said = Undo.difference(now, was, "the turn")
+      assert.strictEqual(said, text)
+      assert.notInclude(said, "h1")
+    }
+    assert.deepStrictEqual(Undo.measure(new TextEncoder().encode("a\nb")), { size: 3, lines: 2 })
+    assert.deepStrictEqual(Undo.measure(new TextEncoder().encode("a\nb\n")), { size: 4, lines: 2 })
+    assert.deepStrictEqual(Undo.measure(new Uint8Array()), { size: 0, lines: 0 })
+  })
+})
