@@ -66,7 +66,7 @@ const program = Effect.gen(function* () {
     SandboxedShell.layer({ mode: "bwrap", unrestricted: false, limits: defaultLimits }).pipe(Layer.provide(BwrapSandbox.layer({ cgroups: false })), Layer.provide(session))
   )
   const staged = yield* shellOf(
-    StagedShell.layer({ unrestricted: false, limits: defaultLimits, base: state }).pipe(
+    StagedShell.layer({ mode: "bwrap", unrestricted: false, limits: defaultLimits, base: state }).pipe(
       Layer.provide(BwrapSandbox.layer({ cgroups: false })),
       Layer.provide(Layer.mergeAll(session, NodeFileSystem.layer, MemoryJournal.layer(), Layer.succeed(ProtectedAliases, nothing)))
     )

@@ -217,9 +217,9 @@ export const bashShell = (options: {
 }) => {
   const sandbox = options.sandbox
   if (sandbox?.mode === "none") return SandboxedShell.announced("disabled by configuration (sandbox: none)").pipe(Layer.provide(NodeShell.layer(options)))
-  // bash on a staged view (issue 41), behind its switch while it is new: its writes reach the tree only through the merge.
+  // bash on a staged view (issue 41): its writes reach the tree only through the merge.
   if (sandbox !== undefined && StagedShell.wanted()) {
-    return StagedShell.layer({ unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, ...(options.writable === undefined ? {} : { writable: options.writable }) }).pipe(
+    return StagedShell.layer({ mode: sandbox.mode, unrestricted: options.unrestricted, limits: sandbox.limits ?? defaultLimits, ...(options.writable === undefined ? {} : { writable: options.writable }) }).pipe(
       Layer.provide(BwrapSandbox.layer(sandbox.bwrap))
     )
   }
@@ -297,13 +297,13 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
 }
 
 /** One line for doctor: where bash's writes go (the live tree, or a staged view merged through the rules), and why. */
-export const bashWritesLine = (mode: SandboxMode) =>
+export const bashWritesLine = (mode: SandboxMode, workspace: string) =>
   !StagedShell.wanted() || mode === "none"
-    ? Effect.succeed(`bash writes: the live workspace (staged view off${mode === "none" ? ": no sandbox" : ""}; MINICODE_BASH_STAGED=1 turns it on)`)
-    : Effect.map(StagedShell.status(), (s) =>
+    ? Effect.succeed(`bash writes: the live workspace (staged view off${mode === "none" ? ": no sandbox" : ": MINICODE_BASH_STAGED=0"})`)
+    : Effect.map(StagedShell.statusFor(workspace), (s) =>
         s._tag === "Available"
           ? "bash writes: staged (overlayfs view in a user namespace; changes merged through the jail, the git and editor rules and the journal; undo covers them)"
-          : `bash writes: staged view UNAVAILABLE (${s.reason}): bash calls will be refused`
+          : `bash writes: the live workspace, in the sandbox (staged view unavailable: ${s.reason})`
       )
 
 /** Whether sessions use the workspace's LSP broker: yes unless MINICODE_LSP_BROKER=off. */

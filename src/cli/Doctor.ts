@@ -110,7 +110,7 @@ export const doctor = Command.make("doctor", { cwd, json, allowLocalConfig, sand
       probes,
       bashGuard: "tree-sitter-bash (commands are parsed and judged on their syntax tree)",
       sandbox: NodeAdapters.sandboxLine(sandboxMode, yield* NodeAdapters.sandboxStatus({ mode: sandboxMode })),
-      bashWrites: yield* NodeAdapters.bashWritesLine(sandboxMode)
+      bashWrites: yield* NodeAdapters.bashWritesLine(sandboxMode, workspace)
     }
     // A broken config is the user's to fix (2); a configured server that does not answer is a failure (1).
     if (Either.isLeft(loaded)) process.exitCode = ExitCode.ExitCode.usage

@@ -82,7 +82,7 @@ export interface Wrapped {
   /** Calls the listener once, when `broken` first has an answer (at once if it has): the command is stopped then. Unsubscribes. */
   readonly whenBroken?: (listener: () => void) => () => void
   /** Every path inside the workspace the sandbox mounts something on, with its kind (a staged view's mask layer holds them). */
-  readonly mountPoints?: ReadonlyArray<{ readonly path: string; readonly kind: "file" | "directory" }>
+  readonly mountPoints?: ReadonlyArray<{ readonly path: string; readonly kind: "file" | "directory"; readonly treatment?: "mask" | "read-only" | "pin" }>
 }
 
 export interface SandboxShape {

@@ -124,6 +124,12 @@ describe(title("protected content under other names"), () => {
     fs.symlinkSync("env/development", path.join(ws.root, ".env"))
     const out = await ws.scriptAsync("n=.env; rm -f $n; mv env/development env/moved 2>&1; ls -la . env")
     expect(out).not.toContain(canary)
+    if (fs.lstatSync(path.join(ws.root, ".env"), { throwIfNoEntry: false }) !== undefined) {
+      // Staged bash (issue 41): the merge refuses removing a protected name; the link is removed by hand (as the user
+      // or another program could) and the target is tried all the same.
+      expect(out).toContain("refused .env (jail.sensitive)")
+      fs.unlinkSync(path.join(ws.root, ".env"))
+    }
     expect(fs.lstatSync(path.join(ws.root, ".env"), { throwIfNoEntry: false })).toBeUndefined()
     const at = fs.existsSync(path.join(ws.root, "env/development")) ? "env/development" : "env/moved"
     expect(await shown(ws, at)).not.toContain(canary)

@@ -40,6 +40,21 @@ const setup = () => {
 }
 const output = (r: { stdout: string; stderr: string }) => r.stdout + r.stderr
 
+/**
+ * The links the script was to make, in the tree. Staged bash (issue 41) never lets such a link reach the workspace:
+ * its merge refuses it with the jail's rule (checked here); the link is then made by hand, as another program or a
+ * clone could, and the file tools are tried on it all the same.
+ */
+const linked = (root: string, r: { stdout: string; stderr: string }, links: ReadonlyArray<readonly [string, string, string]>) => {
+  for (const [name, target, rule] of links) {
+    const at = path.join(root, name)
+    if (fs.lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() === true) continue
+    expect(output(r)).toContain(`refused ${name} (${rule})`)
+    fs.rmSync(at, { recursive: true, force: true })
+    fs.symlinkSync(target, at)
+  }
+}
+
 describe("bash-made links, then file tools", () => {
   it("a hard link to .env made in bash is refused (the secret is a masked mount) and read_file never shows it", () => {
     const { tool, script } = setup()
@@ -49,7 +64,7 @@ describe("bash-made links, then file tools", () => {
 
   it("a symlink to .env made in bash is refused by read_file and grep", () => {
     const { root, tool, script } = setup()
-    script("ln -s .env sl; ln -s . loop")
+    linked(root, script("ln -s .env sl; ln -s . loop"), [["sl", ".env", "jail.sensitive"]])
     expect(fs.lstatSync(path.join(root, "sl")).isSymbolicLink()).toBe(true)
     const read = tool("read_file", { path: "sl" })
     expect(read.stdout).toContain("jail.sensitive")
@@ -58,9 +73,12 @@ describe("bash-made links, then file tools", () => {
   })
 
   it("a symlink to a folder outside made in bash: file tools refuse to read or write through it", () => {
-    const { tool, script, parent, outside } = setup()
+    const { root, tool, script, parent, outside } = setup()
     const before = outside()
-    script(`ln -s ${parent} o; ln -s ${path.join(parent, "outside.txt")} of`)
+    linked(root, script(`ln -s ${parent} o; ln -s ${path.join(parent, "outside.txt")} of`), [
+      ["o", parent, "jail.symlink-escape"],
+      ["of", path.join(parent, "outside.txt"), "jail.symlink-escape"]
+    ])
     expect(tool("read_file", { path: "of" }).stdout).toContain("jail.symlink-escape")
     expect(tool("write_file", { path: "o/pwn.txt", content: "x" }).stdout).toContain("jail.symlink-escape")
     expect(output(tool("grep", { pattern: canary, path: "o" }))).not.toContain(`${canary}-OUTSIDE`)
@@ -68,8 +86,11 @@ describe("bash-made links, then file tools", () => {
   })
 
   it("sql_query on a bash-made symlink to .env or to a file outside is refused by the jail", () => {
-    const { tool, script, parent } = setup()
-    script(`ln -s .env e.db; ln -s ${path.join(parent, "outside.txt")} o.db`)
+    const { root, tool, script, parent } = setup()
+    linked(root, script(`ln -s .env e.db; ln -s ${path.join(parent, "outside.txt")} o.db`), [
+      ["e.db", ".env", "jail.sensitive"],
+      ["o.db", path.join(parent, "outside.txt"), "jail.symlink-escape"]
+    ])
     expect(tool("sql_query", { sql: "select 1", connection: "e.db" }).stdout).toContain("jail.sensitive")
     expect(tool("sql_query", { sql: "select 1", connection: "o.db" }).stdout).toContain("jail.symlink-escape")
     expect(tool("sql_query", { sql: "ATTACH DATABASE 'e.db' AS e; SELECT 1" }).stdout).not.toContain(canary)
@@ -82,12 +103,14 @@ describe("bash-made links, then file tools", () => {
     expect(tool("write_file", { path: "d/g.txt", content: "g" }).status).toBe(0)
     fs.writeFileSync(path.join(parent, "f.txt"), "ORIGINAL\n")
     const before = outside()
-    script(`mv d d0; ln -s ${parent} d`)
+    const swapped = script(`mv d d0; ln -s ${parent} d`)
+    if (fs.existsSync(path.join(root, "d")) && !fs.lstatSync(path.join(root, "d")).isSymbolicLink()) fs.renameSync(path.join(root, "d"), path.join(root, "d0"))
+    linked(root, swapped, [["d", parent, "jail.symlink-escape"]])
     expect(fs.lstatSync(path.join(root, "d")).isSymbolicLink()).toBe(true)
     for (let i = 0; i < 4; i++) spawnSync(process.execPath, [bin, "undo", "--cwd", root], { encoding: "utf8" })
     for (let i = 0; i < 4; i++) spawnSync(process.execPath, [bin, "redo", "--cwd", root], { encoding: "utf8" })
     expect(outside()).toEqual(before)
-  })
+  }, 120_000)
 })
 
 describe("bash reaching secrets the sandbox view does not mask", () => {

@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest"
 import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { madeByCall } from "../support/Staged.js"
 
 const cleanups = attackFile()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -62,7 +63,7 @@ describe.skipIf(unavailable !== undefined)(title("the user's git rewrites .git/c
     child.stdout.on("data", (d: Buffer) => (out += d.toString()))
     child.stderr.on("data", (d: Buffer) => (out += d.toString()))
     const done = new Promise((r) => child.on("close", r))
-    await until(() => fs.existsSync(path.join(w.root, "started")))
+    await until(() => madeByCall(w.root, "started"))
     await sleep(300)
     await userMeanwhile(w.root)
     await done
@@ -79,7 +80,7 @@ describe.skipIf(unavailable !== undefined)(title("the user's git rewrites .git/c
     const s = await connect(w.root, ["--allow-all", "--no-ask"])
     cleanups.push(() => s.close())
     const call = s.client.callTool({ name: "bash", arguments: { command: "sh loop.sh" } }, undefined, { timeout: 120_000 })
-    await until(() => fs.existsSync(path.join(w.root, "started")))
+    await until(() => madeByCall(w.root, "started"))
     await sleep(300)
     await userMeanwhile(w.root)
     const text = textOf(await call)
@@ -96,7 +97,7 @@ describe.skipIf(unavailable !== undefined)(title("the user's git rewrites .git/c
     const script = "touch started; for i in 1 2 3; do echo $i > n.txt; git add n.txt; git commit -q -m n$i; sleep 0.5; done; git log --oneline | wc -l; echo committed"
     expect(w.tool("write_file", { path: "c.sh", content: `${script}\n` }).status).toBe(0)
     const call = w.toolAsync("bash", { command: "sh c.sh" })
-    await until(() => fs.existsSync(path.join(w.root, "started")))
+    await until(() => madeByCall(w.root, "started"))
     fs.writeFileSync(path.join(w.root, "notes.tmp"), "mine\n")
     fs.renameSync(path.join(w.root, "notes.tmp"), path.join(w.root, "notes.md"))
     const r = await call

@@ -44,7 +44,9 @@ describe.skipIf(unavailable !== undefined)(title("editor controls across overlap
     const call = ws.toolAsync("bash", { command: "sh r.sh" })
     await sleep(3_000)
     expect(ws.tool("delete_file", { path: ".vscode/tasks.json" }).stdout).toContain("deleted")
-    expect((await call).stdout).toContain("replanted")
+    // The live sandbox shows the call the host's deletion and it replants; a staged view may keep showing the file it
+    // started with (then nothing is replanted). Either way the plant does not stay.
+    expect((await call).stdout).toMatch(/replanted|"ok":true/)
     expect(text(ws.root, ".vscode/tasks.json") ?? "").not.toContain("folderOpen")
   }, 120_000)
 
@@ -111,8 +113,10 @@ printf '%s' '${tasks}' > cfg/tasks.json 2>/dev/null || echo read-only
 printf '%s' '{"git.path": "./g"}' > config/vscode/settings.json 2>/dev/null || echo read-only-too
 echo planted`)
     expect(out).toContain("planted")
-    expect(out).toContain("read-only")
-    expect(out).toContain("read-only-too")
+    // Live sandbox: the targets' controls are read-only copies. Staged bash (issue 41): the merge judges each change by
+    // the name the editor reads it by, and refuses it.
+    expect(out).toMatch(/read-only|refused cfg\/tasks\.json \(jail\.editor-control\)/)
+    expect(out).toMatch(/read-only-too|refused config\/vscode\/settings\.json \(jail\.editor-control\)/)
     expect(text(ws.root, "config/vscode/tasks.json")).toBeUndefined()
     expect(text(ws.root, "tools/claude/settings.json")).toBe(`{"permissions":{}}`)
     expect(text(ws.root, "cfg/tasks.json")).toBe(honest)

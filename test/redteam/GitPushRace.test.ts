@@ -19,6 +19,7 @@ import { describe, expect, it } from "vitest"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { bin } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
+import { madeByCall } from "../support/Staged.js"
 
 const canary = "CANARY-PROXY-93e2"
 const cleanups = attackFile()
@@ -41,7 +42,7 @@ describe.skipIf(unavailable !== undefined)(title("git_push while bash toggles a 
     const child = spawn(process.execPath, [bin, ...args], { stdio: "ignore" })
     const done = new Promise((resolve) => child.on("exit", resolve))
     cleanups.push(() => child.kill())
-    for (let i = 0; i < 200 && !fs.existsSync(path.join(root, "started")); i++) await new Promise((r) => setTimeout(r, 50))
+    for (let i = 0; i < 200 && !madeByCall(root, "started"); i++) await new Promise((r) => setTimeout(r, 50))
     const outputs: Array<string> = []
     for (let i = 0; i < 25 && !fs.existsSync(marker); i++) {
       // Each call is a synchronous CLI run: let the test runner's own messages through between them.

@@ -114,7 +114,9 @@ printf '%s' '${planted[0]?.[1] ?? ""}' > .pre-commit-config.yaml 2>/dev/null || 
 node -e 'const fs=require("fs");const p=JSON.parse(fs.readFileSync("package.json"));p["lint-staged"]={"*":"${cmd}"};fs.writeFileSync("package.json",JSON.stringify(p,null,2))'
 test -s lefthook.yml && test -s .husky/pre-commit && grep -q lint-staged package.json && echo planted`)
     expect(out).toContain("planted")
-    expect(out).toContain("theirs-read-only")
+    // The live sandbox shows the user's config read-only; staged bash (issue 41) writes it in its view and the merge
+    // refuses the change by the same rule.
+    expect(out).toMatch(/theirs-read-only|refused \.pre-commit-config\.yaml \(jail\.editor-control\)/)
     for (const [f] of planted) if (f !== "package.json" && f !== ".pre-commit-config.yaml") expect(fs.existsSync(path.join(root, f)), f).toBe(false)
     expect(fs.readFileSync(path.join(root, ".pre-commit-config.yaml"), "utf8")).toBe(theirs)
     expect(fs.readFileSync(path.join(root, "package.json"), "utf8")).toBe(pkg({ dependencies: { a: "1" } }))

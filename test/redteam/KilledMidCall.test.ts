@@ -14,6 +14,11 @@ import { bin, connect } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { stateOf } from "../support/StateHome.js"
+import { liveSandbox, madeByCall } from "../support/Staged.js"
+
+// The live sandbox's repair machinery (bash writing the tree where no overlay can be made) is what this file attacks;
+// staged bash (the default) is attacked for the same families in test/adapters/staged/StagedBash.e2e.test.ts.
+liveSandbox()
 
 const cleanups = attackFile()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -64,7 +69,7 @@ describe.skipIf(unavailable !== undefined)(title("a process killed while a sandb
       const { w, outside } = setUp()
       const child = spawn(process.execPath, [bin, "tool", "bash", JSON.stringify({ command: "sh plant.sh" }), "--cwd", w.root, "--work-mode", "BUILD", "--policy", "allow-all"], { stdio: "ignore" })
       const exited = new Promise((r) => child.on("exit", r))
-      await until(() => fs.existsSync(path.join(w.root, "started")))
+      await until(() => madeByCall(w.root, "started"))
       child.kill(signal)
       await exited
       await afterwards(w.root, outside)
@@ -75,7 +80,7 @@ describe.skipIf(unavailable !== undefined)(title("a process killed while a sandb
     const { w, outside } = setUp()
     const s = await connect(w.root, ["--allow-all", "--no-ask"])
     const call = s.client.callTool({ name: "bash", arguments: { command: "sh plant.sh" } }, undefined, { timeout: 120_000 }).catch(() => undefined)
-    await until(() => fs.existsSync(path.join(w.root, "started")))
+    await until(() => madeByCall(w.root, "started"))
     process.kill(s.pid, "SIGKILL")
     await call
     await s.close().catch(() => undefined)
@@ -90,7 +95,7 @@ describe.skipIf(unavailable !== undefined)(title("a process killed while a sandb
     expect(w.tool("write_file", { path: "wait.sh", content: "echo built > out.txt; touch started; sleep 60\n" }).status).toBe(0)
     const child = spawn(process.execPath, [bin, "tool", "bash", JSON.stringify({ command: "sh wait.sh" }), "--cwd", w.root, "--work-mode", "BUILD", "--policy", "allow-all"], { stdio: "ignore" })
     const exited = new Promise((r) => child.on("exit", r))
-    await until(() => fs.existsSync(path.join(w.root, "started")))
+    await until(() => madeByCall(w.root, "started"))
     child.kill("SIGKILL")
     await exited
     await until(() => !fs.existsSync(path.join(stateOf(w.root), "editorcontrols.json")))

@@ -15,6 +15,11 @@ import { describe, expect, it } from "vitest"
 import { bin } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { liveSandbox, madeByCall } from "../support/Staged.js"
+
+// The live sandbox's repair machinery (bash writing the tree where no overlay can be made) is what this file attacks;
+// staged bash (the default) is attacked for the same families in test/adapters/staged/StagedBash.e2e.test.ts.
+liveSandbox()
 
 const cleanups = attackFile()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -27,7 +32,7 @@ const during = async (root: string, meanwhile: () => Promise<void> | void) => {
   child.stdout.on("data", (d: Buffer) => (out += d.toString()))
   child.stderr.on("data", (d: Buffer) => (out += d.toString()))
   const done = new Promise<void>((r) => child.on("close", () => r()))
-  for (let i = 0; i < 600 && !fs.existsSync(path.join(root, "started")); i++) await sleep(100)
+  for (let i = 0; i < 600 && !madeByCall(root, "started"); i++) await sleep(100)
   await sleep(300)
   await meanwhile()
   await done

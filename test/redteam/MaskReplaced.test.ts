@@ -9,10 +9,11 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
 import { runCli } from "../support/Cli.js"
 import { title, unavailable } from "../support/Sandbox.js"
+import { madeByCall } from "../support/Staged.js"
 import { attackFile, attackWorkspace, swapper } from "./support/Attack.js"
 
 const cleanups = attackFile()
@@ -21,7 +22,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Until the script has started in its sandbox (it makes `started`). */
 const started = async (root: string) => {
-  for (let i = 0; i < 600 && !fs.existsSync(path.join(root, "started")); i++) await sleep(100)
+  for (let i = 0; i < 600 && !madeByCall(root, "started"); i++) await sleep(100)
   await sleep(300)
 }
 
@@ -39,7 +40,49 @@ const during = async (root: string, meanwhile: () => void) => {
   return out
 }
 
-describe.skipIf(unavailable !== undefined)(title("a masked file replaced on the host mid-call"), () => {
+/** Runs `body` with bash on the live tree in the sandbox (MINICODE_BASH_STAGED=0): the repair machinery's tests. */
+const live = (body: () => void) => () => {
+  let was: string | undefined
+  beforeAll(() => {
+    was = process.env["MINICODE_BASH_STAGED"]
+    process.env["MINICODE_BASH_STAGED"] = "0"
+  })
+  afterAll(() => {
+    if (was === undefined) delete process.env["MINICODE_BASH_STAGED"]
+    else process.env["MINICODE_BASH_STAGED"] = was
+  })
+  body()
+}
+
+describe.skipIf(unavailable !== undefined)(title("staged bash: a masked file replaced on the host mid-call"), () => {
+  // The view masks `.env` by name in a layer of its own: the host's rename changes nothing the call sees.
+  it("saved by rename, by the CLI and through mcp serve: the mask holds, the output is shown, no copy holds the secret", async () => {
+    const w = attackWorkspace(cleanups)
+    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
+    const copier = "touch started; for i in $(seq 1 30); do cat .env 2>&1; cp .env copied.txt 2>/dev/null; sleep 0.2; done; echo loop-done\n"
+    expect(w.tool("write_file", { path: "loop.sh", content: copier }).status).toBe(0)
+    const rename = (n: number) => () => {
+      fs.writeFileSync(path.join(w.root, ".env.tmp"), `NEW=canary-renamed-${n}\n`)
+      fs.renameSync(path.join(w.root, ".env.tmp"), path.join(w.root, ".env"))
+    }
+    const out = await during(w.root, rename(1))
+    expect(out).toContain("loop-done")
+    expect(out).not.toContain("canary-")
+    const s = await connect(w.root, ["--allow-all", "--no-ask"])
+    cleanups.push(() => s.close())
+    fs.rmSync(path.join(w.root, "started"), { force: true })
+    const call = s.client.callTool({ name: "bash", arguments: { command: "sh loop.sh" } }, undefined, { timeout: 120_000 })
+    await started(w.root)
+    rename(2)()
+    const text = textOf(await call)
+    expect(text).toContain("loop-done")
+    expect(text).not.toContain("canary-")
+    const copied = fs.existsSync(path.join(w.root, "copied.txt")) ? fs.readFileSync(path.join(w.root, "copied.txt"), "utf8") : ""
+    expect(copied).not.toContain("canary-")
+  }, 240_000)
+})
+
+describe.skipIf(unavailable !== undefined)(title("a masked file replaced on the host mid-call"), live(() => {
   it("saved by rename: the call's output is withheld, streamed or final", async () => {
     const w = attackWorkspace(cleanups)
     fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
@@ -76,9 +119,9 @@ describe.skipIf(unavailable !== undefined)(title("a masked file replaced on the 
     expect(text).toContain("withheld")
     expect(text).not.toContain("canary-")
   }, 120_000)
-})
+}))
 
-describe.skipIf(unavailable !== undefined)(title("what a call wrote while a mask was broken"), () => {
+describe.skipIf(unavailable !== undefined)(title("what a call wrote while a mask was broken"), live(() => {
   it("a copy (plain, encoded, a blob) of the new secret stays unreadable to every tool", async () => {
     const w = attackWorkspace(cleanups)
     fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
@@ -106,12 +149,12 @@ describe.skipIf(unavailable !== undefined)(title("what a call wrote while a mask
     // What was written before the call is not held.
     expect(w.tool("read_file", { path: "before.txt" }).stdout).toContain("written before")
   }, 180_000)
-})
+}))
 
 /** Attack.ts's swapper (`renameat2(RENAME_EXCHANGE)` in a loop) on the folder `name` instead of `d`. */
 const swapperOn = (name: string) => swapper.replaceAll('b"d"', `b"${name}"`).replaceAll('islink("d")', `islink("${name}")`)
 
-describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, attacked afterwards"), () => {
+describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, attacked afterwards"), live(() => {
   /** An exposed call that left `copied.txt` and `deep/a/enc.txt` holding the renamed-in secret. */
   const exposed = async () => {
     const w = attackWorkspace(cleanups)
@@ -185,4 +228,4 @@ describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, at
     expect(swapOut).not.toContain("canary")
     expect(outs.join("\n")).not.toContain("canary-renamed")
   }, 480_000)
-})
+}))

@@ -46,6 +46,12 @@ describe.skipIf(unavailable !== undefined)(title("editor and agent command files
   }, 300_000)
 
   it("an existing control below the top is read-only for the call, and its folder cannot be moved away", () => {
+    // The live sandbox's read-only copies (bash writing the tree where no overlay can be made); staged bash judges
+    // the same change at its merge (test/adapters/staged/StagedBash.e2e.test.ts).
+    process.env["MINICODE_BASH_STAGED"] = "0"
+    cleanups.push(() => {
+      delete process.env["MINICODE_BASH_STAGED"]
+    })
     const { script, root } = attackWorkspace(cleanups)
     const settings = path.join(root, "pkg/.vscode/settings.json")
     fs.mkdirSync(path.dirname(settings), { recursive: true })

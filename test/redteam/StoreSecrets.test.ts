@@ -124,9 +124,12 @@ describe.skipIf(unavailable !== undefined)(title("secrets in the object store th
 
   it("fan-out folders linked into the workspace by bash: what the user's git writes there is not readable", () => {
     const { root, git, script } = setup()
-    script(`mkdir -p vis && cd .git/objects && for a in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do for b in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
+    const out = script(`mkdir -p vis && cd .git/objects && for a in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do for b in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
       if [ -d $a$b ]; then mv $a$b ../../vis/$a$b; else mkdir ../../vis/$a$b; fi; ln -s ../../vis/$a$b $a$b; done; done`)
-    expect(fs.lstatSync(path.join(root, ".git/objects/0a")).isSymbolicLink()).toBe(true)
+    // Live sandbox: the links are made, and what git writes through them is hidden. Staged bash (issue 41): no link
+    // reaches the git folder (refused at the merge, by its rule); the attack then holds nothing to read either.
+    const linked = fs.lstatSync(path.join(root, ".git/objects/0a"), { throwIfNoEntry: false })?.isSymbolicLink() === true
+    if (!linked) expect(out).toMatch(/refused \.git\/objects\/[0-9a-f]{2} \(staged\.git-/)
     secret(root, "LINKCANARY")
     git("add", "-f", ".env")
     secret(root, "later")

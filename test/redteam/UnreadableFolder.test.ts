@@ -19,6 +19,11 @@ import * as path from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import { bin, ensureBuilt } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
+import { liveSandbox } from "../support/Staged.js"
+
+// A folder made unlistable from bash, as an ordinary user: the live sandbox's masks of what it cannot scan. Staged
+// bash as an ordinary user (an overlay over folders of root's) is not attacked here yet.
+liveSandbox()
 
 const root = process.getuid?.() === 0
 const setpriv = spawnSync("setpriv", ["--version"]).status === 0

@@ -79,9 +79,18 @@ describe.skipIf(unavailable !== undefined)(title("records found in the workspace
       const body = Object.entries(files)
         .map(([f, text]) => `mkdir -p '${path.dirname(f)}' && printf '%s' '${text.replace(/'/g, "'\\''")}' > '${f}'`)
         .join("\n")
-      expect(w.script(`${body}\necho planted`)).toContain("planted")
-      // What the old code read as the record was written (the attack is real), and the top's call ended cleanly.
-      expect(fs.readFileSync(path.join(sub, ".minicode/gitcontrol.json"), "utf8")).toContain("commondir")
+      const planted = w.script(`${body}\necho planted`)
+      expect(planted).toContain("planted")
+      const recordAt = path.join(sub, ".minicode/gitcontrol.json")
+      if (!fs.existsSync(recordAt)) {
+        // Staged bash (issue 41): the merge refuses a change under any `.minicode`, by its rule; the record is put
+        // there by hand, as a clone would bring it, and the rest of the attack goes on.
+        expect(planted).toContain("jail.minicode-state")
+        fs.mkdirSync(path.dirname(recordAt), { recursive: true })
+        fs.writeFileSync(recordAt, files[recordAt] ?? "")
+      }
+      // What the old code read as the record is there (the attack is real), and the top's call ended cleanly.
+      expect(fs.readFileSync(recordAt, "utf8")).toContain("commondir")
       nothingRestored(sub, marker)
       // A session rooted at `sub`: its first writable call.
       expect(await bash(sub, "echo first")).toContain("first")

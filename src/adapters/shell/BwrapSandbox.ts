@@ -587,7 +587,7 @@ export const make = (options: Options = {}) =>
         const made = MaskGuard.make(workspace, [...new Set(guarded)], stopping)
         guard = made
         yield* Effect.addFinalizer(() => Effect.sync(() => made.stop()))
-        const mountPoints = findings.filter((f) => f.path.startsWith(`${workspace}/`)).map((f) => ({ path: f.path, kind: f.kind }))
+        const mountPoints = findings.filter((f) => f.path.startsWith(`${workspace}/`)).map((f) => ({ path: f.path, kind: f.kind, treatment: f.treatment }))
         const told = { broken: made.broken, whenBroken: made.whenBroken, mountPoints }
         if (cgroupBase === undefined || processes === undefined) return { argv, env, ...told }
         const dir = yield* pidsCgroup(cgroupBase, processes, randomBytes(6).toString("hex"))

@@ -24,6 +24,8 @@ export interface Options {
   readonly writable: Plan.Facts["writable"]
   /** The call's command, redacted, for the journal. */
   readonly summary: string
+  /** The view's mount points inside the workspace (absolute): masks and read-only copies bash saw instead. */
+  readonly masked?: ReadonlyArray<string>
 }
 
 export interface Report {
@@ -120,8 +122,13 @@ const collect = (root: string, options: Options) =>
 const gitFoldersOf = (root: string, upper: string, found: ReadonlyArray<Found>): ReadonlySet<string> => {
   const has = (rel: string, name: string, dir: boolean) =>
     [path.join(upper, rel, name), path.join(root, rel, name)].some((p) => {
-      const st = fs.lstatSync(p, { throwIfNoEntry: false })
-      return st !== undefined && (dir ? st.isDirectory() : st.isFile())
+      try {
+        const st = fs.lstatSync(p, { throwIfNoEntry: false })
+        return st !== undefined && (dir ? st.isDirectory() : st.isFile())
+      } catch {
+        // ENOTDIR: a folder on the way is a file, or a whiteout in the upper layer.
+        return false
+      }
     })
   const dirs = new Set(found.map((f) => path.posix.dirname(f.change.path)).filter((d) => d !== "."))
   const out = new Set<string>()
@@ -144,8 +151,11 @@ export const merge = (options: Options): Effect.Effect<Report, FsError | Journal
     const root = session.root
     const found = yield* collect(root, options)
     // The repositories on the way to every changed path count (a nested project's own core.hooksPath).
-    const controls = yield* (yield* ProtectedAliases).treeControls(root, session.home, [...new Set(found.map((f) => path.posix.join(root, path.posix.dirname(f.change.path))))])
-    const facts: Plan.Facts = { root, writable: options.writable, gitFolders: gitFoldersOf(root, options.upper, found), controls }
+    const protectedAliases = yield* ProtectedAliases
+    const controls = yield* protectedAliases.treeControls(root, session.home, [...new Set(found.map((f) => path.posix.join(root, path.posix.dirname(f.change.path))))])
+    const aliases = yield* protectedAliases.of(root)
+    const masked = new Set((options.masked ?? []).map((m) => path.posix.relative(root, m)).filter((m) => m !== "" && !m.startsWith("..")))
+    const facts: Plan.Facts = { root, writable: options.writable, gitFolders: gitFoldersOf(root, options.upper, found), controls, masked, aliases }
     const refused: Array<Report["refused"][number]> = []
     const conflicts: Array<string> = []
     const allowed: Array<Found & { readonly now: FileStat | undefined }> = []
@@ -161,9 +171,22 @@ export const merge = (options: Options): Effect.Effect<Report, FsError | Journal
         : {}
       const verdict = Plan.judge(facts, f.change, content)
       if (verdict._tag === "Refuse") refused.push({ path: f.change.path, rule: verdict.rule, reason: verdict.reason })
-      else if (now !== undefined && now.kind !== "directory" && now.ctimeMs >= options.startedCtimeMs) conflicts.push(f.change.path)
+      // Changed in the workspace since the call started: not overwritten, and not removed (a folder's ctime moves with
+      // its entries, so a folder made or kept is not judged so; one to be removed is: a host process swapping it for a
+      // link meanwhile must not have the merge remove what is there now).
+      else if (now !== undefined && (now.kind !== "directory" || f.change._tag === "Remove") && now.ctimeMs >= options.startedCtimeMs) conflicts.push(f.change.path)
       else allowed.push({ ...f, now })
     }
+    // A folder made only to hold what was refused (`.vscode/` for a refused tasks.json) is not made either: it would
+    // hold nothing of the call's. One made empty on purpose (`mkdir out`) is.
+    const under = (dir: string, p: string) => p.startsWith(`${dir}/`)
+    const held = [...refused.map((r) => r.path), ...conflicts]
+    const kept = allowed.filter((a) =>
+      a.change._tag !== "MakeDir" ||
+      !held.some((p) => under(a.change.path, p)) ||
+      allowed.some((b) => b.change._tag !== "MakeDir" && under(a.change.path, b.change.path))
+    )
+    allowed.splice(0, allowed.length, ...kept)
     // Removals first (files, then folders deepest first), then folders made (shallowest first), then files and links.
     allowed.sort((a, b) => rank(a.change) - rank(b.change) || (rank(a.change) === 1 ? depth(b.change.path) - depth(a.change.path) : depth(a.change.path) - depth(b.change.path)))
     const files = allowed.filter((a) => (a.change._tag === "Write" || (a.change._tag === "Remove" && a.change.kind === "file")))
@@ -193,6 +216,13 @@ export const merge = (options: Options): Effect.Effect<Report, FsError | Journal
           const abs = path.posix.join(root, c.path)
           switch (c._tag) {
             case "Remove": {
+              // What is there must still be what was judged (the same inode): else it is left, as a conflict.
+              const there = Option.getOrUndefined(yield* wfs.lstat(abs))
+              if (there === undefined) return
+              if (a.now !== undefined && (there.dev !== a.now.dev || there.ino !== a.now.ino)) {
+                conflicts.push(c.path)
+                return
+              }
               if (c.kind === "directory") {
                 // Only when nothing is left in it (a refused or conflicting entry keeps its folder).
                 const left = yield* Effect.orElseSucceed(wfs.readDir(abs), () => [{ name: "?", kind: "other" as const }])

@@ -18,28 +18,39 @@ import { Sandbox } from "../../ports/Sandbox.js"
 import { Session } from "../../ports/Session.js"
 import { type ProcessResult, type ProcessSpec, Shell, ShellError } from "../../ports/Shell.js"
 import * as NodeShell from "../shell/NodeShell.js"
+import * as SandboxedShell from "../shell/SandboxedShell.js"
+import * as SecretObjects from "../shell/SecretObjects.js"
 import * as Overlay from "./Overlay.js"
 import * as StagedMerge from "./StagedMerge.js"
 import * as Staging from "./Staging.js"
 
 export interface Options {
+  /** The sandbox mode: `bwrap` refuses bash without a sandbox; `auto` runs it unsandboxed then, saying so once. */
+  readonly mode: "auto" | "bwrap"
   readonly unrestricted: boolean
   readonly limits?: Limits | undefined
   /** What the session's scopes let bash change (mcp serve's `--scope files=…`, `git=…`); both by default. */
   readonly writable?: { readonly files: boolean; readonly git: boolean }
-  /** Where staging lives (default `Staging.baseDir()`). */
+  /** Where staging lives (default: `staged` in the workspace's state folder, `Staging.workspaceDir`). */
   readonly base?: string
 }
 
-/** Whether the switch is on. */
-export const wanted = (env: NodeJS.ProcessEnv = process.env): boolean => env["MINICODE_BASH_STAGED"] === "1"
+/** Whether bash writes through a staged view: yes, unless `MINICODE_BASH_STAGED=0` asks for the live tree. */
+export const wanted = (env: NodeJS.ProcessEnv = process.env): boolean => env["MINICODE_BASH_STAGED"] !== "0"
 
-/** The overlay probe, once per process and base. */
+/** The overlay probe, once per process and staging folder (the upper layer's file system is the one tried). */
 const probes = new Map<string, Overlay.Status>()
-export const status = (base = Staging.baseDir()): Effect.Effect<Overlay.Status> => {
+export const status = (base: string): Effect.Effect<Overlay.Status> => {
   const known = probes.get(base)
   return known !== undefined ? Effect.succeed(known) : Effect.tap(Overlay.probe(base), (s) => Effect.sync(() => probes.set(base, s)))
 }
+
+/** The probe for `workspace`'s staging place (doctor); Unavailable, with what to set, when there is no place. */
+export const statusFor = (workspace: string): Effect.Effect<Overlay.Status> =>
+  Effect.flatMap(
+    Effect.try(() => Staging.workspaceDir(workspace)).pipe(Effect.either),
+    (dir) => (dir._tag === "Right" ? status(dir.right) : Effect.succeed({ _tag: "Unavailable" as const, reason: String(dir.left.error instanceof Error ? dir.left.error.message : dir.left) }))
+  )
 
 /** The mask layer: every mount point of the sandbox inside the workspace, an empty file or folder at its name, and `.minicode/`. */
 const buildMask = (workspace: string, mask: string, points: ReadonlyArray<{ readonly path: string; readonly kind: "file" | "directory" }>) => {
@@ -87,15 +98,21 @@ export const make = (options: Options) =>
     const wfs = yield* FileSystem
     const journal = yield* Journal
     const aliases = yield* ProtectedAliases
-    const base = options.base ?? Staging.baseDir()
+    // Without a sandbox (mode auto) bash runs as it would with none, said once; where no overlay can be made it runs
+    // in the sandbox on the live tree (doctor says which).
+    const live = yield* SandboxedShell.make({ mode: options.mode, unrestricted: options.unrestricted, limits: options.limits, warnUnsandboxed: true })
     const run = (spec: ProcessSpec): Effect.Effect<ProcessResult, ShellError> =>
       Effect.gen(function* () {
-        if (sandbox.status._tag === "Unavailable") return yield* new ShellError({ reason: `staged bash needs the sandbox, which is unavailable: ${sandbox.status.reason}` })
-        const overlay = yield* status(base)
-        if (overlay._tag === "Unavailable") return yield* new ShellError({ reason: `staged bash is unavailable here (${overlay.reason}); bash is refused rather than run on the live workspace` })
+        if (sandbox.status._tag === "Unavailable") return yield* live.run(spec)
         const workspace = session.root
+        const base = yield* Effect.try({
+          try: () => Staging.workspaceDir(workspace, options.base),
+          catch: (e) => new ShellError({ reason: `bash cannot be staged: ${e instanceof Error ? e.message : String(e)}` })
+        })
+        const overlay = yield* status(base)
+        if (overlay._tag === "Unavailable") return yield* live.run(spec)
         const summary = redact(typeof spec.command === "string" ? spec.command : spec.command.join(" ")).slice(0, 500)
-        const stage = yield* Effect.try({ try: () => Staging.create(workspace, summary, base), catch: (e) => new ShellError({ reason: `cannot make the staging folder: ${String(e)}` }) })
+        const stage = yield* Effect.try({ try: () => Staging.create(workspace, summary, options.base), catch: (e) => new ShellError({ reason: `cannot make the staging folder: ${String(e)}` }) })
         const result = yield* Effect.scoped(
           Effect.gen(function* () {
             const wrapped = yield* sandbox
@@ -111,10 +128,10 @@ export const make = (options: Options) =>
               catch: (e) => new ShellError({ reason: `cannot prepare the staged view: ${String(e)}` })
             })
             const r = yield* NodeShell.spawnExact({ argv: Overlay.wrap(overlay, wrapped.argv, workspace, stage.dir), env: wrapped.env, cwd: spec.cwd, timeoutMs: spec.timeoutMs, maxOutputBytes: spec.maxOutputBytes, stdin: spec.stdin, ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }) })
-            return { r, started }
+            return { r, started, masked: (wrapped.mountPoints ?? []).filter((m) => m.treatment !== "pin").map((m) => m.path) }
           })
         )
-        const { r, started } = result
+        const { r, started, masked } = result
         const keep = (why: string): ProcessResult => {
           Staging.write(stage.dir, { id: stage.id, workspace, command: summary, pid: process.pid, startedAt: Date.now(), state: "killed" })
           return { ...r, notes: [`staged: nothing merged: ${why}; its writes stay in staging (\`minicode recover --staged\`)`] }
@@ -125,13 +142,16 @@ export const make = (options: Options) =>
           return yield* new ShellError({ reason: `the staged view could not be made: ${r.stderr.trim().slice(0, 300)}` })
         }
         if (!fs.existsSync(stage.listing)) return keep("the view's listing is missing")
-        const report = yield* StagedMerge.merge({ upper: stage.upper, listing: stage.listing, startedCtimeMs: started, writable: options.writable ?? { files: true, git: true }, summary }).pipe(
+        const report = yield* StagedMerge.merge({ upper: stage.upper, listing: stage.listing, startedCtimeMs: started, masked, writable: options.writable ?? { files: true, git: true }, summary }).pipe(
           Effect.provideService(FileSystem, wfs),
           Effect.provideService(Journal, journal),
           Effect.provideService(Session, session),
           Effect.provideService(ProtectedAliases, aliases),
           Effect.mapError((e) => new ShellError({ reason: `the merge of the staged call failed (${e.message}); what it did not apply stays in staging` }))
         )
+        // What the call added to the repository's object store is content it knew, never taken for a protected file's
+        // (else a guess written by `git hash-object -w` would be hidden when right and shown when wrong: an oracle).
+        if (report.merged.length > 0) yield* Effect.ignore(Effect.try(() => SecretObjects.noteMade(workspace)))
         if (report.refused.length + report.conflicts.length === 0) Overlay.remove(stage.dir)
         else {
           Staging.write(stage.dir, { id: stage.id, workspace, command: summary, pid: process.pid, startedAt: Date.now(), state: "kept",

@@ -1,7 +1,8 @@
 /**
- * Where staged bash's writes land: `$XDG_STATE_HOME/minicode/staged/<dev>-<ino>/<call>/` (else
- * `~/.local/state/…`), keyed by the device and inode of the workspace root, never inside the workspace, so no tool
- * and no sandboxed program can write what minicode reads back. A call's folder holds the overlay's layers (`mask`,
+ * Where staged bash's writes land: `staged/<call>/` in the workspace's state folder (`adapters/fs/StateHome`:
+ * `$XDG_STATE_HOME/minicode/<id>`, else `~/.local/state/…`, keyed by the workspace root's identity), never inside
+ * the workspace, so no tool and no sandboxed program can write what minicode reads back. Where no such place
+ * exists, nothing is made and bash is refused with what to set. A call's folder holds the overlay's layers (`mask`,
  * `lower` — a mount point —, `upper`, `work`), `started` (its change time is the call's start, on the clock file
  * times use), `listing` (written in the namespace once the command ended) and `call.json` (what `recover` lists).
  * A folder left behind is a call that never merged (minicode killed, a timeout) or one whose refused or conflicting
@@ -9,8 +10,8 @@
  */
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
+import * as StateHome from "../fs/StateHome.js"
 import * as Overlay from "./Overlay.js"
 
 export interface Record {
@@ -24,23 +25,38 @@ export interface Record {
   readonly kept?: ReadonlyArray<{ readonly path: string; readonly why: string }>
 }
 
-export const baseDir = (env: NodeJS.ProcessEnv = process.env): string => {
-  const state = env["XDG_STATE_HOME"]
-  const home = env["HOME"]
-  const root = state !== undefined && path.isAbsolute(state) ? state : home !== undefined && path.isAbsolute(home) ? path.join(home, ".local", "state") : path.join(os.tmpdir(), `minicode-${process.getuid?.() ?? "user"}`)
-  return path.join(root, "minicode", "staged")
-}
-
 const inside = (root: string, p: string) => p === root || p.startsWith(`${root}/`)
 
-/** The workspace's staging folder (made, private). Throws when it would be inside the workspace. */
-export const workspaceDir = (workspace: string, base = baseDir()): string => {
+/**
+ * The workspace's staging folder (made, private): `staged` in its state folder, or `<base>/<dev>-<ino>` when a base
+ * is given (tests, the bench). Throws a readable error (what to set) when there is no place outside the workspace.
+ */
+export const workspaceDir = (workspace: string, base?: string): string => {
+  if (base === undefined) {
+    const dir = path.join(StateHome.folder(workspace), "staged")
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    return dir
+  }
   const st = fs.statSync(workspace)
   const dir = path.join(base, `${st.dev}-${st.ino}`)
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   const real = fs.realpathSync(dir)
   if (inside(workspace, real)) throw new Error(`the staging folder ${real} is inside the workspace; set XDG_STATE_HOME elsewhere`)
   return real
+}
+
+/** The workspace's staging folder if it exists (nothing is made); undefined otherwise. */
+const existingDir = (workspace: string, base?: string): string | undefined => {
+  if (base !== undefined) {
+    try {
+      return workspaceDir(workspace, base)
+    } catch {
+      return undefined
+    }
+  }
+  const state = StateHome.existing(workspace)
+  const dir = state === undefined ? undefined : path.join(state, "staged")
+  return dir !== undefined && fs.existsSync(dir) ? dir : undefined
 }
 
 export interface Stage {
@@ -60,7 +76,7 @@ export const write = (dir: string, record: Record): void => {
 }
 
 /** A fresh call folder with its record (`running`). */
-export const create = (workspace: string, command: string, base = baseDir()): Stage => {
+export const create = (workspace: string, command: string, base?: string): Stage => {
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`
   const dir = path.join(workspaceDir(workspace, base), id)
   fs.mkdirSync(dir, { mode: 0o700 })
@@ -99,13 +115,9 @@ const read = (dir: string): Record | undefined => {
 }
 
 /** Staged calls of the workspace that never merged (their process gone while `running`) or that keep changes. */
-export const pending = (workspace: string, base = baseDir()): ReadonlyArray<Record & { readonly dir: string }> => {
-  let dir: string
-  try {
-    dir = workspaceDir(workspace, base)
-  } catch {
-    return []
-  }
+export const pending = (workspace: string, base?: string): ReadonlyArray<Record & { readonly dir: string }> => {
+  const dir = existingDir(workspace, base)
+  if (dir === undefined) return []
   return fs.readdirSync(dir).flatMap((name) => {
     const at = path.join(dir, name)
     const r = read(at)

@@ -8,6 +8,7 @@
  * folders, the content of files judged by content) and applies the verdicts.
  */
 import * as EditorControls from "../files/EditorControls.js"
+import * as Aliases from "../jail/Aliases.js"
 import * as TreeControls from "../git/TreeControls.js"
 import * as Jail from "../jail/Jail.js"
 import * as P from "../jail/PosixPath.js"
@@ -35,6 +36,13 @@ export interface Facts {
   readonly gitFolders: ReadonlySet<string>
   /** Files the repositories' configuration makes git's (core.hooksPath's folder, included configs, named programs). */
   readonly controls: TreeControls.TreeControls
+  /**
+   * What bash saw other than it is (workspace-relative): the masks and read-only copies of its view. A change there
+   * was made to a stand-in (an empty mask), never to the real entry: refused, as is one below such a folder.
+   */
+  readonly masked?: ReadonlySet<string>
+  /** Protected paths under other names (link targets, other names of a secret's inode) and editor controls reached by a link. */
+  readonly aliases?: Aliases.Protected
 }
 
 /** Text of a file judged by content: what the workspace held before (undefined: nothing) and what bash left. */
@@ -62,20 +70,37 @@ const kindOf = (change: Change): Kind | "removed" =>
   change._tag === "Write" ? "file" : change._tag === "Link" ? "symlink" : change._tag === "MakeDir" ? "directory" : change._tag === "Remove" ? "removed" : "other"
 
 /** Whether judging the change needs `Content` (an editor control's, git's config, a rebase's todo list). */
-export const needsContent = (facts: Pick<Facts, "gitFolders">, change: Change): boolean => {
+export const needsContent = (facts: Pick<Facts, "gitFolders"> & Partial<Pick<Facts, "root" | "aliases">>, change: Change): boolean => {
   if (change._tag !== "Write") return false
   const git = gitFolderOf(facts, change.path)
-  return git !== undefined ? GitFolder.needsContent(git.rest) : EditorControls.kindOf(change.path) !== undefined
+  return git !== undefined ? GitFolder.needsContent(git.rest) : controlName(facts, change.path) !== undefined
 }
 
 const badPath = (path: string): boolean =>
   path === "" || path.startsWith("/") || path.includes("\0") || path.split("/").some((s) => s === "" || s === "." || s === "..")
+
+/** The names an editor reads `path` by: its own, and those through a symlink at a control's name (`.vscode -> cfg`). */
+const controlNames = (facts: Partial<Pick<Facts, "root" | "aliases">>, path: string): ReadonlyArray<string> =>
+  facts.aliases === undefined || facts.root === undefined ? [path] : [path, ...Aliases.controlNames(facts.aliases, facts.root, P.join(facts.root, path))]
+
+/** The editor-control name `path` is read by, if any. */
+export const controlName = (facts: Partial<Pick<Facts, "root" | "aliases">>, path: string): string | undefined => controlNames(facts, path).find((n) => EditorControls.kindOf(n) !== undefined)
+
+const atOrBelow = (set: Iterable<string>, path: string): string | undefined => {
+  for (const m of set) if (path === m || path.startsWith(`${m}/`)) return m
+  return undefined
+}
 
 export const judge = (facts: Facts, change: Change, content: Content = {}): Verdict => {
   const path = change.path
   if (badPath(path)) return refuse("staged.bad-path", `${JSON.stringify(path)} is not a plain workspace-relative path`)
   if (!facts.writable.files) return refuse("scope.files-read", `${path}: this session's files scope is read-only, so bash may change nothing`)
   const absolute = P.join(facts.root, path)
+  const mask = facts.masked === undefined ? undefined : atOrBelow(facts.masked, path)
+  if (mask !== undefined) return refuse("staged.masked", `${path}: bash saw a stand-in for ${mask} (masked or shown read-only), so its change there is not the real file's`)
+  if (facts.aliases !== undefined && atOrBelow([...facts.aliases.paths].map((p) => P.relative(facts.root, p)), path) !== undefined) {
+    return refuse("jail.sensitive", `${path} is protected content under another name`)
+  }
   const git = gitFolderOf(facts, path)
   if (git !== undefined) {
     if (!facts.writable.git) return refuse("scope.git-read", `${path}: this session's git scope is read-only, so bash may change nothing in a git folder`)
@@ -101,16 +126,17 @@ export const judge = (facts: Facts, change: Change, content: Content = {}): Verd
       if (gitFolderOf(facts, P.relative(facts.root, target)) !== undefined) {
         return refuse("jail.git-internals", `${path} would be a symlink into a git folder, which git reads as instructions`)
       }
-      if (EditorControls.kindOf(path) !== undefined) {
+      if (controlName(facts, path) !== undefined || EditorControls.isControlFolder(path)) {
         return refuse("jail.editor-control", `${path} is read by an editor or agent that runs commands from it: a symlink there could be pointed anywhere`)
       }
       return merge
     }
     case "Write": {
-      if (EditorControls.kindOf(path) === undefined) return merge
+      const name = controlName(facts, path)
+      if (name === undefined) return merge
       if (content.after === undefined) return refuse("jail.editor-control-unreadable", `${path} is read by an editor or agent that runs commands from it, and its new content could not be read`)
-      const refusal = EditorControls.judge(path, content.before, content.after)
-      return refusal === undefined ? merge : refuse(refusal.rule, refusal.reason)
+      const refusal = EditorControls.judge(name, content.before, content.after)
+      return refusal === undefined ? merge : refuse(refusal.rule, name === path ? refusal.reason : `${path} is read as ${name}: ${refusal.reason}`)
     }
     case "MakeDir":
     case "Remove":

@@ -42,7 +42,7 @@ const setup = () => {
   fs.writeFileSync(path.join(root, ".env"), "TOKEN=CANARY\n")
   fs.writeFileSync(path.join(root, "a.txt"), "a\n")
   fs.writeFileSync(path.join(root, "keep.txt"), "keep\n")
-  const env = { ...process.env, MINICODE_BASH_STAGED: "1", XDG_STATE_HOME: state }
+  const env = { ...process.env, XDG_STATE_HOME: state }
   const cli = (args: ReadonlyArray<string>, extra: { readonly onPid?: (pid: number) => void } = {}) =>
     runCli(bin, [...args, "--cwd", root], { env, timeoutMs: 240_000, ...extra })
   const tool = (name: string, args: unknown, extra: { readonly onPid?: (pid: number) => void } = {}) =>
@@ -53,9 +53,12 @@ const setup = () => {
     return tool("bash", { command: "sh s.sh" }, extra)
   }
   const stagedCalls = () => {
-    const base = path.join(state, "minicode", "staged")
-    const workspaces = fs.existsSync(base) ? fs.readdirSync(base).filter((w) => /^\d+-\d+$/.test(w)) : []
-    return workspaces.flatMap((w) => fs.readdirSync(path.join(base, w)).map((c) => path.join(base, w, c)))
+    // `staged/<call>` in the workspace's state folder (`$XDG_STATE_HOME/minicode/<id>`); probes are not calls.
+    const base = path.join(state, "minicode")
+    const workspaces = fs.existsSync(base) ? fs.readdirSync(base).filter((w) => fs.existsSync(path.join(base, w, "staged"))) : []
+    return workspaces.flatMap((w) =>
+      fs.readdirSync(path.join(base, w, "staged")).filter((c) => !c.startsWith("probe-")).map((c) => path.join(base, w, "staged", c))
+    )
   }
   return { root, parent, state, tool, script, cli, stagedCalls }
 }
@@ -151,9 +154,10 @@ describe.skipIf(missing !== undefined)(title("staged bash: refused changes never
     for (const p of [".git/hooks/pre-commit", "app/.env", "sub/.git/hooks/post-checkout", "sub/.git/info/attributes", "sub/.git/commondir", ".vscode/tasks.json", "out", "nested/.minicode"]) {
       expect(fs.existsSync(path.join(root, p)), p).toBe(false)
     }
-    // Nothing but fine.txt, s.sh and the folders made on the way changed.
+    // Nothing but fine.txt, s.sh and cfg changed: folders made only to hold refused files (.vscode, app, nested) are
+    // not made either.
     const changed = Object.keys(after).filter((k) => after[k] !== before[k]).sort()
-    expect(changed).toEqual([".vscode", "app", "cfg", "fine.txt", "nested", "s.sh"])
+    expect(changed).toEqual(["cfg", "fine.txt", "s.sh"])
     // This call's, and git init's (its hook samples refused).
     expect(stagedCalls().length).toBe(2)
     const listed = await cli(["recover", "--staged"])
