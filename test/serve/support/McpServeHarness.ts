@@ -92,6 +92,11 @@ const stateEnv = (): Record<string, string> => {
 }
 
 /** `env` is added to the SDK's default environment of a spawned server (which inherits only HOME, PATH and the like). */
+const staged = (): Record<string, string> => {
+  const v = process.env["MINICODE_BASH_STAGED"]
+  return v === undefined ? {} : { MINICODE_BASH_STAGED: v }
+}
+
 export const connect = async (
   root: string,
   flags: ReadonlyArray<string> = [],
@@ -104,7 +109,8 @@ export const connect = async (
     stderr: "pipe",
     cwd: root,
     // The test run's state place (globalSetup) too, so the test finds the records where the server keeps them.
-    env: { ...getDefaultEnvironment(), ...stateEnv(), ...env }
+    // The test's choice of bash's write path (MINICODE_BASH_STAGED=0: the live sandbox) reaches the server too.
+    env: { ...getDefaultEnvironment(), ...stateEnv(), ...staged(), ...env }
   })
   const client = new Client({ name: "minicode-e2e", version: "1.0.0" }, { capabilities: roots === undefined ? {} : { roots: { listChanged: true } } })
   if (roots !== undefined) {
