@@ -7,7 +7,7 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, expect } from "vitest"
-import { bin, connect, ensureBuilt, makeGitWorkspace, textOf } from "../../serve/support/McpServeHarness.js"
+import { bin, connect, ensureBuilt, isErrorResult, makeGitWorkspace, textOf } from "../../serve/support/McpServeHarness.js"
 import { runCli } from "../../support/Cli.js"
 
 /** A test file's cleanups, run after each test, and the built binary made before the first. */
@@ -49,15 +49,30 @@ export const attackWorkspace = (cleanups: Array<() => unknown>) => {
 }
 
 /**
- * read_file of each of `names` as the CLI calls run it (BUILD, allow-all), through one `mcp serve` instead of one CLI
- * process per name (a CLI start costs ~0.35 CPU-seconds; a name table of 16 spent more than 5), plus the first name
- * through the built CLI too, so the CLI's own output stays attacked: each name's answers (text or error, joined).
+ * One `mcp serve` as the CLI calls run (BUILD work mode, allow-all policy), for a file's many calls of one family: a
+ * CLI start costs ~0.35 CPU-seconds and a workspace scan, a served call a few milliseconds. Each call's text (result
+ * or error) and whether it was an error; `close` ends the server (also after the test).
+ */
+export const served = async (cleanups: Array<() => unknown>, root: string) => {
+  const s = await connect(root, ["--allow-all", "--no-ask"])
+  cleanups.push(() => s.close().catch(() => undefined))
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await s.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })
+    return { ok: !isErrorResult(result), text: textOf(result) }
+  }
+  return { call, close: () => s.close() }
+}
+
+/**
+ * read_file of each of `names` through one `mcp serve` (`served`) instead of one CLI process per name (a table of 16
+ * names spent more than 5 CPU-seconds), plus the first name through the built CLI too, so the CLI's own output stays
+ * attacked: each name's answers (text or error, joined).
  */
 export const readEach = async (ws: ReturnType<typeof attackWorkspace>, names: ReadonlyArray<string>): Promise<Readonly<Record<string, string>>> => {
-  const s = await connect(ws.root, ["--allow-all", "--no-ask"])
+  const s = await served([], ws.root)
   const out: Record<string, string> = {}
   try {
-    for (const name of names) out[name] = textOf(await s.client.callTool({ name: "read_file", arguments: { path: name } }))
+    for (const name of names) out[name] = (await s.call("read_file", { path: name })).text
   } finally {
     await s.close()
   }
