@@ -10,7 +10,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, readEach } from "./support/Attack.js"
 
 const cleanups = attackFile()
 const canary = "BACKUPCANARY"
@@ -34,13 +34,12 @@ const names = [
 ]
 
 describe("backup copies of secret files", () => {
-  it("read_file and grep show none of them", () => {
-    const { root, tool } = attackWorkspace(cleanups)
+  it("read_file and grep show none of them", async () => {
+    const ws = attackWorkspace(cleanups)
+    const { root, tool } = ws
     for (const n of names) fs.writeFileSync(path.join(root, n), `${canary} ${n}\n`)
-    const shown = names.filter((n) => {
-      const r = tool("read_file", { path: n })
-      return (r.stdout + r.stderr).includes(canary)
-    })
+    const read = await readEach(ws, names)
+    const shown = names.filter((n) => read[n]?.includes(canary) !== false)
     expect(shown).toEqual([])
     // grep echoes its pattern when nothing matches: a match line is `name:line:text`.
     expect(tool("grep", { pattern: canary }).stdout).not.toMatch(new RegExp(`:\\d+:${canary}`))

@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { gzipSync } from "node:zlib"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, readEach } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
@@ -22,19 +22,15 @@ const compressed = ["server.key.gz", "id_rsa.bz2", "id_rsa.xz", "id_rsa.zst", ".
 
 describe.skipIf(unavailable !== undefined)(title("copies of secret files by other names"), () => {
   it("read_file and sandboxed bash show none of them", async () => {
-    const { root, tool, script } = attackWorkspace(cleanups)
+    const ws = attackWorkspace(cleanups)
+    const { root, script } = ws
     for (const n of plain) fs.writeFileSync(path.join(root, n), `${canary} ${n}\n`)
     for (const n of compressed) fs.writeFileSync(path.join(root, n), gzipSync(`${canary} ${n}\n`))
-    const shown: Array<string> = []
-    for (const n of plain) {
-      if (tool("read_file", { path: n }).stdout.includes(canary)) shown.push(n)
-      // Synchronous CLI runs: let the test runner's own messages through between them.
-      await new Promise((r) => setTimeout(r, 0))
-    }
-    expect(shown).toEqual([])
+    const read = await readEach(ws, plain)
+    expect(plain.filter((n) => read[n]?.includes(canary) !== false)).toEqual([])
     const out = script(`for f in ./*; do cat "$f"; gzip -dc "$f" 2>/dev/null; done`)
     expect([...plain, ...compressed].filter((n) => out.includes(`${canary} ${n}`))).toEqual([])
-    // Ten one-shot CLI calls, each scanning the workspace (16 s alone, past 30 s in a full run).
+    // The names are read through one mcp serve (readEach); the long timeout stays for a loaded machine.
   }, 180_000)
 
   it("honest names stay readable: a copy of an ordinary file, an archive of one", () => {

@@ -7,7 +7,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, readEach } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
@@ -20,14 +20,12 @@ const files: Record<string, string> = {
 }
 
 describe.skipIf(unavailable !== undefined)(title("credential files by names the jail does not know yet"), () => {
-  it("read_file and sandboxed bash show none of them", () => {
+  it("read_file and sandboxed bash show none of them", async () => {
     const ws = attackWorkspace(cleanups)
     for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(ws.root, name), content)
     const shown: Array<string> = []
-    for (const name of Object.keys(files)) {
-      const r = ws.tool("read_file", { path: name })
-      if (r.stdout.includes("canary-")) shown.push(`read_file ${name}`)
-    }
+    const read = await readEach(ws, Object.keys(files))
+    for (const name of Object.keys(files)) if (read[name]?.includes("canary-") !== false) shown.push(`read_file ${name}`)
     const out = ws.script(`cat ${Object.keys(files).join(" ")} 2>/dev/null; echo read-done`)
     expect(out).toContain("read-done")
     for (const [name, content] of Object.entries(files)) if (out.includes(/canary-[a-z-]+/.exec(content)?.[0] ?? "?")) shown.push(`bash ${name}`)

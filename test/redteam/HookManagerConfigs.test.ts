@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { connect, isErrorResult, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, served } from "./support/Attack.js"
 
 const cleanups = attackFile()
 
@@ -41,12 +41,20 @@ const pkg = (o: Record<string, unknown>) => `${JSON.stringify({ name: "app", ver
 describe.skipIf(unavailable !== undefined)(title("git-hook managers' configs (issue 41)"), () => {
   it("write_file plants no hook in any of them; honest files are written", async () => {
     const { toolAsync, root } = attackWorkspace(cleanups)
+    // The first through the built CLI, every one through one mcp serve (a CLI process per name cost ~0.35 CPU-s).
+    const [file0, content0] = planted[0] ?? ["", ""]
+    const r = await toolAsync("write_file", { path: file0, content: content0 })
+    expect(r.status, `${file0}: ${r.stdout}`).not.toBe(0)
+    expect(r.stdout, file0).toMatch(/jail\.editor-control/)
+    expect(fs.existsSync(path.join(root, file0)), file0).toBe(false)
+    const s = await served(cleanups, root)
     for (const [file, content] of planted) {
-      const r = await toolAsync("write_file", { path: file, content })
-      expect(r.status, `${file}: ${r.stdout}`).not.toBe(0)
-      expect(r.stdout, file).toMatch(/jail\.editor-control/)
+      const w = await s.call("write_file", { path: file, content })
+      expect(w.ok, `${file}: ${w.text}`).toBe(false)
+      expect(w.text, file).toMatch(/jail\.editor-control/)
       expect(fs.existsSync(path.join(root, file)), file).toBe(false)
     }
+    await s.close()
     for (const [file, content] of [
       ["package.json", pkg({ scripts: { test: "vitest run", postinstall: "node x.js" }, dependencies: { a: "1" } })],
       [".pre-commit-hooks.yaml", `- id: x\n  name: x\n  entry: x\n  language: python\n`],

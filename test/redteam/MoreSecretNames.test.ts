@@ -11,7 +11,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, readEach } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
@@ -19,14 +19,16 @@ const canary = "NAMECANARY"
 const names = [".bundle/config", ".config/hub", "secring.gpg", "keys/credentials.csv"]
 
 describe.skipIf(unavailable !== undefined)(title("credential files by names the jail did not know"), () => {
-  it("read_file and sandboxed bash show none of them; their folders' other files stay readable", () => {
-    const { root, tool, script } = attackWorkspace(cleanups)
+  it("read_file and sandboxed bash show none of them; their folders' other files stay readable", async () => {
+    const ws = attackWorkspace(cleanups)
+    const { root, script } = ws
     for (const n of names) {
       fs.mkdirSync(path.dirname(path.join(root, n)), { recursive: true })
       fs.writeFileSync(path.join(root, n), `${canary} ${n}\n`)
     }
     fs.writeFileSync(path.join(root, ".bundle/notes.txt"), "plain bundle notes\n")
-    expect(names.filter((n) => tool("read_file", { path: n }).stdout.includes(canary))).toEqual([])
+    const read = await readEach(ws, names)
+    expect(names.filter((n) => read[n]?.includes(canary) !== false)).toEqual([])
     const out = script(`for f in ${names.join(" ")}; do cat "$f"; done; cat .bundle/notes.txt`)
     expect(names.filter((n) => out.includes(`${canary} ${n}`))).toEqual([])
     expect(out).toContain("plain bundle notes")

@@ -9,7 +9,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, readEach } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
 const cleanups = attackFile()
@@ -27,12 +27,13 @@ const names = [
 const canary = (i: number) => `canary-sync-${i}-x`
 
 describe.skipIf(unavailable !== undefined)(title("secrets' copies under sync-conflict, merge-tool and download names"), () => {
-  it("read_file and sandboxed bash show none of them", () => {
+  it("read_file and sandboxed bash show none of them", async () => {
     const ws = attackWorkspace(cleanups)
     names.forEach((name, i) => fs.writeFileSync(path.join(ws.root, name), `TOKEN=${canary(i)}\n`))
     const shown: Array<string> = []
+    const read = await readEach(ws, names)
     names.forEach((name, i) => {
-      if (ws.tool("read_file", { path: name }).stdout.includes(canary(i))) shown.push(`read_file ${name}`)
+      if (read[name]?.includes(canary(i)) !== false) shown.push(`read_file ${name}`)
     })
     const out = ws.script("cat -- * .env* 2>/dev/null; echo read-done")
     expect(out).toContain("read-done")

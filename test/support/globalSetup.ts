@@ -1,18 +1,12 @@
 // Builds dist/ once per test run, so end-to-end tests always exercise the current sources as users get them.
 import { execFileSync } from "node:child_process"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import { testEnvironment } from "./testEnvironment.js"
 
 export default function setup() {
-  // LSP brokers started by end-to-end tests stop soon after their last call (the default is 10 minutes).
-  process.env["MINICODE_LSP_IDLE_MS"] ??= "30000"
-  // minicode's state folders (StateHome: one per workspace, outside it) for this run's thousands of temporary
-  // workspaces, in one folder removed at the end instead of the user's ~/.local/state/minicode.
-  const made = process.env["XDG_STATE_HOME"] === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), "minicode-test-state-")) : undefined
-  if (made !== undefined) process.env["XDG_STATE_HOME"] = made
+  const teardown = testEnvironment()
   execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" })
-  return () => {
-    if (made !== undefined) fs.rmSync(made, { recursive: true, force: true })
-  }
+  // The test files' ensureBuilt (McpServeHarness) trusts this build: a second build in a worker would delete dist/
+  // under the CLIs and servers other workers are running (when a source file changed during the run).
+  process.env["MINICODE_TEST_BUILT"] = "1"
+  return teardown
 }

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, beforeAll, expect } from "vitest"
-import { bin, ensureBuilt, makeGitWorkspace } from "../../serve/support/McpServeHarness.js"
+import { bin, connect, ensureBuilt, isErrorResult, makeGitWorkspace, textOf } from "../../serve/support/McpServeHarness.js"
 import { runCli } from "../../support/Cli.js"
 
 /** A test file's cleanups, run after each test, and the built binary made before the first. */
@@ -46,6 +46,42 @@ export const attackWorkspace = (cleanups: Array<() => unknown>) => {
     return r.stdout + r.stderr
   }
   return { ...ws, tool, script, startScript, toolAsync, scriptAsync }
+}
+
+/**
+ * One `mcp serve` as the CLI calls run (BUILD work mode, allow-all policy), for a file's many calls of one family: a
+ * CLI start costs ~0.35 CPU-seconds and a workspace scan, a served call a few milliseconds. Each call's text (result
+ * or error) and whether it was an error; `close` ends the server (also after the test).
+ */
+export const served = async (cleanups: Array<() => unknown>, root: string) => {
+  const s = await connect(root, ["--allow-all", "--no-ask"])
+  cleanups.push(() => s.close().catch(() => undefined))
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await s.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })
+    return { ok: !isErrorResult(result), text: textOf(result) }
+  }
+  return { call, close: () => s.close() }
+}
+
+/**
+ * read_file of each of `names` through one `mcp serve` (`served`) instead of one CLI process per name (a table of 16
+ * names spent more than 5 CPU-seconds), plus the first name through the built CLI too, so the CLI's own output stays
+ * attacked: each name's answers (text or error, joined).
+ */
+export const readEach = async (ws: ReturnType<typeof attackWorkspace>, names: ReadonlyArray<string>): Promise<Readonly<Record<string, string>>> => {
+  const s = await served([], ws.root)
+  const out: Record<string, string> = {}
+  try {
+    for (const name of names) out[name] = (await s.call("read_file", { path: name })).text
+  } finally {
+    await s.close()
+  }
+  const first = names[0]
+  if (first !== undefined) {
+    const r = await ws.toolAsync("read_file", { path: first })
+    out[first] = `${out[first] ?? ""}\n${r.stdout}${r.stderr}`
+  }
+  return out
 }
 
 /** Inflates every file under .git/objects (and `extra`) as zlib, loose objects and every offset of every pack. */
@@ -125,15 +161,8 @@ export const shownSecrets = async (ws: ReturnType<typeof attackWorkspace>, files
     fs.writeFileSync(path.join(ws.root, name), content)
   }
   const shown: Array<string> = []
-  // Not blocking the test worker: dozens of CLI calls in a row kept it from answering vitest (an RPC timeout).
-  const entries = Object.entries(files)
-  for (let i = 0; i < entries.length; i += 4) {
-    const batch = entries.slice(i, i + 4)
-    const outs = await Promise.all(batch.map(([name]) => ws.toolAsync("read_file", { path: name })))
-    batch.forEach(([name, content], k) => {
-      if (outs[k]?.stdout.includes(canaryOf(content)) === true) shown.push(`read_file ${name}`)
-    })
-  }
+  const read = await readEach(ws, Object.keys(files))
+  for (const [name, content] of Object.entries(files)) if (read[name]?.includes(canaryOf(content)) === true) shown.push(`read_file ${name}`)
   const grep = await ws.toolAsync("grep", { pattern: "canary-" })
   for (const [name, content] of Object.entries(files)) if (grep.stdout.includes(canaryOf(content))) shown.push(`grep ${name}`)
   const quoted = Object.keys(files).map((n) => `'${n}'`).join(" ")

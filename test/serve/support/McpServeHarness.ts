@@ -21,8 +21,12 @@ const newest = (dir: string): number =>
     return Math.max(max, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs)
   }, 0)
 
-/** Runs `npm run build` when dist/bin.js is missing or older than any source file. */
+/**
+ * Runs `npm run build` when dist/bin.js is missing or older than any source file; never under vitest's globalSetup,
+ * which built dist/ once for the whole run (a rebuild here would delete dist/ under other workers' processes).
+ */
 export const ensureBuilt = () => {
+  if (process.env["MINICODE_TEST_BUILT"] === "1") return
   const built = fs.existsSync(bin) ? fs.statSync(bin).mtimeMs : 0
   if (built < Math.max(newest(path.join(repo, "src")), fs.statSync(path.join(repo, "scripts/build.mjs")).mtimeMs)) {
     execFileSync("node", ["scripts/build.mjs"], { cwd: repo, stdio: "inherit" })
