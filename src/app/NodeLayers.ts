@@ -299,7 +299,7 @@ export const sandboxLine = (mode: SandboxMode, status: SandboxStatus): string =>
 /** One line for doctor: where bash's writes go (the live tree, or a staged view merged through the rules), and why. */
 export const bashWritesLine = (mode: SandboxMode, workspace: string) =>
   !StagedShell.wanted() || mode === "none"
-    ? Effect.succeed(`bash writes: the live workspace (staged view off${mode === "none" ? ": no sandbox" : ": MINICODE_BASH_STAGED=0"})`)
+    ? Effect.succeed(`bash writes: the live workspace (staged view off${mode === "none" ? ": no sandbox" : "; MINICODE_BASH_STAGED=1 turns it on"})`)
     : Effect.map(StagedShell.statusFor(workspace), (s) =>
         s._tag === "Available"
           ? "bash writes: staged (overlayfs view in a user namespace; changes merged through the jail, the git and editor rules and the journal; undo covers them)"

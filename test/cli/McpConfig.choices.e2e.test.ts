@@ -6,24 +6,16 @@
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Either } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { serveFlags } from "../../src/domain/mcp/McpClientConfig.js"
+import { scratchFolders } from "../support/Scratch.js"
 
 const bin = path.resolve("dist/bin.js")
-const scratch: Array<string> = []
-afterEach(() => {
-  for (const dir of scratch.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
-const tmp = (name: string) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `minicode-${name}-`)))
-  scratch.push(dir)
-  return dir
-}
+const tmp = scratchFolders()
 const minicode = (args: ReadonlyArray<string>, cwd: string, home: string) =>
   spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd, env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), PATH: "/usr/bin:/bin" } })
 

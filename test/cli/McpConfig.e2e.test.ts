@@ -5,27 +5,19 @@
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as toml from "toml"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { clients, type Client as ClientName } from "../../src/domain/mcp/McpClientConfig.js"
 import { textOf } from "../serve/support/McpServeHarness.js"
+import { scratchFolders } from "../support/Scratch.js"
 
 const bin = path.resolve("dist/bin.js")
 const repo = path.resolve(".")
 
-const scratch: Array<string> = []
-afterEach(() => {
-  for (const dir of scratch.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
-const tmp = (name: string) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `minicode-${name}-`)))
-  scratch.push(dir)
-  return dir
-}
+const tmp = scratchFolders()
 
 /** A workspace, a HOME and a folder to run from, all outside the repository. */
 const setup = () => {

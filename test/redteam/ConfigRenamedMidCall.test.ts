@@ -15,6 +15,7 @@ import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { madeByCall } from "../support/Staged.js"
+import * as StagedShell from "../../src/adapters/staged/StagedShell.js"
 
 const cleanups = attackFile()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -71,7 +72,7 @@ describe.skipIf(unavailable !== undefined)(title("the user's git rewrites .git/c
     expect(fs.existsSync(marker)).toBe(false)
     // Live sandbox: the rename detached the sanitized copy, so the output is withheld. Staged bash (the default): the
     // copy is bound over the view, not the host's file, so it holds and the call runs to its end.
-    expect(out).toMatch(process.env["MINICODE_BASH_STAGED"] === "0" ? /withheld/ : /\[exit code: \d+\]/)
+    expect(out).toMatch(!StagedShell.wanted() ? /withheld/ : /\[exit code: \d+\]/)
     spawnSync("git", ["status"], { cwd: w.root })
     expect(fs.existsSync(marker)).toBe(false)
     expect(fs.readFileSync(path.join(w.root, ".git/config"), "utf8")).not.toContain("fsmonitor")
@@ -89,7 +90,7 @@ describe.skipIf(unavailable !== undefined)(title("the user's git rewrites .git/c
     expect(text).not.toContain("canary-url-token")
     spawnSync("git", ["status"], { cwd: w.root })
     expect(fs.existsSync(marker)).toBe(false)
-    expect(text).toMatch(process.env["MINICODE_BASH_STAGED"] === "0" ? /withheld/ : /\[exit code: \d+\]/)
+    expect(text).toMatch(!StagedShell.wanted() ? /withheld/ : /\[exit code: \d+\]/)
     // The server goes on serving.
     expect(textOf(await s.client.callTool({ name: "bash", arguments: { command: "echo still-serving" } }))).toContain("still-serving")
   }, 120_000)

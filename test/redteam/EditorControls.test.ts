@@ -113,7 +113,10 @@ grep -q PreToolUse .claude/settings.json && test -s .mcp.json && echo planted`)
 test -L .vscode && test -f .cursor/mcp.json && echo planted`)
     expect(out).toContain("planted")
     expect(fs.existsSync(path.join(root, ".vscode"))).toBe(false)
-    expect(fs.existsSync(path.join(root, ".cursor/mcp.json"))).toBe(false)
+    // Live sandbox: removed. Staged bash (issue 41): merged as a file of its own (its content judged, `{}` runs
+    // nothing), never as a second name of benign.json.
+    const mcp = fs.statSync(path.join(root, ".cursor/mcp.json"), { throwIfNoEntry: false })
+    if (mcp !== undefined) expect(mcp.ino).not.toBe(fs.statSync(path.join(root, "benign.json")).ino)
     // So the file tools' later writes land under their own names, judged as ever.
     expect(tool("write_file", { path: "cfg/tasks.json", content: planted[3]?.[1] ?? "" }).status).toBe(0)
     expect(tool("write_file", { path: "benign.json", content: planted[10]?.[1] ?? "" }).status).toBe(0)

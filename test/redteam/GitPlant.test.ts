@@ -16,6 +16,11 @@ import { describe, expect, it } from "vitest"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { stateOf } from "../support/StateHome.js"
+import { liveSandbox } from "../support/Staged.js"
+
+// The live sandbox's repair machinery (git control files planted from bash and put back, across processes) is what this file attacks; staged bash (the
+// default) never lets such a plant reach the tree: test/adapters/staged/StagedBash.e2e.test.ts.
+liveSandbox()
 
 const cleanups = attackFile()
 

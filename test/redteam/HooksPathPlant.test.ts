@@ -14,6 +14,11 @@ import { describe, expect, it } from "vitest"
 import { bin } from "../serve/support/McpServeHarness.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
+import { liveSandbox } from "../support/Staged.js"
+
+// The live sandbox's repair machinery (a core.hooksPath folder planted and removed during the call) is what this file attacks; staged bash (the
+// default) never lets such a plant reach the tree: test/adapters/staged/StagedBash.e2e.test.ts.
+liveSandbox()
 
 const cleanups = attackFile()
 

@@ -40,12 +40,12 @@ const during = async (root: string, meanwhile: () => void) => {
   return out
 }
 
-/** Runs `body` with bash on the live tree in the sandbox (MINICODE_BASH_STAGED=0): the repair machinery's tests. */
-const live = (body: () => void) => () => {
+/** Runs `body` with bash's write path set (`MINICODE_BASH_STAGED`): "0" the live sandbox's repair machinery, "1" staged. */
+const withPath = (value: "0" | "1") => (body: () => void) => () => {
   let was: string | undefined
   beforeAll(() => {
     was = process.env["MINICODE_BASH_STAGED"]
-    process.env["MINICODE_BASH_STAGED"] = "0"
+    process.env["MINICODE_BASH_STAGED"] = value
   })
   afterAll(() => {
     if (was === undefined) delete process.env["MINICODE_BASH_STAGED"]
@@ -53,8 +53,10 @@ const live = (body: () => void) => () => {
   })
   body()
 }
+const live = withPath("0")
+const staged = withPath("1")
 
-describe.skipIf(unavailable !== undefined)(title("staged bash: a masked file replaced on the host mid-call"), () => {
+describe.skipIf(unavailable !== undefined)(title("staged bash: a masked file replaced on the host mid-call"), staged(() => {
   // The view masks `.env` by name in a layer of its own: the host's rename changes nothing the call sees.
   it("saved by rename, by the CLI and through mcp serve: the mask holds, the output is shown, no copy holds the secret", async () => {
     const w = attackWorkspace(cleanups)
@@ -80,7 +82,7 @@ describe.skipIf(unavailable !== undefined)(title("staged bash: a masked file rep
     const copied = fs.existsSync(path.join(w.root, "copied.txt")) ? fs.readFileSync(path.join(w.root, "copied.txt"), "utf8") : ""
     expect(copied).not.toContain("canary-")
   }, 240_000)
-})
+}))
 
 describe.skipIf(unavailable !== undefined)(title("a masked file replaced on the host mid-call"), live(() => {
   it("saved by rename: the call's output is withheld, streamed or final", async () => {

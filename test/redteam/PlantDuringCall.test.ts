@@ -13,6 +13,11 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
+import { liveSandbox } from "../support/Staged.js"
+
+// The live sandbox's repair machinery (plants made while a long call runs, seen and undone by the host's git meanwhile) is what this file attacks; staged bash (the
+// default) never lets such a plant reach the tree: test/adapters/staged/StagedBash.e2e.test.ts.
+liveSandbox()
 
 const cleanups = attackFile()
 

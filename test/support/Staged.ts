@@ -20,7 +20,7 @@ export const madeByCall = (root: string, name: string): boolean => {
   }
 }
 
-/** The live sandbox's repair machinery (the fallback where no overlay can be made) is what these tests attack. */
+/** The live sandbox's repair machinery (the default this stop, and the fallback where no overlay can be made) is what these tests attack. */
 export const liveSandbox = (): void => {
   process.env["MINICODE_BASH_STAGED"] = "0"
 }

@@ -25,8 +25,11 @@ const dataNames = new Set([
 /** Files of a rebase or cherry-pick that git runs lines of (`exec`, `x`). */
 const todoFiles = new Set(["rebase-merge/git-rebase-todo", "rebase-merge/git-rebase-todo.backup", "sequencer/todo"])
 
-/** The core keys `git init` writes (and `git clone` of a plain repository): they name no program and no other place. */
-const initKeys = new Set(["core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates", "core.ignorecase", "core.precomposeunicode", "core.symlinks"])
+/**
+ * The core keys `git init` writes (and `git clone` of a plain repository), and the identity a script sets on a
+ * repository it made (`git config user.name`): they name no program and no other place.
+ */
+const initKeys = new Set(["core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates", "core.ignorecase", "core.precomposeunicode", "core.symlinks", "user.name", "user.email"])
 
 /** Whether a config text holds only what `git init` writes. */
 export const isInitConfig = (text: string): boolean => {

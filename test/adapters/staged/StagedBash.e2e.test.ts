@@ -42,7 +42,7 @@ const setup = () => {
   fs.writeFileSync(path.join(root, ".env"), "TOKEN=CANARY\n")
   fs.writeFileSync(path.join(root, "a.txt"), "a\n")
   fs.writeFileSync(path.join(root, "keep.txt"), "keep\n")
-  const env = { ...process.env, XDG_STATE_HOME: state }
+  const env = { ...process.env, MINICODE_BASH_STAGED: "1", XDG_STATE_HOME: state }
   const cli = (args: ReadonlyArray<string>, extra: { readonly onPid?: (pid: number) => void } = {}) =>
     runCli(bin, [...args, "--cwd", root], { env, timeoutMs: 240_000, ...extra })
   const tool = (name: string, args: unknown, extra: { readonly onPid?: (pid: number) => void } = {}) =>
