@@ -59,7 +59,7 @@ export const announced = (reason: string) =>
  * Streamed output let out every 100 ms, each time after the sandbox's masks are found whole (`Wrapped.broken`): what
  * the command printed before a check was printed after whatever broke a mask before it, so none of it slips out.
  */
-const gated = (forward: (chunk: string) => void, broken: () => string | undefined) => {
+export const gated = (forward: (chunk: string) => void, broken: () => string | undefined) => {
   let held: Array<string> = []
   let open = true
   const flush = () => {

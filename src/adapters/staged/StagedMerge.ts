@@ -10,6 +10,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Option } from "effect"
+import * as GitFolder from "../../domain/staged/GitFolder.js"
 import * as Plan from "../../domain/staged/MergePlan.js"
 import { FileSystem, type FileStat, type FsError } from "../../ports/FileSystem.js"
 import { Journal, type JournalError, type Snapshot } from "../../ports/Journal.js"
@@ -118,26 +119,82 @@ const collect = (root: string, options: Options) =>
     return found
   })
 
-/** Folders bash leaves that git would take for git folders though not named `.git`: HEAD beside objects/ and refs/. */
-const gitFoldersOf = (root: string, upper: string, found: ReadonlyArray<Found>): ReadonlySet<string> => {
-  const has = (rel: string, name: string, dir: boolean) =>
-    [path.join(upper, rel, name), path.join(root, rel, name)].some((p) => {
-      try {
-        const st = fs.lstatSync(p, { throwIfNoEntry: false })
-        return st !== undefined && (dir ? st.isDirectory() : st.isFile())
-      } catch {
-        // ENOTDIR: a folder on the way is a file, or a whiteout in the upper layer.
-        return false
+/** An entry's kind by lstat, or undefined (absent, or ENOTDIR: a folder on the way is a file, or a whiteout in the upper layer). */
+const lkind = (p: string): Plan.Kind | undefined => {
+  try {
+    const st = fs.lstatSync(p, { throwIfNoEntry: false })
+    return st === undefined ? undefined : st.isDirectory() ? "directory" : st.isFile() ? "file" : st.isSymbolicLink() ? "symlink" : "other"
+  } catch {
+    return undefined
+  }
+}
+
+/** As git accepts an entry of the layout: of that kind, or a symlink (git follows it). */
+const accepts = (kind: Plan.Kind | undefined, want: "file" | "directory") => kind === want || kind === "symlink"
+
+/** Entries of a folder judged before it may become a git folder (more: judged planted, to be safe). */
+const plantLimit = 5000
+
+/**
+ * The workspace's entries under `dir` (relative to it) that the call does not change itself, with the content of
+ * those judged by content; undefined when there are more than `plantLimit`.
+ */
+const heldEntries = (root: string, dir: string, changed: ReadonlySet<string>) => {
+  const out: Array<{ rel: string; kind: Plan.Kind; after?: string | undefined }> = []
+  const walk = (rel: string): boolean => {
+    let names: Array<fs.Dirent>
+    try {
+      names = fs.readdirSync(path.join(root, dir, rel), { withFileTypes: true })
+    } catch {
+      return true
+    }
+    for (const e of names) {
+      const r = rel === "" ? e.name : `${rel}/${e.name}`
+      const kind = lkind(path.join(root, dir, r))
+      if (kind === undefined) continue
+      if (out.length >= plantLimit) return false
+      if (!changed.has(`${dir}/${r}`)) {
+        let after: string | undefined
+        if (kind === "file" && GitFolder.needsContent(r)) {
+          try {
+            after = fs.readFileSync(path.join(root, dir, r), "utf8")
+          } catch {
+            after = undefined
+          }
+        }
+        out.push({ rel: r, kind, after })
       }
-    })
+      if (kind === "directory" && !walk(r)) return false
+    }
+    return true
+  }
+  return lkind(path.join(root, dir)) === "directory" && !walk("") ? undefined : out
+}
+
+/**
+ * Folders git would take for git folders though not named `.git` once the call's changes are merged (HEAD beside
+ * objects/ and refs/, or beside a commondir), and of those the call completes (not one before it) the ones that
+ * already hold what a git folder may not: merged earlier as anyone's files, they would be git's instructions now.
+ */
+const gitFoldersOf = (root: string, upper: string, found: ReadonlyArray<Found>) => {
+  const after = (rel: string) => (name: string, want: "file" | "directory") =>
+    [path.join(upper, rel, name), path.join(root, rel, name)].some((p) => accepts(lkind(p), want))
+  const before = (rel: string) => (name: string, want: "file" | "directory") => accepts(lkind(path.join(root, rel, name)), want)
   const dirs = new Set(found.map((f) => path.posix.dirname(f.change.path)).filter((d) => d !== "."))
-  const out = new Set<string>()
+  const changed = new Set(found.map((f) => f.change.path))
+  const folders = new Set<string>()
+  const planted = new Map<string, string>()
   for (const d of dirs) {
     for (let at = d; at !== "."; at = path.posix.dirname(at)) {
-      if (has(at, "HEAD", false) && has(at, "objects", true) && has(at, "refs", true)) out.add(at)
+      if (folders.has(at) || !GitFolder.isLayout(after(at))) continue
+      folders.add(at)
+      if (GitFolder.isLayout(before(at))) continue
+      const held = heldEntries(root, at, changed)
+      const entry = held === undefined ? { rel: "", reason: `more than ${plantLimit} entries to judge` } : GitFolder.planted(held)
+      if (entry !== undefined) planted.set(at, `${entry.rel === "" ? "" : `${entry.rel}: `}${entry.reason}`)
     }
   }
-  return out
+  return { folders, planted }
 }
 
 const depth = (p: string) => p.split("/").length
@@ -155,7 +212,8 @@ export const merge = (options: Options): Effect.Effect<Report, FsError | Journal
     const controls = yield* protectedAliases.treeControls(root, session.home, [...new Set(found.map((f) => path.posix.join(root, path.posix.dirname(f.change.path))))])
     const aliases = yield* protectedAliases.of(root)
     const masked = new Set((options.masked ?? []).map((m) => path.posix.relative(root, m)).filter((m) => m !== "" && !m.startsWith("..")))
-    const facts: Plan.Facts = { root, writable: options.writable, gitFolders: gitFoldersOf(root, options.upper, found), controls, masked, aliases }
+    const git = gitFoldersOf(root, options.upper, found)
+    const facts: Plan.Facts = { root, writable: options.writable, gitFolders: git.folders, plantedGitFolders: git.planted, controls, masked, aliases }
     const refused: Array<Report["refused"][number]> = []
     const conflicts: Array<string> = []
     const allowed: Array<Found & { readonly now: FileStat | undefined }> = []

@@ -130,14 +130,29 @@ export const make = (options: Options) =>
               },
               catch: (e) => new ShellError({ reason: `cannot prepare the staged view: ${String(e)}` })
             })
-            const r = yield* NodeShell.spawnExact({ argv: Overlay.wrap(overlay, wrapped.argv, workspace, stage.dir), env: wrapped.env, cwd: spec.cwd, timeoutMs: spec.timeoutMs, maxOutputBytes: spec.maxOutputBytes, stdin: spec.stdin, ...(spec.onOutput === undefined ? {} : { onOutput: spec.onOutput }) })
-            return { r, started, masked: (wrapped.mountPoints ?? []).filter((m) => m.treatment !== "pin").map((m) => m.path) }
+            // The view masks by name, but the host saving a masked file by rename (an editor, `sed -i`) first writes the
+            // new secret under another name the view shows (`.env.tmp`): streamed output goes out only while the masked
+            // files are the ones masked (MaskGuard), and a break withholds the rest and the merge (below).
+            const broken = wrapped.broken ?? (() => undefined)
+            const gate = spec.onOutput === undefined ? undefined : SandboxedShell.gated(spec.onOutput, broken)
+            const r = yield* NodeShell.spawnExact({ argv: Overlay.wrap(overlay, wrapped.argv, workspace, stage.dir), env: wrapped.env, cwd: spec.cwd, timeoutMs: spec.timeoutMs, maxOutputBytes: spec.maxOutputBytes, stdin: spec.stdin, ...(gate === undefined ? {} : { onOutput: gate.push }) }).pipe(
+              Effect.ensuring(Effect.sync(() => {
+                gate?.flush()
+                gate?.stop()
+              }))
+            )
+            return { r, started, broken: broken(), masked: (wrapped.mountPoints ?? []).filter((m) => m.treatment !== "pin").map((m) => m.path) }
           })
         )
-        const { r, started, masked } = result
+        const { r, started, masked, broken } = result
         const keep = (why: string): ProcessResult => {
           Staging.write(stage.dir, { id: stage.id, workspace, command: summary, pid: process.pid, startedAt: Date.now(), state: "killed" })
           return { ...r, notes: [`staged: nothing merged: ${why}; its writes stay in staging (\`minicode recover --staged\`)`] }
+        }
+        if (broken !== undefined) {
+          // What it printed and wrote may hold the secret the host wrote meanwhile: none shown, nothing merged.
+          const kept = keep(`${broken}, so what it wrote may hold that file's new content`)
+          return { ...kept, stdout: "", stderr: `[minicode: the command's output is withheld: ${broken}, and the view may have shown the new content under the name it was first written by (an editor's save by rename); run it again]`, truncated: false }
         }
         if (r.timedOut || r.signal !== null) return keep(r.timedOut ? "the command timed out" : `the command was killed by ${r.signal}`)
         if (r.exitCode === 125 && !fs.existsSync(stage.listing)) {

@@ -40,6 +40,30 @@ export const isInitConfig = (text: string): boolean => {
 /** Whether a todo list names a program (`exec`/`x` lines, and `break`'s cousins that run nothing are fine). */
 export const todoRunsProgram = (text: string): boolean => text.split("\n").some((l) => /^\s*(x|exec)(\s|$)/.test(l))
 
+/**
+ * Whether git's discovery takes a folder for a git folder, by what `has` says it holds: a `HEAD` beside a `commondir`
+ * (a linked worktree's folder: objects, refs and config are the named folder's) or beside `objects/` and `refs/`.
+ * `has` is asked for what git would accept: git follows links, so a symlink counts as either kind.
+ */
+export const isLayout = (has: (name: string, kind: "file" | "directory") => boolean): boolean =>
+  has("HEAD", "file") && (has("commondir", "file") || (has("objects", "directory") && has("refs", "directory")))
+
+/**
+ * The first entry a folder held before a call made it a git folder that a git folder may not hold (a `config` with
+ * more than `git init` writes, `hooks/`, a `commondir`, a `config.worktree`…), with the rule's reason; undefined when
+ * everything there is git's data. Such entries were merged as anyone's files while the folder was no git folder:
+ * completing the layout around them would make the user's own git run them (red team, issue 41).
+ */
+export const planted = (
+  entries: Iterable<{ readonly rel: string; readonly kind: "file" | "directory" | "symlink" | "other"; readonly after?: string | undefined }>
+): { readonly rel: string; readonly reason: string } | undefined => {
+  for (const e of entries) {
+    const verdict = judge(e.rel, e.kind, false, e.after)
+    if (!verdict.ok) return { rel: e.rel, reason: verdict.reason }
+  }
+  return undefined
+}
+
 /** Whether judging `rel` (relative to its git folder) needs the content bash left there (and before). */
 export const needsContent = (rel: string): boolean => {
   const p = rel.toLowerCase()

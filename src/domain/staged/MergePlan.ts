@@ -34,6 +34,11 @@ export interface Facts {
   readonly writable: { readonly files: boolean; readonly git: boolean }
   /** Folders (workspace-relative) git takes for git folders though they are not named `.git` (HEAD beside objects/ and refs/). */
   readonly gitFolders: ReadonlySet<string>
+  /**
+   * Git folders this call completes around entries made earlier as anyone's files (a `config`, `hooks/`, a
+   * `commondir`: `GitFolder.planted`), each with why: every change in them is refused, so the layout is not made.
+   */
+  readonly plantedGitFolders?: ReadonlyMap<string, string>
   /** Files the repositories' configuration makes git's (core.hooksPath's folder, included configs, named programs). */
   readonly controls: TreeControls.TreeControls
   /**
@@ -104,6 +109,10 @@ export const judge = (facts: Facts, change: Change, content: Content = {}): Verd
   const git = gitFolderOf(facts, path)
   if (git !== undefined) {
     if (!facts.writable.git) return refuse("scope.git-read", `${path}: this session's git scope is read-only, so bash may change nothing in a git folder`)
+    const planted = facts.plantedGitFolders?.get(git.folder)
+    if (planted !== undefined) {
+      return refuse("staged.git-layout", `${path} would make ${git.folder} a folder git takes for a git folder (HEAD beside objects/ and refs/, or a commondir), and it already holds ${planted}`)
+    }
     const verdict = GitFolder.judge(git.rest, kindOf(change), change._tag === "Write" || change._tag === "Link" ? change.existed : true, content.after)
     return verdict.ok ? merge : refuse(verdict.rule, `${path}: ${verdict.reason}`)
   }

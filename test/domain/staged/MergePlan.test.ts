@@ -131,3 +131,33 @@ describe("MergePlan.judge, properties", () => {
     )
   })
 })
+
+describe("GitFolder.isLayout and planted: a git folder completed around earlier files (red team, issue 41)", () => {
+  const has = (entries: Record<string, "file" | "directory" | "symlink">) => (name: string, kind: "file" | "directory") =>
+    entries[name] === kind || entries[name] === "symlink"
+  it("HEAD beside objects/ and refs/, or beside a commondir, is a layout; links count as git follows them", () => {
+    expect(GitFolder.isLayout(has({ HEAD: "file", objects: "directory", refs: "directory" }))).toBe(true)
+    expect(GitFolder.isLayout(has({ HEAD: "file", commondir: "file" }))).toBe(true)
+    expect(GitFolder.isLayout(has({ HEAD: "file", objects: "symlink", refs: "directory" }))).toBe(true)
+    expect(GitFolder.isLayout(has({ HEAD: "file", objects: "directory" }))).toBe(false)
+    expect(GitFolder.isLayout(has({ HEAD: "directory", commondir: "file" }))).toBe(false)
+  })
+  it("a folder holding only git's data (or git init's config) is not planted; instructions or other files are", () => {
+    expect(GitFolder.planted([{ rel: "objects", kind: "directory" }, { rel: "refs/heads/main", kind: "file" }, { rel: "config", kind: "file", after: initConfig }])).toBeUndefined()
+    for (const e of [
+      { rel: "config", kind: "file" as const, after: "[core]\n\tfsmonitor = touch /tmp/x\n" },
+      { rel: "hooks/pre-commit", kind: "file" as const },
+      { rel: "commondir", kind: "file" as const },
+      { rel: "config.worktree", kind: "file" as const },
+      { rel: "objects", kind: "symlink" as const },
+      { rel: "main.c", kind: "file" as const }
+    ]) expect(GitFolder.planted([{ rel: "HEAD", kind: "file" }, e])?.rel).toBe(e.rel)
+  })
+  it("every change in a planted git folder is refused (staged.git-layout), data included; other folders are untouched", () => {
+    const planted: Plan.Facts = { ...facts, gitFolders: new Set(["src"]), plantedGitFolders: new Map([["src", "config: instructions"]]) }
+    for (const c of [write("src/HEAD"), { _tag: "MakeDir", path: "src/refs", mode: 0o755 } as const, write("src/objects/ab/cd")]) {
+      expect(rule(Plan.judge(planted, c))).toBe("staged.git-layout")
+    }
+    expect(rule(Plan.judge(planted, write("lib/a.ts")))).toBe("merge")
+  })
+})
