@@ -54,37 +54,8 @@ const withPath = (value: "0" | "1") => (body: () => void) => () => {
   body()
 }
 const live = withPath("0")
-const staged = withPath("1")
 
-describe.skipIf(unavailable !== undefined)(title("staged bash: a masked file replaced on the host mid-call"), staged(() => {
-  // The view masks `.env` by name in a layer of its own: the host's rename changes nothing `cat .env` shows. But the
-  // editor's temporary file (`.env.tmp`) shows through the view until the rename: the rest of the output is withheld
-  // and nothing merged once the guard sees the rename (StagedHostSecrets.test.ts reads the temporary file).
-  it("saved by rename, by the CLI and through mcp serve: the mask holds, the output is withheld, no copy holds the secret", async () => {
-    const w = attackWorkspace(cleanups)
-    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
-    const copier = "touch started; for i in $(seq 1 30); do cat .env 2>&1; cp .env copied.txt 2>/dev/null; sleep 0.2; done; echo loop-done\n"
-    expect(w.tool("write_file", { path: "loop.sh", content: copier }).status).toBe(0)
-    const rename = (n: number) => () => {
-      fs.writeFileSync(path.join(w.root, ".env.tmp"), `NEW=canary-renamed-${n}\n`)
-      fs.renameSync(path.join(w.root, ".env.tmp"), path.join(w.root, ".env"))
-    }
-    const out = await during(w.root, rename(1))
-    expect(out).toContain("output is withheld: .env was replaced")
-    expect(out).not.toContain("canary-")
-    const s = await connect(w.root, ["--allow-all", "--no-ask"])
-    cleanups.push(() => s.close())
-    fs.rmSync(path.join(w.root, "started"), { force: true })
-    const call = s.client.callTool({ name: "bash", arguments: { command: "sh loop.sh" } }, undefined, { timeout: 120_000 })
-    await started(w.root)
-    rename(2)()
-    const text = textOf(await call)
-    expect(text).toContain("output is withheld: .env was replaced")
-    expect(text).not.toContain("canary-")
-    const copied = fs.existsSync(path.join(w.root, "copied.txt")) ? fs.readFileSync(path.join(w.root, "copied.txt"), "utf8") : ""
-    expect(copied).not.toContain("canary-")
-  }, 240_000)
-}))
+// Staged bash's case of this family (a host's save by rename mid-call): test/redteam/StagedHostSecrets.test.ts.
 
 describe.skipIf(unavailable !== undefined)(title("a masked file replaced on the host mid-call"), live(() => {
   it("saved by rename: the call's output is withheld, streamed or final", async () => {

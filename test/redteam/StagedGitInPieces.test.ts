@@ -10,6 +10,9 @@ import { describe, expect, it } from "vitest"
 import { attackFile, committedSrc } from "./support/Attack.js"
 import { title, unavailable } from "../support/Sandbox.js"
 
+// Staged bash is what this file attacks (MINICODE_BASH_STAGED=1; the CLI and mcp serve this file starts inherit it).
+process.env["MINICODE_BASH_STAGED"] = "1"
+
 const cleanups = attackFile()
 
 describe.skipIf(unavailable !== undefined)(title("a git folder's layout made in pieces across staged bash calls"), () => {

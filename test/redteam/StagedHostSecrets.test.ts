@@ -16,6 +16,9 @@ import { title, unavailable } from "../support/Sandbox.js"
 import { madeByCall } from "../support/Staged.js"
 import { attackFile, attackWorkspace } from "./support/Attack.js"
 
+// Staged bash is what this file attacks (MINICODE_BASH_STAGED=1; the CLI and mcp serve this file starts inherit it).
+process.env["MINICODE_BASH_STAGED"] = "1"
+
 const cleanups = attackFile()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const loop = "touch started; for i in $(seq 1 30); do cat .env* 2>/dev/null; cat .env* > copied.txt 2>/dev/null; sleep 0.1; done; echo loop-done\n"
