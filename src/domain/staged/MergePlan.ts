@@ -91,6 +91,16 @@ const controlNames = (facts: Partial<Pick<Facts, "root" | "aliases">>, path: str
 /** The editor-control name `path` is read by, if any. */
 export const controlName = (facts: Partial<Pick<Facts, "root" | "aliases">>, path: string): string | undefined => controlNames(facts, path).find((n) => EditorControls.kindOf(n) !== undefined)
 
+/** `Aliases.byPath`, made once per aliases value (a merge judges every change against the same one). */
+const byPathMade = new WeakMap<Aliases.Protected, (real: string) => boolean>()
+const protectedByPath = (aliases: Aliases.Protected, root: string): ((real: string) => boolean) => {
+  const known = byPathMade.get(aliases)
+  if (known !== undefined) return known
+  const made = Aliases.byPath(aliases, root)
+  byPathMade.set(aliases, made)
+  return made
+}
+
 const atOrBelow = (set: Iterable<string>, path: string): string | undefined => {
   for (const m of set) if (path === m || path.startsWith(`${m}/`)) return m
   return undefined
@@ -103,7 +113,7 @@ export const judge = (facts: Facts, change: Change, content: Content = {}): Verd
   const absolute = P.join(facts.root, path)
   const mask = facts.masked === undefined ? undefined : atOrBelow(facts.masked, path)
   if (mask !== undefined) return refuse("staged.masked", `${path}: bash saw a stand-in for ${mask} (masked or shown read-only), so its change there is not the real file's`)
-  if (facts.aliases !== undefined && atOrBelow([...facts.aliases.paths].map((p) => P.relative(facts.root, p)), path) !== undefined) {
+  if (facts.aliases !== undefined && protectedByPath(facts.aliases, facts.root)(absolute)) {
     return refuse("jail.sensitive", `${path} is protected content under another name`)
   }
   const git = gitFolderOf(facts, path)
