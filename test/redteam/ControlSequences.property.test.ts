@@ -72,7 +72,12 @@ const commandFiles = (root: string): ReadonlyArray<{ readonly file: string; read
     if (depth > 8) return
     for (const name of fs.readdirSync(dir)) {
       const p = path.join(dir, name)
-      const st = fs.statSync(p, { throwIfNoEntry: false })
+      let st: fs.Stats | undefined
+      try {
+        st = fs.statSync(p, { throwIfNoEntry: false })
+      } catch {
+        continue // a link loop (ELOOP): no tool reaches a file through it
+      }
       if (st === undefined || name === ".git" || name === ".minicode") continue
       if (st.isDirectory()) {
         if (fs.realpathSync(p).startsWith(root + path.sep)) visit(p, depth + 1)

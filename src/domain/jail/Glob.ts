@@ -1,7 +1,7 @@
 /**
- * A small, pure glob matcher for allowlist entries and plan artefacts: `**` crosses folders, `*` and `?` do not,
- * `{a,b}` alternates, `[a-z]` is a class and `[!a-z]` or `[^a-z]` its negation, as in the shell (a class never
- * matches `/`). (The file tools use picomatch in their adapter; the domain may import only effect.)
+ * A small, pure glob matcher for allowlist entries and plan artefacts: `**` as a whole segment crosses folders;
+ * `*`, `**` inside a segment and `?` do not; `{a,b}` alternates; `[a-z]` is a class and `[!a-z]` or `[^a-z]` its
+ * negation, as in the shell (a class never matches `/`). (The file tools use picomatch in their adapter; the domain may import only effect.)
  */
 
 const escape = (c: string) => (/[\\^$.*+?()[\]{}|/]/.test(c) ? "\\" + c : c)
@@ -44,11 +44,18 @@ export const toRegExp = (glob: string, options: { readonly caseInsensitive?: boo
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i] ?? ""
     if (c === "*") {
-      if (glob[i + 1] === "*") {
-        const slash = glob[i + 2] === "/"
-        out += slash ? "(?:.*/)?" : ".*"
-        i += slash ? 2 : 1
-      } else out += "[^/]*"
+      let run = 1
+      while (glob[i + run] === "*") run++
+      const after = glob[i + run]
+      // `**` crosses folders only as a whole segment, as bash's globstar reads it; `**a` and `***` are `*`s.
+      const globstar = run === 2 && (i === 0 || glob[i - 1] === "/") && (after === undefined || after === "/")
+      if (globstar && after === "/") {
+        out += "(?:.*/)?"
+        i += run
+      } else {
+        out += globstar ? ".*" : "[^/]*"
+        i += run - 1
+      }
     } else if (c === "?") out += "[^/]"
     else if (c === "{") {
       depth++

@@ -32,12 +32,16 @@ describe("Glob (domain)", () => {
     expect(Glob.matches("a[b", "a[b")).toBe(true)
     expect(Glob.matches("[z-a]", "[z-a]")).toBe(true)
     expect(Glob.matches("**/*.ts", "a/b/c.ts")).toBe(true)
+    // `**` crosses folders only as a whole segment (bash's globstar): `**a` is `*a`
+    expect(Glob.matches("**a", "a/a")).toBe(false)
+    expect(Glob.matches("b/**a", "b/xa")).toBe(true)
+    expect(Glob.matches("a**/b", "ax/y/b")).toBe(false)
   })
 
   const nameChar = FastCheck.constantFrom("a", "b", "c", "A", ".", "-", "1", "!", "^")
   const name = FastCheck.array(nameChar, { minLength: 1, maxLength: 4 }).map((cs) => cs.join("")).filter((n) => n !== "." && n !== "..")
   const file = FastCheck.array(name, { minLength: 1, maxLength: 3 }).map((s) => s.join("/"))
-  const token = FastCheck.constantFrom("a", "b", "A", "-", "1", "*", "?", "[a-b]", "[!a-b]", "[^a]", "[!.]", "[!a-z]", "[^A-Z1]")
+  const token = FastCheck.constantFrom("a", "b", "A", "-", "1", "*", "**", "?", "[a-b]", "[!a-b]", "[^a]", "[!.]", "[!a-z]", "[^A-Z1]")
   const segment = FastCheck.oneof(
     { weight: 5, arbitrary: FastCheck.array(token, { minLength: 1, maxLength: 3 }).map((ts) => ts.join("")) },
     { weight: 1, arbitrary: FastCheck.constant("**") }
