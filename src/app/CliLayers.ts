@@ -20,6 +20,7 @@ import * as NodeFileSystem from "../adapters/fs/NodeFileSystem.js"
 import * as StateDir from "../adapters/fs/StateDir.js"
 import * as MemoryJournal from "../adapters/journal/MemoryJournal.js"
 import * as NetGuard from "../adapters/net/NetGuard.js"
+import * as ScanStore from "../adapters/shell/ScanStore.js"
 import * as NodeAdapters from "./NodeLayers.js"
 
 /** The configuration of a workspace: the global file, and the local one when trusted (flag or environment). */
@@ -33,6 +34,12 @@ export const localTrusted = (allowLocalConfig: boolean) => NodeConfig.localTrust
 /** A URL as the network guard reads it (for `config mcp add --url`). */
 export const urlTarget = NetGuard.target
 
+/** The workspace scan's cache of this process (one command), written only by `keepScanCache`. */
+const scanCache = ScanStore.held()
+
+/** Saves what the command's scans learnt: the CLI calls it after a call the gates let through, never after a refusal. */
+export const keepScanCache = Effect.sync(() => scanCache.keep())
+
 /** A session of the CLI: the Node adapters, the allowlist file (with the configured entries), asks on the terminal. */
 export const sessionAdapters = (options: {
   readonly mcpServers: Readonly<Record<string, ServerEntry>>
@@ -44,8 +51,9 @@ export const sessionAdapters = (options: {
 }): Adapters<ToolFailed> => ({
   ...NodeAdapters.frontEnd({
     ...options,
-    // One command per process: no watchers, the workspace scan's cache kept in .minicode/ between commands.
+    // One command per process: no watchers, the workspace scan's cache kept between commands (`keepScanCache`).
     oneShot: true,
+    scanStore: scanCache.store,
     // A long MCP call shows its progress on stderr (stdout stays the result).
     mcpClient: { onProgress: (p) => void process.stderr.write(`${McpFormat.progressLine(p)}\n`) }
   }),

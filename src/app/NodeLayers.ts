@@ -7,6 +7,7 @@ import type { Options as McpClientOptions } from "../adapters/mcp/SdkMcpTranspor
 import { Context, Effect, Layer, Option, Scope } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
 import * as HistoryStore from "../adapters/fs/HistoryStore.js"
+import * as StateDir from "../adapters/fs/StateDir.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as SecretObjects from "../adapters/shell/SecretObjects.js"
 import * as StoreSecrets from "../adapters/shell/StoreSecrets.js"
@@ -36,7 +37,7 @@ import { BashParser } from "../ports/BashParser.js"
 import { type BashSandboxing, SandboxState } from "../ports/SandboxState.js"
 import * as Unsandboxed from "../domain/bash/Unsandboxed.js"
 import { Diagnostics } from "../ports/Diagnostics.js"
-import { Journal } from "../ports/Journal.js"
+import { Journal, type JournalError } from "../ports/Journal.js"
 import type { Launcher } from "../ports/Launcher.js"
 import { Session } from "../ports/Session.js"
 import { SqlConnections } from "../ports/SqlConnections.js"
@@ -73,15 +74,21 @@ export const sqliteJournal = Layer.scoped(
       )
     )
     const journal = lazy.get
+    // A question to a journal never made (no `.minicode/state.db`) has an empty journal's answer, and does not make
+    // it: `mcp serve` asks for a mutating call's earlier record before the gates, and a refused call leaves nothing.
+    const asked = <A>(empty: A, ask: (j: Journal["Type"]) => Effect.Effect<A, JournalError>) =>
+      Effect.flatMap(lazy.made, (made) =>
+        Option.isNone(made) && !StateDir.hasJournal(session.root) ? Effect.succeed(empty) : Effect.flatMap(journal, ask)
+      )
     return Journal.of({
       begin: (intent, snapshots, intended) => Effect.flatMap(journal, (j) => j.begin(intent, snapshots, intended)),
       complete: (id, state, note) => Effect.flatMap(journal, (j) => j.complete(id, state, note)),
       finalizeTurn: (s, turn) => Effect.flatMap(journal, (j) => j.finalizeTurn(s, turn)),
-      findByRequest: (s, requestId) => Effect.flatMap(journal, (j) => j.findByRequest(s, requestId)),
-      answered: (s, requestId) => Effect.flatMap(journal, (j) => j.answered(s, requestId)),
-      lastFinalizedTurn: (s) => Effect.flatMap(journal, (j) => j.lastFinalizedTurn(s)),
-      lastTurn: (s) => Effect.flatMap(journal, (j) => j.lastTurn(s)),
-      list: (filter) => Effect.flatMap(journal, (j) => j.list(filter)),
+      findByRequest: (s, requestId) => asked(Option.none(), (j) => j.findByRequest(s, requestId)),
+      answered: (s, requestId) => asked(undefined, (j) => j.answered(s, requestId)),
+      lastFinalizedTurn: (s) => asked(0, (j) => j.lastFinalizedTurn(s)),
+      lastTurn: (s) => asked(0, (j) => j.lastTurn(s)),
+      list: (filter) => asked([], (j) => j.list(filter)),
       recover: Effect.flatMap(journal, (j) => j.recover),
       resolve: (seq, outcome, by) => Effect.flatMap(journal, (j) => j.resolve(seq, outcome, by)),
       // A journal nobody opened has nothing to tidy: a quiet moment does not open it.
@@ -472,6 +479,8 @@ export const frontEnd = (options: {
    * they save in one call) and starts from the cache an earlier process saved. Servers keep the watched scan.
    */
   readonly oneShot?: boolean
+  /** The one-shot scan's cache across processes (default: saved whenever the scan changed it). */
+  readonly scanStore?: WatchedScan.Store
   /** What the session's scopes let staged bash change. */
   readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
 }): Adapters<ToolFailed> =>
@@ -482,7 +491,7 @@ export const frontEnd = (options: {
     mcpServers: options.mcpServers,
     lsp: options.lsp,
     // A process that dies mid-call has its calls' ends run by a guardian (Recovery), when it is the minicode program.
-    sandbox: { mode: options.sandbox, bwrap: { recoverWith: thisProgram(), ...(options.oneShot === true ? { scan: WatchedScan.oneShot() } : {}) } },
+    sandbox: { mode: options.sandbox, bwrap: { recoverWith: thisProgram(), ...(options.oneShot === true ? { scan: WatchedScan.oneShot(options.scanStore) } : {}) } },
     mcpClient: options.mcpClient,
     lspBroker: lspBrokerWanted()
   })

@@ -11,6 +11,7 @@ import type { Decision } from "../domain/core/Decision.js"
 import { UsageError } from "../domain/core/Errors.js"
 import { Journal } from "../ports/Journal.js"
 import * as Kernel from "../kernel/Kernel.js"
+import * as RunTurn from "../kernel/RunTurn.js"
 import * as Argv from "./Argv.js"
 import * as ExitCode from "./ExitCode.js"
 import { config } from "./ConfigCommands.js"
@@ -71,24 +72,27 @@ const tool = Command.make(
       const listened = <A, E, R>(call: Effect.Effect<A, E, R>) =>
         CliProgress.around(call, { stream: !flags.json, maxBytes: session.maxOutputBytes ?? Kernel.defaultMaxOutputBytes })
       // A read needs no journal (SQLite stays unloaded); a mutation runs in its own turn, numbered after this
-      // session's last one and finalised when the call ends, so `minicode undo` can restore it.
+      // session's last one when its first record is written (after the gates) and finalised when the call ends, so
+      // `minicode undo` can restore it.
       const outcome = yield* !mutates
         ? Runner.invoke(request).pipe(Effect.provide(Kernel.layer(session, { ...adapters, journal: CliLayers.memoryJournal() })), listened, Effect.either)
         : Effect.scoped(
             Effect.gen(function* () {
               const sessionLayer = Kernel.sessionLayer(session).pipe(Layer.provide(adapters.fileSystem))
-              const journalContext = yield* Layer.build(adapters.journal.pipe(Layer.provide(sessionLayer)))
-              const journal = Context.get(journalContext, Journal)
-              const turn = (yield* journal.lastTurn("cli").pipe(Effect.orElseSucceed(() => 0))) + 1
+              // The journal is opened by the call's first record (NodeLayers.sqliteJournal), after the gates.
+              const opened = Context.get(yield* Layer.build(adapters.journal.pipe(Layer.provide(sessionLayer))), Journal)
+              const { journal, finalize } = yield* RunTurn.runTurn(opened, "cli")
               const result = yield* Runner.invoke(request).pipe(
-                Effect.provide(Kernel.layer({ ...session, turn }, { ...adapters, journal: Layer.succeedContext(journalContext) })),
+                Effect.provide(Kernel.layer(session, { ...adapters, journal: Layer.succeed(Journal, journal) })),
                 listened,
                 Effect.either
               )
-              yield* journal.finalizeTurn("cli", turn).pipe(Effect.ignore)
+              yield* finalize
               return result
             })
           )
+      // What the scans learnt is kept for the next command only when the gates let the call through.
+      if (Either.isRight(outcome) || outcome.left._tag !== "ToolDenied") yield* CliLayers.keepScanCache
       if (Either.isRight(outcome)) {
         const out = outcome.right
         yield* flags.json ? Console.log(JSON.stringify({ ok: true, text: out.text, truncated: out.truncated, isError: out.isError === true })) : Console.log(out.text)

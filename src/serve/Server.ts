@@ -31,7 +31,7 @@ import * as Kernel from "../kernel/Kernel.js"
 import * as Lazy from "../kernel/Lazy.js"
 import * as CallProgress from "./CallProgress.js"
 import * as Drain from "./Drain.js"
-import { runTurn, sessionId } from "./RunTurn.js"
+import { runTurn } from "../kernel/RunTurn.js"
 import * as Resources from "./Resources.js"
 import * as McpRetry from "./McpRetry.js"
 import * as P from "./Protocol.js"
@@ -46,7 +46,8 @@ export { requestKey } from "./Protocol.js"
 type Outcome = P.Outcome
 type WireId = P.WireId
 
-export { sessionId } from "./RunTurn.js"
+/** The session of `mcp serve`'s runs: a server run is one turn of it (`RunTurn`). */
+export const sessionId = "mcp-server"
 
 export const limits = {
   maxInFlight: 32,
@@ -405,7 +406,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
       const root = Context.get(sessionContext, Session).root
       // Built once in this scope and shared by the chain (which writes it) and the core (which asks it after a restart).
       const journal = Context.get(yield* Layer.build(adapters.kernel.journal.pipe(Layer.provide(Layer.succeedContext(sessionContext)))), Journal)
-      const thisRun = yield* runTurn(journal)
+      const thisRun = yield* runTurn(journal, sessionId)
       const [{ Server }, types] = yield* Effect.tryPromise({
         try: () => Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]),
         catch: sdkError

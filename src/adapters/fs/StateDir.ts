@@ -10,6 +10,12 @@ import * as path from "node:path"
 
 export const gitignore = "*\n"
 
+/** The journal's database in a workspace: `.minicode/state.db`. */
+export const journalFile = (root: string): string => path.join(root, ".minicode", "state.db")
+
+/** Whether the workspace's journal was ever made (a read of one never made answers empty instead of making it). */
+export const hasJournal = (root: string): boolean => fs.lstatSync(journalFile(root), { throwIfNoEntry: false }) !== undefined
+
 /** Makes `dir` (and its parents) if missing, and gives it its `.gitignore` when it has none. Throws as `fs` does. */
 export const prepare = (dir: string): void => {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })

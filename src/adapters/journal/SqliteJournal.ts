@@ -15,6 +15,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as NodeCrypto from "node:crypto"
 import * as NodePath from "node:path"
+import * as StateDir from "../fs/StateDir.js"
 import { Clock, Context, Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import { sha256 } from "../crypto/Sha256.js"
 import * as Recovery from "../../domain/journal/Recovery.js"
@@ -47,7 +48,7 @@ export interface Options {
 export const defaultRetentionTurns = 50
 
 /** `.minicode/state.db` under a workspace root. */
-export const dbPathFor = (root: string): string => NodePath.join(root, ".minicode", "state.db")
+export const dbPathFor = StateDir.journalFile
 
 
 import * as TempFiles from "../fs/TempFiles.js"

@@ -282,3 +282,18 @@ export const save = (root: string, top: WorkspaceScan.Folder): void => {
 
 /** The hooks `WatchedScan` takes (`store`). */
 export const store = { load, save, unchanged }
+
+/**
+ * The same hooks with saves held until `keep` (the CLI's: the cache is written only after a call the gates let
+ * through, so a refused call leaves minicode's state as it was; issue 42). The latest tree of each root is kept.
+ */
+export const held = () => {
+  const pending = new Map<string, WorkspaceScan.Folder>()
+  return {
+    store: { load, unchanged, save: (root: string, top: WorkspaceScan.Folder) => void pending.set(root, top) },
+    keep: (): void => {
+      for (const [root, top] of pending) save(root, top)
+      pending.clear()
+    }
+  }
+}

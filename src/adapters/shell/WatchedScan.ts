@@ -572,4 +572,4 @@ export const shared: WatchedScan = make()
  * validated per folder, saved again when it changed, and no watchers. Only the CLI writes the store (chosen in its
  * composition), so a library embedding or a server leaves the workspace's state folder as it was.
  */
-export const oneShot = (): WatchedScan => make({ watch: false, store: ScanStore.store })
+export const oneShot = (store: Store = ScanStore.store): WatchedScan => make({ watch: false, store })

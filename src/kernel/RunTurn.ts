@@ -1,17 +1,15 @@
 import { Effect, Option, Ref } from "effect"
 import { Journal, type JournalShape } from "../ports/Journal.js"
 
-/** The session of `mcp serve`'s runs. */
-export const sessionId = "mcp-server"
-
 /**
- * A server run is one turn of session `mcp-server`, numbered after the last one the journal has, when the run first
- * writes (a run that only reads never opens the journal). The turn is finalised when the run ends cleanly, so the
- * journal's retention keeps the last runs and prunes older ones, and `minicode undo --session mcp-server --turn N`
- * restores what one run changed. (A run that crashed leaves its turn unfinalised, as the CLI's would be: kept, and
- * shown by `minicode recover`; a retry of a call it never answered is answered from the journal, see `McpRetry`.)
+ * One run's turn of a session (a server run of `mcp serve`, a CLI call), numbered after the last one the journal
+ * has when the run first writes: its first record comes after every gate let the call through, so a run that only
+ * reads, or whose calls were refused, never opens the journal (issue 42). The turn is finalised when the run ends
+ * cleanly, so the journal's retention keeps the last runs and prunes older ones, and `minicode undo --session S
+ * --turn N` restores what one run changed. (A run that crashed leaves its turn unfinalised: kept, and shown by
+ * `minicode recover`; a retry of a call `mcp serve` never answered is answered from the journal, see `McpRetry`.)
  */
-export const runTurn = (journal: JournalShape) =>
+export const runTurn = (journal: JournalShape, sessionId: string) =>
   Effect.gen(function* () {
     const turn = yield* Ref.make(Option.none<number>())
     const assigned = Effect.flatMap(Ref.get(turn), (found) =>
