@@ -1,8 +1,8 @@
 /**
  * The ordering property, as a function: run generated calls through `compose(list with a probe after each stage,
  * Executor)` over recording layers of every port, and return the first call that escapes, or undefined.
- * (a) before the probe after Permission only allowlist reads are logged; before the probe after Jail only those and
- *     path resolution (lstat, readlink, readDir);
+ * (a) before the probe after Permission only allowlist reads are logged; before the probe after Jail only those,
+ *     path resolution (lstat, readlink, readDir) and the workspace scan's answers (ProtectedAliases);
  * (b) a call Permission alone denies is denied by "permission" with no effect; one Jail denies (after Permission
  *     allowed it) is denied by "jail" with only resolution reads;
  * (c) after a denial nothing acted: no write, spawn, journal entry or network check is logged.
@@ -66,7 +66,16 @@ const probe = (log: Log, name: string): Chain.Stage<never, ToolExecutor> => ({
 export const probed = (log: Log, list: ReadonlyArray<Entry>): ReadonlyArray<Entry> => list.flatMap((s): ReadonlyArray<Entry> => [s, probe(log, s.name)])
 
 const permissionReads: ReadonlySet<string> = new Set(["Allowlist.entries"])
-const resolutionReads: ReadonlySet<string> = new Set(["Allowlist.entries", "FileSystem.lstat", "FileSystem.readlink", "FileSystem.readDir"])
+const resolutionReads: ReadonlySet<string> = new Set([
+  "Allowlist.entries",
+  "FileSystem.lstat",
+  "FileSystem.readlink",
+  "FileSystem.readDir",
+  // The Jail's questions about protected content under other names (the workspace scan).
+  "ProtectedAliases.of",
+  "ProtectedAliases.known",
+  "ProtectedAliases.treeControls"
+])
 const acting = /^(Shell\.|Journal\.begin|NetGuard\.|Approver\.|FileSystem\.(writeFile|makeDirectory|remove|rename|chmod))/
 
 const until = (log: ReadonlyArray<string>, name: string) => {

@@ -26,6 +26,7 @@ import { FileSystem } from "../../src/ports/FileSystem.js"
 import { Journal } from "../../src/ports/Journal.js"
 import { NetGuard } from "../../src/ports/NetGuard.js"
 import { PostgresParser, PostgresSyntaxError } from "../../src/ports/PostgresParser.js"
+import { ProtectedAliases } from "../../src/ports/ProtectedAliases.js"
 import { Shell } from "../../src/ports/Shell.js"
 import { SqlConnections } from "../../src/ports/SqlConnections.js"
 
@@ -127,8 +128,9 @@ export const recordingServices = (
     shell,
     diagnostics,
     parser,
-    // No workspace scan on the in-memory file system: names alone are judged (as in every memory composition).
-    Unavailable.aliases,
+    // No workspace scan on the in-memory file system: names alone are judged (as in every memory composition);
+    // recorded like every port, so a question to it before Permission is seen.
+    recordLayer(log, ProtectedAliases, "ProtectedAliases", Unavailable.aliases),
     Layer.succeed(SqlConnections, {})
   )
   const session = Kernel.sessionLayer(options).pipe(Layer.provide(MemoryFileSystem.layer(seed)))
