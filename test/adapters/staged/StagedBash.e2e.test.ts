@@ -138,6 +138,8 @@ describe.skipIf(missing !== undefined)(title("staged bash: refused changes never
         // These reach the staging layer: the merge refuses them.
         "mkdir -p app && echo EVIL > app/.env",
         "printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > sub/.git/hooks/post-checkout",
+        // A refused file whose name holds an escape sequence: listed by recover --staged as text, never as a control.
+        "ln -s /etc/passwd \"$(printf 'esc\\033[31mred')\"",
         "printf '* filter=evil\\n' > sub/.git/info/attributes",
         "echo ../../evil > sub/.git/commondir",
         `mkdir -p .vscode && printf '%s' '${task}' > .vscode/tasks.json`,
@@ -162,6 +164,8 @@ describe.skipIf(missing !== undefined)(title("staged bash: refused changes never
     expect(stagedCalls().length).toBe(2)
     const listed = await cli(["recover", "--staged"])
     expect(listed.stdout).toContain("sub/.git/commondir (staged.git-control)")
+    expect(listed.stdout).toContain("esc\\u001b[31mred (jail.symlink-escape)")
+    expect(listed.stdout).not.toContain("\u001b")
     const discarded = await cli(["recover", "--staged", "--discard"])
     expect(discarded.status, text(discarded)).toBe(0)
     expect(stagedCalls()).toEqual([])
