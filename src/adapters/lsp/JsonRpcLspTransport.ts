@@ -111,7 +111,8 @@ export const build = (options: Options) =>
           // Language servers run workspace code (a planted node_modules/typescript/lib/tsserver.js): sandboxed by default
           // whenever a sandbox can be made; `sandbox: false` (config lsp add --no-sandbox) opts out, `true` requires it.
           sandbox: server.entry.sandbox === undefined ? "when-available" : server.entry.sandbox,
-          network: false
+          network: false,
+          toolchainCaches: true
         }),
         (launch) => {
           life.ownPidNamespace = launch.ownPidNamespace === true
