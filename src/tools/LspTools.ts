@@ -1,6 +1,6 @@
 /**
- * The language tools (`lsp_diagnostics`, `lsp_definition`, `lsp_references`, `lsp_hover`, `lsp_symbols`,
- * `lsp_workspace_symbols`) as an executor extension, and the post-write diagnostics hook (`Diagnostics`).
+ * The language tools (`lsp_diagnostics`, `lsp_definition`, `lsp_references`, `lsp_hover`, `lsp_implementation`,
+ * `lsp_incoming_calls`, `lsp_outgoing_calls`, `lsp_symbols`, `lsp_workspace_symbols`) as an executor extension, and the post-write diagnostics hook (`Diagnostics`).
  * Gates ran before: the file asked about was jailed; it is read here through the FileSystem port with the identity
  * the jail saw and handed to the server as text. Locations come back workspace-relative with 1-based lines; a
  * location's source line is shown only when read_file would read that file (kernel/ReadJudge: a library's typings
@@ -9,6 +9,7 @@
 import { Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
+import * as CallHierarchy from "../domain/lsp/CallHierarchy.js"
 import * as Lsp from "../domain/lsp/Lsp.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import * as Reports from "../domain/lsp/Reports.js"
@@ -208,6 +209,34 @@ export const make = Effect.gen(function* () {
       return answered(found.loadingSeconds, Lsp.formatHover(title(doc, at, "hover", call.args), found.result))
     })
 
+  const implementation = (inv: Invocation, call: CallOf<"lsp_implementation">) =>
+    Effect.gen(function* () {
+      const doc = yield* documentOf(inv, call.tool)
+      const at = yield* positionIn(call.tool, doc, call.args)
+      const found = yield* lsp.implementation(doc, at)
+      const locations = yield* showLocations(found.result)
+      return answered(found.loadingSeconds, Lsp.formatLocations(title(doc, at, "implementations", call.args), locations, Lsp.limits.references))
+    })
+
+  /** Callers or callees of the function at the position, each call site with its line (read as read_file would). */
+  const calls = (inv: Invocation, call: CallOf<"lsp_incoming_calls"> | CallOf<"lsp_outgoing_calls">) =>
+    Effect.gen(function* () {
+      const direction = call.tool === "lsp_incoming_calls" ? "incoming" : "outgoing"
+      const doc = yield* documentOf(inv, call.tool)
+      const at = yield* positionIn(call.tool, doc, call.args)
+      const found = yield* lsp.callHierarchy(doc, at, direction)
+      const shownCalls = yield* Effect.forEach(found.result.calls, (c) =>
+        Effect.map(showLocations([{ uri: c.item.uri, range: c.item.selectionRange }, ...c.sites]), ([declared, ...sites]): CallHierarchy.ShownCall => ({
+          name: c.item.name,
+          kind: c.item.kind,
+          detail: c.item.detail,
+          at: declared ?? { text: c.item.uri, line: c.item.selectionRange.start.line, character: c.item.selectionRange.start.character, inside: false },
+          sites
+        }))
+      )
+      return answered(found.loadingSeconds, CallHierarchy.format(title(doc, at, `${direction} calls`, call.args), direction, found.result.items.length, shownCalls))
+    })
+
   const symbols = (inv: Invocation, call: CallOf<"lsp_symbols">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, "lsp_symbols")
@@ -232,6 +261,11 @@ export const make = Effect.gen(function* () {
         return references(inv, call)
       case "lsp_hover":
         return hover(inv, call)
+      case "lsp_implementation":
+        return implementation(inv, call)
+      case "lsp_incoming_calls":
+      case "lsp_outgoing_calls":
+        return calls(inv, call)
       case "lsp_symbols":
         return symbols(inv, call)
       case "lsp_workspace_symbols":
