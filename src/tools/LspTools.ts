@@ -10,7 +10,9 @@ import { Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
 import * as CallHierarchy from "../domain/lsp/CallHierarchy.js"
+import * as Dependents from "../domain/lsp/Dependents.js"
 import * as Lsp from "../domain/lsp/Lsp.js"
+import * as RepoMap from "../domain/repomap/RepoMap.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import * as Reports from "../domain/lsp/Reports.js"
 import * as P from "../domain/jail/PosixPath.js"
@@ -275,6 +277,36 @@ export const make = Effect.gen(function* () {
     }
   }
 
+  /**
+   * For a server that checks open files only (pyright): the files that import the edited one (the repo map's import
+   * resolution over the workspace's files of its language), opened and checked; what was not checked is said.
+   */
+  const dependents = (path: string) =>
+    Effect.gen(function* () {
+      const rel = P.relative(session.root, path)
+      const language = RepoMap.languageOf(rel)
+      const walked = yield* walk({ root: session.root, start: session.root, maxEntries: limits.anchorWalkEntries }).pipe(Effect.provideService(FileSystem, fs))
+      const same = walked.files.filter((f) => RepoMap.languageOf(f) === language && Jail.checkLexical(jail, session.root, f, "read").ok)
+      if (same.length > Dependents.limits.files) return { related: [], note: Dependents.notCheckedNote({ tooManyFiles: same.length }) }
+      const texts = new Map<string, string>()
+      for (const f of same) {
+        const text = yield* read("lsp", P.join(session.root, f)).pipe(Effect.option)
+        if (Option.isSome(text)) texts.set(f, text.value)
+      }
+      const importers = Dependents.importersOf(rel, texts)
+      const readable = ReadJudge.judge(fs, jail, aliases)
+      const related = yield* Effect.forEach(importers.slice(0, Dependents.limits.checked), (f) =>
+        Effect.gen(function* () {
+          const facts = yield* readable(P.join(session.root, f))
+          const text = texts.get(f)
+          if (facts === undefined || text === undefined) return []
+          const report = yield* lsp.diagnostics({ path: facts.real, text })
+          return [{ uri: Lsp.fileUri(facts.real), diagnostics: inCodePoints(text, report.diagnostics) }]
+        }).pipe(Effect.orElseSucceed(() => []))
+      )
+      return { related: related.flat(), note: Dependents.notCheckedNote({ importers: importers.length }) }
+    })
+
   const diagnostics: DiagnosticsShape = {
     afterWrite: (path) => {
       const server = lsp.serverFor(path)
@@ -283,7 +315,14 @@ export const make = Effect.gen(function* () {
         Effect.flatMap((text) =>
           Effect.map(lsp.diagnostics({ path, text }, { changed: true }), (report) => ({ ...report, diagnostics: inCodePoints(text, report.diagnostics) }))
         ),
-        Effect.map((report) => `diagnostics from ${server.name} after this change:\n${Reports.formatReport(session, shown(path), report, limits.afterWrite).text}`),
+        Effect.flatMap((report) =>
+          !Dependents.checkedByOpening(path)
+            ? Effect.succeed({ report, note: undefined as string | undefined })
+            : Effect.map(dependents(path), (d) => ({ report: { ...report, related: [...(report.related ?? []), ...d.related] }, note: d.note }))
+        ),
+        Effect.map(({ report, note }) =>
+          [`diagnostics from ${server.name} after this change:`, Reports.formatReport(session, shown(path), report, limits.afterWrite).text, ...(note === undefined ? [] : [note])].join("\n")
+        ),
         // The write stands whatever the server does: a dead, hung or missing server is a note, never a failure.
         Effect.catchAll((e) => Effect.succeed(`[diagnostics unavailable: ${e._tag === "ToolFailed" ? `${e.reason} (${e.tool})` : e.message}]`))
       )
