@@ -58,6 +58,8 @@ export const lspTransport = Layer.succeed(
     definition: noLsp,
     references: noLsp,
     hover: noLsp,
+    implementation: noLsp,
+    callHierarchy: noLsp,
     documentSymbols: noLsp,
     workspaceSymbols: noLsp
   })

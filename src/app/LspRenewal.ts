@@ -70,6 +70,8 @@ export const renewed = (
       definition: (doc, at) => Effect.flatMap(current, (t) => t.definition(doc, at)),
       references: (doc, at, includeDeclaration) => Effect.flatMap(current, (t) => t.references(doc, at, includeDeclaration)),
       hover: (doc, at) => Effect.flatMap(current, (t) => t.hover(doc, at)),
+      implementation: (doc, at) => Effect.flatMap(current, (t) => t.implementation(doc, at)),
+      callHierarchy: (doc, at, direction) => Effect.flatMap(current, (t) => t.callHierarchy(doc, at, direction)),
       documentSymbols: (doc) => Effect.flatMap(current, (t) => t.documentSymbols(doc)),
       workspaceSymbols: (query, anchors) => Effect.flatMap(current, (t) => t.workspaceSymbols(query, anchors))
     }

@@ -10,6 +10,7 @@ import * as HistoryStore from "../adapters/fs/HistoryStore.js"
 import * as StateDir from "../adapters/fs/StateDir.js"
 import * as BwrapSandbox from "../adapters/shell/BwrapSandbox.js"
 import * as SecretObjects from "../adapters/shell/SecretObjects.js"
+import * as ToolchainCachesOnHost from "../adapters/shell/ToolchainCachesOnHost.js"
 import * as StoreSecrets from "../adapters/shell/StoreSecrets.js"
 import * as HostLaunch from "../domain/core/HostLaunch.js"
 import * as Aliases from "../domain/jail/Aliases.js"
@@ -153,16 +154,16 @@ export const serverLauncher = (
   hideObjects: Effect.Effect<GitTools.SecretHistory> = Effect.succeed(undefined)
 ) =>
   Effect.map(
-    Effect.cached(BwrapSandbox.make(bwrap)),
-    (sandbox): Launcher =>
+    Effect.zip(Effect.cached(BwrapSandbox.make(bwrap)), Effect.cached(ToolchainCachesOnHost.find(process.env, bwrap?.hostHome ?? process.env["HOME"]))),
+    ([sandbox, toolchainCaches]): Launcher =>
       (request) =>
         request.sandbox === false || (request.sandbox === "when-available" && !whenAvailable)
           ? Effect.succeed({ argv: HostLaunch.onHost(request.argv), env: HostLaunch.envOnHost(request.argv, request.env) })
           : Effect.flatMap(sandbox, (s) =>
               request.sandbox === "when-available" && (!whenAvailable || s.status._tag !== "Available")
                 ? Effect.succeed({ argv: HostLaunch.onHost(request.argv), env: HostLaunch.envOnHost(request.argv, request.env) })
-                : hideObjects.pipe(
-                    Effect.flatMap((hidden) =>
+                : Effect.zip(hideObjects, request.toolchainCaches === true ? toolchainCaches : Effect.succeed(undefined)).pipe(
+                    Effect.flatMap(([hidden, caches]) =>
                       s.wrap({
                         command: request.argv,
                         bindCommand: true,
@@ -170,7 +171,9 @@ export const serverLauncher = (
                         cwd: root,
                         writable: false,
                         network: request.network,
-                        env: request.env,
+                        // A language server's toolchain caches (Go's module cache…), read-only, never credentials.
+                        env: { ...(caches?.env ?? {}), ...request.env },
+                        ...(caches === undefined ? {} : { readOnly: caches.folders }),
                         ...(hidden === undefined ? {} : { hideGitObjects: hidden.gitDirs })
                       })
                     ),

@@ -3,6 +3,7 @@
  * adapters of a session (`NodeLayers.adapters`: an empty allowlist and nobody to ask, so asks become denies), sha256
  * for the replay table, and newline-delimited JSON-RPC over this process's stdin and stdout.
  */
+import * as WorkspaceWatch from "../adapters/fs/WorkspaceWatch.js"
 import * as path from "node:path"
 import { Effect, Either, Logger, LogLevel } from "effect"
 import * as Approvers from "../adapters/approval/Approvers.js"
@@ -109,6 +110,7 @@ export const run = (flags: ServeFlags) =>
           })
         },
         hash: (text) => sha256(text, "base64"),
+        watch: WorkspaceWatch.start,
         transport: (hooks) =>
           StdioLineTransport.make({ input: process.stdin, output: process.stdout, maxLineBytes: McpServe.limits.maxLineBytes, ...hooks })
       }

@@ -25,4 +25,9 @@ export type Launcher = (request: {
    */
   readonly sandbox: boolean | "when-available"
   readonly network: boolean
+  /**
+   * A language server: its sandbox shows the host's toolchain caches read-only (Go's module cache, Cargo's registry,
+   * Maven's repository…; domain/sandbox/ToolchainCaches.ts), never a credential beside them.
+   */
+  readonly toolchainCaches?: boolean
 }) => Effect.Effect<Launch, ToolFailed, Scope.Scope>

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { ToolFailed, ToolTimeout, Unavailable } from "../domain/core/Errors.js"
+import type * as CallHierarchy from "../domain/lsp/CallHierarchy.js"
 import type { DocumentSymbol, Location, SymbolInformation, ZeroPosition } from "../domain/lsp/Lsp.js"
 import type { Answer, DiagnosticsReport } from "../domain/lsp/Reports.js"
 
@@ -45,6 +46,14 @@ export interface LspTransportShape {
     at: ZeroPosition,
     includeDeclaration: boolean
   ) => Effect.Effect<Answer<ReadonlyArray<Location>>, LspError>
+  /** `textDocument/implementation`: what implements an interface or abstract member (or overrides a method). */
+  readonly implementation: (doc: LspDocument, at: ZeroPosition) => Effect.Effect<Answer<ReadonlyArray<Location>>, LspError>
+  /** The functions prepared at the position (`textDocument/prepareCallHierarchy`) and their calls one way. */
+  readonly callHierarchy: (
+    doc: LspDocument,
+    at: ZeroPosition,
+    direction: CallHierarchy.Direction
+  ) => Effect.Effect<Answer<CallHierarchy.Calls>, LspError>
   /** Hover contents as text ("" when there are none). */
   readonly hover: (doc: LspDocument, at: ZeroPosition) => Effect.Effect<Answer<string>, LspError>
   readonly documentSymbols: (

@@ -32,7 +32,7 @@ import * as Lazy from "../kernel/Lazy.js"
 import * as CallProgress from "./CallProgress.js"
 import * as Drain from "./Drain.js"
 import { runTurn } from "../kernel/RunTurn.js"
-import * as Resources from "./Resources.js"
+import * as Catalog from "./Catalog.js"
 import * as McpRetry from "./McpRetry.js"
 import * as P from "./Protocol.js"
 import * as ReplayTable from "./ReplayTable.js"
@@ -374,6 +374,8 @@ export interface ServeAdapters<E = never> {
   readonly kernel: Kernel.Adapters<E>
   readonly hash: (text: string) => string
   readonly transport: (hooks: TransportHooks) => Transport
+  /** Watches the workspace while a client is subscribed to the repo map (`resources/subscribe`); none: refused. */
+  readonly watch?: Catalog.Watch
   /** Who answers asks, given the client as a way to ask (elicitation); without it, the kernel adapters' approver. */
   readonly approver?: (channel: ElicitationChannel) => Layer.Layer<Approver, E>
 }
@@ -414,7 +416,7 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
       const server = new Server(
         { name: "minicode", version: options.version },
         {
-          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false }, logging: {} },
+          capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, logging: {}, ...Catalog.capabilities },
           instructions: [Guide.instructions(options.settings, options.ask), ...(options.notes ?? [])].join("\n\n")
         }
       )
@@ -544,29 +546,18 @@ export const serve = <E>(options: ServeOptions, adapters: ServeAdapters<E>) =>
           )
         })
       )
-      server.setRequestHandler(types.ListResourcesRequestSchema, () =>
-        run(Resources.list(core.read)).then((exit) => ({ resources: Exit.isSuccess(exit) ? [...exit.value] : [] }))
-      )
-      server.setRequestHandler(types.ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }))
-      server.setRequestHandler(types.ReadResourceRequestSchema, (request) =>
-        run(Effect.either(Resources.read(core.read, request.params.uri))).then((exit) => {
-          if (!Exit.isSuccess(exit)) return Promise.reject(rpcFailure(Framing.ErrorCodes.InternalError, "internal error"))
-          const got = exit.value
-          return Either.isRight(got) ? { contents: [{ ...got.right }] } : Promise.reject(rpcFailure(got.left.code, got.left.message))
-        })
-      )
-      const guide = Guide.instructions(options.settings, options.ask)
-      server.setRequestHandler(types.ListPromptsRequestSchema, () => ({
-        prompts: [{ name: Guide.promptName, description: Guide.promptDescription }]
-      }))
-      server.setRequestHandler(types.GetPromptRequestSchema, (request) =>
-        request.params.name === Guide.promptName
-          ? {
-              description: Guide.promptDescription,
-              messages: [{ role: "user" as const, content: { type: "text" as const, text: guide } }]
-            }
-          : Promise.reject(rpcFailure(Framing.ErrorCodes.InvalidParams, `unknown prompt "${P.shortName(request.params.name)}"`))
-      )
+      const catalog = Catalog.register({
+        server,
+        types,
+        root,
+        read: core.read,
+        run,
+        fail: rpcFailure,
+        guide: (focus) => Guide.focusedGuide(options.settings, focus, options.ask),
+        watch: adapters.watch,
+        log
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(catalog.close))
 
       const transport = adapters.transport({
         parse: (value) => {

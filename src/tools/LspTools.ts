@@ -1,6 +1,6 @@
 /**
- * The language tools (`lsp_diagnostics`, `lsp_definition`, `lsp_references`, `lsp_hover`, `lsp_symbols`,
- * `lsp_workspace_symbols`) as an executor extension, and the post-write diagnostics hook (`Diagnostics`).
+ * The language tools (`lsp_diagnostics`, `lsp_definition`, `lsp_references`, `lsp_hover`, `lsp_implementation`,
+ * `lsp_incoming_calls`, `lsp_outgoing_calls`, `lsp_symbols`, `lsp_workspace_symbols`) as an executor extension, and the post-write diagnostics hook (`Diagnostics`).
  * Gates ran before: the file asked about was jailed; it is read here through the FileSystem port with the identity
  * the jail saw and handed to the server as text. Locations come back workspace-relative with 1-based lines; a
  * location's source line is shown only when read_file would read that file (kernel/ReadJudge: a library's typings
@@ -9,7 +9,10 @@
 import { Effect, Either, Option } from "effect"
 import { ToolFailed } from "../domain/core/Errors.js"
 import * as Jail from "../domain/jail/Jail.js"
+import * as CallHierarchy from "../domain/lsp/CallHierarchy.js"
+import * as Dependents from "../domain/lsp/Dependents.js"
 import * as Lsp from "../domain/lsp/Lsp.js"
+import * as RepoMap from "../domain/repomap/RepoMap.js"
 import * as OutputSchemas from "../domain/mcp/OutputSchemas.js"
 import * as Reports from "../domain/lsp/Reports.js"
 import * as P from "../domain/jail/PosixPath.js"
@@ -208,6 +211,34 @@ export const make = Effect.gen(function* () {
       return answered(found.loadingSeconds, Lsp.formatHover(title(doc, at, "hover", call.args), found.result))
     })
 
+  const implementation = (inv: Invocation, call: CallOf<"lsp_implementation">) =>
+    Effect.gen(function* () {
+      const doc = yield* documentOf(inv, call.tool)
+      const at = yield* positionIn(call.tool, doc, call.args)
+      const found = yield* lsp.implementation(doc, at)
+      const locations = yield* showLocations(found.result)
+      return answered(found.loadingSeconds, Lsp.formatLocations(title(doc, at, "implementations", call.args), locations, Lsp.limits.references))
+    })
+
+  /** Callers or callees of the function at the position, each call site with its line (read as read_file would). */
+  const calls = (inv: Invocation, call: CallOf<"lsp_incoming_calls"> | CallOf<"lsp_outgoing_calls">) =>
+    Effect.gen(function* () {
+      const direction = call.tool === "lsp_incoming_calls" ? "incoming" : "outgoing"
+      const doc = yield* documentOf(inv, call.tool)
+      const at = yield* positionIn(call.tool, doc, call.args)
+      const found = yield* lsp.callHierarchy(doc, at, direction)
+      const shownCalls = yield* Effect.forEach(found.result.calls, (c) =>
+        Effect.map(showLocations([{ uri: c.item.uri, range: c.item.selectionRange }, ...c.sites]), ([declared, ...sites]): CallHierarchy.ShownCall => ({
+          name: c.item.name,
+          kind: c.item.kind,
+          detail: c.item.detail,
+          at: declared ?? { text: c.item.uri, line: c.item.selectionRange.start.line, character: c.item.selectionRange.start.character, inside: false },
+          sites
+        }))
+      )
+      return answered(found.loadingSeconds, CallHierarchy.format(title(doc, at, `${direction} calls`, call.args), direction, found.result.items.length, shownCalls))
+    })
+
   const symbols = (inv: Invocation, call: CallOf<"lsp_symbols">) =>
     Effect.gen(function* () {
       const doc = yield* documentOf(inv, "lsp_symbols")
@@ -232,6 +263,11 @@ export const make = Effect.gen(function* () {
         return references(inv, call)
       case "lsp_hover":
         return hover(inv, call)
+      case "lsp_implementation":
+        return implementation(inv, call)
+      case "lsp_incoming_calls":
+      case "lsp_outgoing_calls":
+        return calls(inv, call)
       case "lsp_symbols":
         return symbols(inv, call)
       case "lsp_workspace_symbols":
@@ -241,6 +277,36 @@ export const make = Effect.gen(function* () {
     }
   }
 
+  /**
+   * For a server that checks open files only (pyright): the files that import the edited one (the repo map's import
+   * resolution over the workspace's files of its language), opened and checked; what was not checked is said.
+   */
+  const dependents = (path: string) =>
+    Effect.gen(function* () {
+      const rel = P.relative(session.root, path)
+      const language = RepoMap.languageOf(rel)
+      const walked = yield* walk({ root: session.root, start: session.root, maxEntries: limits.anchorWalkEntries }).pipe(Effect.provideService(FileSystem, fs))
+      const same = walked.files.filter((f) => RepoMap.languageOf(f) === language && Jail.checkLexical(jail, session.root, f, "read").ok)
+      if (same.length > Dependents.limits.files) return { related: [], note: Dependents.notCheckedNote({ tooManyFiles: same.length }) }
+      const texts = new Map<string, string>()
+      for (const f of same) {
+        const text = yield* read("lsp", P.join(session.root, f)).pipe(Effect.option)
+        if (Option.isSome(text)) texts.set(f, text.value)
+      }
+      const importers = Dependents.importersOf(rel, texts)
+      const readable = ReadJudge.judge(fs, jail, aliases)
+      const related = yield* Effect.forEach(importers.slice(0, Dependents.limits.checked), (f) =>
+        Effect.gen(function* () {
+          const facts = yield* readable(P.join(session.root, f))
+          const text = texts.get(f)
+          if (facts === undefined || text === undefined) return []
+          const report = yield* lsp.diagnostics({ path: facts.real, text })
+          return [{ uri: Lsp.fileUri(facts.real), diagnostics: inCodePoints(text, report.diagnostics) }]
+        }).pipe(Effect.orElseSucceed(() => []))
+      )
+      return { related: related.flat(), note: Dependents.notCheckedNote({ importers: importers.length }) }
+    })
+
   const diagnostics: DiagnosticsShape = {
     afterWrite: (path) => {
       const server = lsp.serverFor(path)
@@ -249,7 +315,14 @@ export const make = Effect.gen(function* () {
         Effect.flatMap((text) =>
           Effect.map(lsp.diagnostics({ path, text }, { changed: true }), (report) => ({ ...report, diagnostics: inCodePoints(text, report.diagnostics) }))
         ),
-        Effect.map((report) => `diagnostics from ${server.name} after this change:\n${Reports.formatReport(session, shown(path), report, limits.afterWrite).text}`),
+        Effect.flatMap((report) =>
+          !Dependents.checkedByOpening(path)
+            ? Effect.succeed({ report, note: undefined as string | undefined })
+            : Effect.map(dependents(path), (d) => ({ report: { ...report, related: [...(report.related ?? []), ...d.related] }, note: d.note }))
+        ),
+        Effect.map(({ report, note }) =>
+          [`diagnostics from ${server.name} after this change:`, Reports.formatReport(session, shown(path), report, limits.afterWrite).text, ...(note === undefined ? [] : [note])].join("\n")
+        ),
         // The write stands whatever the server does: a dead, hung or missing server is a note, never a failure.
         Effect.catchAll((e) => Effect.succeed(`[diagnostics unavailable: ${e._tag === "ToolFailed" ? `${e.reason} (${e.tool})` : e.message}]`))
       )

@@ -145,6 +145,13 @@ describe("the LSP broker", () => {
     expect(direct.status, direct.stderr).toBe(0)
     expect(direct.stdout).toBe(first.stdout)
 
+    // The call hierarchy through the broker (protocol 2), as in-process.
+    const callers = ["tool", "lsp_incoming_calls", JSON.stringify({ path: "src/math.ts", symbol: "add" })]
+    const brokered = await s.run(callers)
+    expect(brokered.status, brokered.stderr).toBe(0)
+    expect(brokered.stdout).toMatch(/^incoming calls of add \(src\/math\.ts:2:17\): 1 call from 1 function\n.*\n {2}src\/main\.ts:3:30 {2}export const total: number = add\(1, 2\)$/m)
+    expect((await s.run(callers, { MINICODE_LSP_BROKER: "off" })).stdout).toBe(brokered.stdout)
+
     const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", "serve", "--cwd", s.ws], env: s.env, stderr: "pipe", cwd: s.ws })
     const client = new Client({ name: "minicode-broker-e2e", version: "1.0.0" })
     await client.connect(transport)
@@ -168,9 +175,9 @@ describe("the LSP broker", () => {
         socket.on("data", (d: Buffer) => (text += d.toString("utf8")))
         socket.on("close", () => resolve(text))
       })
-    const outside = await raw({ version: 1, root: s.ws, watched: false, operation: { op: "hover", doc: { path: "/etc/passwd", text: "x" }, at: { line: 0, character: 0 } } })
+    const outside = await raw({ version: 2, root: s.ws, watched: false, operation: { op: "hover", doc: { path: "/etc/passwd", text: "x" }, at: { line: 0, character: 0 } } })
     expect(outside).toContain(`/etc/passwd is outside the broker's workspace ${s.ws}`)
-    const other = await raw({ version: 1, root: "/etc", watched: false, operation: { op: "status" } })
+    const other = await raw({ version: 2, root: "/etc", watched: false, operation: { op: "status" } })
     expect(other).toContain(`this broker serves ${s.ws}, not /etc`)
     const garbage = await raw({ version: 99, op: "status" })
     expect(garbage).toContain("a request it does not understand")

@@ -85,7 +85,7 @@ for (const s of socks) {
   const c = net.connect(s)
   c.on("data", (d) => console.log("BROKER-ANSWERED " + d))
   c.on("error", () => undefined)
-  c.write(JSON.stringify({ version: 1, root: process.cwd(), watched: false, operation: { op: "status" } }) + "\\n")
+  c.write(JSON.stringify({ version: 2, root: process.cwd(), watched: false, operation: { op: "status" } }) + "\\n")
 }
 setTimeout(() => process.exit(0), 1500)
 `

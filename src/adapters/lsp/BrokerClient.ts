@@ -131,6 +131,8 @@ export const make = (o: ClientOptions): Effect.Effect<LspTransportShape> =>
       references: (doc, at, includeDeclaration) =>
         brokered({ op: "references", doc, at, includeDeclaration }, (t) => t.references(doc, at, includeDeclaration)),
       hover: (doc, at) => brokered({ op: "hover", doc, at }, (t) => t.hover(doc, at)),
+      implementation: (doc, at) => brokered({ op: "implementation", doc, at }, (t) => t.implementation(doc, at)),
+      callHierarchy: (doc, at, direction) => brokered({ op: "callHierarchy", doc, at, direction }, (t) => t.callHierarchy(doc, at, direction)),
       documentSymbols: (doc) => brokered({ op: "documentSymbols", doc }, (t) => t.documentSymbols(doc)),
       workspaceSymbols: (query, anchors) => brokered({ op: "workspaceSymbols", query, anchors }, (t) => t.workspaceSymbols(query, anchors))
     })

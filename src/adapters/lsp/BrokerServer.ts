@@ -159,6 +159,10 @@ export const serve = (o: ServeOptions): Effect.Effect<"served" | "another", Tool
             return t.definition(op.doc, op.at)
           case "hover":
             return t.hover(op.doc, op.at)
+          case "implementation":
+            return t.implementation(op.doc, op.at)
+          case "callHierarchy":
+            return t.callHierarchy(op.doc, op.at, op.direction)
           case "references":
             return t.references(op.doc, op.at, op.includeDeclaration)
           case "documentSymbols":

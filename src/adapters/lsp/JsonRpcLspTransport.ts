@@ -30,6 +30,7 @@ import type { Launcher } from "../../ports/Launcher.js"
 import type { ServerEntry } from "../../domain/core/Config.js"
 import * as Env from "../../domain/sandbox/Env.js"
 import { ToolFailed, ToolTimeout, Unavailable } from "../../domain/core/Errors.js"
+import * as CallHierarchy from "../../domain/lsp/CallHierarchy.js"
 import * as Lsp from "../../domain/lsp/Lsp.js"
 import * as Progress from "../../ports/Progress.js"
 import { type LspDocument, type LspError, type LspServerInfo, LspTransport } from "../../ports/LspTransport.js"
@@ -111,7 +112,8 @@ export const build = (options: Options) =>
           // Language servers run workspace code (a planted node_modules/typescript/lib/tsserver.js): sandboxed by default
           // whenever a sandbox can be made; `sandbox: false` (config lsp add --no-sandbox) opts out, `true` requires it.
           sandbox: server.entry.sandbox === undefined ? "when-available" : server.entry.sandbox,
-          network: false
+          network: false,
+          toolchainCaches: true
         }),
         (launch) => {
           life.ownPidNamespace = launch.ownPidNamespace === true
@@ -441,19 +443,39 @@ export const build = (options: Options) =>
         : Effect.fail(failed(instance.name, `the server does not offer ${offerable[method].what} (${method})`))
 
     /** Asks once the project of `doc` has loaded (or the load deadline passed: then the answer says so). */
-    const ask = <A, I>(doc: LspDocument, method: keyof typeof offerable, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+    const asking = <A>(doc: LspDocument, method: keyof typeof offerable, body: (instance: Instance, uri: string) => Effect.Effect<A, LspError>) =>
       Effect.gen(function* () {
-        const server = yield* serverFor(doc.path)
-        const instance = yield* instanceOf(server)
+        const instance = yield* instanceOf(yield* serverFor(doc.path))
         yield* offered(instance, method)
         return yield* withDocument(instance, doc, (uri) =>
           Effect.gen(function* () {
             const loadingSeconds = yield* Settle.ready(channel, instance, doc)
-            const result = yield* send(instance, method, params(uri)).pipe(Effect.flatMap(decode(instance, method, schema)))
+            const result = yield* body(instance, uri)
             return { result, ...(loadingSeconds === undefined ? {} : { loadingSeconds }) }
           })
         )
       })
+    const ask = <A, I>(doc: LspDocument, method: keyof typeof offerable, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
+      asking(doc, method, (instance, uri) => send(instance, method, params(uri)).pipe(Effect.flatMap(decode(instance, method, schema))))
+
+    /** Prepared items go back as the server sent them; each one's calls are asked in turn. */
+    const callHierarchy = (doc: LspDocument, at: Lsp.ZeroPosition, direction: CallHierarchy.Direction) =>
+      asking(doc, "textDocument/prepareCallHierarchy", (instance, uri) =>
+        Effect.gen(function* () {
+          const prepare = "textDocument/prepareCallHierarchy"
+          const raw = (yield* send(instance, prepare, { textDocument: { uri }, position: position(at) }).pipe(Effect.flatMap(decode(instance, prepare, CallHierarchy.Prepared)))) ?? []
+          const items = yield* Effect.forEach(raw, (r) => Effect.map(decode(instance, prepare, CallHierarchy.Item)(r), (item) => ({ raw: r, item })))
+          const method = direction === "incoming" ? "callHierarchy/incomingCalls" : "callHierarchy/outgoingCalls"
+          const calls = yield* Effect.forEach(items, ({ raw: item, item: asked }) =>
+            send(instance, method, { item }).pipe(
+              Effect.flatMap(decode(instance, method, CallHierarchy.Reply)),
+              Effect.map((reply) => CallHierarchy.callsOf(direction, asked, reply))
+            )
+          )
+          const value: CallHierarchy.Calls = { items: items.map((i) => i.item), calls: calls.flat() }
+          return value
+        })
+      )
 
     /** Asks at once: a question about one file's own text (its outline) needs no project. */
     const askNow = <A, I>(doc: LspDocument, method: keyof typeof offerable, params: (uri: string) => unknown, schema: Schema.Schema<A, I>) =>
@@ -555,6 +577,9 @@ export const build = (options: Options) =>
           (uri) => ({ textDocument: { uri }, position: position(at), context: { includeDeclaration } }),
           Lsp.Locations
         ),
+      implementation: (doc, at) =>
+        ask(doc, "textDocument/implementation", (uri) => ({ textDocument: { uri }, position: position(at) }), Lsp.Locations),
+      callHierarchy,
       hover: (doc, at) => ask(doc, "textDocument/hover", (uri) => ({ textDocument: { uri }, position: position(at) }), Lsp.Hover),
       documentSymbols: (doc) =>
         askNow(doc, "textDocument/documentSymbol", (uri) => ({ textDocument: { uri } }), Lsp.DocumentSymbols).pipe(Effect.map((s) => s ?? [])),

@@ -81,6 +81,8 @@ export const initializeParams = (root: string, rootUri: string, folders: Readonl
       hover: { dynamicRegistration: false, contentFormat: ["markdown", "plaintext"] },
       definition: { dynamicRegistration: false, linkSupport: true },
       references: { dynamicRegistration: false },
+      implementation: { dynamicRegistration: false, linkSupport: true },
+      callHierarchy: { dynamicRegistration: false },
       documentSymbol: {
         dynamicRegistration: false,
         hierarchicalDocumentSymbolSupport: true,
@@ -104,6 +106,8 @@ const InitializeResult = Schema.Struct({
     positionEncoding: Schema.optional(Schema.String),
     definitionProvider: Schema.optional(Schema.Unknown),
     referencesProvider: Schema.optional(Schema.Unknown),
+    implementationProvider: Schema.optional(Schema.Unknown),
+    callHierarchyProvider: Schema.optional(Schema.Unknown),
     hoverProvider: Schema.optional(Schema.Unknown),
     documentSymbolProvider: Schema.optional(Schema.Unknown),
     workspaceSymbolProvider: Schema.optional(Schema.Unknown)
@@ -115,6 +119,8 @@ export const offerable = {
   "textDocument/definition": { capability: "definitionProvider", what: "definitions" },
   "textDocument/references": { capability: "referencesProvider", what: "references" },
   "textDocument/hover": { capability: "hoverProvider", what: "hover" },
+  "textDocument/implementation": { capability: "implementationProvider", what: "implementations" },
+  "textDocument/prepareCallHierarchy": { capability: "callHierarchyProvider", what: "call hierarchy" },
   "textDocument/documentSymbol": { capability: "documentSymbolProvider", what: "document symbols" },
   "workspace/symbol": { capability: "workspaceSymbolProvider", what: "workspace symbols" }
 } as const

@@ -104,6 +104,9 @@ export const Args = {
   lsp_definition: Schema.Struct(Position),
   lsp_references: Schema.Struct({ ...Position, include_declaration: Flag("Include the declaration") }),
   lsp_hover: Schema.Struct(Position),
+  lsp_implementation: Schema.Struct(Position),
+  lsp_incoming_calls: Schema.Struct(Position),
+  lsp_outgoing_calls: Schema.Struct(Position),
   lsp_symbols: Schema.Struct({ path: Position.path, all: Flag("Also list locals and callbacks inside functions (left out by default)") }),
   lsp_workspace_symbols: Schema.Struct({ query: Schema.String.annotations({ description: "Symbol name or prefix" }) }),
   repo_map: Schema.Struct({
@@ -189,6 +192,9 @@ export const BuiltinCall = Schema.Union(
   member("lsp_definition"),
   member("lsp_references"),
   member("lsp_hover"),
+  member("lsp_implementation"),
+  member("lsp_incoming_calls"),
+  member("lsp_outgoing_calls"),
   member("lsp_symbols"),
   member("lsp_workspace_symbols"),
   member("repo_map"),
@@ -258,6 +264,9 @@ const info: { readonly [K in ToolName]: Static } = {
   lsp_definition: { title: "Go to definition", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Go to definition" },
   lsp_references: { title: "Find references", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Find references" },
   lsp_hover: { title: "Hover information", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Hover information" },
+  lsp_implementation: { title: "Go to implementation", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Go to the implementations of an interface, abstract member or method" },
+  lsp_incoming_calls: { title: "Incoming calls", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Who calls this function or method (call hierarchy), with each call site" },
+  lsp_outgoing_calls: { title: "Outgoing calls", scope: "lsp", capability: "read", mutates: false, gated: false, description: "What this function or method calls (call hierarchy), with each call site" },
   lsp_symbols: { title: "File symbols", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Symbols of a file" },
   lsp_workspace_symbols: { title: "Workspace symbols", scope: "lsp", capability: "read", mutates: false, gated: false, description: "Search symbols in the workspace" },
   repo_map: { title: "Repository map", scope: "search", capability: "read", mutates: false, gated: false, description: "Outline of the workspace's important symbols, ranked by references (PageRank, focus: [paths] to rank around given files); says which files it left out and why" },
@@ -297,6 +306,9 @@ const examples: { readonly [K in ToolName]: Schema.Schema.Encoded<(typeof Args)[
   lsp_definition: { path: "src/index.ts", symbol: "main" },
   lsp_references: { path: "src/index.ts", line: 12, character: 7, include_declaration: true },
   lsp_hover: { path: "src/index.ts", line: 12, character: 7 },
+  lsp_implementation: { path: "src/store.ts", symbol: "Store" },
+  lsp_incoming_calls: { path: "src/parser.ts", symbol: "parse" },
+  lsp_outgoing_calls: { path: "src/index.ts", symbol: "main" },
   lsp_symbols: { path: "src/index.ts" },
   lsp_workspace_symbols: { query: "parse" },
   repo_map: { max_chars: 8000, focus: ["src/cli"] },
@@ -349,6 +361,9 @@ export const facts = (call: ToolCall): Facts => {
     case "lsp_definition":
     case "lsp_references":
     case "lsp_hover":
+    case "lsp_implementation":
+    case "lsp_incoming_calls":
+    case "lsp_outgoing_calls":
     case "lsp_symbols":
       return make(use("path", call.args.path, "read"))
     case "write_file":

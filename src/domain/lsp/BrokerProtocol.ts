@@ -8,14 +8,15 @@ import { Schema } from "effect"
 import { ToolFailed, ToolTimeout, Unavailable } from "../core/Errors.js"
 
 /** Bumped when a request or reply changes shape: a broker of another version is not spoken to. */
-export const version = 1
+export const version = 2
 
 const Document = Schema.Struct({ path: Schema.String, text: Schema.String })
 const Position = Schema.Struct({ line: Schema.Number, character: Schema.Number })
 
 export const Operation = Schema.Union(
   Schema.Struct({ op: Schema.Literal("diagnostics"), doc: Document, changed: Schema.Boolean }),
-  Schema.Struct({ op: Schema.Literal("definition", "hover"), doc: Document, at: Position }),
+  Schema.Struct({ op: Schema.Literal("definition", "hover", "implementation"), doc: Document, at: Position }),
+  Schema.Struct({ op: Schema.Literal("callHierarchy"), doc: Document, at: Position, direction: Schema.Literal("incoming", "outgoing") }),
   Schema.Struct({ op: Schema.Literal("references"), doc: Document, at: Position, includeDeclaration: Schema.Boolean }),
   Schema.Struct({ op: Schema.Literal("documentSymbols"), doc: Document }),
   Schema.Struct({ op: Schema.Literal("workspaceSymbols"), query: Schema.String, anchors: Schema.Array(Document) }),

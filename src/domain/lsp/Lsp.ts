@@ -235,7 +235,7 @@ export const severityOf = (d: Diagnostic): "error" | "warning" | "info" | "hint"
   const name = severities[d.severity ?? 1]
   return name === undefined || name === "" ? "info" : name
 }
-const oneLine = (s: string, max: number) => {
+export const oneLine = (s: string, max: number) => {
   const flat = s.replace(/\s*\n\s*/g, " ").trim()
   return flat.length > max ? `${flat.slice(0, max)}…` : flat
 }

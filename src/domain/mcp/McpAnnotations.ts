@@ -42,6 +42,9 @@ const hints = (name: ToolName, settings: Settings): Hints => {
     case "lsp_definition":
     case "lsp_references":
     case "lsp_hover":
+    case "lsp_implementation":
+    case "lsp_incoming_calls":
+    case "lsp_outgoing_calls":
     case "lsp_symbols":
     case "lsp_workspace_symbols":
       return reads

@@ -2,8 +2,9 @@
  * What `mcp serve` tells an assistant about using its tools well: the server's `instructions` and the
  * `minicode-guide` prompt. Pure text, built from the settings so it names what is actually on.
  */
+import { staticInfo } from "../core/Tools.js"
 import type { Settings } from "./McpScopes.js"
-import { scopes } from "./McpScopes.js"
+import { listed, scopes } from "./McpScopes.js"
 
 export const promptName = "minicode-guide"
 
@@ -87,3 +88,30 @@ export const cursorRules = (): string =>
     ...guidance,
     ""
   ].join("\n")
+
+/** The `minicode-guide` prompt's one argument: a scope to focus on (completed by `completion/complete`). */
+export const focusArgument = {
+  name: "focus",
+  description: `A tool family to focus the guide on: ${scopes.join(", ")}`,
+  required: false
+} as const
+
+/** The scopes whose name starts with `prefix` (case-insensitive), in the scopes' order. */
+export const completeFocus = (prefix: string): ReadonlyArray<string> => scopes.filter((s) => s.startsWith(prefix.toLowerCase()))
+
+/**
+ * The guide, focused on one scope when asked: its level here and the tools this session lists in it (none when
+ * it is off, with the setting that would turn it on); `undefined` for a name that is no scope.
+ */
+export const focusedGuide = (settings: Settings, focus: string | undefined, ask?: boolean | undefined): string | undefined => {
+  const base = instructions(settings, ask)
+  if (focus === undefined || focus === "") return base
+  const scope = scopes.find((s) => s === focus.toLowerCase())
+  if (scope === undefined) return undefined
+  const tools = listed(settings).filter((t) => staticInfo(t).scope === scope)
+  const line =
+    tools.length === 0
+      ? `Focus: ${scope}. This scope is off in this session (--scope ${scope}=read or =write turns it on); none of its tools is listed.`
+      : `Focus: ${scope} (level ${settings.levels[scope]}). Its tools here: ${tools.join(", ")}.`
+  return [base, "", line].join("\n")
+}

@@ -14,6 +14,7 @@ describe("the LSP broker's protocol", () => {
   it("the documents of each operation are the ones the jail read", () => {
     const doc = { path: "/w/a.ts", text: "x" }
     expect(Protocol.documentsOf({ op: "hover", doc, at: { line: 0, character: 0 } })).toEqual([doc])
+    expect(Protocol.documentsOf({ op: "callHierarchy", doc, at: { line: 0, character: 0 }, direction: "incoming" })).toEqual([doc])
     expect(Protocol.documentsOf({ op: "workspaceSymbols", query: "q", anchors: [doc, doc] })).toEqual([doc, doc])
     expect(Protocol.documentsOf({ op: "status" })).toEqual([])
   })
@@ -32,7 +33,10 @@ describe("the LSP broker's protocol", () => {
   })
 
   it("a request of another version or shape is refused", () => {
-    expect(() => Schema.decodeUnknownSync(Protocol.RequestJson)(JSON.stringify({ version: 2, root: "/w", watched: false, operation: { op: "status" } }))).toThrow()
-    expect(() => Schema.decodeUnknownSync(Protocol.RequestJson)(JSON.stringify({ version: 1, root: "/w", watched: false, operation: { op: "rm" } }))).toThrow()
+    expect(() => Schema.decodeUnknownSync(Protocol.RequestJson)(JSON.stringify({ version: 1, root: "/w", watched: false, operation: { op: "status" } }))).toThrow()
+    expect(() => Schema.decodeUnknownSync(Protocol.RequestJson)(JSON.stringify({ version: 2, root: "/w", watched: false, operation: { op: "rm" } }))).toThrow()
+    const at = { line: 0, character: 0 }
+    expect(() => Schema.decodeUnknownSync(Protocol.RequestJson)(JSON.stringify({ version: 2, root: "/w", watched: false, operation: { op: "callHierarchy", doc: { path: "/w/a", text: "" }, at, direction: "sideways" } }))).toThrow()
+    expect(Schema.decodeUnknownSync(Protocol.RequestJson)(JSON.stringify({ version: 2, root: "/w", watched: false, operation: { op: "status" } })).version).toBe(Protocol.version)
   })
 })
