@@ -1,12 +1,12 @@
 /**
  * Whether bubblewrap can make a sandbox here: `bwrap --version`, then a throwaway sandbox running `true` with every
  * namespace the real ones use. Once per bwrap path and process (every sandbox of a session shares it), and a success
- * is recorded for the boot, so a one-shot CLI call does not pay two bwrap starts before its work (issue 45: 20-60 ms
- * of wall time per call on this machine, more under load).
+ * is recorded for the boot by a one-shot process (a CLI command), so it does not pay two bwrap starts before its
+ * work (issue 45: 20-60 ms of wall time per call on this machine, more under load); a server probes once per process.
  *
- * The record (`sandbox-probe.json`) lives in minicode's state root (`$XDG_STATE_HOME/minicode`, else
- * `~/.local/state/minicode`, else `$XDG_RUNTIME_DIR/minicode/state`: `StateHome`), never in a workspace, read only
- * through a real private folder of ours and a private regular file of ours (never through a symlink). It is keyed by
+ * The record (`sandbox-probe`) lives in the command's workspace's state folder (`StateFile`: outside the workspace,
+ * private, never read through a symlink, checksummed, written by this very code; with no state place, no record is
+ * kept). It is keyed by
  * the boot (`/proc/sys/kernel/random/boot_id`), the user, and the bwrap binary (its canonical path, device, inode,
  * size, modification and change times): a new boot, another bwrap or a bwrap replaced in place probes again.
  *
@@ -17,10 +17,8 @@
  */
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { Effect } from "effect"
-import * as StateHomePlaces from "../../domain/core/StateHome.js"
+import * as StateFile from "../fs/StateFile.js"
 import type { SandboxStatus } from "../../ports/Sandbox.js"
 
 export interface Probed {
@@ -44,39 +42,9 @@ export const trialArgs: ReadonlyArray<string> = [
 ]
 
 const format = "minicode-bwrap-probe/1"
-const recordName = "sandbox-probe.json"
+const recordName = "sandbox-probe"
 /** What `bwrap --version` prints; anything else in a record is not believed. */
 const versionShape = /^bubblewrap [0-9][0-9A-Za-z.+~-]{0,40}$/
-const uid = process.getuid?.()
-
-const home = (): string | undefined => {
-  try {
-    return os.homedir()
-  } catch {
-    return undefined
-  }
-}
-
-/** A real folder of ours that nobody else may write (never a symlink). */
-const privateFolder = (dir: string): boolean => {
-  const st = fs.lstatSync(dir, { throwIfNoEntry: false })
-  return st !== undefined && st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0
-}
-
-/** The state root the record lives in: the first place of `StateHome.candidates` that is (or is made) a private folder of ours. */
-export const recordFolder = (env: NodeJS.ProcessEnv = process.env, make = false): string | undefined => {
-  for (const candidate of StateHomePlaces.candidates(env, home())) {
-    if (make && fs.lstatSync(candidate, { throwIfNoEntry: false }) === undefined) {
-      try {
-        fs.mkdirSync(candidate, { recursive: true, mode: 0o700 })
-      } catch {
-        continue
-      }
-    }
-    if (privateFolder(candidate)) return candidate
-  }
-  return undefined
-}
 
 /** The key of a probe of `bwrap` on this boot, by this user; undefined when the boot or the binary cannot be known. */
 export const keyOf = (bwrap: string): string | undefined => {
@@ -85,28 +53,19 @@ export const keyOf = (bwrap: string): string | undefined => {
     const real = fs.realpathSync(bwrap)
     const st = fs.statSync(real, { bigint: true })
     if (boot === "" || !st.isFile()) return undefined
-    return [format, boot, String(uid), real, st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, trialArgs.join(" ")].join("\0")
+    return [format, boot, String(process.getuid?.()), real, st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs, trialArgs.join(" ")].join("\0")
   } catch {
     return undefined
   }
 }
 
 /** The version a recorded success of `bwrap` on this boot says, or undefined (no record, another key, anything odd). */
-export const recorded = (bwrap: string, env: NodeJS.ProcessEnv = process.env): string | undefined => {
+export const recorded = (bwrap: string, workspace: string): string | undefined => {
   try {
     const key = keyOf(bwrap)
-    const dir = recordFolder(env)
-    if (key === undefined || dir === undefined) return undefined
-    const fd = fs.openSync(path.join(dir, recordName), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
-    let text: string
-    try {
-      const st = fs.fstatSync(fd)
-      if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0 || st.size > 64 * 1024) return undefined
-      text = fs.readFileSync(fd, "utf8")
-    } finally {
-      fs.closeSync(fd)
-    }
-    const record: unknown = JSON.parse(text)
+    const body = key === undefined ? undefined : StateFile.read(workspace, recordName, format)
+    if (body === undefined) return undefined
+    const record: unknown = JSON.parse(body)
     if (typeof record !== "object" || record === null) return undefined
     const r = record as Record<string, unknown>
     return r["key"] === key && typeof r["version"] === "string" && versionShape.test(r["version"]) ? r["version"] : undefined
@@ -116,33 +75,20 @@ export const recorded = (bwrap: string, env: NodeJS.ProcessEnv = process.env): s
 }
 
 /** Records that `bwrap` (printing `version`) made a sandbox on this boot. A record that cannot be written is only a slower next start. */
-export const record = (bwrap: string, version: string, env: NodeJS.ProcessEnv = process.env): void => {
+export const record = (bwrap: string, version: string, workspace: string): void => {
   const key = keyOf(bwrap)
   if (key === undefined || !versionShape.test(version)) return
-  const dir = recordFolder(env, true)
-  if (dir === undefined) return
-  const tmp = path.join(dir, `${recordName}.${process.pid}.tmp`)
   try {
-    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o600)
-    try {
-      fs.writeSync(fd, JSON.stringify({ key, version }))
-    } finally {
-      fs.closeSync(fd)
-    }
-    fs.renameSync(tmp, path.join(dir, recordName))
+    StateFile.write(workspace, recordName, format, JSON.stringify({ key, version }))
   } catch {
-    try {
-      fs.rmSync(tmp, { force: true })
-    } catch {
-      // nothing to clean up
-    }
+    // no state place: probed again next time
   }
 }
 
-const probe = (bwrap: string | undefined): Effect.Effect<Probed> =>
+const probe = (bwrap: string | undefined, workspace: string | undefined): Effect.Effect<Probed> =>
   Effect.gen(function* () {
     if (bwrap === undefined) return { status: { _tag: "Unavailable", reason: "bwrap (bubblewrap) is not installed" }, bwrap: "bwrap" }
-    const known = recorded(bwrap)
+    const known = workspace === undefined ? undefined : recorded(bwrap, workspace)
     const limits = { prlimit: false, pidsCgroup: false, processLimit: false }
     if (known !== undefined) return { status: { _tag: "Available", kind: "bwrap", version: known, limits }, bwrap }
     const version = yield* exec(bwrap, ["--version"], 5_000)
@@ -154,14 +100,15 @@ const probe = (bwrap: string | undefined): Effect.Effect<Probed> =>
         bwrap
       }
     }
-    record(bwrap, version.stdout.trim())
+    if (workspace !== undefined) record(bwrap, version.stdout.trim(), workspace)
     return { status: { _tag: "Available", kind: "bwrap", version: version.stdout.trim(), limits }, bwrap }
   })
 
 /** One probe per bwrap path and process: every sandbox of a session (bash, git's reads, servers) shares it. */
 const probes = new Map<string, Probed>()
 
-export const probeOnce = (bwrap: string | undefined): Effect.Effect<Probed> => {
+/** `workspace`: a one-shot process's, whose state place keeps the record (none: probed, nothing recorded). */
+export const probeOnce = (bwrap: string | undefined, workspace?: string): Effect.Effect<Probed> => {
   const known = probes.get(bwrap ?? "")
-  return known !== undefined ? Effect.succeed(known) : Effect.tap(probe(bwrap), (found) => Effect.sync(() => probes.set(bwrap ?? "", found)))
+  return known !== undefined ? Effect.succeed(known) : Effect.tap(probe(bwrap, workspace), (found) => Effect.sync(() => probes.set(bwrap ?? "", found)))
 }

@@ -46,6 +46,8 @@ export interface Options {
   readonly scan?: WatchedScan.WatchedScan | undefined
   /** The minicode program (dist/bin.js) a guardian runs when this process dies mid-call (`Recovery`); none when absent. */
   readonly recoverWith?: string | undefined
+  /** A one-shot process's workspace: the probe's success is kept for the boot in its state place (`BwrapProbe`). */
+  readonly probeRecord?: string | undefined
 }
 
 /** The first executable `name` on PATH (absolute entries), then in the system folders. */
@@ -420,7 +422,7 @@ export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) 
 
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
-    const found = yield* BwrapProbe.probeOnce(options.bwrap ?? findOnPath("bwrap"))
+    const found = yield* BwrapProbe.probeOnce(options.bwrap ?? findOnPath("bwrap"), options.probeRecord)
     const host = hostFacts()
     // RLIMIT_NPROC (per user namespace) holds for everyone but host root, whom the kernel exempts: a pids cgroup
     // (a few ms per call) only where it is needed, unless asked explicitly.
