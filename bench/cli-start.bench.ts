@@ -39,16 +39,11 @@ const kinds: Record<string, ReadonlyArray<string>> = {
   "minicode read_file": [bin, "tool", "read_file", JSON.stringify({ path: one }), "--cwd", ws]
 }
 
-const cpuOf = () => {
-  const u = process.resourceUsage()
-  return u.userCPUTime + u.systemCPUTime
-}
 const childCpu = (): number => {
   // Children's CPU is not in process.resourceUsage(); /proc/self/stat's cutime + cstime (clock ticks) hold it.
   const fields = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ") ?? []
   return (Number(fields[13]) + Number(fields[14])) * 10
 }
-void cpuOf
 
 const measure = (argv: ReadonlyArray<string>) => {
   const cpu0 = childCpu()
