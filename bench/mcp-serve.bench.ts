@@ -8,6 +8,8 @@
  * 2-core VM's speed drifts by ±15 % within a minute. BENCH_ROUNDS, BENCH_READS, BENCH_WRITES,
  * BENCH_WARMUP_READS and BENCH_STARTUPS change the sizes. The reads cycle over BENCH_FILES files (50): a server
  * that keeps what it made for a file it read before (ours keeps 256 listings) meets them again; with 1000 it never does.
+ * BENCH_TREE_FILES=25000 puts them at the top of a copy of bench/tree's 25,000-file tree (issue 45: per-call cost
+ * must not grow with the tree).
  *
  *   npm run build && npx tsx bench/mcp-serve.bench.ts
  */
@@ -17,9 +19,10 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { cached } from "./tree/generate.js"
 
 const repo = fileURLToPath(new URL("../", import.meta.url))
-const ours = path.join(repo, "dist/bin.js")
+const ours = process.env["BENCH_BIN"] ?? path.join(repo, "dist/bin.js")
 const peer = path.join(repo, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 
 const startups = Number(process.env["BENCH_STARTUPS"] ?? 7)
@@ -58,15 +61,19 @@ const servers: ReadonlyArray<Server> = [
   }
 ]
 
+/** BENCH_TREE_FILES=N: the workspace is a copy of bench/tree's N-file tree (a git repository; from 20,000 files with a vendored node_modules) with the bench's files at its top. */
+const treeFiles = Number(process.env["BENCH_TREE_FILES"] ?? 0)
+
 const workspace = () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-bench-")))
+  if (treeFiles > 0) fs.cpSync(cached(treeFiles, treeFiles >= 20_000 ? path.join(repo, "node_modules") : undefined), root, { recursive: true, verbatimSymlinks: true })
   const line = "const value = computeSomething(input, options) // a typical line of source code\n"
   for (let i = 0; i < fileCount; i++) {
     // Every line of every file differs (as in a real tree), 200 lines of ~85 bytes.
     const text = Array.from({ length: 200 }, (_, j) => `${line.slice(0, -1)} ${i}:${j}\n`).join("")
     fs.writeFileSync(path.join(root, `file${i}.ts`), text)
   }
-  fs.mkdirSync(path.join(root, "out"))
+  fs.mkdirSync(path.join(root, "out"), { recursive: true })
   return root
 }
 
@@ -115,8 +122,24 @@ const warmUp = async (server: Server, { client }: Connected) => {
   for (let i = 0; i < 20; i++) ensureOk(await client.callTool(server.write(`out/warm${i}.ts`, content)), "warm-up write")
 }
 
-/** One phase against one server: calls per second. */
-const run = async (server: Server, { client }: Connected, phase: Phase, round: number): Promise<number> => {
+/** The server process's user+system CPU so far (ms), from /proc: steadier than throughput on a loaded machine. */
+const cpuMs = (pid: number): number => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+/** Per server and phase: CPU ms per call, one figure per round. */
+const cpuPerCall = new Map<string, Array<number>>()
+
+/** One phase against one server: calls per second (and its CPU per call, in `cpuPerCall`). */
+const run = async (server: Server, connected: Connected, phase: Phase, round: number): Promise<number> => {
+  const cpu0 = cpuMs(connected.pid)
+  const rate = await runPhase(server, connected, phase, round)
+  const key = `${server.name}:${phase}`
+  cpuPerCall.set(key, [...(cpuPerCall.get(key) ?? []), (cpuMs(connected.pid) - cpu0) / (phase === "write" ? writes : reads)])
+  return rate
+}
+
+const runPhase = async (server: Server, { client }: Connected, phase: Phase, round: number): Promise<number> => {
   const t = performance.now()
   switch (phase) {
     case "seq":
@@ -191,7 +214,7 @@ const main = async () => {
     const row = (label: string, x: number, y: number, unit: string, ratio: number, goal: string) =>
       `${label.padEnd(28)} ${x.toFixed(1).padStart(9)} ${y.toFixed(1).padStart(9)} ${unit.padEnd(8)} ${ratio.toFixed(2).padStart(6)}  ${goal}`
     console.log(
-      `node ${process.version}, ${os.cpus().length} cpus, ${warmReads} warm-up reads, ${rounds} rounds of ${reads} reads (sequential, then 32-way) and ${writes} writes, ${startups} start-ups; medians`
+      `${treeFiles > 0 ? `${treeFiles}-file tree + ` : ""}${fileCount} files; node ${process.version}, ${os.cpus().length} cpus, ${warmReads} warm-up reads, ${rounds} rounds of ${reads} reads (sequential, then 32-way) and ${writes} writes, ${startups} start-ups; medians`
     )
     console.log(`${"".padEnd(28)} ${"minicode".padStart(9)} ${"peer".padStart(9)} ${"".padEnd(8)} ${"ratio".padStart(6)}`)
     console.log(row("start-up to tools/list", a.startupMs, b.startupMs, "ms", a.startupMs / b.startupMs, "goal ≤ 1.00 (time)"))
@@ -200,6 +223,12 @@ const main = async () => {
     console.log(row("write_file sequential", a.write, b.write, "calls/s", paired("write"), "goal ≥ 0.80 (ours journaled)"))
     console.log(row("resident memory (end)", a.rssMb, b.rssMb, "MB", a.rssMb / b.rssMb, "goal: ours < 120 MB"))
     console.log(row("resident memory (peak)", a.peakRssMb, b.peakRssMb, "MB", a.peakRssMb / b.peakRssMb, ""))
+    const cpu = (name: string, phase: Phase) => median(cpuPerCall.get(`${name}:${phase}`) ?? [])
+    for (const phase of phases) {
+      const x = cpu("minicode", phase)
+      const y = cpu("server-filesystem", phase)
+      console.log(row(`server CPU per call, ${phase}`, x * 1000, y * 1000, "µs", y / x, "(peer / ours: ≥ 1 is cheaper)"))
+    }
     console.log(`throughput: medians over the rounds; their ratio: the median of the rounds' ratios, which are`)
     console.log(`ratios per round: sequential ${perRound("seq")}; 32-way ${perRound("conc")}; writes ${perRound("write")}`)
     console.log(`start-up samples (ms): minicode ${samples.get("minicode")?.map((x) => x.toFixed(0)).join(" ")}; peer ${samples.get("server-filesystem")?.map((x) => x.toFixed(0)).join(" ")}`)

@@ -37,6 +37,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as vm from "node:vm"
+import { version } from "./cli/Version.js"
 
 /** The bundle's file name beside this one; scripts/build.mjs defines it, with the bundle's content hash in it. */
 declare const MINICODE_MAIN: string
@@ -125,6 +126,17 @@ const writeCache = (file: string, payload: Buffer) => {
       // nothing to clean up
     }
   }
+}
+
+// `minicode --version` alone is answered here, as the CLI words it, without reading or compiling the program: it
+// cost 4-6× `node -e 0` through the bundle, and scripts and editors call it to find the install.
+if (process.argv.length === 3 && process.argv[2] === "--version") {
+  try {
+    fs.writeSync(1, `${version}\n\n`)
+  } catch {
+    // a closed stdout: nothing to tell
+  }
+  process.exit(0)
 }
 
 const file = path.join(path.dirname(fileURLToPath(import.meta.url)), MINICODE_MAIN)

@@ -48,12 +48,14 @@ export const sessionAdapters = (options: {
   readonly sandbox: SandboxMode
   readonly allowlistFile: string
   readonly configured: ReadonlyArray<AllowEntry>
+  /** The session's workspace (canonical): the sandbox probe's record is kept in its state place, never inside it. */
+  readonly workspace: string
 }): Adapters<ToolFailed> => ({
   ...NodeAdapters.frontEnd({
     ...options,
-    // One command per process: no watchers, the workspace scan's cache kept between commands (`keepScanCache`).
-    oneShot: true,
-    scanStore: scanCache.store,
+    // One command per process: no watchers, the workspace scan's cache kept between commands (`keepScanCache`),
+    // the sandbox probe's success kept for the boot.
+    oneShot: { workspace: options.workspace, scanStore: scanCache.store },
     // A long MCP call shows its progress on stderr (stdout stays the result).
     mcpClient: { onProgress: (p) => void process.stderr.write(`${McpFormat.progressLine(p)}\n`) }
   }),

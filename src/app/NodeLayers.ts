@@ -481,9 +481,8 @@ export const frontEnd = (options: {
    * A one-shot process (a CLI command): the sandbox's workspace scan makes no watchers (they cost more to set than
    * they save in one call) and starts from the cache an earlier process saved. Servers keep the watched scan.
    */
-  readonly oneShot?: boolean
-  /** The one-shot scan's cache across processes (default: saved whenever the scan changed it). */
-  readonly scanStore?: WatchedScan.Store
+  /** `scanStore`: the one-shot scan's cache across processes (default: saved whenever the scan changed it). */
+  readonly oneShot?: { readonly workspace: string; readonly scanStore?: WatchedScan.Store } | undefined
   /** What the session's scopes let staged bash change. */
   readonly writable?: { readonly files: boolean; readonly git: boolean } | undefined
 }): Adapters<ToolFailed> =>
@@ -494,7 +493,13 @@ export const frontEnd = (options: {
     mcpServers: options.mcpServers,
     lsp: options.lsp,
     // A process that dies mid-call has its calls' ends run by a guardian (Recovery), when it is the minicode program.
-    sandbox: { mode: options.sandbox, bwrap: { recoverWith: thisProgram(), ...(options.oneShot === true ? { scan: WatchedScan.oneShot(options.scanStore) } : {}) } },
+    sandbox: {
+      mode: options.sandbox,
+      bwrap: {
+        recoverWith: thisProgram(),
+        ...(options.oneShot === undefined ? {} : { scan: WatchedScan.oneShot(options.oneShot.scanStore), probeRecord: options.oneShot.workspace })
+      }
+    },
     mcpClient: options.mcpClient,
     lspBroker: lspBrokerWanted()
   })

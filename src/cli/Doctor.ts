@@ -17,8 +17,9 @@ import * as Runner from "../kernel/Runner.js"
 import * as ExitCode from "./ExitCode.js"
 import { lspDoctor } from "./LspCommands.js"
 import { allowLocalConfig, cwd, json, sandbox, setup } from "./Setup.js"
+import { version } from "./Version.js"
 
-export const version = "0.1.0"
+export { version }
 
 export interface Probe {
   readonly kind: "mcp" | "sql"

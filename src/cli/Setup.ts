@@ -81,7 +81,8 @@ export const setup = (flags: CommonFlags) =>
       lsp: config.lsp ?? {},
       sandbox: Option.getOrElse(flags.sandbox, () => config.sandbox ?? "auto"),
       allowlistFile: loaded.paths.allowlist,
-      configured
+      configured,
+      workspace
     })
     return { session, adapters, loaded }
   })

@@ -6,8 +6,9 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 
 const bin = path.resolve("dist/bin.js")
+// `--help` goes through the program (`--version` alone is answered by the launcher without it).
 const run = (cwd: string, env: NodeJS.ProcessEnv) =>
-  spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8", cwd, env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", ...env }, timeout: 30_000 })
+  spawnSync(process.execPath, [bin, "--help"], { encoding: "utf8", cwd, env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", ...env }, timeout: 30_000 })
 const made: Array<string> = []
 afterEach(() => {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
@@ -83,9 +84,31 @@ describe("minicode executable", () => {
     ]) {
       const r = run(ws, env)
       expect(r.status, r.stderr).toBe(0)
-      expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+      expect(r.stdout).toMatch(/^minicode - /)
     }
     expect(fs.readdirSync(ws)).toEqual(["not-a-folder"])
+  })
+
+  it("answers --version alone without loading the program, in the CLI's words; anything more goes through the CLI", () => {
+    const xdg = temp("minicode-launch-cache-")
+    const root = temp("minicode-install-")
+    fs.cpSync(path.resolve("dist"), path.join(root, "dist"), { recursive: true })
+    fs.symlinkSync(path.resolve("node_modules"), path.join(root, "node_modules"))
+    const copy = path.join(root, "dist", "bin.js")
+    const call = (args: ReadonlyArray<string>) =>
+      spawnSync(process.execPath, [copy, ...args], { encoding: "utf8", env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: "", XDG_CACHE_HOME: xdg }, timeout: 30_000 })
+    const throughCli = call(["--version", "--json"])
+    expect(throughCli.status, throughCli.stderr).toBe(0)
+    const version = JSON.parse(fs.readFileSync(path.resolve("package.json"), "utf8")).version
+    expect(throughCli.stdout).toBe(`${version}\n\n`)
+    // The program's bundle broken: `--version` still answers (it never read it), the same bytes as the CLI's.
+    const bundle = fs.readdirSync(path.join(root, "dist")).find((f) => /^minicode-.*\.cjs$/.test(f)) ?? ""
+    fs.writeFileSync(path.join(root, "dist", bundle), "this is not JavaScript (")
+    const fast = call(["--version"])
+    expect(fast.status, fast.stderr).toBe(0)
+    expect(fast.stdout).toBe(throughCli.stdout)
+    const broken = call(["--version", "--json"])
+    expect(broken.status).not.toBe(0)
   })
 
   it("keys the cache by install path too: two installs of one bundle never print each other's paths in a trace", () => {

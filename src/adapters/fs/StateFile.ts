@@ -35,16 +35,32 @@ export const codeIdentity: string = (() => {
 
 const uid = process.getuid?.()
 
+/**
+ * Bodies read before, per file, with the file's identity and times when it was read: a server asks for some on
+ * every call (the alias targets), and reading, parsing and hashing them each time was most of that question. Kept
+ * only for a file whose change time was past the settle margin when it was read, so that any later change (always
+ * a new file renamed into place: `write`) has another change time, whatever the clock's granularity.
+ */
+const bodies = new Map<string, { readonly stamp: string; readonly format: string; readonly body: string }>()
+const settleNs = 2_000_000_000n
+
 /** The body of `<state folder>/<name>` when its header says `format` and this code, and the checksum holds. */
 export const read = (workspace: string, name: string, format: string): string | undefined => {
   try {
     const dir = StateHome.existing(workspace)
     if (dir === undefined) return undefined
-    const fd = fs.openSync(path.join(dir, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+    const file = path.join(dir, name)
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
     let text: string
+    let stamp: string
+    let settled: boolean
     try {
-      const st = fs.fstatSync(fd)
-      if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0 || st.size > 256 * 1024 * 1024) return undefined
+      const st = fs.fstatSync(fd, { bigint: true })
+      if (!st.isFile() || (uid !== undefined && st.uid !== BigInt(uid)) || (st.mode & 0o077n) !== 0n || st.size > 256n * 1024n * 1024n) return undefined
+      stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
+      const known = bodies.get(file)
+      if (known !== undefined && known.stamp === stamp && known.format === format) return known.body
+      settled = st.ctimeNs < BigInt(Date.now()) * 1_000_000n - settleNs
       text = fs.readFileSync(fd, "utf8")
     } finally {
       fs.closeSync(fd)
@@ -57,6 +73,10 @@ export const read = (workspace: string, name: string, format: string): string | 
     const h = header as Record<string, unknown>
     if (h["format"] !== format || h["code"] !== codeIdentity) return undefined
     if (h["sum"] !== createHash("sha256").update(body).digest("hex")) return undefined
+    if (settled) {
+      if (bodies.size > 256) bodies.clear()
+      bodies.set(file, { stamp, format, body })
+    }
     return body
   } catch {
     return undefined

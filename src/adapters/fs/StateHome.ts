@@ -65,11 +65,35 @@ export const rootFor = (workspace: string, env: NodeJS.ProcessEnv = process.env)
   return undefined
 }
 
+/**
+ * `locate`'s answers per workspace path, with what they rest on: the folder the path names (canonical path, device,
+ * inode, birth) and the environment's places. A server asks for every call (the alias targets, the exposed list):
+ * recomputed, it cost a realpath and a stat per candidate place and a sha256 each time, twice per read_file.
+ */
+const located = new Map<string, { readonly basis: string; readonly dir: string | undefined }>()
+
+const basisOf = (workspace: string): string | undefined => {
+  try {
+    const real = fs.realpathSync.native(workspace)
+    const st = fs.statSync(real, { bigint: true })
+    return [real, st.dev, st.ino, st.birthtimeNs, process.env["XDG_STATE_HOME"], process.env["XDG_RUNTIME_DIR"], process.env["HOME"]].join("\0")
+  } catch {
+    return undefined
+  }
+}
+
 /** Where `workspace`'s state folder is (made or not); undefined when no place is usable or the workspace is gone. */
 export const locate = (workspace: string): string | undefined => {
+  const basis = basisOf(workspace)
+  if (basis === undefined) return undefined
+  const known = located.get(workspace)
+  if (known?.basis === basis) return known.dir
   const w = identify(workspace)
   const root = w === undefined ? undefined : rootFor(w.real)
-  return w === undefined || root === undefined ? undefined : path.join(root, w.id)
+  const dir = w === undefined || root === undefined ? undefined : path.join(root, w.id)
+  if (located.size > 64) located.clear()
+  located.set(workspace, { basis, dir })
+  return dir
 }
 
 const ours = (p: string): boolean => {

@@ -1,5 +1,5 @@
 /**
- * The Sandbox port on bubblewrap. The layer probes once: bwrap on the PATH (or /usr/bin), and a throwaway sandbox
+ * The Sandbox port on bubblewrap. The layer probes once (`BwrapProbe`: a success recorded per boot): bwrap on the PATH (or /usr/bin), and a throwaway sandbox
  * with the namespaces every profile uses (user, pid, ipc, uts, net) actually starting. Each wrap scans the whole
  * workspace for what the jail protects (`WatchedScan`: cached, kept fresh by inotify), shows sanitized copies
  * of git's config files from a private folder outside the workspace (cached by content), and builds the argv from the pure profile
@@ -10,7 +10,7 @@
  * can be created (cgroup v1 `pids` or a delegated v2 subtree) each call also runs in its own cgroup with
  * `pids.max`, removed afterwards.
  */
-import { type ChildProcess, execFile } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -21,6 +21,7 @@ import * as HostSecrets from "../../domain/sandbox/HostSecrets.js"
 import * as Profile from "../../domain/sandbox/SandboxProfile.js"
 import { Sandbox, SandboxError, type SandboxStatus, type WrapRequest, type Wrapped } from "../../ports/Sandbox.js"
 import * as Beneath from "../fs/Beneath.js"
+import * as BwrapProbe from "./BwrapProbe.js"
 import * as EditorControlsOnDisk from "./EditorControlsOnDisk.js"
 import * as GitControl from "./GitControl.js"
 import * as Exposed from "./Exposed.js"
@@ -45,16 +46,9 @@ export interface Options {
   readonly scan?: WatchedScan.WatchedScan | undefined
   /** The minicode program (dist/bin.js) a guardian runs when this process dies mid-call (`Recovery`); none when absent. */
   readonly recoverWith?: string | undefined
+  /** A one-shot process's workspace: the probe's success is kept for the boot in its state place (`BwrapProbe`). */
+  readonly probeRecord?: string | undefined
 }
-
-const exec = (file: string, args: ReadonlyArray<string>, timeoutMs: number) =>
-  Effect.async<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resume) => {
-    const child = execFile(file, [...args], { timeout: timeoutMs, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 127
-      resume(Effect.succeed({ code, stdout: String(stdout), stderr: String(stderr || (error?.message ?? "")) }))
-    })
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
 
 /** The first executable `name` on PATH (absolute entries), then in the system folders. */
 export const findOnPath = (name: string): string | undefined => {
@@ -426,36 +420,9 @@ export const liveFindings = (workspace: string, gitDirs: ReadonlyArray<string>) 
     catch: (cause) => new SandboxError({ reason: `cannot show the git control files read-only: ${cause instanceof Error ? cause.message : String(cause)}` })
   })
 
-/** One probe per bwrap path and process: every sandbox of a session (bash, git's reads, servers) shares it. */
-const probes = new Map<string, { readonly status: SandboxStatus; readonly bwrap: string }>()
-const probeOnce = (bwrap: string | undefined) => {
-  const known = probes.get(bwrap ?? "")
-  return known !== undefined ? Effect.succeed(known) : Effect.tap(probe(bwrap), (found) => Effect.sync(() => probes.set(bwrap ?? "", found)))
-}
-
-const probe = (bwrap: string | undefined): Effect.Effect<{ readonly status: SandboxStatus; readonly bwrap: string }> =>
-  Effect.gen(function* () {
-    if (bwrap === undefined) return { status: { _tag: "Unavailable", reason: "bwrap (bubblewrap) is not installed" }, bwrap: "bwrap" }
-    const version = yield* exec(bwrap, ["--version"], 5_000)
-    if (version.code !== 0) return { status: { _tag: "Unavailable", reason: `${bwrap} --version failed: ${version.stderr.trim()}` }, bwrap }
-    const trial = yield* exec(
-      bwrap,
-      ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL",
-        "--ro-bind", "/", "/", "--proc", "/proc", "--ro-bind", "/dev/null", "/proc/1/environ", "--dev", "/dev", "--tmpfs", "/tmp", "--", "true"],
-      10_000
-    )
-    if (trial.code !== 0) {
-      return {
-        status: { _tag: "Unavailable", reason: `bwrap cannot create a sandbox here (user namespaces unavailable?): ${trial.stderr.trim() || `exit ${trial.code}`}` },
-        bwrap
-      }
-    }
-    return { status: { _tag: "Available", kind: "bwrap", version: version.stdout.trim(), limits: { prlimit: false, pidsCgroup: false, processLimit: false } }, bwrap }
-  })
-
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
-    const found = yield* probeOnce(options.bwrap ?? findOnPath("bwrap"))
+    const found = yield* BwrapProbe.probeOnce(options.bwrap ?? findOnPath("bwrap"), options.probeRecord)
     const host = hostFacts()
     // RLIMIT_NPROC (per user namespace) holds for everyone but host root, whom the kernel exempts: a pids cgroup
     // (a few ms per call) only where it is needed, unless asked explicitly.

@@ -22,6 +22,27 @@ describe("JSON file allowlist", () => {
       assert.strictEqual((yield* store.entries).length, 2)
     }))
 
+  it.effect("entries kept between calls are the file's as it is now: an edit in place (same size, mtime set back), a replacement, a removal", () =>
+    Effect.gen(function* () {
+      const file = path.join(tmp(), "allowlist.json")
+      const write = (tool: string) => fs.writeFileSync(file, JSON.stringify({ entries: [{ tool }] }))
+      write("git_commit")
+      // Past the settle margin: from now on the parsed entries are kept while the file stays the same.
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 2_100)))
+      const store = yield* JsonFileAllowlist.make(file)
+      assert.deepStrictEqual(yield* store.entries, [{ tool: "git_commit" }])
+      assert.deepStrictEqual(yield* store.entries, [{ tool: "git_commit" }])
+      const { atime, mtime } = fs.statSync(file)
+      write("sql_query_") // as long as "git_commit"
+      fs.utimesSync(file, atime, mtime)
+      assert.deepStrictEqual(yield* store.entries, [{ tool: "sql_query_" }])
+      fs.writeFileSync(`${file}.new`, JSON.stringify({ entries: [{ tool: "bash", argv: ["ls"] }] }))
+      fs.renameSync(`${file}.new`, file)
+      assert.deepStrictEqual(yield* store.entries, [{ tool: "bash", argv: ["ls"] }])
+      fs.rmSync(file)
+      assert.deepStrictEqual(yield* store.entries, [])
+    }))
+
   it.effect("a damaged file is an error, and adding to it never overwrites it", () =>
     Effect.gen(function* () {
       const file = path.join(tmp(), "allowlist.json")
