@@ -22,6 +22,7 @@ import { type McpProgress, type McpServerListing, progressLine } from "../../dom
 import * as McpElicitation from "../../domain/mcp/McpElicitation.js"
 import { singlePrefix, visible } from "../../domain/mcp/McpText.js"
 import * as McpServers from "../../domain/mcp/McpServers.js"
+import * as McpHeaders from "../../domain/mcp/McpHeaders.js"
 import type { Launch, Launcher } from "../../ports/Launcher.js"
 import { type McpError, McpTransport } from "../../ports/McpTransport.js"
 import * as Progress from "../../ports/Progress.js"
@@ -142,6 +143,16 @@ const needsSignIn = (id: string, scope: string | undefined) =>
 
 const logTail = (log: ReadonlyArray<string>, lines = 5) => (log.length === 0 ? "" : `\nlast server log lines:\n${log.slice(-lines).map((l) => `  ${visible(l)}`).join("\n")}`)
 
+/** Each POST carries MCP's standard request headers (`McpHeaders`: Mcp-Method, and Mcp-Name where the method names one). */
+const withStandardHeaders =
+  (fetch: PinnedFetch.FetchLike): PinnedFetch.FetchLike =>
+  (input, init) => {
+    if (init?.method !== "POST" || typeof init.body !== "string") return fetch(input, init)
+    const headers = new Headers(init.headers)
+    for (const [name, value] of Object.entries(McpHeaders.standardHeaders(init.body))) headers.set(name, value)
+    return fetch(input, { ...init, headers })
+  }
+
 export const defaults = { connectTimeoutMs: 30_000, callTimeoutMs: 120_000, maxMessageBytes: 4 * 1024 * 1024, stderrBytes: 8 * 1024 }
 
 export const make = (options: Options): Effect.Effect<typeof McpTransport.Service, never, Scope.Scope> =>
@@ -255,7 +266,8 @@ export const make = (options: Options): Effect.Effect<typeof McpTransport.Servic
               : undefined
           // With tokens, the SDK may discover the authorization server again (a refresh, a step-up): its metadata is
           // checked as at sign-in (IssuerFetch), so a token is never sent where another issuer's metadata points.
-          const sent = authProvider === undefined ? fetch : IssuerFetch.make(fetch ?? ((u, i) => globalThis.fetch(u, i))).fetch
+          const checked = authProvider === undefined ? fetch : IssuerFetch.make(fetch ?? ((u, i) => globalThis.fetch(u, i))).fetch
+          const sent = checked === undefined ? undefined : withStandardHeaders(checked)
           const common = { requestInit, ...(sent === undefined ? {} : { fetch: sent }), ...(authProvider === undefined ? {} : { authProvider }) }
           try {
             const streamable = new m.http.StreamableHTTPClientTransport(url, { ...common, reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5_000, reconnectionDelayGrowFactor: 2 } })
