@@ -109,22 +109,46 @@ interface SdkFailure {
 
 const jsonSize = (m: JSONRPCMessage) => JSON.stringify(m).length
 
-/** Wraps a transport so one oversized message cannot reach the client: a reply becomes an error for its id. */
+/** Whether a transport error is the pinned fetch cutting a reply stream for its size (an SSE event over the cap). */
+const cutForSize = (error: unknown): boolean => {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (/exceeds \d+ bytes/.test(e.message)) return true
+  }
+  return false
+}
+
+/**
+ * Wraps a transport so one oversized message cannot reach the client: a reply becomes an error for its id. A reply
+ * the HTTP wire cut for its size (an SSE event over the cap: its id is never read) fails every request in flight on
+ * the connection at once, instead of leaving them to their time-out (120 s).
+ */
 const capMessages = (inner: Transport, max: number): Transport => {
+  const inFlight = new Set<string | number>()
   const outer: Transport = {
     start: () => inner.start(),
-    send: (message, options) => inner.send(message, options),
+    send: (message, options) => {
+      if ("id" in message && "method" in message) inFlight.add(message.id)
+      return inner.send(message, options)
+    },
     close: () => inner.close(),
     setProtocolVersion: (version) => inner.setProtocolVersion?.(version)
   }
   Object.defineProperty(outer, "sessionId", { get: () => inner.sessionId, enumerable: true })
+  const reply = (message: JSONRPCMessage, extra?: Parameters<NonNullable<Transport["onmessage"]>>[1]) => {
+    if ("id" in message && message.id !== undefined && ("result" in message || "error" in message)) inFlight.delete(message.id)
+    outer.onmessage?.(message, extra)
+  }
   inner.onclose = () => outer.onclose?.()
-  inner.onerror = (error) => outer.onerror?.(error)
+  inner.onerror = (error) => {
+    outer.onerror?.(error)
+    if (!cutForSize(error)) return
+    for (const id of [...inFlight]) reply({ jsonrpc: "2.0", id, error: { code: -32099, message: `a reply over the ${max}-byte cap was cut off; dropped` } })
+  }
   inner.onmessage = (message, extra) => {
     const size = jsonSize(message)
-    if (size <= max) return outer.onmessage?.(message, extra)
+    if (size <= max) return reply(message, extra)
     if ("id" in message && ("result" in message || "error" in message)) {
-      return outer.onmessage?.({ jsonrpc: "2.0", id: message.id, error: { code: -32099, message: `the reply is ${size} bytes, over the ${max}-byte cap; dropped` } }, extra)
+      return reply({ jsonrpc: "2.0", id: message.id, error: { code: -32099, message: `the reply is ${size} bytes, over the ${max}-byte cap; dropped` } }, extra)
     }
     outer.onerror?.(new Error(`dropped a ${size}-byte message (cap ${max})`))
   }

@@ -4,10 +4,9 @@
  * McpTransport fake: kernel tests that need MCP run these real servers, and compositions without servers use
  * `Unavailable.mcpTransport`, checked below.
  *
- * The HTTP server answers with JSON bodies. Found while writing this suite, not fixed here (no src change in this
- * branch): with SSE replies (HttpMcpServer's default), a reply over `maxMessageBytes` was not refused within the
- * test's 30 s (the call waits, apparently until its 120 s time-out), where the same reply as a JSON body is refused
- * at once. The SSE wire runs this contract once that is fixed.
+ * The HTTP server answers with JSON bodies and with SSE streams (HttpMcpServer's default). Found while writing this
+ * suite: over SSE, a reply over `maxMessageBytes` was not refused until the call's time-out (120 s), where the same
+ * reply as a JSON body was refused at once; the cut stream now fails the calls in flight.
  */
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -36,6 +35,15 @@ contract("SDK over Streamable HTTP (JSON replies)", {
   make: (callTimeoutMs) =>
     Effect.gen(function* () {
       const running = yield* Effect.acquireRelease(Effect.promise(() => HttpMcpServer.start({ json: true })), (s) => Effect.promise(() => s.close()))
+      return yield* SdkMcpTransport.make({ servers: { web: { url: running.url, allowPrivate: true } }, maxMessageBytes: 100_000, ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }) })
+    })
+})
+
+contract("SDK over Streamable HTTP (SSE replies)", {
+  server: "web",
+  make: (callTimeoutMs) =>
+    Effect.gen(function* () {
+      const running = yield* Effect.acquireRelease(Effect.promise(() => HttpMcpServer.start()), (s) => Effect.promise(() => s.close()))
       return yield* SdkMcpTransport.make({ servers: { web: { url: running.url, allowPrivate: true } }, maxMessageBytes: 100_000, ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }) })
     })
 })
