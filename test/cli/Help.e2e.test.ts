@@ -284,5 +284,6 @@ describe("completion scripts", () => {
     expect(complete(["minicode", "config", "mcp", "add", "--allow-p"])).toEqual(["--allow-private"])
     expect((await minicodeAsync(["--completions", "zsh"])).stdout).toMatch(/^#compdef minicode\n/)
     expect((await minicodeAsync(["--completions", "fish"])).stdout).toMatch(/^complete -c minicode /m)
-  })
+    // Three CLI starts and four bash runs: more than the default 30 s on a loaded 2-core machine.
+  }, 120_000)
 })
