@@ -4,13 +4,16 @@
  * the exit codes; `tools [--json]` and `tool NAME --help` come from the catalog; colour follows NO_COLOR,
  * FORCE_COLOR, TERM=dumb and whether stdout is a terminal; the completion scripts work.
  */
-import { spawnSync } from "node:child_process"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Effect } from "effect"
+import { spawnSync, type SpawnSyncReturns } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Tools from "../../src/domain/core/Tools.js"
 import { runCli } from "../support/Cli.js"
+import { root } from "../../src/cli/Cli.js"
 import * as Help from "../../src/cli/Help.js"
 
 const bin = path.resolve("dist/bin.js")
@@ -27,8 +30,20 @@ const baseEnv = (): NodeJS.ProcessEnv => {
   for (const key of ["NO_COLOR", "FORCE_COLOR", "COLUMNS", "TERM"]) delete env[key]
   return env
 }
-const minicode = (args: ReadonlyArray<string>, extra: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: ws, env: { ...baseEnv(), ...extra } })
+/**
+ * The CLI's answer to `args` (with `extra` in its environment): one process per distinct command line and environment
+ * for the whole file, since a help page is the same every time it is asked (the tests share outputs instead of
+ * starting the CLI again per assertion).
+ */
+const answers = new Map<string, SpawnSyncReturns<string>>()
+const minicode = (args: ReadonlyArray<string>, extra: NodeJS.ProcessEnv = {}) => {
+  const key = JSON.stringify([args, extra])
+  const known = answers.get(key)
+  if (known !== undefined) return known
+  const out = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", cwd: ws, env: { ...baseEnv(), ...extra } })
+  answers.set(key, out)
+  return out
+}
 
 /** The same, without blocking the test worker (test/support/Cli.ts). */
 const minicodeAsync = (args: ReadonlyArray<string>) => runCli(bin, args, { cwd: ws, env: baseEnv() })
@@ -47,7 +62,20 @@ const looksLikeHelp = (text: string, width: number, name: string) => {
   expect(widest(text), name).toBeLessThanOrEqual(width)
 }
 
+/** Each page as the CLI renders it (Help.show: `Help.render` of the page's items, then a newline), in process. */
+const rendered = new Map<Help.Page, (width: number) => string>()
+beforeAll(async () => {
+  for (const page of Help.pages) {
+    const items = await Effect.runPromise(Help.itemsOf(root.descriptor, page.path).pipe(Effect.provide(NodeContext.layer)))
+    rendered.set(page, (width) => `${Help.render({ width, colour: false }, page, items)}\n`)
+  }
+})
+
 describe("help pages", () => {
+  // Every page through the CLI at its default width; at 50 columns, every page rendered in process (the CLI's own
+  // renderer, proven the same as the CLI's output at 80 columns here and at 50 for the pages below: a process per
+  // page and width cost ~40 CLI starts), and COLUMNS=50 through the CLI for a top page, a group and a leaf.
+  const narrowThroughCli = new Set(["", "config", "config mcp add"])
   for (const page of Help.pages) {
     const name = ["minicode", ...page.path, "--help"].join(" ")
     it(`${name}: purpose, usage, examples, within 80 and 50 columns, no colour when piped`, () => {
@@ -56,10 +84,25 @@ describe("help pages", () => {
       expect(out.stderr).toBe("")
       looksLikeHelp(out.stdout, 80, name)
       expect(out.stdout).toContain(page.purpose.split(" ").slice(0, 3).join(" "))
-      const narrow = minicode([...page.path, "--help"], { COLUMNS: "50" })
-      looksLikeHelp(narrow.stdout, 50, `${name} at 50 columns`)
+      const render = rendered.get(page)
+      expect(render, name).toBeDefined()
+      if (render === undefined) return
+      expect(out.stdout, `${name}: the CLI's page is the renderer's`).toBe(render(80))
+      looksLikeHelp(render(50), 50, `${name} at 50 columns`)
+      if (narrowThroughCli.has(page.path.join(" "))) {
+        const narrow = minicode([...page.path, "--help"], { COLUMNS: "50" })
+        expect(narrow.stdout, `${name} with COLUMNS=50`).toBe(render(50))
+        looksLikeHelp(narrow.stdout, 50, `${name} with COLUMNS=50`)
+      }
     })
   }
+
+  it("the narrow-width check has teeth: a page rendered at 80 columns is wider than 50", () => {
+    const top = Help.pageOf([])
+    const render = top === undefined ? undefined : rendered.get(top)
+    expect(render).toBeDefined()
+    if (render !== undefined) expect(widest(render(80))).toBeGreaterThan(50)
+  })
 
   it("the top page lists every command, the global options and the exit-code table", () => {
     const out = minicode(["--help"]).stdout
@@ -241,5 +284,6 @@ describe("completion scripts", () => {
     expect(complete(["minicode", "config", "mcp", "add", "--allow-p"])).toEqual(["--allow-private"])
     expect((await minicodeAsync(["--completions", "zsh"])).stdout).toMatch(/^#compdef minicode\n/)
     expect((await minicodeAsync(["--completions", "fish"])).stdout).toMatch(/^complete -c minicode /m)
-  })
+    // Three CLI starts and four bash runs: more than the default 30 s on a loaded 2-core machine.
+  }, 120_000)
 })

@@ -14,12 +14,12 @@
  * - the link removed by sandboxed bash (a symlink is not masked: a mount lands on its target), its target read by the
  *   next call (was a hole of the first fix: the target was protected only while the link was there).
  *
- * Through the built binary (allow-all, default sandbox).
+ * Through the built binary (allow-all, default sandbox): `mcp serve` and the CLI.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, served } from "./support/Attack.js"
 import { runCli } from "../support/Cli.js"
 import { bin } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
@@ -29,20 +29,24 @@ const cleanups = attackFile()
 
 type Ws = ReturnType<typeof attackWorkspace>
 
-/** What read_file, both grep engines and (when there is a sandbox) `cat` show of `name`. */
+/**
+ * What read_file, both grep engines and (when there is a sandbox) `cat` show of `name`: read_file, ripgrep's grep and
+ * bash through one `mcp serve` started now (one process start instead of three CLI starts), grep's own walk
+ * (`MINICODE_GREP=node`) through the built CLI.
+ */
 const shown = async (ws: Ws, name: string): Promise<string> => {
   const args = (tool: string, a: unknown) => ["tool", tool, JSON.stringify(a), "--cwd", ws.root, "--work-mode", "BUILD", "--policy", "allow-all", "--json"]
   const out: Array<string> = []
-  const read = await runCli(bin, args("read_file", { path: name }), { timeoutMs: 120_000 })
-  out.push(read.stdout + read.stderr)
-  const rg = await runCli(bin, args("grep", { pattern: "TOKEN" }), { timeoutMs: 120_000 })
-  out.push(rg.stdout + rg.stderr)
+  const s = await served(cleanups, ws.root)
+  try {
+    out.push((await s.call("read_file", { path: name })).text)
+    out.push((await s.call("grep", { pattern: "TOKEN" })).text)
+    if (unavailable === undefined) out.push((await s.call("bash", { command: `cat ${name}` })).text)
+  } finally {
+    await s.close()
+  }
   const own = await runCli(bin, args("grep", { pattern: "TOKEN" }), { timeoutMs: 120_000, env: { ...process.env, MINICODE_GREP: "node" } })
   out.push(own.stdout + own.stderr)
-  if (unavailable === undefined) {
-    const cat = await runCli(bin, args("bash", { command: `cat ${name}` }), { timeoutMs: 120_000 })
-    out.push(cat.stdout + cat.stderr)
-  }
   return out.join("\n")
 }
 

@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { connect, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
-import { attackFile, attackWorkspace, fileText as text, startSwapper } from "./support/Attack.js"
+import { attackFile, attackWorkspace, fileText as text, served, startSwapper } from "./support/Attack.js"
 
 const cleanups = attackFile()
 
@@ -105,12 +105,18 @@ describe("moves that retarget a symlink at an editor control's name", () => {
     // Sandboxed bash exchanging `d` with `l -> evil` in a loop (renameat2 RENAME_EXCHANGE), from its own process.
     const stop = await startSwapper(cleanups, ws.root, path.join(ws.root, "evil"), ws.tool)
     const outs: Array<string> = []
-    for (let i = 0; i < 8; i++) {
-      outs.push((await ws.toolAsync("write_file", { path: "d/vscode/tasks.json", content: tasks })).stdout)
-      outs.push((await ws.toolAsync("write_file", { path: "pack/vscode/tasks.json", content: tasks })).stdout)
-      outs.push((await ws.toolAsync("move_file", { from: "pack", to: "d" })).stdout)
+    // The rounds through one `mcp serve` (a few ms a call, so many more of them land mid-swap than the 8 rounds of
+    // CLI processes this made before, ~1-3 s a call), then two rounds through the CLI as a user runs it.
+    const s = await served(cleanups, ws.root)
+    const round = async (call: (name: string, args: Record<string, unknown>) => Promise<string>) => {
+      outs.push(await call("write_file", { path: "d/vscode/tasks.json", content: tasks }))
+      outs.push(await call("write_file", { path: "pack/vscode/tasks.json", content: tasks }))
+      outs.push(await call("move_file", { from: "pack", to: "d" }))
       fs.rmSync(path.join(ws.root, "pack/vscode/tasks.json"), { force: true })
     }
+    for (let i = 0; i < 60; i++) await round(async (name, args) => (await s.call(name, args)).text)
+    await s.close()
+    for (let i = 0; i < 2; i++) await round(async (name, args) => (await ws.toolAsync(name, args)).stdout)
     await stop()
     // Whatever a call saw mid-swap, what the editor reads at `.vscode` when the calls are over runs nothing.
     expect(fs.lstatSync(path.join(ws.root, "d")).isDirectory()).toBe(true)

@@ -14,7 +14,7 @@ import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
 import { runCli } from "../support/Cli.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { madeByCall } from "../support/Staged.js"
-import { attackFile, attackWorkspace, swapper } from "./support/Attack.js"
+import { attackFile, attackWorkspace, served, swapper } from "./support/Attack.js"
 
 const cleanups = attackFile()
 const loop = "touch started; for i in $(seq 1 30); do cat .env 2>&1; sleep 0.2; done; echo loop-done\n"
@@ -148,20 +148,37 @@ describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, at
 
   it("as a sequence of allowed calls: move, edit, copy, link, move back, then read by every tool", async () => {
     const w = await exposed()
-    // In order, one call at a time, without blocking the test worker.
+    // In order, one call at a time, through one `mcp serve` started after the exposed call (so it knows the copies
+    // only from minicode's state on disk): ~20 calls that each started the CLI (~1-3 s apiece under load).
+    const s = await served(cleanups, w.root)
+    const text = async (name: string, args: Record<string, unknown>) => (await s.call(name, args)).text
+    const script = async (body: string) => {
+      expect((await s.call("write_file", { path: "s.sh", content: `${body}\n` })).ok).toBe(true)
+      return text("bash", { command: "sh s.sh" })
+    }
+    const paths = ["copied.txt", "moved.txt", "m2.txt", "c2.txt", "l2.txt", "deep/a/enc.txt", "deep2/a/enc.txt", "d3/a/enc.txt"]
     const steps: ReadonlyArray<() => Promise<string>> = [
-      async () => (await w.toolAsync("move_file", { from: "copied.txt", to: "moved.txt" })).stdout,
-      async () => (await w.toolAsync("move_file", { from: "deep", to: "deep2" })).stdout,
-      async () => (await w.toolAsync("edit_file", { path: "copied.txt", old_string: "NEW", new_string: "OLD" })).stdout,
-      () => w.scriptAsync("mv copied.txt m2.txt; cp copied.txt c2.txt; ln copied.txt l2.txt; mv deep d3; cat copied.txt m2.txt c2.txt l2.txt d3/a/enc.txt 2>&1; echo step-done"),
-      async () => (await w.toolAsync("move_file", { from: "moved.txt", to: "copied.txt" })).stdout,
-      ...["copied.txt", "moved.txt", "m2.txt", "c2.txt", "l2.txt", "deep/a/enc.txt", "deep2/a/enc.txt", "d3/a/enc.txt"].map((p) => async () => (await w.toolAsync("read_file", { path: p })).stdout),
-      async () => (await w.toolAsync("grep", { pattern: "canary" })).stdout,
-      () => w.scriptAsync("cat copied.txt deep/a/enc.txt 2>&1; grep -r canary . 2>/dev/null; echo read-done")
+      () => text("move_file", { from: "copied.txt", to: "moved.txt" }),
+      () => text("move_file", { from: "deep", to: "deep2" }),
+      () => text("edit_file", { path: "copied.txt", old_string: "NEW", new_string: "OLD" }),
+      () => script("mv copied.txt m2.txt; cp copied.txt c2.txt; ln copied.txt l2.txt; mv deep d3; cat copied.txt m2.txt c2.txt l2.txt d3/a/enc.txt 2>&1; echo step-done"),
+      () => text("move_file", { from: "moved.txt", to: "copied.txt" }),
+      ...paths.map((p) => () => text("read_file", { path: p })),
+      () => text("grep", { pattern: "canary" }),
+      () => script("cat copied.txt deep/a/enc.txt 2>&1; grep -r canary . 2>/dev/null; echo served-read-done")
     ]
     const seen: Array<string> = []
     for (const step of steps) seen.push(await step())
+    await s.close()
+    // Then by the CLI, as a new process reading only what minicode saved: read_file, grep over every file, bash.
+    seen.push(
+      (await w.toolAsync("read_file", { path: "copied.txt" })).stdout,
+      (await w.toolAsync("grep", { pattern: "canary" })).stdout,
+      await w.scriptAsync(`cat ${paths.join(" ")} 2>&1; grep -r canary . 2>/dev/null; echo read-done`)
+    )
     const outs = seen.join("\n")
+    expect(outs).toContain("step-done")
+    expect(outs).toContain("served-read-done")
     expect(outs).toContain("read-done")
     expect(outs).not.toContain("canary-renamed")
   }, 240_000)
@@ -176,17 +193,31 @@ describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, at
     fs.renameSync(path.join(w.root, "copied.txt"), path.join(w.root, "renamed-by-host.txt"))
     // The attacker's second process: `deep` exchanged with a link outside, in a loop, from sandboxed bash.
     expect(w.tool("write_file", { path: "swap.py", content: swapperOn("deep") }).status).toBe(0)
-    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 60 2>&1; echo swap-ended` }), "--cwd", w.root, "--work-mode", "BUILD", "--policy", "allow-all"]
+    // Up to 280 s (the `stop` file below ends it sooner), so every read below races it however slow the machine is.
+    const args = ["tool", "bash", JSON.stringify({ command: `python3 swap.py ${outside} 280 2>&1; echo swap-ended`, timeout_ms: 300_000 }), "--cwd", w.root, "--work-mode", "BUILD", "--policy", "allow-all"]
     const swap = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    // Listened for from the start: a swapper that had ended before the test waited for it left the test waiting
+    // forever (the 480 s timeout, on a loaded machine, when its reads outlasted the swapper's 60 s).
+    const swapEnded = new Promise((r) => swap.on("exit", r))
     cleanups.push(() => swap.kill())
     let swapOut = ""
     swap.stdout.on("data", (d: Buffer) => (swapOut += d.toString()))
+    // Until the swapper runs (its link exists), so every read below races it.
+    for (let i = 0; i < 1200 && fs.lstatSync(path.join(w.root, "l"), { throwIfNoEntry: false }) === undefined; i++) await sleep(50)
+    expect(fs.lstatSync(path.join(w.root, "l"), { throwIfNoEntry: false })?.isSymbolicLink()).toBe(true)
     const outs: Array<string> = []
-    // Not blocking the test worker (30 CLI calls in a row kept it from answering vitest under load).
-    for (let i = 0; i < 15; i++) {
-      outs.push((await w.toolAsync("read_file", { path: "deep/a/enc.txt" })).stdout, (await w.toolAsync("read_file", { path: "renamed-by-host.txt" })).stdout)
-      if (i % 5 === 0) outs.push((await w.toolAsync("grep", { pattern: "canary" })).stdout)
+    // Reads through one `mcp serve` (a few ms each, so many more of them land mid-swap than the 15 rounds of CLI
+    // processes this made before, ~1-3 s apiece), and a few rounds through the CLI as a user runs it.
+    const s = await served(cleanups, w.root)
+    for (let i = 0; i < 150; i++) {
+      outs.push((await s.call("read_file", { path: "deep/a/enc.txt" })).text, (await s.call("read_file", { path: "renamed-by-host.txt" })).text)
+      if (i % 10 === 0) outs.push((await s.call("grep", { pattern: "canary" })).text)
     }
+    await s.close()
+    for (let i = 0; i < 3; i++) {
+      outs.push((await w.toolAsync("read_file", { path: "deep/a/enc.txt" })).stdout, (await w.toolAsync("read_file", { path: "renamed-by-host.txt" })).stdout)
+    }
+    outs.push((await w.toolAsync("grep", { pattern: "canary" })).stdout)
     // grep's own walk (no rg, or a pattern rg cannot take) judges what it reads by the descriptor's inode too. Was a
     // hole: it found the renamed copy by its new path.
     fs.writeFileSync(path.join(w.root, "honest.txt"), "canary-honest\n")
@@ -199,7 +230,7 @@ describe.skipIf(unavailable !== undefined)(title("what an exposed call wrote, at
     expect(ownWalk).toContain("canary-honest")
     outs.push(ownWalk)
     fs.writeFileSync(path.join(w.root, "stop"), "")
-    await new Promise((r) => swap.on("exit", r))
+    await swapEnded
     expect(swapOut).not.toContain("canary")
     expect(outs.join("\n")).not.toContain("canary-renamed")
   }, 480_000)
