@@ -9,7 +9,8 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
+import { scratchFolders } from "../support/Scratch.js"
 import { Effect, Exit } from "effect"
 import * as Aliases from "../../src/domain/jail/Aliases.js"
 import type { ProtectedAliasesShape } from "../../src/ports/ProtectedAliases.js"
@@ -20,10 +21,9 @@ export interface Fixture {
   readonly finds: boolean
 }
 
-const made: Array<string> = []
+const scratch = scratchFolders()
 const workspace = (): string => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-aliases-c-")))
-  made.push(root)
+  const root = scratch("aliases-c")
   const put = (rel: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true })
     fs.writeFileSync(path.join(root, rel), text)
@@ -46,10 +46,6 @@ const judged = (p: Aliases.Protected, root: string, rel: string) => {
 
 export const contract = (name: string, fixture: Fixture) =>
   describe(`ProtectedAliases contract: ${name}`, () => {
-    afterEach(() => {
-      for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-    })
-
     it.effect("a missing root is answered, never a failure or a defect; known stays undefined before a scan", () =>
       Effect.gen(function* () {
         const aliases = yield* fixture.make

@@ -7,9 +7,9 @@
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
+import { scratchFolders } from "../support/Scratch.js"
 import { Cause, Effect, Exit } from "effect"
 import { SandboxError, type SandboxShape, type WrapRequest } from "../../src/ports/Sandbox.js"
 
@@ -22,12 +22,7 @@ export interface Fixture {
   readonly skip?: string | undefined
 }
 
-const made: Array<string> = []
-const folder = (name: string) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `minicode-${name}-`)))
-  made.push(dir)
-  return dir
-}
+const folder = scratchFolders()
 
 const setup = () => {
   const root = folder("sandbox-c")
@@ -53,10 +48,6 @@ const run = (sandbox: SandboxShape, req: WrapRequest, script: string) =>
 
 export const contract = (name: string, fixture: Fixture) =>
   describe.skipIf(fixture.skip !== undefined)(`Sandbox contract: ${name}${fixture.skip === undefined ? "" : ` (skipped: ${fixture.skip})`}`, () => {
-    afterEach(() => {
-      for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-    })
-
     it.effect("the status says whether it can sandbox, and why not", () =>
       Effect.gen(function* () {
         const { home } = setup()

@@ -6,9 +6,9 @@
  * SearchWorkerError, never a defect; a session still answers after such a failure is over (a fresh one does).
  */
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
+import { scratchFolders } from "../support/Scratch.js"
 import { Cause, Effect, Exit, type Scope } from "effect"
 import type { SearchSpec, SearchWorkersShape } from "../../src/ports/SearchWorkers.js"
 
@@ -17,15 +17,13 @@ export interface Fixture {
   readonly skip?: string | undefined
 }
 
-const made: Array<string> = []
+const scratch = scratchFolders()
 const folder = () => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-searchworkers-c-")))
-  made.push(dir)
+  const dir = scratch("searchworkers-c")
   fs.writeFileSync(path.join(dir, "a.txt"), "one\ntwo x\nthree x\nfour x\n")
   fs.writeFileSync(path.join(dir, "b.bin"), Buffer.concat([Buffer.from("x\n"), Buffer.alloc(4)]))
   fs.writeFileSync(path.join(dir, "secret.txt"), "x marks the secret\n")
-  const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "minicode-searchworkers-out-")))
-  made.push(outside)
+  const outside = scratch("searchworkers-out")
   fs.writeFileSync(path.join(outside, "far.txt"), "x far away\n")
   fs.symlinkSync(path.join(outside, "far.txt"), path.join(dir, "link.txt"))
   return dir
@@ -38,10 +36,6 @@ const inode = (file: string) => {
 
 export const contract = (name: string, fixture: Fixture) =>
   describe.skipIf(fixture.skip !== undefined)(`SearchWorkers contract: ${name}${fixture.skip === undefined ? "" : ` (skipped: ${fixture.skip})`}`, () => {
-    afterEach(() => {
-      for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-    })
-
     it.scopedLive("hits by name and line, binaries named, protected files, symlinks and vanished names passed over", () =>
       Effect.gen(function* () {
         const dir = folder()

@@ -6,9 +6,9 @@
  * pattern the engine cannot take is a typed `unsupported` error, never a defect.
  */
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
+import { scratchFolders } from "../support/Scratch.js"
 import { Cause, Effect, Exit } from "effect"
 import { type SearchEvent, type SearchSpec, TextSearchError, type TextSearchShape } from "../../src/ports/TextSearch.js"
 
@@ -18,12 +18,7 @@ export interface Fixture {
   readonly skip?: string | undefined
 }
 
-const made: Array<string> = []
-const folder = (name: string) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `minicode-${name}-`)))
-  made.push(dir)
-  return dir
-}
+const folder = scratchFolders()
 
 const tree = (): string => {
   const root = folder("textsearch-c")
@@ -73,10 +68,6 @@ const files = (seen: Seen) => [...new Set(seen.events.map((e) => e.file))].sort(
 
 export const contract = (name: string, fixture: Fixture) =>
   describe.skipIf(fixture.skip !== undefined)(`TextSearch contract: ${name}${fixture.skip === undefined ? "" : ` (skipped: ${fixture.skip})`}`, () => {
-    afterEach(() => {
-      for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-    })
-
     it.effect("matches come workspace-relative with line numbers and text, a file's lines in order", () =>
       Effect.gen(function* () {
         const root = tree()

@@ -7,26 +7,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { connect, ensureBuilt, makeWorkspace, sleep } from "./support/McpServeHarness.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { ensureBuilt, serversOn, sleep } from "./support/McpServeHarness.js"
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 beforeAll(() => ensureBuilt(), 120_000)
-
-const start = async (files: Readonly<Record<string, string>>, flags: ReadonlyArray<string> = []) => {
-  const ws = makeWorkspace()
-  cleanups.push(ws.cleanup)
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(ws.root, name)), { recursive: true })
-    fs.writeFileSync(path.join(ws.root, name), text)
-  }
-  const s = await connect(ws.root, ["--sandbox", "none", ...flags])
-  cleanups.push(() => s.close().catch(() => undefined))
-  return { ...ws, client: s.client }
-}
+const start = serversOn()
 
 const until = async (what: string, ok: () => boolean, ms = 20_000) => {
   for (const end = Date.now() + ms; !ok(); ) {

@@ -2,28 +2,11 @@
  * End to end: the workspace's README and its repo map as resources, read through the chain (the jail and the
  * secret rules apply as to read_file), with the built binary and the SDK client.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { afterEach, beforeAll, describe, expect, it } from "vitest"
-import { connect, ensureBuilt, makeWorkspace } from "./support/McpServeHarness.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { ensureBuilt, serversOn } from "./support/McpServeHarness.js"
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
 beforeAll(() => ensureBuilt(), 120_000)
-
-const start = async (files: Readonly<Record<string, string>>, flags: ReadonlyArray<string> = []) => {
-  const ws = makeWorkspace()
-  cleanups.push(ws.cleanup)
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(ws.root, name)), { recursive: true })
-    fs.writeFileSync(path.join(ws.root, name), text)
-  }
-  const s = await connect(ws.root, ["--sandbox", "none", ...flags])
-  cleanups.push(() => s.close().catch(() => undefined))
-  return { ...ws, client: s.client }
-}
+const start = serversOn()
 
 describe("mcp serve resources", () => {
   it("lists the README and the repo map, and reads them as text", async () => {

@@ -126,6 +126,28 @@ export const connect = async (
 }
 
 /** The text of a tool result (every minicode result is one text block). */
+/**
+ * Per test: `start(files, flags)` runs `mcp serve` (no sandbox) on a fresh workspace holding `files`; the servers
+ * stop and the workspaces go after each test.
+ */
+export const serversOn = () => {
+  const cleanups: Array<() => Promise<void> | void> = []
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c()
+  })
+  return async (files: Readonly<Record<string, string>>, flags: ReadonlyArray<string> = []) => {
+    const ws = makeWorkspace()
+    cleanups.push(ws.cleanup)
+    for (const [name, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(ws.root, name)), { recursive: true })
+      fs.writeFileSync(path.join(ws.root, name), text)
+    }
+    const s = await connect(ws.root, ["--sandbox", "none", ...flags])
+    cleanups.push(() => s.close().catch(() => undefined))
+    return { ...ws, client: s.client }
+  }
+}
+
 export const textOf = (result: unknown): string => {
   if (typeof result !== "object" || result === null || !("content" in result) || !Array.isArray(result.content)) return ""
   return result.content.map((c: unknown) => (typeof c === "object" && c !== null && "text" in c && typeof c.text === "string" ? c.text : "")).join("")
