@@ -75,13 +75,23 @@ export const write = (dir: string, record: Record): void => {
   fs.renameSync(tmp, recordPath(dir))
 }
 
-/** A fresh call folder with its record (`running`). */
+/** A folder being made (`<id>.partial-<pid>`): renamed to `<id>` once its record is in it. */
+const partialName = /^(.+)\.partial-(\d+)$/
+
+/**
+ * A fresh call folder with its record (`running`), made under a partial name and renamed into place whole, so a
+ * process killed while making it leaves a folder `recover --staged` still lists and discards (a folder with no
+ * record was never listed, and stayed for ever).
+ */
 export const create = (workspace: string, command: string, base?: string): Stage => {
   const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`
-  const dir = path.join(workspaceDir(workspace, base), id)
-  fs.mkdirSync(dir, { mode: 0o700 })
-  for (const name of ["mask", "lower", "upper", "work"]) fs.mkdirSync(path.join(dir, name), { mode: 0o700 })
-  write(dir, { id, workspace, command, pid: process.pid, startedAt: Date.now(), state: "running" })
+  const parent = workspaceDir(workspace, base)
+  const dir = path.join(parent, id)
+  const partial = path.join(parent, `${id}.partial-${process.pid}`)
+  fs.mkdirSync(partial, { mode: 0o700 })
+  for (const name of ["mask", "lower", "upper", "work"]) fs.mkdirSync(path.join(partial, name), { mode: 0o700 })
+  write(partial, { id, workspace, command, pid: process.pid, startedAt: Date.now(), state: "running" })
+  fs.renameSync(partial, dir)
   return { id, dir, upper: path.join(dir, "upper"), mask: path.join(dir, "mask"), listing: path.join(dir, "listing") }
 }
 
@@ -120,6 +130,14 @@ export const pending = (workspace: string, base?: string): ReadonlyArray<Record 
   if (dir === undefined) return []
   return fs.readdirSync(dir).flatMap((name) => {
     const at = path.join(dir, name)
+    const made = partialName.exec(name)
+    if (made !== null) {
+      // Its maker was killed before the call started (or is still making it): nothing ran in it.
+      const pid = Number(made[2])
+      if (alive(pid)) return []
+      const startedAt = fs.lstatSync(at, { throwIfNoEntry: false })?.mtimeMs ?? 0
+      return [{ id: made[1] ?? name, workspace, command: read(at)?.command ?? "(not started)", pid, startedAt, state: "killed" as const, dir: at }]
+    }
     const r = read(at)
     if (r === undefined) return []
     if (r.state === "running" && alive(r.pid)) return []
