@@ -16,7 +16,9 @@ import { attackFile, attackWorkspace } from "./support/Attack.js"
 
 const cleanups = attackFile()
 const secret = "PIN=4821"
-const probe = "n=$(ls .git/objects | wc -l); echo x > c.txt; git add c.txt 2>/dev/null && echo added:$n || echo refused:$n"
+// The loose objects seen (a hidden store shows none), counted by file: counting fan-out folders made the right and a
+// wrong guess differ whenever one guess's id shared its first two digits with another object's (a flaky oracle).
+const probe = "n=$(find .git/objects -type f -path '*/??/*' | wc -l); echo x > c.txt; git add c.txt 2>/dev/null && echo added:$n || echo refused:$n"
 
 /** A workspace with an untracked `.env` and one sandboxed call already run (its state remembered). */
 const workspace = () => {
