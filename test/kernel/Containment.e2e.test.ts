@@ -32,7 +32,8 @@ describe("protected paths through the CLI", () => {
         )
       })
     await runAll(ws, call)
-  }, 240_000)
+    // Every chain through a CLI process of its own: ~3 min at the CI machine's load, over 4 on this one.
+  }, 600_000)
 
   it("a refusal names the rule and the protected entry", async () => {
     const ws = workspace()
