@@ -10,11 +10,11 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
+import { bin, textOf } from "../serve/support/McpServeHarness.js"
 import { runCli } from "../support/Cli.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { madeByCall } from "../support/Staged.js"
-import { attackFile, attackWorkspace, served, swapper } from "./support/Attack.js"
+import { attackFile, attackWorkspace, served, swapper, loopInServe } from "./support/Attack.js"
 
 const cleanups = attackFile()
 const loop = "touch started; for i in $(seq 1 30); do cat .env 2>&1; sleep 0.2; done; echo loop-done\n"
@@ -81,12 +81,7 @@ describe.skipIf(unavailable !== undefined)(title("a masked file replaced on the 
   }, 120_000)
 
   it("through mcp serve: the result is withheld", async () => {
-    const w = attackWorkspace(cleanups)
-    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
-    expect(w.tool("write_file", { path: "loop.sh", content: loop }).status).toBe(0)
-    const s = await connect(w.root, ["--allow-all", "--no-ask"])
-    cleanups.push(() => s.close())
-    const call = s.client.callTool({ name: "bash", arguments: { command: "sh loop.sh" } }, undefined, { timeout: 120_000 })
+    const { w, call } = await loopInServe(cleanups, loop)
     await started(w.root)
     fs.writeFileSync(path.join(w.root, ".env.tmp"), "NEW=canary-renamed\n")
     fs.renameSync(path.join(w.root, ".env.tmp"), path.join(w.root, ".env"))

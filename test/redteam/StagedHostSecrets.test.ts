@@ -11,10 +11,10 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { bin, connect, textOf } from "../serve/support/McpServeHarness.js"
+import { bin, textOf } from "../serve/support/McpServeHarness.js"
 import { title, unavailable } from "../support/Sandbox.js"
 import { madeByCall } from "../support/Staged.js"
-import { attackFile, attackWorkspace } from "./support/Attack.js"
+import { attackFile, attackWorkspace, loopInServe } from "./support/Attack.js"
 
 // Staged bash is what this file attacks (MINICODE_BASH_STAGED=1; the CLI and mcp serve this file starts inherit it).
 process.env["MINICODE_BASH_STAGED"] = "1"
@@ -56,12 +56,7 @@ describe.skipIf(unavailable !== undefined)(title("staged bash: a masked file sav
     expect(w.tool("read_file", { path: "copied.txt" }).stdout).not.toContain("canary-")
   }, 120_000)
   it("through mcp serve: the result shows no canary and no copy is merged", async () => {
-    const w = attackWorkspace(cleanups)
-    fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
-    expect(w.tool("write_file", { path: "loop.sh", content: loop }).status).toBe(0)
-    const s = await connect(w.root, ["--allow-all", "--no-ask"])
-    cleanups.push(() => s.close())
-    const call = s.client.callTool({ name: "bash", arguments: { command: "sh loop.sh" } }, undefined, { timeout: 120_000 })
+    const { w, call } = await loopInServe(cleanups, loop)
     await started(w.root)
     await save(w.root, 2)
     const text = textOf(await call)

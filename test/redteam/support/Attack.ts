@@ -49,6 +49,20 @@ export const attackWorkspace = (cleanups: Array<() => unknown>) => {
 }
 
 /**
+ * A workspace whose `.env` holds an old canary, `loop.sh` written by write_file, and the loop running as bash in a
+ * fresh `mcp serve` (allow-all, no asks): the workspace and the call's result, for the host to act on meanwhile.
+ */
+export const loopInServe = async (cleanups: Array<() => unknown>, loop: string) => {
+  const w = attackWorkspace(cleanups)
+  fs.writeFileSync(path.join(w.root, ".env"), "OLD=canary-old\n")
+  expect(w.tool("write_file", { path: "loop.sh", content: loop }).status).toBe(0)
+  const s = await connect(w.root, ["--allow-all", "--no-ask"])
+  cleanups.push(() => s.close())
+  const call = s.client.callTool({ name: "bash", arguments: { command: "sh loop.sh" } }, undefined, { timeout: 120_000 })
+  return { w, call }
+}
+
+/**
  * One `mcp serve` as the CLI calls run (BUILD work mode, allow-all policy), for a file's many calls of one family: a
  * CLI start costs ~0.35 CPU-seconds and a workspace scan, a served call a few milliseconds. Each call's text (result
  * or error) and whether it was an error; `close` ends the server (also after the test).
